@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import swaggerUiDist from 'swagger-ui-dist';
+import type { Deps } from './deps.js';
+import { KnownErrors } from './errors/known-errors.js';
+import { toWireError } from './errors/wire.js';
+import { createRequestContext } from './trpc/context.js';
+import { buildOpenApiDocument } from './trpc/openapi.js';
+import { createRestDispatcher, sendError } from './trpc/rest.js';
+import { appRouter } from './router.js';
+import { handleOAuthToken } from './domains/sessions/oauth-token.js';
+import { sql } from 'kysely';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ADMIN_DIST = path.resolve(here, '../dist/admin-web');
+
+/** Allowed on cross-origin requests: every x-latch-* request header, and our response headers exposed. */
+const ALLOWED_HEADERS = [
+  'content-type', 'authorization', 'x-latch-project-id', 'x-latch-branch-id', 'x-latch-access-type', 'x-latch-client-version',
+  'x-latch-access-token', 'x-latch-refresh-token', 'x-latch-publishable-client-key', 'x-latch-secret-server-key',
+  'x-latch-super-secret-admin-key', 'x-latch-admin-access-token', 'x-latch-allow-anonymous-user', 'x-latch-random-nonce',
+  'x-latch-override-error-status', 'x-latch-workflow-token', 'x-latch-auth', 'trpc-accept',
+].join(', ');
+const EXPOSED_HEADERS = 'x-latch-known-error, x-latch-request-id, x-latch-actual-status, retry-after';
+
+interface Metrics {
+  requests: Map<string, number>;
+}
+
+export function createApp(deps: Deps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  const metrics: Metrics = { requests: new Map() };
+  const dispatcher = createRestDispatcher(appRouter, deps);
+  const openApiDocument = buildOpenApiDocument(appRouter);
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const requestId = randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('x-latch-request-id', requestId);
+    res.on('finish', () => {
+      const key = String(res.statusCode);
+      metrics.requests.set(key, (metrics.requests.get(key) ?? 0) + 1);
+    });
+    next();
+  });
+
+  // CORS: browser clients (the SDK, the console on another origin) call the API directly. Auth is
+  // by headers, never cookies, so echoing the origin grants nothing a script could not do anyway.
+  app.use('/api', (req: Request, res: Response, next: NextFunction) => {
+    const origin = req.headers.origin;
+    if (origin && (deps.env.corsOrigins === null || deps.env.corsOrigins.includes(origin))) {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('vary', 'origin');
+      res.setHeader('access-control-expose-headers', EXPOSED_HEADERS);
+    }
+    if (req.method === 'OPTIONS') {
+      res.setHeader('access-control-allow-methods', 'GET, POST, PATCH, PUT, DELETE, OPTIONS');
+      res.setHeader('access-control-allow-headers', ALLOWED_HEADERS);
+      res.setHeader('access-control-max-age', '86400');
+      res.status(204).end();
+      return;
+    }
+    res.setHeader('cache-control', 'no-store');
+    next();
+  });
+
+  app.get('/health', async (_req, res) => {
+    try {
+      await sql`select 1`.execute(deps.db);
+      res.json({ status: 'ok', database: 'ok' });
+    } catch {
+      res.status(503).json({ status: 'error', database: 'unreachable' });
+    }
+  });
+
+  app.get('/metrics', (_req, res) => {
+    const lines = ['# HELP latch_http_responses_total HTTP responses by status.', '# TYPE latch_http_responses_total counter'];
+    for (const [status, count] of metrics.requests) lines.push(`latch_http_responses_total{status="${status}"} ${count}`);
+    const memory = process.memoryUsage();
+    lines.push('# TYPE latch_process_resident_memory_bytes gauge', `latch_process_resident_memory_bytes ${memory.rss}`);
+    res.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
+  });
+
+  app.get('/api/v1/docs/openapi.json', (_req, res) => res.json(openApiDocument));
+  app.use('/api/v1/docs/assets', express.static(swaggerUiDist.getAbsoluteFSPath(), { index: false }));
+  app.get(['/api/v1/docs', '/api/v1/docs/'], (_req, res) => {
+    res.setHeader('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; script-src 'self' 'unsafe-inline'");
+    res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>Latch API reference</title>
+<link rel="stylesheet" href="/api/v1/docs/assets/swagger-ui.css"></head><body><div id="docs"></div>
+<script src="/api/v1/docs/assets/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({ url: '/api/v1/docs/openapi.json', dom_id: '#docs', deepLinking: true });</script></body></html>`);
+  });
+
+  const jsonBody = express.json({ limit: '2mb', strict: false, type: ['application/json', 'application/*+json'] });
+  const formBody = express.urlencoded({ extended: false, limit: '64kb' });
+
+  app.post('/api/v1/auth/oauth/token', jsonBody, formBody, (req, res) => handleOAuthToken(deps, req, res));
+
+  app.use('/api/trpc', jsonBody, createExpressMiddleware({
+    router: appRouter,
+    createContext: ({ req, res }) => createRequestContext(deps, req, String(res.locals.requestId)),
+    // One call: the status and known-error header of its error, as on REST. Batches keep tRPC's 207.
+    responseMeta({ errors, paths, ctx }) {
+      const first = errors[0];
+      if (!first || (paths?.length ?? 0) > 1) return {};
+      const wire = toWireError(first, ctx?.requestId ?? 'unknown');
+      return { status: wire.status, headers: { 'x-latch-known-error': wire.body.code } };
+    },
+    onError({ error, ctx }) {
+      if (error.code === 'INTERNAL_SERVER_ERROR' && !(error.cause && 'status' in error.cause)) {
+        deps.log.error(`unexpected tRPC error (request ${ctx?.requestId ?? 'unknown'})`, { error: error.cause?.stack ?? error.message });
+      }
+    },
+  }));
+
+  app.use('/api/v1', jsonBody, (req, res) => {
+    void dispatcher.handle(req, res);
+  });
+
+  // The admin console (a single-page app) when it has been built; otherwise a pointer to the docs.
+  if (existsSync(path.join(ADMIN_DIST, 'index.html'))) {
+    const indexHtml = readFileSync(path.join(ADMIN_DIST, 'index.html'), 'utf8');
+    app.use(express.static(ADMIN_DIST, { index: false }));
+    app.get('/{*any}', (_req, res) => res.type('html').send(indexHtml));
+  } else {
+    app.get('/', (_req, res) => {
+      res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>Latch</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto; line-height: 1.5">
+<h1>Latch is running</h1><p>The REST API is at <code>/api/v1</code> (<a href="/api/v1/docs">API reference</a>), tRPC at <code>/api/trpc</code>, health at <a href="/health">/health</a>.</p>
+<p>The admin console has not been built into this install.</p></body></html>`);
+    });
+  }
+
+  // Body-parser failures (malformed JSON, too large) and anything else that escaped a route.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = (error as { status?: number; type?: string }).status;
+    const type = (error as { type?: string }).type;
+    let mapped: unknown = error;
+    if (type === 'entity.too.large' || status === 413) mapped = new KnownErrors.PayloadTooLarge();
+    else if (type === 'entity.parse.failed' || type === 'charset.unsupported' || type === 'encoding.unsupported') mapped = new KnownErrors.BodyParsingError('The request body is not valid JSON.');
+    sendError(req, res, deps, String(res.locals.requestId), mapped);
+  });
+  return app;
+}

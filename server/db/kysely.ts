@@ -1,0 +1,38 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { DB } from './schema.js';
+
+export type Database = Kysely<DB>;
+
+export type DatabaseTarget =
+  | { kind: 'postgres'; url: string; poolSize: number }
+  | { kind: 'pglite'; dataDir: string | null };
+
+// int8 (count(*), bigint) comes back as a string from pg and as a number from PGlite; make both
+// numbers. Every bigint we store (millis, counters) is far below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+/** Opens the database: a pg Pool for PostgreSQL, or embedded PGlite (in memory when dataDir is null). */
+export async function openDatabase(target: DatabaseTarget): Promise<{ db: Database; close: () => Promise<void> }> {
+  if (target.kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize });
+    // A pool-level error (e.g. the server restarts) must not crash the process.
+    pool.on('error', (error) => console.error('[latch] PostgreSQL pool error:', error.message));
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return { db, close: () => db.destroy() };
+  }
+  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
+  const pglite = await PGlite.create(target.dataDir ?? undefined, { extensions: { pg_trgm } });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    close: async () => {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}

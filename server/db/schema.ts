@@ -1,0 +1,133 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** A timestamptz: read as Date, written as Date or an SQL expression. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json = ColumnType<unknown, string | undefined | null, string | null>;
+
+export interface ProjectsTable {
+  id: string;
+  display_name: string;
+  description: string | null;
+  is_production_mode: Generated<boolean>;
+  logo_url: string | null;
+  full_logo_url: string | null;
+  owner_team_id: string | null;
+  config: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TenanciesTable {
+  id: string;
+  project_id: string;
+  branch_id: string;
+  created_at: Timestamp;
+}
+
+export interface ApiKeySetsTable {
+  id: string;
+  project_id: string;
+  description: string;
+  expires_at: Date | null;
+  manually_revoked_at: Date | null;
+  created_at: Timestamp;
+  publishable_client_key_hash: string | null;
+  publishable_client_key_last_four: string | null;
+  secret_server_key_hash: string | null;
+  secret_server_key_last_four: string | null;
+  super_secret_admin_key_hash: string | null;
+  super_secret_admin_key_last_four: string | null;
+}
+
+export interface UsersTable {
+  tenancy_id: string;
+  id: string;
+  display_name: string | null;
+  profile_image_url: string | null;
+  primary_email: string | null;
+  primary_email_verified: Generated<boolean>;
+  auth_with_email: Generated<boolean>;
+  password_hash: string | null;
+  client_metadata: Json;
+  client_read_only_metadata: Json;
+  server_metadata: Json;
+  is_anonymous: Generated<boolean>;
+  requires_totp_mfa: Generated<boolean>;
+  totp_secret_encrypted: string | null;
+  otp_auth_enabled: Generated<boolean>;
+  passkey_auth_enabled: Generated<boolean>;
+  selected_team_id: string | null;
+  signed_up_at: Timestamp;
+  last_active_at: Timestamp;
+}
+
+export interface ContactChannelsTable {
+  tenancy_id: string;
+  id: string;
+  user_id: string;
+  type: Generated<string>;
+  value: string;
+  is_primary: Generated<boolean>;
+  is_verified: Generated<boolean>;
+  used_for_auth: Generated<boolean>;
+  created_at: Timestamp;
+}
+
+export interface SessionsTable {
+  tenancy_id: string;
+  id: string;
+  user_id: string;
+  refresh_token_hash: string;
+  is_impersonation: Generated<boolean>;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+  last_used_ip: string | null;
+  expires_at: Date | null;
+}
+
+export interface TeamsTable {
+  tenancy_id: string;
+  id: string;
+  display_name: string;
+  profile_image_url: string | null;
+  client_metadata: Json;
+  client_read_only_metadata: Json;
+  server_metadata: Json;
+  created_at: Timestamp;
+}
+
+export interface TeamMembersTable {
+  tenancy_id: string;
+  team_id: string;
+  user_id: string;
+  display_name: string | null;
+  profile_image_url: string | null;
+  created_at: Timestamp;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  public_jwk: ColumnType<Record<string, unknown>, string, string>;
+  private_jwk_encrypted: string;
+  created_at: Timestamp;
+}
+
+export interface DB {
+  projects: ProjectsTable;
+  tenancies: TenanciesTable;
+  api_key_sets: ApiKeySetsTable;
+  users: UsersTable;
+  contact_channels: ContactChannelsTable;
+  sessions: SessionsTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  signing_keys: SigningKeysTable;
+}
+
+export type ProjectRow = Selectable<ProjectsTable>;
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type ApiKeySetRow = Selectable<ApiKeySetsTable>;
+export type TeamRow = Selectable<TeamsTable>;

@@ -1,0 +1,110 @@
+import type { Deps } from '../../deps.js';
+import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
+import { KnownErrors } from '../../errors/known-errors.js';
+import type { AuthContext } from '../../trpc/context.js';
+import { deleteSessionsOfUser } from '../sessions/queries.js';
+import { type AuthResponse, authResponse, issueSession } from '../sessions/service.js';
+import { findSessionUser, findUserByAuthEmail, findUser, replacePrimaryEmail, updateUser } from '../users/queries.js';
+import { checkPasswordRequirements, insertUserWithEmail } from '../users/service.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { randomUUID } from 'node:crypto';
+
+/**
+ * Email + password sign-up. Honours sign_up_enabled and credential_enabled (server code can still
+ * create users). The password is hashed before any row is touched, so a duplicate email costs the
+ * same time as a new one. An anonymous caller is upgraded in place and keeps its data.
+ */
+export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: string, password: string): Promise<AuthResponse> {
+  const config = auth.project.config;
+  if (!config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
+  if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
+  checkPasswordRequirements(password);
+  const passwordHash = await hashPassword(password);
+  return deps.db.transaction().execute(async (trx) => {
+    const anonymous = auth.user?.is_anonymous ? await findSessionUser(trx, auth.tenancy.id, auth.user.sub, auth.user.refresh_token_id) : undefined;
+    let user;
+    if (anonymous?.is_anonymous) {
+      try {
+        await replacePrimaryEmail(trx, auth.tenancy.id, anonymous.id, { id: randomUUID(), value: email, is_verified: false, used_for_auth: true });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new KnownErrors.UserWithEmailAlreadyExists(email);
+        throw error;
+      }
+      user = await updateUser(trx, auth.tenancy.id, anonymous.id, { is_anonymous: false, password_hash: passwordHash, primary_email: email, primary_email_verified: false, auth_with_email: true });
+      // The anonymous session's tokens carry the anonymous audience; issue fresh ones.
+      await deleteSessionsOfUser(trx, auth.tenancy.id, anonymous.id, null);
+    } else {
+      user = await insertUserWithEmail(trx, deps, auth.tenancy, config, {
+        primaryEmail: email,
+        primaryEmailVerified: false,
+        primaryEmailAuthEnabled: true,
+        passwordHash,
+        isAnonymous: false,
+      });
+    }
+    if (!user) throw new KnownErrors.UserNotFound();
+    const session = await issueSession(trx, auth.tenancy, user.id, { ip: null });
+    return authResponse(deps, auth.tenancy, user, session, true);
+  });
+}
+
+/**
+ * Email + password sign-in. Unknown email, user without password and wrong password all cost one
+ * argon2id verification and end in the same EMAIL_PASSWORD_MISMATCH: no enumeration by message,
+ * status or timing. Imported bcrypt hashes are upgraded to argon2id on success.
+ */
+export async function signInWithPassword(deps: Deps, auth: AuthContext, email: string, password: string, ip: string | null): Promise<AuthResponse> {
+  if (!auth.project.config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
+  const user = await findUserByAuthEmail(deps.db, auth.tenancy.id, email);
+  const check = await verifyPassword(password, user?.password_hash ?? null);
+  if (!user || !check.ok) throw new KnownErrors.EmailPasswordMismatch();
+  if (check.needsRehash) await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password) });
+  const session = await issueSession(deps.db, auth.tenancy, user.id, { ip });
+  return authResponse(deps, auth.tenancy, user, session, false);
+}
+
+async function requireOwnUser(deps: Deps, auth: AuthContext) {
+  if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
+  const user = await findSessionUser(deps.db, auth.tenancy.id, auth.user.sub, auth.user.refresh_token_id);
+  if (!user) throw new KnownErrors.AccessTokenExpired();
+  return { user, sessionId: auth.user.refresh_token_id };
+}
+
+/** Changes the password; every other session of the user is signed out. */
+export async function updatePassword(deps: Deps, auth: AuthContext, oldPassword: string, newPassword: string): Promise<void> {
+  const { user, sessionId } = await requireOwnUser(deps, auth);
+  if (!user.password_hash) throw new KnownErrors.UserDoesNotHavePassword();
+  checkPasswordRequirements(newPassword);
+  const check = await verifyPassword(oldPassword, user.password_hash);
+  if (!check.ok) throw new KnownErrors.PasswordConfirmationMismatch();
+  const hash = await hashPassword(newPassword);
+  await deps.db.transaction().execute(async (trx) => {
+    await updateUser(trx, auth.tenancy.id, user.id, { password_hash: hash });
+    await deleteSessionsOfUser(trx, auth.tenancy.id, user.id, sessionId);
+  });
+}
+
+/** Sets a first password for a user who has none (signed up by OAuth, magic link, or the server). */
+export async function setPassword(deps: Deps, auth: AuthContext, password: string): Promise<void> {
+  const { user } = await requireOwnUser(deps, auth);
+  if (user.password_hash) throw new KnownErrors.UserAlreadyHasPassword();
+  checkPasswordRequirements(password);
+  await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password) });
+}
+
+export async function signUpAnonymously(deps: Deps, auth: AuthContext): Promise<AuthResponse> {
+  if (!auth.project.config.anonymous_enabled) throw new KnownErrors.AnonymousAccountsNotEnabled();
+  return deps.db.transaction().execute(async (trx) => {
+    const user = await insertUserWithEmail(trx, deps, auth.tenancy, auth.project.config, {
+      primaryEmail: null,
+      primaryEmailVerified: false,
+      primaryEmailAuthEnabled: false,
+      passwordHash: null,
+      isAnonymous: true,
+      displayName: null,
+    });
+    const session = await issueSession(trx, auth.tenancy, user.id);
+    const fresh = (await findUser(trx, auth.tenancy.id, user.id)) ?? user;
+    return authResponse(deps, auth.tenancy, fresh, session, true);
+  });
+}

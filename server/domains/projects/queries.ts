@@ -1,0 +1,124 @@
+import { type Transaction, sql } from 'kysely';
+import type { Database } from '../../db/kysely.js';
+import type { DB, ProjectRow } from '../../db/schema.js';
+
+export type Executor = Database | Transaction<DB>;
+export type KeyColumn = 'publishable_client_key_hash' | 'secret_server_key_hash' | 'super_secret_admin_key_hash';
+
+export interface ProjectForRequest extends ProjectRow {
+  tenancy_id: string | null;
+  key_valid: boolean;
+}
+
+/**
+ * One round trip for the request pipeline: the project, its tenancy for the branch, and whether
+ * the given key hash is a live key of this project. Internal keys: expiry first, then revocation.
+ */
+export async function findProjectForRequest(
+  db: Executor,
+  projectId: string,
+  branchId: string,
+  key: { column: KeyColumn; hash: string } | null,
+): Promise<ProjectForRequest | undefined> {
+  const keyValid = key
+    ? sql<boolean>`exists (select 1 from api_key_sets k where k.project_id = p.id and ${sql.ref(`k.${key.column}`)} = ${key.hash}
+        and (k.expires_at is null or k.expires_at > now()) and k.manually_revoked_at is null)`
+    : sql<boolean>`false`;
+  return db
+    .selectFrom('projects as p')
+    .leftJoin('tenancies as t', (join) => join.onRef('t.project_id', '=', 'p.id').on('t.branch_id', '=', branchId))
+    .selectAll('p')
+    .select('t.id as tenancy_id')
+    .select(keyValid.as('key_valid'))
+    .where('p.id', '=', projectId)
+    .executeTakeFirst();
+}
+
+/**
+ * Whether a user of the internal project (with a live session) is in the team that owns the project.
+ * `internal` has no owner team, so no token is ever admin of the internal project itself.
+ */
+export async function isProjectOwner(db: Executor, projectId: string, internalUserId: string, sessionId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('projects as p')
+    .innerJoin('tenancies as t', (join) => join.on('t.project_id', '=', 'internal').on('t.branch_id', '=', 'main'))
+    .innerJoin('team_members as m', (join) => join.onRef('m.tenancy_id', '=', 't.id').onRef('m.team_id', '=', 'p.owner_team_id'))
+    .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 't.id').onRef('s.user_id', '=', 'm.user_id'))
+    .select('p.id')
+    .where('p.id', '=', projectId)
+    .where('m.user_id', '=', internalUserId)
+    .where('s.id', '=', sessionId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function findProject(db: Executor, projectId: string): Promise<ProjectRow | undefined> {
+  return db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
+}
+
+export async function insertProject(
+  db: Executor,
+  project: { id: string; display_name: string; description: string | null; is_production_mode: boolean; logo_url: string | null; full_logo_url: string | null; owner_team_id: string | null; config: Record<string, unknown> },
+): Promise<ProjectRow> {
+  return db
+    .insertInto('projects')
+    .values({ ...project, config: JSON.stringify(project.config) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function insertTenancy(db: Executor, tenancy: { id: string; project_id: string; branch_id: string }): Promise<void> {
+  await db.insertInto('tenancies').values(tenancy).onConflict((oc) => oc.columns(['project_id', 'branch_id']).doNothing()).execute();
+}
+
+export async function findTenancyId(db: Executor, projectId: string, branchId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('tenancies').select('id').where('project_id', '=', projectId).where('branch_id', '=', branchId).executeTakeFirst();
+  return row?.id;
+}
+
+export async function updateProject(
+  db: Executor,
+  projectId: string,
+  patch: Partial<{ display_name: string; description: string | null; is_production_mode: boolean; logo_url: string | null; full_logo_url: string | null; owner_team_id: string | null; config: Record<string, unknown> }>,
+): Promise<ProjectRow | undefined> {
+  const { config, ...rest } = patch;
+  return db
+    .updateTable('projects')
+    .set({ ...rest, ...(config ? { config: JSON.stringify(config) } : {}), updated_at: sql<Date>`now()` })
+    .where('id', '=', projectId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Locks the project row for a read-modify-write of its config. */
+export async function lockProject(trx: Transaction<DB>, projectId: string): Promise<ProjectRow | undefined> {
+  return trx.selectFrom('projects').selectAll().where('id', '=', projectId).forUpdate().executeTakeFirst();
+}
+
+export async function deleteProject(db: Executor, projectId: string): Promise<boolean> {
+  const result = await db.deleteFrom('projects').where('id', '=', projectId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Projects owned by any team the internal user belongs to, newest first. */
+export async function listProjectsOwnedBy(db: Executor, internalTenancyId: string, userId: string): Promise<ProjectRow[]> {
+  return db
+    .selectFrom('projects as p')
+    .innerJoin('team_members as m', (join) => join.onRef('m.team_id', '=', 'p.owner_team_id').on('m.tenancy_id', '=', internalTenancyId))
+    .selectAll('p')
+    .where('m.user_id', '=', userId)
+    .orderBy('p.created_at', 'desc')
+    .orderBy('p.id')
+    .execute();
+}
+
+export async function isTeamMember(db: Executor, tenancyId: string, teamId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('team_members')
+    .select('user_id')
+    .where('tenancy_id', '=', tenancyId)
+    .where('team_id', '=', teamId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row !== undefined;
+}

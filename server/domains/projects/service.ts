@@ -1,0 +1,305 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { Deps } from '../../deps.js';
+import type { ProjectRow } from '../../db/schema.js';
+import { decrypt, encrypt } from '../../crypto/encryption.js';
+import { KnownErrors } from '../../errors/known-errors.js';
+import type { AuthContext } from '../../trpc/context.js';
+import { isIpAddress, isLocalhost, validateTrustedDomain } from '../../validation/urls.js';
+import { insertTeam, insertTeamMember } from '../teams/queries.js';
+import { setSelectedTeam } from '../users/queries.js';
+import {
+  type DomainConfig,
+  DEFAULT_BRANCH_ID,
+  DEFAULT_PROJECT_CONFIG,
+  INTERNAL_PROJECT_ID,
+  type OAuthProviderConfig,
+  type ProjectConfig,
+  effectiveConfig,
+  internalProjectConfig,
+} from './config.js';
+import * as q from './queries.js';
+import type { adminProjectSchema, clientProjectSchema, configUpdateSchema, projectCreateSchema, projectUpdateSchema } from './schemas.js';
+
+type AdminProject = z.infer<typeof adminProjectSchema>;
+type ClientProject = z.infer<typeof clientProjectSchema>;
+type ConfigUpdate = z.infer<typeof configUpdateSchema>;
+
+const ENCRYPTED = /^v1\./;
+
+function revealSecret(deps: Deps, projectId: string, value: string | null | undefined): string | null {
+  if (!value) return null;
+  if (!ENCRYPTED.test(value)) return value;
+  try {
+    return decrypt(deps.configKey, value, projectId);
+  } catch {
+    deps.log.warn('a stored project secret could not be decrypted (was LATCH_SECRET changed?)', { project_id: projectId });
+    return null;
+  }
+}
+
+/** Spec section 5 "Production mode": each problem links to the domains page. */
+export function productionModeProblems(projectId: string, config: ProjectConfig): { message: string; relative_fix_url: string }[] {
+  const fix = `/projects/${projectId}/domains`;
+  const problems: { message: string; relative_fix_url: string }[] = [];
+  if (config.allow_localhost) problems.push({ message: 'Localhost is not allowed in production mode', relative_fix_url: fix });
+  for (const { domain } of config.domains) {
+    if (validateTrustedDomain(domain) !== null) {
+      problems.push({ message: `Trusted domain ${domain} is not a valid URL`, relative_fix_url: fix });
+      continue;
+    }
+    const hostname = /^https?:\/\/([^/:?#]+)/i.exec(domain)?.[1] ?? '';
+    if (isLocalhost(hostname)) problems.push({ message: `Localhost is not allowed in production mode: remove ${domain} from the trusted domains`, relative_fix_url: fix });
+    else if (isIpAddress(hostname)) problems.push({ message: `Direct IPs are not valid trusted domains in production mode: ${domain}`, relative_fix_url: fix });
+    else if (!domain.toLowerCase().startsWith('https://')) problems.push({ message: `Trusted domains should be HTTPS: ${domain}`, relative_fix_url: fix });
+  }
+  return problems;
+}
+
+export function toAdminProjectDto(deps: Deps, row: ProjectRow, branch: string = DEFAULT_BRANCH_ID): AdminProject {
+  const config = effectiveConfig(row.config);
+  const emailConfig = config.email_config.type === 'standard'
+    ? { ...config.email_config, password: revealSecret(deps, row.id, config.email_config.password) ?? '' }
+    : { type: 'shared' as const };
+  return {
+    id: row.id,
+    branch,
+    display_name: row.display_name,
+    description: row.description,
+    created_at_millis: row.created_at.getTime(),
+    is_production_mode: row.is_production_mode,
+    logo_url: row.logo_url,
+    full_logo_url: row.full_logo_url,
+    owner_team_id: row.owner_team_id,
+    config: {
+      id: row.id,
+      sign_up_enabled: config.sign_up_enabled,
+      credential_enabled: config.credential_enabled,
+      magic_link_enabled: config.magic_link_enabled,
+      passkey_enabled: config.passkey_enabled,
+      anonymous_enabled: config.anonymous_enabled,
+      allow_localhost: config.allow_localhost,
+      create_team_on_sign_up: config.create_team_on_sign_up,
+      client_team_creation_enabled: config.client_team_creation_enabled,
+      client_user_deletion_enabled: config.client_user_deletion_enabled,
+      allow_user_api_keys: config.allow_user_api_keys,
+      allow_team_api_keys: config.allow_team_api_keys,
+      oauth_account_merge_strategy: config.oauth_account_merge_strategy,
+      team_creator_default_permissions: config.team_creator_default_permissions,
+      team_member_default_permissions: config.team_member_default_permissions,
+      user_default_permissions: config.user_default_permissions,
+      email_theme: config.email_theme,
+      domains: config.domains,
+      oauth_providers: config.oauth_providers.map((p) => ({
+        id: p.id,
+        enabled: p.enabled,
+        type: p.type,
+        client_id: p.client_id ?? null,
+        client_secret: revealSecret(deps, row.id, p.client_secret),
+        facebook_config_id: p.facebook_config_id ?? null,
+        microsoft_tenant_id: p.microsoft_tenant_id ?? null,
+      })),
+      enabled_oauth_providers: config.oauth_providers.filter((p) => p.enabled).map((p) => ({ id: p.id })),
+      email_config: emailConfig,
+    },
+    production_mode_problems: productionModeProblems(row.id, config),
+  };
+}
+
+export function toClientProjectDto(project: AuthContext['project']): ClientProject {
+  const c = project.config;
+  return {
+    id: project.id,
+    display_name: project.displayName,
+    logo_url: project.logoUrl,
+    full_logo_url: project.fullLogoUrl,
+    config: {
+      sign_up_enabled: c.sign_up_enabled,
+      credential_enabled: c.credential_enabled,
+      magic_link_enabled: c.magic_link_enabled,
+      passkey_enabled: c.passkey_enabled,
+      anonymous_enabled: c.anonymous_enabled,
+      client_team_creation_enabled: c.client_team_creation_enabled,
+      client_user_deletion_enabled: c.client_user_deletion_enabled,
+      allow_user_api_keys: c.allow_user_api_keys,
+      allow_team_api_keys: c.allow_team_api_keys,
+      enabled_oauth_providers: c.oauth_providers.filter((p) => p.enabled).map((p) => ({ id: p.id })),
+      domains: c.domains,
+    },
+  };
+}
+
+/** Applies a config patch; secrets that changed are encrypted, bound to the project id. */
+function mergeConfig(deps: Deps, projectId: string, current: ProjectConfig, patch: ConfigUpdate): ProjectConfig {
+  const next: ProjectConfig = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined || key === 'oauth_providers' || key === 'email_config' || key === 'domains') continue;
+    (next as unknown as Record<string, unknown>)[key] = value;
+  }
+  if (patch.domains) next.domains = patch.domains.map((d): DomainConfig => ({ domain: d.domain, handler_path: d.handler_path }));
+  if (patch.oauth_providers) {
+    const ids = new Set<string>();
+    next.oauth_providers = patch.oauth_providers.map((p): OAuthProviderConfig => {
+      if (ids.has(p.id)) throw new KnownErrors.SchemaError(`OAuth provider ${p.id} is listed twice.`);
+      ids.add(p.id);
+      return {
+        id: p.id,
+        enabled: p.enabled,
+        type: p.type,
+        client_id: p.type === 'standard' ? (p.client_id ?? null) : null,
+        client_secret: p.type === 'standard' && p.client_secret ? encrypt(deps.configKey, p.client_secret, projectId) : null,
+        facebook_config_id: p.facebook_config_id ?? null,
+        microsoft_tenant_id: p.microsoft_tenant_id ?? null,
+      };
+    });
+  }
+  if (patch.email_config) {
+    next.email_config = patch.email_config.type === 'standard'
+      ? { ...patch.email_config, password: encrypt(deps.configKey, patch.email_config.password, projectId) }
+      : { type: 'shared' };
+  }
+  return next;
+}
+
+export async function getAdminProject(deps: Deps, auth: AuthContext): Promise<AdminProject> {
+  const row = await q.findProject(deps.db, auth.project.id);
+  if (!row) throw new KnownErrors.CurrentProjectNotFound(auth.project.id);
+  return toAdminProjectDto(deps, row, auth.tenancy.branchId);
+}
+
+export async function updateAdminProject(deps: Deps, auth: AuthContext, input: z.infer<typeof projectUpdateSchema>): Promise<AdminProject> {
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const current = await q.lockProject(trx, auth.project.id);
+    if (!current) throw new KnownErrors.CurrentProjectNotFound(auth.project.id);
+    const { config, ...fields } = input;
+    const nextConfig = config ? mergeConfig(deps, current.id, effectiveConfig(current.config), config) : undefined;
+    const updated = await q.updateProject(trx, current.id, { ...fields, ...(nextConfig ? { config: { ...nextConfig } } : {}) });
+    if (!updated) throw new KnownErrors.CurrentProjectNotFound(auth.project.id);
+    return updated;
+  });
+  return toAdminProjectDto(deps, row, auth.tenancy.branchId);
+}
+
+export async function deleteAdminProject(deps: Deps, auth: AuthContext): Promise<void> {
+  if (auth.project.id === INTERNAL_PROJECT_ID) throw new KnownErrors.SchemaError('The internal project cannot be deleted.');
+  // One statement: tenancies, users, sessions, keys and teams go with it by ON DELETE CASCADE.
+  if (!(await q.deleteProject(deps.db, auth.project.id))) throw new KnownErrors.CurrentProjectNotFound(auth.project.id);
+}
+
+function requireInternalOwner(auth: AuthContext): string {
+  if (auth.project.id !== INTERNAL_PROJECT_ID) throw new KnownErrors.ExpectedInternalProject();
+  if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
+  return auth.user.sub;
+}
+
+export async function listOwnedProjects(deps: Deps, auth: AuthContext): Promise<AdminProject[]> {
+  const userId = requireInternalOwner(auth);
+  const rows = await q.listProjectsOwnedBy(deps.db, auth.tenancy.id, userId);
+  return rows.map((row) => toAdminProjectDto(deps, row));
+}
+
+export async function createOwnedProject(deps: Deps, auth: AuthContext, input: z.infer<typeof projectCreateSchema>): Promise<AdminProject> {
+  const userId = requireInternalOwner(auth);
+  const row = await deps.db.transaction().execute(async (trx) => {
+    let ownerTeamId = input.owner_team_id ?? auth.user?.selected_team_id ?? null;
+    if (ownerTeamId && !(await q.isTeamMember(trx, auth.tenancy.id, ownerTeamId, userId))) {
+      if (input.owner_team_id) throw new KnownErrors.TeamMembershipNotFound(ownerTeamId, userId);
+      ownerTeamId = null;
+    }
+    if (!ownerTeamId) {
+      // An owner with no team gets a personal one, selected, so the project always has an owner team.
+      ownerTeamId = randomUUID();
+      await insertTeam(trx, { tenancy_id: auth.tenancy.id, id: ownerTeamId, display_name: `${auth.user?.name ?? auth.user?.email ?? 'Personal'} team` });
+      await insertTeamMember(trx, { tenancy_id: auth.tenancy.id, team_id: ownerTeamId, user_id: userId });
+      await setSelectedTeam(trx, auth.tenancy.id, userId, ownerTeamId);
+    }
+    const id = randomUUID();
+    const base = mergeConfig(deps, id, { ...DEFAULT_PROJECT_CONFIG }, input.config ?? {});
+    const project = await q.insertProject(trx, {
+      id,
+      display_name: input.display_name,
+      description: input.description ?? null,
+      is_production_mode: input.is_production_mode ?? false,
+      logo_url: input.logo_url ?? null,
+      full_logo_url: input.full_logo_url ?? null,
+      owner_team_id: ownerTeamId,
+      config: { ...base },
+    });
+    await q.insertTenancy(trx, { id: randomUUID(), project_id: id, branch_id: DEFAULT_BRANCH_ID });
+    return project;
+  });
+  return toAdminProjectDto(deps, row);
+}
+
+export async function transferProject(deps: Deps, auth: AuthContext, projectId: string, newTeamId: string): Promise<void> {
+  const userId = requireInternalOwner(auth);
+  await deps.db.transaction().execute(async (trx) => {
+    const project = await q.lockProject(trx, projectId);
+    // Not revealing whether a project the caller does not own exists.
+    if (!project || !project.owner_team_id || !(await q.isTeamMember(trx, auth.tenancy.id, project.owner_team_id, userId))) {
+      throw new KnownErrors.ProjectNotFound(projectId);
+    }
+    if (!(await q.isTeamMember(trx, auth.tenancy.id, newTeamId, userId))) throw new KnownErrors.TeamMembershipNotFound(newTeamId, userId);
+    await q.updateProject(trx, projectId, { owner_team_id: newTeamId });
+  });
+}
+
+/** The effective config as JSON (the same fields as the admin view's config). */
+export async function getConfigString(deps: Deps, auth: AuthContext): Promise<string> {
+  return JSON.stringify((await getAdminProject(deps, auth)).config);
+}
+
+/**
+ * Applies a JSON override: an object of config keys, where a dotted key (`"sign_up_enabled"` or
+ * `"email_config.host"`) sets a nested value. The result is validated like a PATCH.
+ */
+export async function overrideConfig(deps: Deps, auth: AuthContext, overrideString: string, parse: (value: unknown) => ConfigUpdate): Promise<void> {
+  let override: unknown;
+  try {
+    override = JSON.parse(overrideString);
+  } catch {
+    throw new KnownErrors.SchemaError('config_override_string must be a JSON object.');
+  }
+  if (typeof override !== 'object' || override === null || Array.isArray(override)) throw new KnownErrors.SchemaError('config_override_string must be a JSON object.');
+  const current = (await getAdminProject(deps, auth)).config as unknown as Record<string, unknown>;
+  const patch: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(override)) {
+    const [head, ...tail] = key.split('.');
+    if (!head) continue;
+    if (tail.length === 0) {
+      patch[head] = value;
+      continue;
+    }
+    const base = structuredClone((patch[head] ?? current[head] ?? {}) as Record<string, unknown>);
+    let node = base;
+    for (const part of tail.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+    node[tail[tail.length - 1]!] = value;
+    patch[head] = base;
+  }
+  await updateAdminProject(deps, auth, { config: parse(patch) });
+}
+
+/** Creates the internal project on first start; keeps its sign-up flag in step with the env. */
+export async function ensureInternalProject(deps: Deps): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const existing = await q.lockProject(trx, INTERNAL_PROJECT_ID);
+    if (!existing) {
+      await q.insertProject(trx, {
+        id: INTERNAL_PROJECT_ID,
+        display_name: 'Latch',
+        description: 'The internal project: project owners sign in here.',
+        is_production_mode: false,
+        logo_url: null,
+        full_logo_url: null,
+        owner_team_id: null,
+        config: { ...internalProjectConfig(deps.env.internalSignUp) },
+      });
+    } else {
+      const config = effectiveConfig(existing.config);
+      if (config.sign_up_enabled !== deps.env.internalSignUp) {
+        await q.updateProject(trx, INTERNAL_PROJECT_ID, { config: { ...config, sign_up_enabled: deps.env.internalSignUp } });
+      }
+    }
+    await q.insertTenancy(trx, { id: randomUUID(), project_id: INTERNAL_PROJECT_ID, branch_id: DEFAULT_BRANCH_ID });
+  });
+}

@@ -1,0 +1,59 @@
+import { sql } from 'kysely';
+import type { SessionRow, UserRow } from '../../db/schema.js';
+import type { Executor } from '../projects/queries.js';
+
+export async function insertSession(
+  db: Executor,
+  session: { tenancy_id: string; id: string; user_id: string; refresh_token_hash: string; is_impersonation: boolean; expires_at: Date | null; last_used_ip: string | null },
+): Promise<void> {
+  await db.insertInto('sessions').values(session).execute();
+}
+
+/** The session of a refresh token hash, with its user, when it is live and of this tenancy. */
+export async function findLiveSessionByTokenHash(db: Executor, tenancyId: string, tokenHash: string): Promise<(UserRow & { session_id: string; session_last_used_at: Date }) | undefined> {
+  return db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 's.tenancy_id').onRef('u.id', '=', 's.user_id'))
+    .selectAll('u')
+    .select(['s.id as session_id', 's.last_used_at as session_last_used_at'])
+    .where('s.refresh_token_hash', '=', tokenHash)
+    .where('s.tenancy_id', '=', tenancyId)
+    .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', sql<Date>`now()`)]))
+    .executeTakeFirst();
+}
+
+/** Records use at most once a minute, so a refresh storm does not turn into a write storm. */
+export async function touchSession(db: Executor, tenancyId: string, sessionId: string, ip: string | null): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ last_used_at: sql<Date>`now()`, last_used_ip: ip })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', sessionId)
+    .where('last_used_at', '<', sql<Date>`now() - interval '60 seconds'`)
+    .execute();
+}
+
+export async function listSessions(db: Executor, tenancyId: string, userId: string): Promise<SessionRow[]> {
+  return db
+    .selectFrom('sessions')
+    .selectAll()
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+    .orderBy('created_at', 'desc')
+    .limit(1000)
+    .execute();
+}
+
+export async function deleteSession(db: Executor, tenancyId: string, sessionId: string, userId?: string): Promise<boolean> {
+  let query = db.deleteFrom('sessions').where('tenancy_id', '=', tenancyId).where('id', '=', sessionId);
+  if (userId) query = query.where('user_id', '=', userId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function deleteSessionsOfUser(db: Executor, tenancyId: string, userId: string, exceptSessionId: string | null): Promise<void> {
+  let query = db.deleteFrom('sessions').where('tenancy_id', '=', tenancyId).where('user_id', '=', userId);
+  if (exceptSessionId) query = query.where('id', '!=', exceptSessionId);
+  await query.execute();
+}

@@ -1,0 +1,125 @@
+import { sql } from 'kysely';
+import type { NewUser, UserRow, UserUpdate } from '../../db/schema.js';
+import type { Executor } from '../projects/queries.js';
+
+export async function findUser(db: Executor, tenancyId: string, userId: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('tenancy_id', '=', tenancyId).where('id', '=', userId).executeTakeFirst();
+}
+
+/**
+ * The signed-in user, only while the session behind the access token still exists: a deleted user
+ * or a revoked session stops working at once, not when the access token expires. One indexed join.
+ */
+export async function findSessionUser(db: Executor, tenancyId: string, userId: string, sessionId: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users as u')
+    .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
+    .selectAll('u')
+    .where('u.tenancy_id', '=', tenancyId)
+    .where('u.id', '=', userId)
+    .where('s.id', '=', sessionId)
+    .executeTakeFirst();
+}
+
+/** The user whose auth-enabled email this is (case-insensitive), if any. */
+export async function findUserByAuthEmail(db: Executor, tenancyId: string, email: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('contact_channels as c')
+    .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 'c.tenancy_id').onRef('u.id', '=', 'c.user_id'))
+    .selectAll('u')
+    .where('c.tenancy_id', '=', tenancyId)
+    .where('c.type', '=', 'email')
+    .where(sql`lower(c.value)`, '=', email.toLowerCase())
+    .where('c.used_for_auth', '=', true)
+    .executeTakeFirst();
+}
+
+export async function insertUser(db: Executor, user: NewUser): Promise<UserRow> {
+  return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateUser(db: Executor, tenancyId: string, userId: string, patch: UserUpdate): Promise<UserRow | undefined> {
+  if (Object.keys(patch).length === 0) return findUser(db, tenancyId, userId);
+  return db.updateTable('users').set(patch).where('tenancy_id', '=', tenancyId).where('id', '=', userId).returningAll().executeTakeFirst();
+}
+
+export async function deleteUser(db: Executor, tenancyId: string, userId: string): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('tenancy_id', '=', tenancyId).where('id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function setSelectedTeam(db: Executor, tenancyId: string, userId: string, teamId: string | null): Promise<void> {
+  await db.updateTable('users').set({ selected_team_id: teamId }).where('tenancy_id', '=', tenancyId).where('id', '=', userId).execute();
+}
+
+export async function touchLastActive(db: Executor, tenancyId: string, userId: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ last_active_at: sql<Date>`now()` })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', userId)
+    .where('last_active_at', '<', sql<Date>`now() - interval '60 seconds'`)
+    .execute();
+}
+
+/** Replaces the user's primary email channel (the unique index refuses an auth email in use). */
+export async function replacePrimaryEmail(
+  db: Executor,
+  tenancyId: string,
+  userId: string,
+  channel: { id: string; value: string; is_verified: boolean; used_for_auth: boolean } | null,
+): Promise<void> {
+  await db.deleteFrom('contact_channels').where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('is_primary', '=', true).execute();
+  if (channel) {
+    await db
+      .insertInto('contact_channels')
+      .values({ tenancy_id: tenancyId, user_id: userId, type: 'email', is_primary: true, ...channel })
+      .onConflict((oc) => oc.expression(sql`tenancy_id, user_id, type, lower(value)`).doUpdateSet({ is_primary: true, is_verified: channel.is_verified, used_for_auth: channel.used_for_auth }))
+      .execute();
+  }
+}
+
+export async function updatePrimaryChannelFlags(db: Executor, tenancyId: string, userId: string, flags: { is_verified?: boolean; used_for_auth?: boolean }): Promise<void> {
+  if (Object.keys(flags).length === 0) return;
+  await db.updateTable('contact_channels').set(flags).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('is_primary', '=', true).execute();
+}
+
+export interface UserListOptions {
+  limit: number;
+  desc: boolean;
+  after: { signedUpAt: Date; id: string } | null;
+  query: string | null;
+  includeAnonymous: boolean;
+  teamId: string | null;
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Keyset page over (signed_up_at, id): stable under concurrent inserts, no OFFSET. */
+export async function listUsers(db: Executor, tenancyId: string, o: UserListOptions): Promise<UserRow[]> {
+  let query = db.selectFrom('users as u').selectAll('u').where('u.tenancy_id', '=', tenancyId);
+  if (!o.includeAnonymous) query = query.where('u.is_anonymous', '=', false);
+  if (o.teamId) {
+    const teamId = o.teamId;
+    query = query.where((eb) => eb.exists(eb.selectFrom('team_members as m').select('m.user_id').whereRef('m.tenancy_id', '=', 'u.tenancy_id').whereRef('m.user_id', '=', 'u.id').where('m.team_id', '=', teamId)));
+  }
+  if (o.query) {
+    const pattern = `%${escapeLike(o.query.toLowerCase())}%`;
+    const exactId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(o.query) ? o.query.toLowerCase() : null;
+    query = query.where((eb) => eb.or([
+      eb(sql`lower(u.primary_email)`, 'like', pattern),
+      eb(sql`lower(u.display_name)`, 'like', pattern),
+      ...(exactId ? [eb('u.id', '=', exactId)] : []),
+    ]));
+  }
+  if (o.after) {
+    const { signedUpAt, id } = o.after;
+    query = o.desc
+      ? query.where(sql<boolean>`(u.signed_up_at, u.id) < (${signedUpAt}, ${id})`)
+      : query.where(sql<boolean>`(u.signed_up_at, u.id) > (${signedUpAt}, ${id})`);
+  }
+  const direction = o.desc ? 'desc' : 'asc';
+  return query.orderBy('u.signed_up_at', direction).orderBy('u.id', direction).limit(o.limit).execute();
+}

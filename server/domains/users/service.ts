@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { Deps } from '../../deps.js';
+import type { NewUser, UserRow, UserUpdate } from '../../db/schema.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { encrypt } from '../../crypto/encryption.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, isSupportedPasswordHash } from '../../crypto/passwords.js';
+import { KnownErrors } from '../../errors/known-errors.js';
+import type { AuthContext, Tenancy } from '../../trpc/context.js';
+import type { ProjectConfig } from '../projects/config.js';
+import type { Executor } from '../projects/queries.js';
+import { isTeamMember } from '../projects/queries.js';
+import { deleteSessionsOfUser } from '../sessions/queries.js';
+import { resolveUserId } from '../sessions/service.js';
+import { insertTeam, insertTeamMember } from '../teams/queries.js';
+import { type ClientUser, type ServerUser, toUserDto } from './dto.js';
+import * as q from './queries.js';
+import type { clientUserUpdateSchema, serverUserUpdateSchema, userCreateSchema, userListQuerySchema } from './schemas.js';
+
+/** PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG with their limits (spec sections 5 and 8). */
+export function checkPasswordRequirements(password: string): void {
+  if (password.length < PASSWORD_MIN_LENGTH) throw new KnownErrors.PasswordTooShort(PASSWORD_MIN_LENGTH);
+  if (password.length > PASSWORD_MAX_LENGTH) throw new KnownErrors.PasswordTooLong(PASSWORD_MAX_LENGTH);
+}
+
+export interface NewUserFields {
+  primaryEmail: string | null;
+  primaryEmailVerified: boolean;
+  primaryEmailAuthEnabled: boolean;
+  passwordHash: string | null;
+  isAnonymous: boolean;
+  displayName?: string | null;
+  profileImageUrl?: string | null;
+  clientMetadata?: unknown;
+  clientReadOnlyMetadata?: unknown;
+  serverMetadata?: unknown;
+  otpAuthEnabled?: boolean;
+  totpSecretBase64?: string | null;
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+function totpFields(deps: Deps, tenancy: Tenancy, userId: string, secret: string | null): Pick<NewUser, 'totp_secret_encrypted' | 'requires_totp_mfa'> {
+  // A null secret turns two-factor authentication off (spec section 3).
+  return secret === null
+    ? { totp_secret_encrypted: null, requires_totp_mfa: false }
+    : { totp_secret_encrypted: encrypt(deps.configKey, secret, `${tenancy.id}:${userId}`), requires_totp_mfa: true };
+}
+
+/**
+ * Inserts a user with its primary email channel inside the caller's transaction. The unique index
+ * on auth emails decides races: of 50 concurrent sign-ups with one email exactly one wins.
+ */
+export async function insertUserWithEmail(trx: Executor, deps: Deps, tenancy: Tenancy, config: ProjectConfig, fields: NewUserFields): Promise<UserRow> {
+  const id = randomUUID();
+  const user = await q.insertUser(trx, {
+    tenancy_id: tenancy.id,
+    id,
+    display_name: fields.displayName ?? null,
+    profile_image_url: fields.profileImageUrl ?? null,
+    primary_email: fields.primaryEmail,
+    primary_email_verified: fields.primaryEmail ? fields.primaryEmailVerified : false,
+    auth_with_email: fields.primaryEmail ? fields.primaryEmailAuthEnabled : false,
+    password_hash: fields.passwordHash,
+    client_metadata: jsonOrNull(fields.clientMetadata),
+    client_read_only_metadata: jsonOrNull(fields.clientReadOnlyMetadata),
+    server_metadata: jsonOrNull(fields.serverMetadata),
+    is_anonymous: fields.isAnonymous,
+    otp_auth_enabled: fields.otpAuthEnabled ?? false,
+    ...(fields.totpSecretBase64 !== undefined ? totpFields(deps, tenancy, id, fields.totpSecretBase64) : {}),
+    // Millisecond precision, so the keyset cursor (millis + id) round-trips exactly.
+    signed_up_at: new Date(),
+  });
+  if (fields.primaryEmail) {
+    try {
+      await q.replacePrimaryEmail(trx, tenancy.id, id, { id: randomUUID(), value: fields.primaryEmail, is_verified: fields.primaryEmailVerified, used_for_auth: fields.primaryEmailAuthEnabled });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new KnownErrors.UserWithEmailAlreadyExists(fields.primaryEmail);
+      throw error;
+    }
+  }
+  if (config.create_team_on_sign_up && !fields.isAnonymous) {
+    const teamId = randomUUID();
+    const name = fields.displayName ?? fields.primaryEmail ?? 'Personal';
+    await insertTeam(trx, { tenancy_id: tenancy.id, id: teamId, display_name: `${name}'s team` });
+    await insertTeamMember(trx, { tenancy_id: tenancy.id, team_id: teamId, user_id: id });
+    await q.setSelectedTeam(trx, tenancy.id, id, teamId);
+    return { ...user, selected_team_id: teamId };
+  }
+  return user;
+}
+
+async function passwordHashFrom(input: { password?: string | null; password_hash?: string }): Promise<string | null | undefined> {
+  if (input.password_hash !== undefined) {
+    if (!isSupportedPasswordHash(input.password_hash)) throw new KnownErrors.SchemaError('password_hash must be a bcrypt ($2a$, $2b$, $2y$) or argon2id hash.');
+    return input.password_hash;
+  }
+  if (input.password === undefined) return undefined;
+  if (input.password === null) return null;
+  checkPasswordRequirements(input.password);
+  return hashPassword(input.password);
+}
+
+export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<typeof userCreateSchema>): Promise<ServerUser> {
+  const passwordHash = await passwordHashFrom(input);
+  const user = await deps.db.transaction().execute((trx) =>
+    insertUserWithEmail(trx, deps, auth.tenancy, auth.project.config, {
+      primaryEmail: input.primary_email ?? null,
+      primaryEmailVerified: input.primary_email_verified ?? false,
+      primaryEmailAuthEnabled: input.primary_email_auth_enabled ?? Boolean(input.primary_email),
+      passwordHash: passwordHash ?? null,
+      isAnonymous: input.is_anonymous ?? false,
+      displayName: input.display_name ?? null,
+      profileImageUrl: input.profile_image_url ?? null,
+      clientMetadata: input.client_metadata,
+      clientReadOnlyMetadata: input.client_read_only_metadata,
+      serverMetadata: input.server_metadata,
+      otpAuthEnabled: input.otp_auth_enabled ?? false,
+      totpSecretBase64: input.totp_secret_base64 ?? undefined,
+    }),
+  );
+  return toUserDto(user, 'server');
+}
+
+async function loadUserFor(deps: Deps, auth: AuthContext, userId: string): Promise<UserRow> {
+  // For the caller's own user, the session must still be live (revocation is immediate).
+  const own = auth.user && auth.user.sub === userId;
+  const row = own && auth.user
+    ? await q.findSessionUser(deps.db, auth.tenancy.id, userId, auth.user.refresh_token_id)
+    : await q.findUser(deps.db, auth.tenancy.id, userId);
+  if (!row) {
+    if (own) throw new KnownErrors.AccessTokenExpired();
+    throw new KnownErrors.UserNotFound();
+  }
+  return row;
+}
+
+export async function getUser(deps: Deps, auth: AuthContext, userIdParam: string): Promise<ClientUser | ServerUser> {
+  const userId = resolveUserId(auth, userIdParam);
+  return toUserDto(await loadUserFor(deps, auth, userId), auth.type);
+}
+
+const SERVER_ONLY_FIELDS = ['primary_email', 'primary_email_verified', 'primary_email_auth_enabled', 'server_metadata', 'client_read_only_metadata', 'password', 'password_hash'] as const;
+
+type UpdateInput = z.infer<typeof serverUserUpdateSchema> | z.infer<typeof clientUserUpdateSchema>;
+
+export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: string, input: UpdateInput): Promise<ClientUser | ServerUser> {
+  const userId = resolveUserId(auth, userIdParam);
+  if (auth.type === 'client') {
+    const serverOnly = SERVER_ONLY_FIELDS.filter((field) => field in input && (input as Record<string, unknown>)[field] !== undefined);
+    if (serverOnly.length) {
+      throw new KnownErrors.SchemaError(`Request validation failed:\n${serverOnly.map((f) => `  - ${f} can only be set with server access (x-latch-access-type: server)`).join('\n')}`, { issues: serverOnly.map((f) => ({ path: f, message: 'can only be set with server access' })) });
+    }
+  }
+  const s = input as z.infer<typeof serverUserUpdateSchema>;
+  const passwordHash = await passwordHashFrom(s);
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const current = await loadUserFor(deps, auth, userId);
+    if (input.selected_team_id && !(await isTeamMember(trx, auth.tenancy.id, input.selected_team_id, userId))) {
+      throw new KnownErrors.TeamMembershipNotFound(input.selected_team_id, userId);
+    }
+    const patch: UserUpdate = {};
+    if (input.display_name !== undefined) patch.display_name = input.display_name;
+    if (input.profile_image_url !== undefined) patch.profile_image_url = input.profile_image_url;
+    if (input.client_metadata !== undefined) patch.client_metadata = jsonOrNull(input.client_metadata);
+    if (input.selected_team_id !== undefined) patch.selected_team_id = input.selected_team_id;
+    if (input.otp_auth_enabled !== undefined) patch.otp_auth_enabled = input.otp_auth_enabled;
+    if (input.passkey_auth_enabled !== undefined) patch.passkey_auth_enabled = input.passkey_auth_enabled;
+    if (input.totp_secret_base64 !== undefined) Object.assign(patch, totpFields(deps, auth.tenancy, userId, input.totp_secret_base64));
+    if (s.client_read_only_metadata !== undefined) patch.client_read_only_metadata = jsonOrNull(s.client_read_only_metadata);
+    if (s.server_metadata !== undefined) patch.server_metadata = jsonOrNull(s.server_metadata);
+    if (passwordHash !== undefined) patch.password_hash = passwordHash;
+
+    if (s.primary_email !== undefined && s.primary_email !== current.primary_email) {
+      const verified = s.primary_email_verified ?? false;
+      const usedForAuth = s.primary_email_auth_enabled ?? current.auth_with_email;
+      try {
+        await q.replacePrimaryEmail(trx, auth.tenancy.id, userId, s.primary_email === null ? null : { id: randomUUID(), value: s.primary_email, is_verified: verified, used_for_auth: usedForAuth });
+      } catch (error) {
+        if (isUniqueViolation(error) && s.primary_email) throw new KnownErrors.UserWithEmailAlreadyExists(s.primary_email);
+        throw error;
+      }
+      patch.primary_email = s.primary_email;
+      patch.primary_email_verified = s.primary_email === null ? false : verified;
+      patch.auth_with_email = s.primary_email === null ? false : usedForAuth;
+    } else if (s.primary_email_verified !== undefined || s.primary_email_auth_enabled !== undefined) {
+      if (!current.primary_email) throw new KnownErrors.SchemaError('The user has no primary email; set primary_email first.');
+      try {
+        await q.updatePrimaryChannelFlags(trx, auth.tenancy.id, userId, {
+          ...(s.primary_email_verified !== undefined ? { is_verified: s.primary_email_verified } : {}),
+          ...(s.primary_email_auth_enabled !== undefined ? { used_for_auth: s.primary_email_auth_enabled } : {}),
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new KnownErrors.UserWithEmailAlreadyExists(current.primary_email);
+        throw error;
+      }
+      if (s.primary_email_verified !== undefined) patch.primary_email_verified = s.primary_email_verified;
+      if (s.primary_email_auth_enabled !== undefined) patch.auth_with_email = s.primary_email_auth_enabled;
+    }
+    const updated = await q.updateUser(trx, auth.tenancy.id, userId, patch);
+    if (!updated) throw new KnownErrors.UserNotFound();
+    // A password changed by the server signs the user out everywhere.
+    if (passwordHash !== undefined) await deleteSessionsOfUser(trx, auth.tenancy.id, userId, null);
+    return updated;
+  });
+  return toUserDto(row, auth.type);
+}
+
+export async function deleteUser(deps: Deps, auth: AuthContext, userIdParam: string): Promise<void> {
+  const userId = resolveUserId(auth, userIdParam);
+  if (auth.type === 'client' && !auth.project.config.client_user_deletion_enabled) {
+    throw new KnownErrors.InsufficientAccessType('client', ['server', 'admin']);
+  }
+  await loadUserFor(deps, auth, userId);
+  // Sessions, contact channels and memberships go with the user (ON DELETE CASCADE), in one statement.
+  if (!(await q.deleteUser(deps.db, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
+}
+
+export function encodeCursor(row: { signed_up_at: Date; id: string }): string {
+  return Buffer.from(`${row.signed_up_at.getTime()}:${row.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { signedUpAt: Date; id: string } {
+  const [millis, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
+  const time = Number(millis);
+  if (!id || !Number.isSafeInteger(time) || !/^[0-9a-f-]{36}$/i.test(id)) throw new KnownErrors.SchemaError('cursor is not a cursor returned by this endpoint.');
+  return { signedUpAt: new Date(time), id };
+}
+
+export async function listUsers(deps: Deps, auth: AuthContext, input: z.infer<typeof userListQuerySchema>) {
+  const limit = input.limit ?? 100;
+  const rows = await q.listUsers(deps.db, auth.tenancy.id, {
+    limit: limit + 1,
+    desc: input.desc ?? false,
+    after: input.cursor ? decodeCursor(input.cursor) : null,
+    query: input.query?.trim() || null,
+    includeAnonymous: input.include_anonymous ?? false,
+    teamId: input.team_id ?? null,
+  });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map((row) => toUserDto(row, 'server')),
+    is_paginated: true as const,
+    pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last) : null },
+  };
+}

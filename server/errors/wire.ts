@@ -1,0 +1,68 @@
+import { TRPCError } from '@trpc/server';
+import type { $ZodIssue } from 'zod/v4/core';
+import { KnownError } from './known-error.js';
+import { KnownErrors } from './known-errors.js';
+
+export interface WireError {
+  status: number;
+  body: { code: string; details?: Record<string, unknown>; error: string };
+  /** The error, when it was not a known one: to be logged with the request id, never sent. */
+  unexpected: unknown;
+}
+
+/** Finds a KnownError in an error or its chain of causes (tRPC wraps what procedures throw). */
+export function findKnownError(error: unknown): KnownError | null {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth++) {
+    if (current instanceof KnownError) return current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return null;
+}
+
+function isZodError(error: unknown): error is Error & { issues: $ZodIssue[] } {
+  return error instanceof Error && error.name === 'ZodError' && Array.isArray((error as { issues?: unknown }).issues);
+}
+
+/** `email: must be a valid email` — one line per issue, each naming its field. */
+export function schemaErrorFromIssues(issues: readonly $ZodIssue[]): KnownError {
+  const described = issues.slice(0, 20).map((issue) => {
+    const field = issue.path.length ? issue.path.map(String).join('.') : 'body';
+    return { path: field, message: issue.message };
+  });
+  const message = `Request validation failed:\n${described.map((d) => `  - ${d.path} ${d.message}`).join('\n')}`;
+  return new KnownErrors.SchemaError(message, { issues: described });
+}
+
+/**
+ * Maps anything thrown while serving a request to the wire: known errors as they are, zod input
+ * errors as SCHEMA_ERROR naming the fields, everything else as a 500 that says only its request id.
+ */
+export function toWireError(error: unknown, requestId: string): WireError {
+  const known = findKnownError(error);
+  if (known) return { status: known.status, body: known.toBody(), unexpected: null };
+  if (error instanceof TRPCError) {
+    if (error.code === 'BAD_REQUEST' && isZodError(error.cause)) {
+      const schema = schemaErrorFromIssues(error.cause.issues);
+      return { status: schema.status, body: schema.toBody(), unexpected: null };
+    }
+    if (error.code === 'PARSE_ERROR') {
+      const parse = new KnownErrors.BodyParsingError(error.message);
+      return { status: parse.status, body: parse.toBody(), unexpected: null };
+    }
+    if (error.code === 'NOT_FOUND') {
+      const notFound = new KnownErrors.RouteNotFound(error.message);
+      return { status: notFound.status, body: notFound.toBody(), unexpected: null };
+    }
+    if (error.code === 'METHOD_NOT_SUPPORTED') {
+      const method = new KnownErrors.MethodNotAllowed(error.message);
+      return { status: method.status, body: method.toBody(), unexpected: null };
+    }
+    if (error.code === 'PAYLOAD_TOO_LARGE') {
+      const tooLarge = new KnownErrors.PayloadTooLarge();
+      return { status: tooLarge.status, body: tooLarge.toBody(), unexpected: null };
+    }
+  }
+  const internal = new KnownErrors.InternalServerError(requestId);
+  return { status: internal.status, body: internal.toBody(), unexpected: error };
+}

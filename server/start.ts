@@ -1,0 +1,71 @@
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { deriveKey } from './crypto/encryption.js';
+import { warmPasswordHashing } from './crypto/passwords.js';
+import { type DatabaseTarget, openDatabase } from './db/kysely.js';
+import { migrateToLatest } from './db/migrate.js';
+import { type Deps, createLogger } from './deps.js';
+import { KeyringHolder } from './domains/auth/signing-keys.js';
+import { ensureInternalProject } from './domains/projects/service.js';
+import { type LatchEnv, loadEnv } from './env.js';
+
+export interface RunningLatch {
+  url: string;
+  port: number;
+  deps: Deps;
+  /** Stops accepting connections, waits for in-flight requests, then closes the database. */
+  close: () => Promise<void>;
+}
+
+export interface StartOptions {
+  env?: LatchEnv;
+  /** Overrides the database the env selects (tests: in-memory PGlite or a fresh PostgreSQL database). */
+  database?: DatabaseTarget;
+  /** An embedded data directory to load (a PGlite dump), for fast test start-up. */
+  quiet?: boolean;
+}
+
+export async function startLatch(options: StartOptions = {}): Promise<RunningLatch> {
+  const env = options.env ?? loadEnv();
+  const log = createLogger(options.quiet ? 'error' : env.logLevel);
+  const target: DatabaseTarget = options.database ?? (env.databaseUrl ? { kind: 'postgres', url: env.databaseUrl, poolSize: env.databasePoolSize } : { kind: 'pglite', dataDir: env.dataDir });
+  const { db, close: closeDb } = await openDatabase(target);
+  const applied = await migrateToLatest(db);
+  if (applied.length) log.info(`applied migrations: ${applied.join(', ')}`);
+
+  let port = env.port;
+  const deps: Deps = {
+    db,
+    env,
+    keyring: await KeyringHolder.load(db, deriveKey(env.secret, 'signing-keys')),
+    baseUrl: () => env.baseUrl ?? `http://localhost:${port}`,
+    configKey: deriveKey(env.secret, 'config-secrets'),
+    log,
+  };
+  await ensureInternalProject(deps);
+  await warmPasswordHashing();
+
+  const server = createServer(createApp(deps));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(env.port, env.host, () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  const url = env.baseUrl ?? `http://localhost:${port}`;
+  log.info(`storage: ${target.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite (${target.dataDir ?? 'in memory'})`}`);
+
+  return {
+    url,
+    port,
+    deps,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await closeDb();
+    },
+  };
+}

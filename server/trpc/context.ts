@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Deps } from '../deps.js';
+import { KnownErrors } from '../errors/known-errors.js';
+import { type AccessTokenClaims, TokenVerificationError } from '../crypto/jwt.js';
+import { hashSecret } from '../crypto/tokens.js';
+import { type ProjectConfig, DEFAULT_BRANCH_ID, INTERNAL_PROJECT_ID, effectiveConfig } from '../domains/projects/config.js';
+import { findProjectForRequest, isProjectOwner, type KeyColumn } from '../domains/projects/queries.js';
+
+export type AccessType = 'client' | 'server' | 'admin';
+export const ACCESS_TYPES: readonly AccessType[] = ['client', 'server', 'admin'];
+
+export interface Tenancy {
+  id: string;
+  projectId: string;
+  branchId: string;
+}
+
+export interface ProjectRecord {
+  id: string;
+  displayName: string;
+  description: string | null;
+  isProductionMode: boolean;
+  logoUrl: string | null;
+  fullLogoUrl: string | null;
+  ownerTeamId: string | null;
+  createdAt: Date;
+  config: ProjectConfig;
+}
+
+/** Who is calling, resolved once per request from the x-latch-* headers. */
+export interface AuthContext {
+  type: AccessType;
+  project: ProjectRecord;
+  tenancy: Tenancy;
+  /** The verified access token of the signed-in user, if one was sent. */
+  user: AccessTokenClaims | null;
+  /** When admin access came from an owner's internal-project token: that owner's user id. */
+  adminUserId: string | null;
+}
+
+export interface LatchHeaders {
+  projectId: string | null;
+  branchId: string | null;
+  accessType: string | null;
+  accessToken: string | null;
+  refreshToken: string | null;
+  publishableClientKey: string | null;
+  secretServerKey: string | null;
+  superSecretAdminKey: string | null;
+  adminAccessToken: string | null;
+  allowAnonymousUser: boolean;
+  /** x-latch-auth, unparsed: checked when auth is resolved so a bad value is a catalogued error. */
+  authHeader: string | null;
+}
+
+export interface RequestContext {
+  deps: Deps;
+  requestId: string;
+  ip: string | null;
+  headers: LatchHeaders;
+  /** Resolves (once, memoised) the caller's auth; null when no access type was sent. */
+  getAuth: () => Promise<AuthContext | null>;
+  /** The same without reading the access token: for refresh, where it may well have expired. */
+  getProjectAuth: () => Promise<AuthContext | null>;
+}
+
+function header(req: IncomingMessage, name: string): string | null {
+  const value = req.headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === '' ? null : first;
+}
+
+export function parseLatchHeaders(req: IncomingMessage): LatchHeaders {
+  return {
+    projectId: header(req, 'x-latch-project-id'),
+    branchId: header(req, 'x-latch-branch-id'),
+    accessType: header(req, 'x-latch-access-type'),
+    accessToken: header(req, 'x-latch-access-token'),
+    refreshToken: header(req, 'x-latch-refresh-token'),
+    publishableClientKey: header(req, 'x-latch-publishable-client-key'),
+    secretServerKey: header(req, 'x-latch-secret-server-key'),
+    superSecretAdminKey: header(req, 'x-latch-super-secret-admin-key'),
+    adminAccessToken: header(req, 'x-latch-admin-access-token'),
+    allowAnonymousUser: header(req, 'x-latch-allow-anonymous-user') === 'true',
+    authHeader: header(req, 'x-latch-auth'),
+  };
+}
+
+export function createRequestContext(deps: Deps, req: IncomingMessage, requestId: string = randomUUID()): RequestContext {
+  const headers = parseLatchHeaders(req);
+  let auth: Promise<AuthContext | null> | null = null;
+  let projectAuth: Promise<AuthContext | null> | null = null;
+  return {
+    deps,
+    requestId,
+    ip: req.socket.remoteAddress ?? null,
+    headers,
+    getAuth: () => (auth ??= resolveAuth(deps, headers)),
+    getProjectAuth: () => (projectAuth ??= resolveAuth(deps, headers, { ignoreAccessToken: true })),
+  };
+}
+
+/** x-latch-auth: a JSON object `{accessToken?, refreshToken?}`; anything else is a SCHEMA_ERROR. */
+function applyAuthHeader(headers: LatchHeaders): LatchHeaders {
+  if (headers.authHeader === null) return headers;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(headers.authHeader);
+  } catch {
+    parsed = undefined;
+  }
+  const bad = () => new KnownErrors.SchemaError('The x-latch-auth header must be a JSON object like {"accessToken": "…", "refreshToken": "…"}.');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw bad();
+  const { accessToken, refreshToken } = parsed as Record<string, unknown>;
+  if ((accessToken !== undefined && typeof accessToken !== 'string') || (refreshToken !== undefined && typeof refreshToken !== 'string')) throw bad();
+  return { ...headers, accessToken: headers.accessToken ?? accessToken ?? null, refreshToken: headers.refreshToken ?? refreshToken ?? null };
+}
+
+function keyFor(type: AccessType, h: LatchHeaders): { column: KeyColumn; hash: string } | null {
+  if (type === 'client' && h.publishableClientKey) return { column: 'publishable_client_key_hash', hash: hashSecret(h.publishableClientKey) };
+  if (type === 'server' && h.secretServerKey) return { column: 'secret_server_key_hash', hash: hashSecret(h.secretServerKey) };
+  if (type === 'admin' && h.superSecretAdminKey) return { column: 'super_secret_admin_key_hash', hash: hashSecret(h.superSecretAdminKey) };
+  return null;
+}
+
+async function verifyUserToken(deps: Deps, token: string, which: 'access' | 'admin'): Promise<AccessTokenClaims> {
+  try {
+    return await deps.keyring.verify(token);
+  } catch (error) {
+    const expired = error instanceof TokenVerificationError && error.reason === 'expired';
+    if (which === 'admin') throw expired ? new KnownErrors.AdminAccessTokenExpired() : new KnownErrors.UnparsableAdminAccessToken();
+    throw expired ? new KnownErrors.AccessTokenExpired() : new KnownErrors.UnparsableAccessToken();
+  }
+}
+
+/** The order of checks follows spec sections 6 and 8; each failure is a catalogued error. */
+export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options: { ignoreAccessToken?: boolean } = {}): Promise<AuthContext | null> {
+  const parsed = applyAuthHeader(rawHeaders);
+  const h = options.ignoreAccessToken ? { ...parsed, accessToken: null } : parsed;
+  const anyKey = h.publishableClientKey ?? h.secretServerKey ?? h.superSecretAdminKey ?? h.adminAccessToken;
+  if (h.accessType === null) {
+    if (anyKey) throw new KnownErrors.ProjectKeyWithoutAccessType();
+    return null;
+  }
+  if (!ACCESS_TYPES.includes(h.accessType as AccessType)) throw new KnownErrors.InvalidAccessType(h.accessType);
+  const type = h.accessType as AccessType;
+  if (h.projectId === null) throw new KnownErrors.AccessTypeWithoutProjectId(type);
+
+  const key = keyFor(type, h);
+  const row = await findProjectForRequest(deps.db, h.projectId, h.branchId ?? DEFAULT_BRANCH_ID, key);
+  if (!row) throw new KnownErrors.CurrentProjectNotFound(h.projectId);
+  if (!row.tenancy_id) throw new KnownErrors.BranchDoesNotExist(h.branchId ?? DEFAULT_BRANCH_ID);
+  const project: ProjectRecord = {
+    id: row.id,
+    displayName: row.display_name,
+    description: row.description,
+    isProductionMode: row.is_production_mode,
+    logoUrl: row.logo_url,
+    fullLogoUrl: row.full_logo_url,
+    ownerTeamId: row.owner_team_id,
+    createdAt: row.created_at,
+    config: effectiveConfig(row.config),
+  };
+  const tenancy: Tenancy = { id: row.tenancy_id, projectId: row.id, branchId: h.branchId ?? DEFAULT_BRANCH_ID };
+
+  let adminUserId: string | null = null;
+  if (type === 'client') {
+    // The internal project's client is the admin console: a public client that needs no key.
+    if (!h.publishableClientKey && project.id !== INTERNAL_PROJECT_ID) throw new KnownErrors.PublishableClientKeyRequiredForProject(project.id);
+    if (h.publishableClientKey && !row.key_valid) throw new KnownErrors.InvalidPublishableClientKey(project.id);
+  } else if (type === 'server') {
+    if (!h.secretServerKey) throw new KnownErrors.ServerAuthenticationRequired();
+    if (!row.key_valid) throw new KnownErrors.InvalidSecretServerKey(project.id);
+  } else if (h.superSecretAdminKey) {
+    if (!row.key_valid) throw new KnownErrors.InvalidSuperSecretAdminKey(project.id);
+  } else if (h.adminAccessToken) {
+    const owner = await verifyUserToken(deps, h.adminAccessToken, 'admin');
+    if (owner.project_id !== INTERNAL_PROJECT_ID || owner.is_anonymous) throw new KnownErrors.InvalidProjectForAdminAccessToken();
+    if (!(await isProjectOwner(deps.db, project.id, owner.sub, owner.refresh_token_id))) throw new KnownErrors.AdminAccessTokenIsNotAdmin();
+    adminUserId = owner.sub;
+  } else {
+    throw new KnownErrors.AdminAuthenticationRequired();
+  }
+
+  let user: AccessTokenClaims | null = null;
+  if (h.accessToken) {
+    user = await verifyUserToken(deps, h.accessToken, 'access');
+    if (user.project_id !== project.id || user.branch_id !== tenancy.branchId) {
+      throw new KnownErrors.InvalidProjectForAccessToken(project.id, user.project_id);
+    }
+    // The audience marks anonymous tokens, so a verifier that ignores is_anonymous still refuses them.
+    if (user.aud !== (user.is_anonymous ? `${project.id}:anon` : project.id)) throw new KnownErrors.UnparsableAccessToken();
+    if (user.is_anonymous && !h.allowAnonymousUser) throw new KnownErrors.AnonymousAuthenticationNotAllowed();
+  }
+  return { type, project, tenancy, user, adminUserId };
+}

@@ -1,0 +1,48 @@
+import { KnownErrors } from '../errors/known-errors.js';
+import type { AccessType, AuthContext } from './context.js';
+import { t } from './init.js';
+
+/** Open to anyone (health, JWKS, the refresh call that authenticates by its refresh token). */
+export const publicProcedure = t.procedure;
+
+function authenticationRequired(allowed: readonly AccessType[]) {
+  const key = [...allowed].sort((a, b) => ['client', 'server', 'admin'].indexOf(a) - ['client', 'server', 'admin'].indexOf(b)).join(',');
+  switch (key) {
+    case 'client': return new KnownErrors.ClientAuthenticationRequired();
+    case 'server': return new KnownErrors.ServerAuthenticationRequired();
+    case 'admin': return new KnownErrors.AdminAuthenticationRequired();
+    case 'client,server': return new KnownErrors.ClientOrServerAuthenticationRequired();
+    case 'client,admin': return new KnownErrors.ClientOrAdminAuthenticationRequired();
+    case 'server,admin': return new KnownErrors.ServerOrAdminAuthenticationRequired();
+    default: return new KnownErrors.ClientOrServerOrAdminAuthenticationRequired();
+  }
+}
+
+/**
+ * A procedure open to the given access levels. The auth context is resolved from the x-latch-*
+ * headers before the input is used; a missing or lower level is a catalogued error.
+ */
+export function accessProcedure<const A extends readonly AccessType[]>(...allowed: A) {
+  return accessProcedureWith({ ignoreAccessToken: false }, ...allowed);
+}
+
+/** Like accessProcedure, but never reads the access token (the refresh call: it may have expired). */
+export function projectAccessProcedure<const A extends readonly AccessType[]>(...allowed: A) {
+  return accessProcedureWith({ ignoreAccessToken: true }, ...allowed);
+}
+
+function accessProcedureWith<const A extends readonly AccessType[]>(options: { ignoreAccessToken: boolean }, ...allowed: A) {
+  return t.procedure.use(async ({ ctx, next }) => {
+    const auth = await (options.ignoreAccessToken ? ctx.getProjectAuth() : ctx.getAuth());
+    if (!auth) throw authenticationRequired(allowed);
+    if (!allowed.includes(auth.type)) throw new KnownErrors.InsufficientAccessType(auth.type, [...allowed]);
+    return next({ ctx: { ...ctx, auth: auth as AuthContext & { type: A[number] } } });
+  });
+}
+
+/** Any project credential: client (with a user's session), server or admin. */
+export const clientProcedure = accessProcedure('client', 'server', 'admin');
+/** Secret server key or admin. */
+export const serverProcedure = accessProcedure('server', 'admin');
+/** Super secret admin key or an owner's admin access token. */
+export const adminProcedure = accessProcedure('admin');

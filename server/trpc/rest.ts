@@ -1,0 +1,213 @@
+import type { Request, Response } from 'express';
+import type { AnyRouter } from '@trpc/server';
+import { KnownErrors } from '../errors/known-errors.js';
+import { toWireError } from '../errors/wire.js';
+import type { Deps } from '../deps.js';
+import { type RequestContext, createRequestContext } from './context.js';
+import type { LatchMeta } from './init.js';
+
+/**
+ * Serves the router's `meta.openapi` procedures as REST under /api/v1. trpc-to-openapi generates
+ * the document (openapi.ts); this dispatcher replaces its runtime adapter, which coerces body
+ * values by mutating the shared zod schemas (a JSON body `"false"` would pass as `true`, on tRPC
+ * too), lets `{id}` routes capture literal siblings, does not URL-decode path params, and writes
+ * its own error body. Here: literal segments win, path params are decoded, only query strings are
+ * coerced (per request, schemas untouched), and every error leaves as `{code, details, error}`.
+ */
+
+type Segment = { literal: string } | { param: string };
+
+interface Route {
+  method: string;
+  template: string;
+  segments: Segment[];
+  procedurePath: string;
+  inputShape: Record<string, ZodLike> | null;
+  hasInput: boolean;
+  successStatus: number;
+}
+
+interface ZodLike {
+  _zod: { def: { type: string; innerType?: ZodLike; in?: ZodLike; out?: ZodLike; element?: ZodLike; shape?: Record<string, ZodLike> } };
+}
+
+interface ProcedureLike {
+  _def: { meta?: LatchMeta; inputs: unknown[]; type: 'query' | 'mutation' | 'subscription' };
+}
+
+function unwrap(schema: ZodLike): ZodLike {
+  let current = schema;
+  for (let i = 0; i < 10; i++) {
+    const def = current._zod.def;
+    if ((def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'prefault') && def.innerType) current = def.innerType;
+    else if (def.type === 'pipe' && def.in) current = def.in;
+    else break;
+  }
+  return current;
+}
+
+function shapeOf(input: unknown): Record<string, ZodLike> | null {
+  if (!input || typeof input !== 'object' || !('_zod' in input)) return null;
+  const unwrapped = unwrap(input as ZodLike);
+  const shape = unwrapped._zod.def.shape;
+  return unwrapped._zod.def.type === 'object' && shape ? shape : null;
+}
+
+function parseTemplate(template: string): Segment[] {
+  return template.split('/').filter(Boolean).map((part) => {
+    const param = /^\{(\w+)\}$/.exec(part);
+    return param?.[1] ? { param: param[1] } : { literal: part.toLowerCase() };
+  });
+}
+
+/** Literal segments sort before parameters, position by position: `/users/me` before `/users/{id}`. */
+function compareSpecificity(a: Route, b: Route): number {
+  for (let i = 0; i < Math.min(a.segments.length, b.segments.length); i++) {
+    const al = 'literal' in a.segments[i]! ? 0 : 1;
+    const bl = 'literal' in b.segments[i]! ? 0 : 1;
+    if (al !== bl) return al - bl;
+  }
+  return 0;
+}
+
+export function collectRoutes(router: AnyRouter): Route[] {
+  const procedures = router._def.procedures as Record<string, ProcedureLike>;
+  const routes: Route[] = [];
+  for (const [procedurePath, procedure] of Object.entries(procedures)) {
+    const openapi = procedure._def.meta?.openapi;
+    if (!openapi || openapi.enabled === false) continue;
+    const input = procedure._def.inputs[0];
+    routes.push({
+      method: openapi.method,
+      template: openapi.path,
+      segments: parseTemplate(openapi.path),
+      procedurePath,
+      inputShape: shapeOf(input),
+      hasInput: input !== undefined && (input as ZodLike)._zod?.def.type !== 'void',
+      successStatus: procedure._def.meta?.successStatus ?? 200,
+    });
+  }
+  return routes.sort(compareSpecificity);
+}
+
+/** Query values arrive as strings: numbers and booleans are converted where the schema wants them. */
+function coerceQuery(params: URLSearchParams, shape: Record<string, ZodLike> | null): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    const field = shape?.[key];
+    const type = field ? unwrap(field)._zod.def.type : 'string';
+    const convert = (value: string): unknown => {
+      if (type === 'number' && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+      if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+      return value;
+    };
+    out[key] = type === 'array' ? values.map(convert) : convert(values[values.length - 1]!);
+  }
+  return out;
+}
+
+export interface RestDispatcher {
+  handle(req: Request, res: Response): Promise<void>;
+  routes: Route[];
+}
+
+export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatcher {
+  const routes = collectRoutes(router);
+  const byMethod = new Map<string, Route[]>();
+  const exact = new Map<string, Route>();
+  for (const route of routes) {
+    if (route.segments.every((s) => 'literal' in s)) exact.set(`${route.method} /${route.segments.map((s) => (s as { literal: string }).literal).join('/')}`, route);
+    const list = byMethod.get(route.method) ?? [];
+    list.push(route);
+    byMethod.set(route.method, list);
+  }
+  const createCaller = (router as unknown as { createCaller: (ctx: RequestContext) => Record<string, unknown> }).createCaller;
+
+  function match(method: string, parts: string[]): { route: Route; params: Record<string, string> } | null {
+    const lowered = parts.map((p) => p.toLowerCase());
+    const hit = exact.get(`${method} /${lowered.join('/')}`);
+    if (hit) return { route: hit, params: {} };
+    for (const route of byMethod.get(method) ?? []) {
+      if (route.segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < parts.length && ok; i++) {
+        const segment = route.segments[i]!;
+        if ('literal' in segment) ok = segment.literal === lowered[i];
+        else params[segment.param] = parts[i]!;
+      }
+      if (ok) return { route, params };
+    }
+    return null;
+  }
+
+  return {
+    routes,
+    async handle(req, res) {
+      const requestId = String(res.locals.requestId);
+      const ctx = createRequestContext(deps, req, requestId);
+      try {
+        const url = new URL(req.originalUrl, 'http://localhost');
+        const rest = url.pathname.replace(/^\/api\/v1/, '');
+        const parts = rest.split('/').filter(Boolean);
+        const found = match(req.method, parts);
+        if (!found) {
+          const otherMethod = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].some((m) => m !== req.method && match(m, parts));
+          throw otherMethod ? new KnownErrors.MethodNotAllowed(`${req.method} is not allowed on ${url.pathname}.`) : new KnownErrors.RouteNotFound(`No route for ${req.method} ${url.pathname}.`);
+        }
+        const { route, params } = found;
+        let input: unknown;
+        if (route.hasInput) {
+          const decoded: Record<string, string> = {};
+          for (const [name, value] of Object.entries(params)) {
+            try {
+              decoded[name] = decodeURIComponent(value);
+            } catch {
+              throw new KnownErrors.SchemaError(`Path parameter ${name} is not valid URL encoding.`);
+            }
+          }
+          let fields: Record<string, unknown>;
+          if (route.method === 'GET' || route.method === 'DELETE') {
+            fields = coerceQuery(url.searchParams, route.inputShape);
+          } else {
+            const body: unknown = req.body ?? {};
+            if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+              throw new KnownErrors.SchemaError('Request validation failed:\n  - body must be a JSON object', { issues: [{ path: 'body', message: 'must be a JSON object' }] });
+            }
+            fields = body as Record<string, unknown>;
+          }
+          input = { ...fields, ...decoded };
+        }
+        const caller = createCaller(ctx);
+        const fn = route.procedurePath.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as (i: unknown) => Promise<unknown>;
+        const data = await fn(input);
+        res.status(route.successStatus).json(data);
+      } catch (error) {
+        sendError(req, res, deps, requestId, error);
+      }
+    },
+  };
+}
+
+/** Writes any error as `{code, details, error}` with x-latch-known-error; 500s are logged, never detailed. */
+export function sendError(req: Request, res: Response, deps: Deps, requestId: string, error: unknown): void {
+  const wire = toWireError(error, requestId);
+  if (wire.unexpected) {
+    deps.log.error(`unexpected error on ${req.method} ${req.originalUrl} (request ${requestId})`, {
+      error: wire.unexpected instanceof Error ? (wire.unexpected.stack ?? wire.unexpected.message) : String(wire.unexpected),
+    });
+  }
+  if (res.headersSent) return;
+  res.setHeader('x-latch-known-error', wire.body.code);
+  if (req.headers['x-latch-override-error-status'] === 'true') {
+    res.setHeader('x-latch-actual-status', String(wire.status));
+    res.status(200);
+  } else {
+    res.status(wire.status);
+  }
+  if (wire.status === 429 && typeof wire.body.details?.retry_after_seconds === 'number') {
+    res.setHeader('retry-after', String(wire.body.details.retry_after_seconds));
+  }
+  res.json(wire.body);
+}
