@@ -10,7 +10,7 @@ export type Database = Kysely<DB>;
 
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string; poolSize: number }
-  | { kind: 'pglite'; dataDir: string | null };
+  | { kind: 'pglite'; dataDir: string | null; loadDataDir?: Blob };
 
 // int8 (count(*), bigint) comes back as a string from pg and as a number from PGlite; make both
 // numbers. Every bigint we store (millis, counters) is far below 2^53.
@@ -26,7 +26,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<{ db: Databa
     return { db, close: () => db.destroy() };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
-  const pglite = await PGlite.create(target.dataDir ?? undefined, { extensions: { pg_trgm } });
+  const pglite = await PGlite.create(target.dataDir ?? undefined, { extensions: { pg_trgm }, ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}) });
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {
     db,

@@ -1,0 +1,27 @@
+import { appendFileSync } from 'node:fs';
+import type { Reporter, TestCase } from 'vitest/node';
+
+/**
+ * Prints the plain closing line CI reads (`pglite: N passed, N failed`), and appends the counts to
+ * $LATCH_TEST_SUMMARY_FILE so .ci/run can add up its passes.
+ */
+export default class SummaryReporter implements Reporter {
+  private passed = 0;
+  private failed = 0;
+  private skipped = 0;
+
+  onTestCaseResult(testCase: TestCase): void {
+    const state = testCase.result().state;
+    if (state === 'passed') this.passed++;
+    else if (state === 'failed') this.failed++;
+    else this.skipped++;
+  }
+
+  onTestRunEnd(_modules: unknown, errors: readonly unknown[]): void {
+    // An error outside any test (a file that fails to load) counts as a failure.
+    const failed = this.failed + errors.length;
+    const label = process.env.LATCH_TEST_DB === 'postgres' ? 'postgres' : 'pglite';
+    console.log(`\n${label}: ${this.passed} passed, ${failed} failed, ${this.skipped} skipped`);
+    if (process.env.LATCH_TEST_SUMMARY_FILE) appendFileSync(process.env.LATCH_TEST_SUMMARY_FILE, `${this.passed} ${failed} ${this.skipped}\n`);
+  }
+}

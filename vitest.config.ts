@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['server/**/*.test.ts', 'sdk/**/*.test.ts', 'migrations/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/*.e2e.test.ts'],
+    globalSetup: ['server/test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: two test files at a time, each with its own server and database.
+    pool: 'forks',
+    maxWorkers: 2,
+    reporters: ['default', './server/test/summary-reporter.ts'],
+  },
+});
