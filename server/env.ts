@@ -17,7 +17,7 @@ export interface LatchEnv {
   databasePoolSize: number;
   /** LATCH_DATA_DIR — embedded data folder (default ./.latch-data). */
   dataDir: string;
-  /** LATCH_SECRET — root key (32+ bytes, base64/hex/text). Generated into the data folder when unset in embedded mode. */
+  /** LATCH_SECRET — root key (32+ bytes). When unset, generated once into the data folder (mode 0600). */
   secret: string;
   /** LATCH_BASE_URL — public URL used as the JWT issuer prefix (default http://localhost:PORT). */
   baseUrl: string | null;
@@ -57,11 +57,12 @@ function resolveSecret(given: string | undefined, databaseUrl: string | null, da
     if (Buffer.byteLength(given) < 32) throw new Error('LATCH_SECRET must be at least 32 bytes long');
     return given;
   }
-  if (databaseUrl) {
-    throw new Error('LATCH_SECRET is required with DATABASE_URL (every instance must share it). Generate one with: openssl rand -base64 48');
-  }
   const file = path.join(dataDir, 'secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (databaseUrl) {
+    // One instance can keep its secret locally; several sharing a database must share LATCH_SECRET.
+    console.warn(`[latch] LATCH_SECRET is not set: generating one into ${file}. Every instance on this database must use the same secret: set LATCH_SECRET for multi-instance deployments.`);
+  }
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(48).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });

@@ -1,7 +1,11 @@
 import { startLatch } from './start.js';
 
 /** `npm start`: the whole product in one process. Configuration: server/env.ts and the README. */
-const latch = await startLatch();
+const latch = await startLatch().catch((error: unknown) => {
+  // Configuration and start-up problems: one clear line, no stack trace.
+  console.error(`[latch] could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
 console.log(`Latch is running at ${latch.url}  (API: ${latch.url}/api/v1, docs: ${latch.url}/api/v1/docs)`);
 
 let stopping = false;

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/kysely.js';
 import { decrypt, encrypt } from '../../crypto/encryption.js';
-import { type AccessTokenClaims, Keyring, generateSigningKey, peekKid } from '../../crypto/jwt.js';
+import { type AccessTokenClaims, Keyring, type StoredSigningKey, generateSigningKey, peekKid } from '../../crypto/jwt.js';
 import { insertSigningKey, listSigningKeys } from './queries.js';
 
 /** A signing key signs for this long before a new one takes over (old ones keep verifying). */
@@ -38,12 +38,15 @@ export class KeyringHolder {
 
 async function readKeys(db: Database, key: Buffer) {
   const rows = await listSigningKeys(db, new Date(Date.now() - ROTATE_AFTER_MS - KEEP_VERIFYING_MS));
-  return rows.map((row) => ({
-    kid: row.kid,
-    publicJwk: row.public_jwk,
-    privateJwk: JSON.parse(decrypt(key, row.private_jwk_encrypted, row.kid)),
-    createdAt: row.created_at,
-  }));
+  return rows.map((row) => {
+    let privateJwk: unknown;
+    try {
+      privateJwk = JSON.parse(decrypt(key, row.private_jwk_encrypted, row.kid));
+    } catch {
+      throw new Error('The stored signing keys cannot be decrypted: LATCH_SECRET is not the secret this database was set up with. Use the original LATCH_SECRET (or the data folder\'s secret file).');
+    }
+    return { kid: row.kid, publicJwk: row.public_jwk, privateJwk: privateJwk as StoredSigningKey['privateJwk'], createdAt: row.created_at };
+  });
 }
 
 async function loadOrRotate(db: Database, key: Buffer): Promise<Keyring> {
