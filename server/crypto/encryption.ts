@@ -26,8 +26,13 @@ export function encrypt(key: Buffer, plaintext: string, associatedData = ''): st
 export function decrypt(key: Buffer, sealed: string, associatedData = ''): string {
   const [version, nonce, body, tag] = sealed.split('.');
   if (version !== VERSION || !nonce || body === undefined || !tag) throw new Error('not an encrypted value');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64url'));
+  // The tag length is pinned: GCM would otherwise accept a tag truncated to 4 bytes, and a 32-bit
+  // tag can be forged by trial. The nonce length is pinned for the same reason (no odd IVs).
+  const nonceBytes = Buffer.from(nonce, 'base64url');
+  const tagBytes = Buffer.from(tag, 'base64url');
+  if (nonceBytes.length !== 12 || tagBytes.length !== 16) throw new Error('not an encrypted value');
+  const decipher = createDecipheriv('aes-256-gcm', key, nonceBytes, { authTagLength: 16 });
   decipher.setAAD(Buffer.from(associatedData));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  decipher.setAuthTag(tagBytes);
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }

@@ -12,7 +12,7 @@ export const authRouter = router({
     .meta({ openapi: { method: 'POST', path: '/auth/password/sign-up', tags: TAGS, summary: 'Sign up with email and password' } })
     .input(schemas.passwordSignUpSchema)
     .output(schemas.authResponseSchema)
-    .mutation(({ ctx, input }) => service.signUpWithPassword(ctx.deps, ctx.auth, input.email, input.password)),
+    .mutation(({ ctx, input }) => service.signUpWithPassword(ctx.deps, ctx.auth, input.email, input.password, ctx.ip)),
 
   passwordSignIn: accessProcedure('client')
     .meta({ openapi: { method: 'POST', path: '/auth/password/sign-in', tags: TAGS, summary: 'Sign in with email and password' } })
@@ -42,5 +42,5 @@ export const authRouter = router({
     .meta({ openapi: { method: 'POST', path: '/auth/anonymous/sign-up', tags: TAGS, summary: 'Create an anonymous user (its tokens need x-latch-allow-anonymous-user: true)' } })
     .input(z.object({}))
     .output(schemas.authResponseSchema)
-    .mutation(({ ctx }) => service.signUpAnonymously(ctx.deps, ctx.auth)),
+    .mutation(({ ctx }) => service.signUpAnonymously(ctx.deps, ctx.auth, ctx.ip)),
 });

@@ -14,14 +14,16 @@ import { randomUUID } from 'node:crypto';
  * create users). The password is hashed before any row is touched, so a duplicate email costs the
  * same time as a new one. An anonymous caller is upgraded in place and keeps its data.
  */
-export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: string, password: string): Promise<AuthResponse> {
+export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: string, password: string, ip: string | null): Promise<AuthResponse> {
   const config = auth.project.config;
   if (!config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
   if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   checkPasswordRequirements(password);
   const passwordHash = await hashPassword(password);
   return deps.db.transaction().execute(async (trx) => {
-    const anonymous = auth.user?.is_anonymous ? await findSessionUser(trx, auth.tenancy.id, auth.user.sub, auth.user.refresh_token_id) : undefined;
+    // Locked: of concurrent upgrades of one anonymous user, the first wins and the others find its
+    // session gone (and sign up as new users) instead of tripping over its new email channel.
+    const anonymous = auth.user?.is_anonymous ? await findSessionUser(trx, auth.tenancy.id, auth.user.sub, auth.user.refresh_token_id, { forUpdate: true }) : undefined;
     let user;
     if (anonymous?.is_anonymous) {
       try {
@@ -43,7 +45,7 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
       });
     }
     if (!user) throw new KnownErrors.UserNotFound();
-    const session = await issueSession(trx, auth.tenancy, user.id, { ip: null });
+    const session = await issueSession(trx, auth.tenancy, user.id, { ip });
     return authResponse(deps, auth.tenancy, user, session, true);
   });
 }
@@ -92,7 +94,7 @@ export async function setPassword(deps: Deps, auth: AuthContext, password: strin
   await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password) });
 }
 
-export async function signUpAnonymously(deps: Deps, auth: AuthContext): Promise<AuthResponse> {
+export async function signUpAnonymously(deps: Deps, auth: AuthContext, ip: string | null): Promise<AuthResponse> {
   if (!auth.project.config.anonymous_enabled) throw new KnownErrors.AnonymousAccountsNotEnabled();
   return deps.db.transaction().execute(async (trx) => {
     const user = await insertUserWithEmail(trx, deps, auth.tenancy, auth.project.config, {
@@ -103,7 +105,7 @@ export async function signUpAnonymously(deps: Deps, auth: AuthContext): Promise<
       isAnonymous: true,
       displayName: null,
     });
-    const session = await issueSession(trx, auth.tenancy, user.id);
+    const session = await issueSession(trx, auth.tenancy, user.id, { ip });
     const fresh = (await findUser(trx, auth.tenancy.id, user.id)) ?? user;
     return authResponse(deps, auth.tenancy, fresh, session, true);
   });

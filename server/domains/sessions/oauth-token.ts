@@ -20,12 +20,18 @@ export async function handleOAuthToken(deps: Deps, req: Request, res: Response):
     let clientSecret = field('client_secret');
     const authorization = req.headers.authorization;
     if (authorization) {
+      const malformed = () => new KnownErrors.SchemaError('Authorization header must be in the format "Basic <base64>"');
       const match = /^Basic ([A-Za-z0-9+/=]+)$/.exec(authorization);
       const decoded = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : '';
-      if (!match || !decoded.includes(':')) throw new KnownErrors.SchemaError('Authorization header must be in the format "Basic <base64>"');
+      if (!match || !decoded.includes(':')) throw malformed();
       const colon = decoded.indexOf(':');
-      clientId = decodeURIComponent(decoded.slice(0, colon));
-      clientSecret = decodeURIComponent(decoded.slice(colon + 1));
+      // RFC 6749 §2.3.1: both parts are form-urlencoded; a bad %-escape is the client's error, not a 500.
+      try {
+        clientId = decodeURIComponent(decoded.slice(0, colon));
+        clientSecret = decodeURIComponent(decoded.slice(colon + 1));
+      } catch {
+        throw malformed();
+      }
     }
     if (field('grant_type') !== 'refresh_token') {
       throw new KnownErrors.SchemaError('Request validation failed:\n  - grant_type must be refresh_token', { issues: [{ path: 'grant_type', message: 'must be refresh_token' }] });

@@ -10,12 +10,16 @@ export async function insertSession(
 }
 
 /** The session of a refresh token hash, with its user, when it is live and of this tenancy. */
-export async function findLiveSessionByTokenHash(db: Executor, tenancyId: string, tokenHash: string): Promise<(UserRow & { session_id: string; session_last_used_at: Date }) | undefined> {
+export async function findLiveSessionByTokenHash(
+  db: Executor,
+  tenancyId: string,
+  tokenHash: string,
+): Promise<(UserRow & { session_id: string; session_last_used_at: Date; session_expires_at: Date | null }) | undefined> {
   return db
     .selectFrom('sessions as s')
     .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 's.tenancy_id').onRef('u.id', '=', 's.user_id'))
     .selectAll('u')
-    .select(['s.id as session_id', 's.last_used_at as session_last_used_at'])
+    .select(['s.id as session_id', 's.last_used_at as session_last_used_at', 's.expires_at as session_expires_at'])
     .where('s.refresh_token_hash', '=', tokenHash)
     .where('s.tenancy_id', '=', tenancyId)
     .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', sql<Date>`now()`)]))

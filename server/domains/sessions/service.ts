@@ -14,6 +14,7 @@ export const DEFAULT_SESSION_MILLIS = 31_536_000_000;
 export interface IssuedSession {
   sessionId: string;
   refreshToken: string;
+  expiresAt: Date;
 }
 
 /** Creates a session row; the refresh token (224 random bits) is returned once and stored hashed. */
@@ -25,20 +26,26 @@ export async function issueSession(
 ): Promise<IssuedSession> {
   const refreshToken = randomSecret();
   const sessionId = randomUUID();
+  const expiresAt = new Date(Date.now() + (options.expiresInMillis ?? DEFAULT_SESSION_MILLIS));
   await q.insertSession(db, {
     tenancy_id: tenancy.id,
     id: sessionId,
     user_id: userId,
     refresh_token_hash: hashSecret(refreshToken),
     is_impersonation: options.isImpersonation ?? false,
-    expires_at: new Date(Date.now() + (options.expiresInMillis ?? DEFAULT_SESSION_MILLIS)),
+    expires_at: expiresAt,
     last_used_ip: options.ip ?? null,
   });
-  return { sessionId, refreshToken };
+  return { sessionId, refreshToken, expiresAt };
 }
 
-/** Signs an access token (ES256, 10 minutes by default) for a user's session. */
-export function mintAccessToken(deps: Deps, tenancy: Tenancy, user: UserRow, sessionId: string): Promise<string> {
+/**
+ * Signs an access token (ES256, 10 minutes by default) for a user's session. The token never
+ * outlives its session: most routes check only the signature, so a short session (impersonation,
+ * `expires_in_millis`) would otherwise keep working for up to a full access-token lifetime.
+ */
+export function mintAccessToken(deps: Deps, tenancy: Tenancy, user: UserRow, sessionId: string, sessionExpiresAt: Date | null): Promise<string> {
+  const untilSessionEnds = sessionExpiresAt ? Math.floor((sessionExpiresAt.getTime() - Date.now()) / 1000) : Infinity;
   return deps.keyring.current().sign(
     {
       sub: user.id,
@@ -54,7 +61,7 @@ export function mintAccessToken(deps: Deps, tenancy: Tenancy, user: UserRow, ses
       selected_team_id: user.selected_team_id,
       is_anonymous: user.is_anonymous,
     },
-    deps.env.accessTokenTtlSeconds,
+    Math.max(0, Math.min(deps.env.accessTokenTtlSeconds, untilSessionEnds)),
   );
 }
 
@@ -67,7 +74,7 @@ export interface AuthResponse {
 
 export async function authResponse(deps: Deps, tenancy: Tenancy, user: UserRow, session: IssuedSession, isNewUser: boolean): Promise<AuthResponse> {
   return {
-    access_token: await mintAccessToken(deps, tenancy, user, session.sessionId),
+    access_token: await mintAccessToken(deps, tenancy, user, session.sessionId, session.expiresAt),
     refresh_token: session.refreshToken,
     user_id: user.id,
     is_new_user: isNewUser,
@@ -83,7 +90,7 @@ export async function refreshAccessToken(deps: Deps, tenancy: Tenancy, refreshTo
   const row = await q.findLiveSessionByTokenHash(deps.db, tenancy.id, hashSecret(refreshToken));
   if (!row) throw new KnownErrors.RefreshTokenNotFoundOrExpired();
   if (Date.now() - row.session_last_used_at.getTime() > 60_000) await q.touchSession(deps.db, tenancy.id, row.session_id, ip);
-  return mintAccessToken(deps, tenancy, row, row.session_id);
+  return mintAccessToken(deps, tenancy, row, row.session_id, row.session_expires_at);
 }
 
 export function requireUserId(auth: AuthContext): string {
@@ -148,5 +155,5 @@ export async function createSessionForUser(
   const user = await findUser(deps.db, auth.tenancy.id, input.user_id);
   if (!user) throw new KnownErrors.UserIdDoesNotExist(input.user_id);
   const session = await issueSession(deps.db, auth.tenancy, user.id, { isImpersonation: input.is_impersonation ?? false, expiresInMillis: input.expires_in_millis ?? DEFAULT_SESSION_MILLIS });
-  return { access_token: await mintAccessToken(deps, auth.tenancy, user, session.sessionId), refresh_token: session.refreshToken };
+  return { access_token: await mintAccessToken(deps, auth.tenancy, user, session.sessionId, session.expiresAt), refresh_token: session.refreshToken };
 }

@@ -10,15 +10,23 @@ export async function findUser(db: Executor, tenancyId: string, userId: string):
  * The signed-in user, only while the session behind the access token still exists: a deleted user
  * or a revoked session stops working at once, not when the access token expires. One indexed join.
  */
-export async function findSessionUser(db: Executor, tenancyId: string, userId: string, sessionId: string): Promise<UserRow | undefined> {
-  return db
+export async function findSessionUser(
+  db: Executor,
+  tenancyId: string,
+  userId: string,
+  sessionId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<UserRow | undefined> {
+  let query = db
     .selectFrom('users as u')
     .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
     .selectAll('u')
     .where('u.tenancy_id', '=', tenancyId)
     .where('u.id', '=', userId)
-    .where('s.id', '=', sessionId)
-    .executeTakeFirst();
+    .where('s.id', '=', sessionId);
+  // Inside a transaction: holds the user and session rows until it ends (serializes concurrent upgrades).
+  if (options.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
 }
 
 /** The user whose auth-enabled email this is (case-insensitive), if any. */

@@ -124,12 +124,13 @@ export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<t
   return toUserDto(user, 'server');
 }
 
-async function loadUserFor(deps: Deps, auth: AuthContext, userId: string): Promise<UserRow> {
+/** Inside a transaction pass `trx`: PGlite has one connection, so a read on `deps.db` there deadlocks. */
+async function loadUserFor(deps: Deps, auth: AuthContext, userId: string, db: Executor = deps.db): Promise<UserRow> {
   // For the caller's own user, the session must still be live (revocation is immediate).
   const own = auth.user && auth.user.sub === userId;
   const row = own && auth.user
-    ? await q.findSessionUser(deps.db, auth.tenancy.id, userId, auth.user.refresh_token_id)
-    : await q.findUser(deps.db, auth.tenancy.id, userId);
+    ? await q.findSessionUser(db, auth.tenancy.id, userId, auth.user.refresh_token_id)
+    : await q.findUser(db, auth.tenancy.id, userId);
   if (!row) {
     if (own) throw new KnownErrors.AccessTokenExpired();
     throw new KnownErrors.UserNotFound();
@@ -157,7 +158,7 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
   const s = input as z.infer<typeof serverUserUpdateSchema>;
   const passwordHash = await passwordHashFrom(s);
   const row = await deps.db.transaction().execute(async (trx) => {
-    const current = await loadUserFor(deps, auth, userId);
+    const current = await loadUserFor(deps, auth, userId, trx);
     if (input.selected_team_id && !(await isTeamMember(trx, auth.tenancy.id, input.selected_team_id, userId))) {
       throw new KnownErrors.TeamMembershipNotFound(input.selected_team_id, userId);
     }
