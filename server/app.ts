@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,7 @@ import swaggerUiDist from 'swagger-ui-dist';
 import type { Deps } from './deps.js';
 import { KnownErrors } from './errors/known-errors.js';
 import { toWireError } from './errors/wire.js';
+import { findInputProblem } from './validation/schemas.js';
 import { createRequestContext } from './trpc/context.js';
 import { buildOpenApiDocument } from './trpc/openapi.js';
 import { createRestDispatcher, sendError } from './trpc/rest.js';
@@ -36,6 +38,9 @@ export function createApp(deps: Deps): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   const metrics: Metrics = { requests: new Map() };
+  // Bench only (LATCH_BENCH_STATS=1, used by bench/run.ts): event-loop delay since the previous /metrics read.
+  const loopDelay = process.env.LATCH_BENCH_STATS === '1' ? monitorEventLoopDelay({ resolution: 10 }) : null;
+  loopDelay?.enable();
   const dispatcher = createRestDispatcher(appRouter, deps);
   const openApiDocument = buildOpenApiDocument(appRouter);
 
@@ -84,6 +89,12 @@ export function createApp(deps: Deps): express.Express {
     for (const [status, count] of metrics.requests) lines.push(`latch_http_responses_total{status="${status}"} ${count}`);
     const memory = process.memoryUsage();
     lines.push('# TYPE latch_process_resident_memory_bytes gauge', `latch_process_resident_memory_bytes ${memory.rss}`);
+    if (loopDelay) {
+      // The histogram counts the 10 ms sampling interval itself; subtract it to get the delay.
+      const ms = (ns: number) => Math.max(0, ns / 1e6 - 10).toFixed(2);
+      lines.push('# TYPE latch_event_loop_delay_p99_ms gauge', `latch_event_loop_delay_p50_ms ${ms(loopDelay.percentile(50))}`, `latch_event_loop_delay_p99_ms ${ms(loopDelay.percentile(99))}`, `latch_event_loop_delay_max_ms ${ms(loopDelay.max)}`);
+      loopDelay.reset();
+    }
     res.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
   });
 
@@ -97,10 +108,19 @@ export function createApp(deps: Deps): express.Express {
 <script>SwaggerUIBundle({ url: '/api/v1/docs/openapi.json', dom_id: '#docs', deepLinking: true });</script></body></html>`);
   });
 
-  const jsonBody = express.json({ limit: '2mb', strict: false, type: ['application/json', 'application/*+json'] });
-  const formBody = express.urlencoded({ extended: false, limit: '64kb' });
+  const parseJson = express.json({ limit: '2mb', strict: false, type: ['application/json', 'application/*+json'] });
+  // Procedures refuse unstorable input themselves (trpc/procedures.ts); two places need it earlier:
+  // the tRPC adapter re-serializes the parsed body (absurd nesting overflows the stack before any
+  // procedure runs), and the OAuth route reads its body directly.
+  const guardBody = (options: { checkStrings: boolean }) => (req: Request, res: Response, next: NextFunction) => {
+    const problem = findInputProblem(req.body, options);
+    if (!problem) return next();
+    sendError(req, res, deps, String(res.locals.requestId), new KnownErrors.SchemaError(`Request validation failed:\n  - ${problem.path} ${problem.message}`, { issues: [problem] }));
+  };
+  const jsonBody = [parseJson, guardBody({ checkStrings: false })];
+  const oauthBody = [parseJson, express.urlencoded({ extended: false, limit: '64kb' }), guardBody({ checkStrings: true })];
 
-  app.post('/api/v1/auth/oauth/token', jsonBody, formBody, (req, res) => handleOAuthToken(deps, req, res));
+  app.post('/api/v1/auth/oauth/token', oauthBody, (req: Request, res: Response) => handleOAuthToken(deps, req, res));
 
   app.use('/api/trpc', jsonBody, createExpressMiddleware({
     router: appRouter,
@@ -119,7 +139,7 @@ export function createApp(deps: Deps): express.Express {
     },
   }));
 
-  app.use('/api/v1', jsonBody, (req, res) => {
+  app.use('/api/v1', jsonBody, (req: Request, res: Response) => {
     void dispatcher.handle(req, res);
   });
 

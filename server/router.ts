@@ -1,7 +1,11 @@
 import { apiKeysRouter } from './domains/api-keys/router.js';
 import { authRouter } from './domains/auth/router.js';
+import { permissionsRouter } from './domains/permissions/router.js';
 import { projectsRouter } from './domains/projects/router.js';
 import { sessionsRouter } from './domains/sessions/router.js';
+import { teamInvitationsRouter } from './domains/team-invitations/router.js';
+import { teamsRouter } from './domains/teams/router.js';
+import { userTeamApiKeysRouter } from './domains/user-team-api-keys/router.js';
 import { usersRouter } from './domains/users/router.js';
 import { router } from './trpc/init.js';
 
@@ -12,6 +16,10 @@ export const appRouter = router({
   users: usersRouter,
   projects: projectsRouter,
   apiKeys: apiKeysRouter,
+  teams: teamsRouter,
+  teamInvitations: teamInvitationsRouter,
+  permissions: permissionsRouter,
+  userTeamApiKeys: userTeamApiKeysRouter,
 });
 
 export type AppRouter = typeof appRouter;

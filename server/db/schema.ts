@@ -112,6 +112,85 @@ export interface SigningKeysTable {
   created_at: Timestamp;
 }
 
+export interface PermissionDefinitionsTable {
+  tenancy_id: string;
+  id: string;
+  scope: 'team' | 'project';
+  description: string | null;
+  created_at: Timestamp;
+}
+
+export interface PermissionInclusionsTable {
+  tenancy_id: string;
+  parent_id: string;
+  child_id: string;
+}
+
+export interface TeamPermissionGrantsTable {
+  tenancy_id: string;
+  team_id: string;
+  user_id: string;
+  permission_id: string;
+  created_at: Timestamp;
+}
+
+export interface ProjectPermissionGrantsTable {
+  tenancy_id: string;
+  user_id: string;
+  permission_id: string;
+  created_at: Timestamp;
+}
+
+export interface TeamInvitationsTable {
+  tenancy_id: string;
+  id: string;
+  team_id: string;
+  recipient_email: string;
+  expires_at: Date;
+  created_at: Timestamp;
+}
+
+export interface UserTeamApiKeysTable {
+  tenancy_id: string;
+  id: string;
+  secret_hash: string;
+  last_four: string;
+  is_public: Generated<boolean>;
+  description: string;
+  expires_at: Date | null;
+  manually_revoked_at: Date | null;
+  created_at: Timestamp;
+  user_id: string | null;
+  team_id: string | null;
+}
+
+export interface VerificationCodesTable {
+  tenancy_id: string;
+  id: string;
+  purpose: string;
+  code_hash: string;
+  data: ColumnType<unknown, string, string>;
+  expires_at: Date;
+  used_at: Date | null;
+  attempt_count: Generated<number>;
+  created_at: Timestamp;
+}
+
+export interface EmailOutboxTable {
+  id: string;
+  tenancy_id: string | null;
+  to_email: string;
+  subject: string;
+  html: string;
+  text: string;
+  state: Generated<'pending' | 'sent' | 'failed' | 'not-delivered'>;
+  attempts: Generated<number>;
+  error: string | null;
+  next_attempt_at: Timestamp;
+  sent_at: Date | null;
+  created_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   tenancies: TenanciesTable;
@@ -122,6 +201,14 @@ export interface DB {
   teams: TeamsTable;
   team_members: TeamMembersTable;
   signing_keys: SigningKeysTable;
+  permission_definitions: PermissionDefinitionsTable;
+  permission_inclusions: PermissionInclusionsTable;
+  team_permission_grants: TeamPermissionGrantsTable;
+  project_permission_grants: ProjectPermissionGrantsTable;
+  team_invitations: TeamInvitationsTable;
+  user_team_api_keys: UserTeamApiKeysTable;
+  verification_codes: VerificationCodesTable;
+  email_outbox: EmailOutboxTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;
@@ -131,3 +218,8 @@ export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type ApiKeySetRow = Selectable<ApiKeySetsTable>;
 export type TeamRow = Selectable<TeamsTable>;
+export type TeamMemberRow = Selectable<TeamMembersTable>;
+export type PermissionDefinitionRow = Selectable<PermissionDefinitionsTable>;
+export type TeamInvitationRow = Selectable<TeamInvitationsTable>;
+export type UserTeamApiKeyRow = Selectable<UserTeamApiKeysTable>;
+export type VerificationCodeRow = Selectable<VerificationCodesTable>;

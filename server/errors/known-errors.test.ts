@@ -130,6 +130,7 @@ const samples: { [K in Key]: () => KnownErrorOf<K> } = {
   WrongApiKeyType: () => new KnownErrors.WrongApiKeyType('user', 'team'),
   ApiKeyNotFound: () => new KnownErrors.ApiKeyNotFound(),
   PublicApiKeyCannotBeRevoked: () => new KnownErrors.PublicApiKeyCannotBeRevoked(),
+  ApiKeysNotEnabled: () => new KnownErrors.ApiKeysNotEnabled('team'),
   EmailRenderingError: () => new KnownErrors.EmailRenderingError('Unexpected token'),
   RequiresCustomEmailServer: () => new KnownErrors.RequiresCustomEmailServer(),
   EmailTemplateAlreadyExists: () => new KnownErrors.EmailTemplateAlreadyExists(),

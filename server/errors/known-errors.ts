@@ -696,12 +696,16 @@ export const KnownErrors = {
     message: message ?? 'The API key is not valid.',
   })),
 
+  /** `details.reason` is the spec's reason code for user and team keys. */
   ApiKeyExpired: defineKnownError('API_KEY_EXPIRED', 401, () => ({
     message: 'The API key has expired. Create a new one.',
+    details: { reason: 'expired' as const },
   })),
 
+  /** `details.reason` is the spec's reason code for user and team keys (checked before expiry). */
   ApiKeyRevoked: defineKnownError('API_KEY_REVOKED', 401, () => ({
     message: 'The API key has been revoked. Create a new one.',
+    details: { reason: 'manually-revoked' as const },
   })),
 
   WrongApiKeyType: defineKnownError('WRONG_API_KEY_TYPE', 400, (expectedType: string, actualType: string) => ({
@@ -712,7 +716,13 @@ export const KnownErrors = {
   ApiKeyNotFound: defineKnownError('API_KEY_NOT_FOUND', 404, () => ({ message: 'API key not found.' })),
 
   PublicApiKeyCannotBeRevoked: defineKnownError('PUBLIC_API_KEY_CANNOT_BE_REVOKED', 400, () => ({
-    message: 'Public API keys cannot be revoked through the secret-scanner endpoint.',
+    message: 'Public API keys cannot be revoked: they are meant to be seen. To stop one from working, set its expires_at_millis.',
+  })),
+
+  /** Latch addition: user or team API keys used while the project's allow_*_api_keys flag is off. */
+  ApiKeysNotEnabled: defineKnownError('API_KEYS_NOT_ENABLED', 400, (type: 'user' | 'team') => ({
+    message: `${type === 'user' ? 'User' : 'Team'} API keys are not enabled for this project. Turn on allow_${type}_api_keys in the project config.`,
+    details: { type },
   })),
 
   // ─── Email ─────────────────────────────────────────────────────────────────────────────────────

@@ -46,6 +46,18 @@ export function toWireError(error: unknown, requestId: string): WireError {
       const schema = schemaErrorFromIssues(error.cause.issues);
       return { status: schema.status, body: schema.toBody(), unexpected: null };
     }
+    // tRPC wraps a failed JSON.parse of `?input=` or of the body as BAD_REQUEST with the SyntaxError.
+    if (error.code === 'BAD_REQUEST' && error.cause instanceof SyntaxError) {
+      const parse = new KnownErrors.BodyParsingError(`The request input is not valid JSON (${error.cause.message}).`);
+      return { status: parse.status, body: parse.toBody(), unexpected: null };
+    }
+    // tRPC's own request checks (batch size, batch input shape) carry no cause: the caller's
+    // mistake, not a 500. (Services throw known errors, never TRPCError.) A BAD_REQUEST caused by
+    // anything else (a throwing refine, a stack overflow) stays an unexpected error.
+    if (error.code === 'BAD_REQUEST' && error.cause === undefined) {
+      const bad = new KnownErrors.SchemaError(error.message);
+      return { status: bad.status, body: bad.toBody(), unexpected: null };
+    }
     if (error.code === 'PARSE_ERROR') {
       const parse = new KnownErrors.BodyParsingError(error.message);
       return { status: parse.status, body: parse.toBody(), unexpected: null };

@@ -87,6 +87,14 @@ export function parseLatchHeaders(req: IncomingMessage): LatchHeaders {
   };
 }
 
+/**
+ * The caller's IP: express's req.ip, which honours X-Forwarded-For only from loopback and private
+ * proxies ('trust proxy' in app.ts), else the socket address. One source for REST, tRPC and OAuth.
+ */
+export function clientIp(req: IncomingMessage): string | null {
+  return (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? null;
+}
+
 export function createRequestContext(deps: Deps, req: IncomingMessage, requestId: string = randomUUID()): RequestContext {
   const headers = parseLatchHeaders(req);
   let auth: Promise<AuthContext | null> | null = null;
@@ -94,7 +102,7 @@ export function createRequestContext(deps: Deps, req: IncomingMessage, requestId
   return {
     deps,
     requestId,
-    ip: req.socket.remoteAddress ?? null,
+    ip: clientIp(req),
     headers,
     getAuth: () => (auth ??= resolveAuth(deps, headers)),
     getProjectAuth: () => (projectAuth ??= resolveAuth(deps, headers, { ignoreAccessToken: true })),

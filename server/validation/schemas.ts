@@ -82,12 +82,55 @@ export const portSchema = z.number().int().min(0).max(65535);
 /** Any JSON value (metadata fields). */
 export const jsonValueSchema = z.json();
 
-export const millisSchema = z.number().int().min(0);
+/** Milliseconds since the epoch, up to the last instant a JS Date can hold (beyond it, new Date() is invalid). */
+export const MAX_DATE_MILLIS = 8_640_000_000_000_000;
+export const millisSchema = z.number().int().min(0).max(MAX_DATE_MILLIS);
 
 /** Query booleans: the REST dispatcher turns 'true'/'false' into booleans; tRPC sends booleans. */
 export const queryBoolean = z.boolean();
 
 export const successSchema = z.object({ success: z.literal(true) });
+
+/** Deeper input is refused before validation: zod and JSON.stringify recurse, and no field needs it. */
+export const MAX_INPUT_DEPTH = 64;
+
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * What no input may contain, whatever its schema: the NUL character (PostgreSQL refuses it in text
+ * and jsonb, so it would end in a 500), unpaired UTF-16 surrogates (not Unicode: they would be
+ * stored as U+FFFD, silently changing the value), and nesting deeper than MAX_INPUT_DEPTH. Object
+ * keys are checked like values. Iterative, so hostile nesting cannot overflow the stack here.
+ *
+ * @example findInputProblem({ display_name: 'a\u0000b' }) // { path: 'display_name', message: 'must not contain the NUL character' }
+ */
+export function findInputProblem(input: unknown, options: { maxDepth?: number; checkStrings?: boolean } = {}): { path: string; message: string } | null {
+  const { maxDepth = MAX_INPUT_DEPTH, checkStrings = true } = options;
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: input, path: '', depth: 0 }];
+  const checkString = (value: string, path: string) => {
+    if (!checkStrings) return null;
+    if (value.includes('\u0000')) return { path: path || 'body', message: 'must not contain the NUL character' };
+    if (UNPAIRED_SURROGATE.test(value)) return { path: path || 'body', message: 'must be valid Unicode (it contains an unpaired surrogate)' };
+    return null;
+  };
+  while (stack.length) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      const problem = checkString(value, path);
+      if (problem) return problem;
+    } else if (value !== null && typeof value === 'object') {
+      if (depth >= maxDepth) return { path: path || 'body', message: `is nested too deeply (more than ${maxDepth} levels)` };
+      const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
+      for (const [key, item] of entries) {
+        const child = path ? `${path}.${key}` : key;
+        const keyProblem = Array.isArray(value) ? null : checkString(key, child);
+        if (keyProblem) return keyProblem;
+        stack.push({ value: item, path: child, depth: depth + 1 });
+      }
+    }
+  }
+  return null;
+}
 
 export function paginatedList<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), is_paginated: z.literal(true), pagination: z.object({ next_cursor: z.string().nullable() }) });

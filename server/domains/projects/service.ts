@@ -167,11 +167,16 @@ export async function getAdminProject(deps: Deps, auth: AuthContext): Promise<Ad
   return toAdminProjectDto(deps, row, auth.tenancy.branchId);
 }
 
-export async function updateAdminProject(deps: Deps, auth: AuthContext, input: z.infer<typeof projectUpdateSchema>): Promise<AdminProject> {
+export async function updateAdminProject(
+  deps: Deps,
+  auth: AuthContext,
+  input: z.infer<typeof projectUpdateSchema> | ((locked: ProjectRow) => z.infer<typeof projectUpdateSchema>),
+): Promise<AdminProject> {
   const row = await deps.db.transaction().execute(async (trx) => {
     const current = await q.lockProject(trx, auth.project.id);
     if (!current) throw new KnownErrors.CurrentProjectNotFound(auth.project.id);
-    const { config, ...fields } = input;
+    // A patch computed from the locked row (config override) cannot lose a concurrent update.
+    const { config, ...fields } = typeof input === 'function' ? input(current) : input;
     const nextConfig = config ? mergeConfig(deps, current.id, effectiveConfig(current.config), config) : undefined;
     const updated = await q.updateProject(trx, current.id, { ...fields, ...(nextConfig ? { config: { ...nextConfig } } : {}) });
     if (!updated) throw new KnownErrors.CurrentProjectNotFound(auth.project.id);
@@ -261,22 +266,43 @@ export async function overrideConfig(deps: Deps, auth: AuthContext, overrideStri
     throw new KnownErrors.SchemaError('config_override_string must be a JSON object.');
   }
   if (typeof override !== 'object' || override === null || Array.isArray(override)) throw new KnownErrors.SchemaError('config_override_string must be a JSON object.');
-  const current = (await getAdminProject(deps, auth)).config as unknown as Record<string, unknown>;
+  const entries = override as Record<string, unknown>;
+  await updateAdminProject(deps, auth, (locked) => ({ config: parse(applyOverride(toAdminProjectDto(deps, locked).config as unknown as Record<string, unknown>, entries)) }));
+}
+
+/** The patch that a dotted-key override makes of the current config. */
+function applyOverride(current: Record<string, unknown>, entries: Record<string, unknown>): Record<string, unknown> {
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+  const notAnObject = (key: string) => new KnownErrors.SchemaError(`config_override_string: ${key} does not point into a config object.`);
   const patch: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(override)) {
+  for (const [key, value] of Object.entries(entries)) {
+    // Walking `a.__proto__.b` would write to Object.prototype of the whole server process.
+    if (key.split('.').some((part) => part === '__proto__' || part === 'constructor' || part === 'prototype')) {
+      throw new KnownErrors.SchemaError(`config_override_string: ${key} is not a config key.`);
+    }
     const [head, ...tail] = key.split('.');
     if (!head) continue;
     if (tail.length === 0) {
       patch[head] = value;
       continue;
     }
-    const base = structuredClone((patch[head] ?? current[head] ?? {}) as Record<string, unknown>);
-    let node = base;
-    for (const part of tail.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+    if (!Object.hasOwn(patch, head)) {
+      // Changing an object's type (`email_config.type`: standard → shared) starts it afresh: the old
+      // variant's fields (host, password, …) do not belong to the new one.
+      const existing = current[head];
+      const newType = entries[`${head}.type`];
+      const retyped = newType !== undefined && isObject(existing) && existing.type !== newType;
+      patch[head] = retyped ? {} : structuredClone(existing ?? {});
+    }
+    let node = patch[head];
+    for (const part of tail.slice(0, -1)) {
+      if (!isObject(node)) throw notAnObject(key);
+      node = node[part] ??= {};
+    }
+    if (!isObject(node)) throw notAnObject(key);
     node[tail[tail.length - 1]!] = value;
-    patch[head] = base;
   }
-  await updateAdminProject(deps, auth, { config: parse(patch) });
+  return patch;
 }
 
 /** Creates the internal project on first start; keeps its sign-up flag in step with the env. */

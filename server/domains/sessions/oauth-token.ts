@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Deps } from '../../deps.js';
 import { KnownErrors } from '../../errors/known-errors.js';
-import { resolveAuth, parseLatchHeaders } from '../../trpc/context.js';
+import { clientIp, resolveAuth, parseLatchHeaders } from '../../trpc/context.js';
 import { sendError } from '../../trpc/rest.js';
 import { refreshAccessToken } from './service.js';
 
@@ -21,14 +21,16 @@ export async function handleOAuthToken(deps: Deps, req: Request, res: Response):
     const authorization = req.headers.authorization;
     if (authorization) {
       const malformed = () => new KnownErrors.SchemaError('Authorization header must be in the format "Basic <base64>"');
-      const match = /^Basic ([A-Za-z0-9+/=]+)$/.exec(authorization);
+      // The scheme is case-insensitive (RFC 7235 §2.1).
+      const match = /^basic ([A-Za-z0-9+/=]+)$/i.exec(authorization.trim());
       const decoded = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : '';
       if (!match || !decoded.includes(':')) throw malformed();
       const colon = decoded.indexOf(':');
       // RFC 6749 §2.3.1: both parts are form-urlencoded; a bad %-escape is the client's error, not a 500.
       try {
-        clientId = decodeURIComponent(decoded.slice(0, colon));
-        clientSecret = decodeURIComponent(decoded.slice(colon + 1));
+        const formDecode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+        clientId = formDecode(decoded.slice(0, colon));
+        clientSecret = formDecode(decoded.slice(colon + 1));
       } catch {
         throw malformed();
       }
@@ -43,14 +45,17 @@ export async function handleOAuthToken(deps: Deps, req: Request, res: Response):
     const auth = await resolveAuth(deps, {
       ...headers,
       projectId: clientId ?? headers.projectId,
-      accessType: headers.accessType ?? 'client',
+      // client_secret is a publishable client key: with it, the check is the client check, whatever headers say.
+      accessType: clientSecret !== undefined ? 'client' : (headers.accessType ?? 'client'),
       publishableClientKey: clientSecret ?? headers.publishableClientKey,
       accessToken: null,
       authHeader: null,
     });
     if (!auth) throw new KnownErrors.ClientAuthenticationRequired();
-    const accessToken = await refreshAccessToken(deps, auth.tenancy, refreshToken, req.ip ?? null);
-    res.json({ access_token: accessToken, token_type: 'Bearer', expires_in: deps.env.accessTokenTtlSeconds, refresh_token: refreshToken, scope: 'openid' });
+    const accessToken = await refreshAccessToken(deps, auth.tenancy, refreshToken, clientIp(req));
+    // expires_in from the token itself: it is shorter than the configured lifetime near the session's end.
+    const exp = Number(JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')).exp);
+    res.json({ access_token: accessToken, token_type: 'Bearer', expires_in: Math.max(0, exp - Math.floor(Date.now() / 1000)), refresh_token: refreshToken, scope: 'openid' });
   } catch (error) {
     sendError(req, res, deps, requestId, error);
   }

@@ -12,7 +12,8 @@ import type { Executor } from '../projects/queries.js';
 import { isTeamMember } from '../projects/queries.js';
 import { deleteSessionsOfUser } from '../sessions/queries.js';
 import { resolveUserId } from '../sessions/service.js';
-import { insertTeam, insertTeamMember } from '../teams/queries.js';
+import { grantUserDefaults } from '../permissions/service.js';
+import { insertTeamWithCreator } from '../teams/service.js';
 import { type ClientUser, type ServerUser, toUserDto } from './dto.js';
 import * as q from './queries.js';
 import type { clientUserUpdateSchema, serverUserUpdateSchema, userCreateSchema, userListQuerySchema } from './schemas.js';
@@ -81,13 +82,12 @@ export async function insertUserWithEmail(trx: Executor, deps: Deps, tenancy: Te
       throw error;
     }
   }
+  await grantUserDefaults(trx, tenancy, config, id);
   if (config.create_team_on_sign_up && !fields.isAnonymous) {
-    const teamId = randomUUID();
     const name = fields.displayName ?? fields.primaryEmail ?? 'Personal';
-    await insertTeam(trx, { tenancy_id: tenancy.id, id: teamId, display_name: `${name}'s team` });
-    await insertTeamMember(trx, { tenancy_id: tenancy.id, team_id: teamId, user_id: id });
-    await q.setSelectedTeam(trx, tenancy.id, id, teamId);
-    return { ...user, selected_team_id: teamId };
+    // The user creates their personal team: member, team_creator_default_permissions, selected.
+    const team = await insertTeamWithCreator(trx, tenancy, config, { display_name: `${name}'s team` }, id);
+    return { ...user, selected_team_id: team.id };
   }
   return user;
 }
@@ -224,10 +224,12 @@ export function encodeCursor(row: { signed_up_at: Date; id: string }): string {
 }
 
 function decodeCursor(cursor: string): { signedUpAt: Date; id: string } {
-  const [millis, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
-  const time = Number(millis);
-  if (!id || !Number.isSafeInteger(time) || !/^[0-9a-f-]{36}$/i.test(id)) throw new KnownErrors.SchemaError('cursor is not a cursor returned by this endpoint.');
-  return { signedUpAt: new Date(time), id };
+  // Exactly what encodeCursor writes (`<millis>:<uuid>`), with a representable time: a forged
+  // cursor is a SCHEMA_ERROR, not a 500 and not a silently different page.
+  const match = /^(-?\d{1,16}):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const signedUpAt = new Date(Number(match?.[1]));
+  if (!match?.[2] || Number.isNaN(signedUpAt.getTime())) throw new KnownErrors.SchemaError('cursor is not a cursor returned by this endpoint.');
+  return { signedUpAt, id: match[2] };
 }
 
 export async function listUsers(deps: Deps, auth: AuthContext, input: z.infer<typeof userListQuerySchema>) {

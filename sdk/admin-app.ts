@@ -1,0 +1,238 @@
+/**
+ * `AdminApp`: a project's owner side. It authenticates with the super secret admin key, or with
+ * an admin access token: the access token of a signed-in owner of the internal project (what the
+ * admin console uses). It can do everything a `ServerApp` can, plus read and change the project,
+ * its configuration and its API keys.
+ */
+import type { LatchQuery } from './cache.js';
+import { defineQuery } from './cache.js';
+import { type AdminProject, type CallOptions, clientCredentials, envVar } from './client-app.js';
+import { type ServerAppOptions, ServerApp } from './server-app.js';
+import type { TokenStoreInit } from './tokens.js';
+import type { AccessLevel, Credentials, RouterInputs, RouterOutputs } from './transport.js';
+
+export type ProjectUpdateInput = RouterInputs['projects']['updateCurrent'];
+/** A set of project keys (only their last four characters). */
+export type InternalApiKey = RouterOutputs['apiKeys']['get'];
+/** A new set of project keys: the full keys, shown only this once. */
+export type CreatedInternalApiKey = RouterOutputs['apiKeys']['create'];
+export type InternalApiKeyCreateInput = RouterInputs['apiKeys']['create'];
+export type InternalApiKeyUpdateInput = Omit<RouterInputs['apiKeys']['update'], 'api_key_id'>;
+/** The effective project configuration (the `config_string` of the wire, parsed). */
+export type ProjectConfig = Record<string, unknown>;
+
+export interface AdminAppOptions extends Omit<ServerAppOptions, 'secretServerKey'> {
+  /** The project's super secret admin key. Default: `LATCH_SUPER_SECRET_ADMIN_KEY`. */
+  superSecretAdminKey?: string;
+  /**
+   * Instead of the admin key: the access token of an owner signed in to the internal project, or
+   * a function returning a fresh one (e.g. `() => internalApp.getAccessToken()`).
+   */
+  adminAccessToken?: string | (() => string | null | Promise<string | null>);
+}
+
+function parseConfig(configString: string): ProjectConfig {
+  return JSON.parse(configString) as ProjectConfig;
+}
+
+/**
+ * The admin app of a project. Its token store defaults to none: admin apps act on the project,
+ * not as a user (an "owned app").
+ *
+ * @example
+ * import { AdminApp } from './sdk/index.js';
+ * const admin = new AdminApp({ projectId: 'c0ffee…', superSecretAdminKey: process.env.LATCH_SUPER_SECRET_ADMIN_KEY });
+ * await admin.updateProject({ config: { sign_up_enabled: false } });
+ * const config = await admin.overrideConfig({ anonymous_enabled: true });
+ */
+export class AdminApp extends ServerApp {
+  constructor(options: AdminAppOptions = {}) {
+    super(options);
+  }
+
+  protected override accessLevel(): AccessLevel {
+    return 'admin';
+  }
+
+  protected override defaultTokenStore(): TokenStoreInit {
+    return null;
+  }
+
+  protected override resolveCredentials(options: AdminAppOptions): Credentials {
+    const superSecretAdminKey = options.superSecretAdminKey ?? (options.adminAccessToken ? undefined : envVar('LATCH_SUPER_SECRET_ADMIN_KEY'));
+    if (!superSecretAdminKey && !options.adminAccessToken) {
+      throw new Error('No admin credentials: pass superSecretAdminKey or adminAccessToken to the AdminApp, or set the LATCH_SUPER_SECRET_ADMIN_KEY environment variable.');
+    }
+    return { ...clientCredentials(options), superSecretAdminKey, adminAccessToken: options.adminAccessToken };
+  }
+
+  /** Owner calls go to the internal project, as the owner of the admin access token. */
+  protected override ownerCallOptions(): CallOptions {
+    const ownerToken = this.credentials.adminAccessToken;
+    if (!ownerToken) throw new Error("Owner calls (listOwnedProjects, createProject, transferProject) need an owner's session: create the AdminApp with adminAccessToken.");
+    return { access: 'client', projectId: 'internal', accessToken: ownerToken };
+  }
+
+  // ─── The project ─────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * The project, admin view, as a cached query.
+   *
+   * @example
+   * admin.subscribe(() => admin.projectQuery(), (state) => console.log(state.data?.config));
+   */
+  override projectQuery(): LatchQuery<AdminProject> {
+    return defineQuery(this.appKey('projects.adminCurrent'), () => this.call((context) => this.trpc.projects.adminCurrent.query({}, { context })));
+  }
+
+  /**
+   * The project with its full configuration and production-mode problems.
+   *
+   * @example
+   * const project = await admin.getProject();
+   * console.log(project.production_mode_problems);
+   */
+  override async getProject(): Promise<AdminProject> {
+    return this.queryClient.fetchQuery(this.projectQuery());
+  }
+
+  /**
+   * Updates the project and its configuration (only the keys given change).
+   *
+   * @example
+   * await admin.updateProject({ display_name: 'Shop', config: { client_user_deletion_enabled: true } });
+   */
+  async updateProject(patch: ProjectUpdateInput): Promise<AdminProject> {
+    const project = await this.call((context) => this.trpc.projects.updateCurrent.mutate(patch, { context }));
+    this.invalidate(['projects.']);
+    return project;
+  }
+
+  /**
+   * Deletes the project and all of its data.
+   *
+   * @example
+   * await admin.deleteProject();
+   */
+  async deleteProject(): Promise<void> {
+    await this.call((context) => this.trpc.projects.deleteCurrent.mutate({}, { context }));
+    this.queryClient.clear();
+  }
+
+  // ─── Configuration ───────────────────────────────────────────────────────────────────────────
+
+  /**
+   * The effective configuration as a cached query.
+   *
+   * @example
+   * admin.subscribe(() => admin.configQuery(), (state) => console.log(state.data));
+   */
+  configQuery(): LatchQuery<ProjectConfig> {
+    return defineQuery(this.appKey('projects.getConfig'), async () =>
+      parseConfig((await this.call((context) => this.trpc.projects.getConfig.query({}, { context }))).config_string),
+    );
+  }
+
+  /**
+   * The effective project configuration.
+   *
+   * @example
+   * const config = await admin.getConfig();
+   */
+  async getConfig(): Promise<ProjectConfig> {
+    return this.queryClient.fetchQuery(this.configQuery());
+  }
+
+  /**
+   * Overrides configuration keys (dotted keys set nested values) and returns the new effective
+   * configuration.
+   *
+   * @example
+   * await admin.overrideConfig({ sign_up_enabled: false, 'email_config.type': 'shared' });
+   */
+  async overrideConfig(override: ProjectConfig): Promise<ProjectConfig> {
+    const result = await this.call((context) => this.trpc.projects.overrideConfig.mutate({ config_override_string: JSON.stringify(override) }, { context }));
+    this.invalidate(['projects.']);
+    return parseConfig(result.config_string);
+  }
+
+  // ─── Internal API keys (the project's key sets) ──────────────────────────────────────────────
+
+  /**
+   * The project's key sets as a cached query.
+   *
+   * @example
+   * admin.subscribe(() => admin.internalApiKeysQuery(), (state) => console.log(state.data));
+   */
+  internalApiKeysQuery(): LatchQuery<InternalApiKey[]> {
+    return defineQuery(this.appKey('apiKeys.list'), async () => (await this.call((context) => this.trpc.apiKeys.list.query({}, { context }))).items);
+  }
+
+  /**
+   * The project's key sets (last four characters of each key only).
+   *
+   * @example
+   * const keys = await admin.listInternalApiKeys();
+   */
+  async listInternalApiKeys(): Promise<InternalApiKey[]> {
+    return this.queryClient.fetchQuery(this.internalApiKeysQuery());
+  }
+
+  /**
+   * One key set.
+   *
+   * @example
+   * const key = await admin.getInternalApiKey(id);
+   */
+  async getInternalApiKey(apiKeyId: string): Promise<InternalApiKey> {
+    return this.queryClient.fetchQuery(
+      defineQuery(this.appKey('apiKeys.get', { api_key_id: apiKeyId }), () => this.call((context) => this.trpc.apiKeys.get.query({ api_key_id: apiKeyId }, { context }))),
+    );
+  }
+
+  /**
+   * Creates a key set; the full keys are in this response only.
+   *
+   * @example
+   * const keys = await admin.createInternalApiKey({ description: 'production', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: false });
+   * console.log(keys.secret_server_key);
+   */
+  async createInternalApiKey(input: InternalApiKeyCreateInput): Promise<CreatedInternalApiKey> {
+    const created = await this.call((context) => this.trpc.apiKeys.create.mutate(input, { context }));
+    this.invalidate(['apiKeys.']);
+    return created;
+  }
+
+  /**
+   * Changes a key set's description, or revokes it with `revoked: true`.
+   *
+   * @example
+   * await admin.updateInternalApiKey(id, { description: 'old laptop' });
+   */
+  async updateInternalApiKey(apiKeyId: string, patch: InternalApiKeyUpdateInput): Promise<InternalApiKey> {
+    const updated = await this.call((context) => this.trpc.apiKeys.update.mutate({ ...patch, api_key_id: apiKeyId }, { context }));
+    this.invalidate(['apiKeys.']);
+    return updated;
+  }
+
+  /**
+   * Revokes a key set: its keys stop working at once.
+   *
+   * @example
+   * await admin.revokeInternalApiKey(id);
+   */
+  async revokeInternalApiKey(apiKeyId: string): Promise<InternalApiKey> {
+    return this.updateInternalApiKey(apiKeyId, { revoked: true });
+  }
+
+  /**
+   * Deletes a key set.
+   *
+   * @example
+   * await admin.deleteInternalApiKey(id);
+   */
+  async deleteInternalApiKey(apiKeyId: string): Promise<void> {
+    await this.call((context) => this.trpc.apiKeys.delete.mutate({ api_key_id: apiKeyId }, { context }));
+    this.invalidate(['apiKeys.']);
+  }
+}

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
+import { CACHE_GC_TIME_MS, type QueryState } from './cache.js';
+import { ClientApp, type ClientUser } from './client-app.js';
+import { ServerApp } from './server-app.js';
+import { type TestProxy, startProxy } from './test/proxy.js';
+
+let h: Harness;
+let proxy: TestProxy;
+let project: ProjectFixture;
+
+beforeAll(async () => {
+  h = await startHarness();
+  proxy = await startProxy(h.url);
+  project = await h.createProject();
+});
+afterAll(async () => {
+  await proxy?.close();
+  await h?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const clientApp = () => new ClientApp({ projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: proxy.url, tokenStore: 'memory' });
+
+async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await sleep(10);
+  }
+}
+
+describe('the read cache (@tanstack/query-core)', () => {
+  it('keeps data while subscribed and for 5 s after the last subscriber leaves, then fetches again', async () => {
+    const app = clientApp();
+    await app.signUpWithPassword({ email: h.uniqueEmail(), password: 'correct-horse-1' });
+    const getMe = () => proxy.count('users.getMe');
+    const start = getMe();
+
+    const seen: QueryState<ClientUser | null>[] = [];
+    const stop = app.subscribe(() => app.currentUserQuery(), (state) => seen.push(state));
+    expect(seen[0]?.status).toBe('pending');
+    await until(() => seen.at(-1)?.status === 'success');
+    expect(getMe()).toBe(start + 1);
+
+    // Served from the cache while subscribed: no request.
+    expect((await app.getUser())?.id).toBe(seen.at(-1)?.data?.id);
+    expect(getMe()).toBe(start + 1);
+
+    // A mutation updates what subscribers see.
+    await app.updateUser({ display_name: 'Cached Ann' });
+    await until(() => seen.at(-1)?.data?.display_name === 'Cached Ann');
+
+    stop();
+    await sleep(CACHE_GC_TIME_MS - 1500);
+    expect((await app.getUser())?.display_name).toBe('Cached Ann');
+    expect(getMe()).toBe(start + 1); // still cached 3.5 s after the last subscriber left
+
+    await sleep(1700);
+    expect((await app.getUser())?.display_name).toBe('Cached Ann');
+    expect(getMe()).toBe(start + 2); // gone 5 s after: fetched again
+  });
+
+  it('a subscription follows the session: sign-out shows null, sign-in the new user', async () => {
+    const app = clientApp();
+    const email = h.uniqueEmail();
+    await app.signUpWithPassword({ email, password: 'correct-horse-1' });
+    const seen: QueryState<ClientUser | null>[] = [];
+    const stop = app.subscribe(() => app.currentUserQuery(), (state) => seen.push(state));
+    await until(() => seen.at(-1)?.data?.primary_email === email);
+    await app.signOut();
+    await until(() => seen.at(-1)?.status === 'success' && seen.at(-1)?.data === null);
+    await app.signInWithPassword({ email, password: 'correct-horse-1' });
+    await until(() => seen.at(-1)?.data?.primary_email === email);
+    stop();
+  });
+
+  it('server mutations invalidate cached lists', async () => {
+    const server = new ServerApp({ projectId: project.id, secretServerKey: project.secretServerKey, baseUrl: proxy.url });
+    const query = { query: 'cache-list' };
+    const before = await server.listUsers(query);
+    const lists = proxy.count('users.list');
+    await server.listUsers(query);
+    expect(proxy.count('users.list')).toBe(lists); // cached
+    const created = await server.createUser({ primary_email: h.uniqueEmail('cache-list'), primary_email_auth_enabled: true, password: 'correct-horse-1' });
+    const after = await server.listUsers(query);
+    expect(proxy.count('users.list')).toBe(lists + 1);
+    expect(after.items.length).toBe(before.items.length + 1);
+    expect(after.items.some((u) => u.id === created.id)).toBe(true);
+
+    expect((await server.getUserById(created.id))?.id).toBe(created.id);
+    await server.updateUserById(created.id, { display_name: 'Renamed' });
+    expect((await server.getUserById(created.id))?.display_name).toBe('Renamed');
+    await server.deleteUserById(created.id);
+    expect(await server.getUserById(created.id)).toBeNull();
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * Errors the SDK throws or returns. Known errors are the server's own catalogue classes
+ * (`server/errors/known-errors.ts`, a pure module shared with the server), so
+ * `e instanceof KnownErrors.EmailPasswordMismatch` works on both sides of the wire. The few errors
+ * that never come from the server (network, assertion, misuse) are small classes defined here.
+ */
+import { KnownError } from '../server/errors/known-error.js';
+import { knownErrorFromBody } from '../server/errors/known-errors.js';
+
+export { KnownError } from '../server/errors/known-error.js';
+export {
+  KnownErrors,
+  isKnownErrorInGroup,
+  knownErrorGroups,
+  knownErrorsByCode,
+  type KnownErrorCode,
+  type KnownErrorGroupName,
+  type KnownErrorOf,
+} from '../server/errors/known-errors.js';
+
+/** The exact text of the spec ("Client behaviour on responses"). */
+export const OFFLINE_MESSAGE = 'You are offline. Please check your internet connection and try again.';
+
+/**
+ * The request never got an HTTP response: the server is down, the URL is wrong, or the device is
+ * offline (then `offline` is true and the message is {@link OFFLINE_MESSAGE}).
+ *
+ * @example
+ * try { await app.getUser(); } catch (e) { if (e instanceof LatchNetworkError && e.offline) showOfflineBanner(); }
+ */
+export class LatchNetworkError extends Error {
+  override name = 'LatchNetworkError';
+  constructor(message: string, readonly offline: boolean, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * The response broke the wire contract: its `x-latch-known-error` header names another code than
+ * its body, or an error response is not Latch's JSON (a proxy's HTML page, say). Never expected
+ * from a Latch server; it means something between the SDK and the server rewrote the response.
+ *
+ * @example
+ * if (e instanceof LatchAssertionError) reportBug(e);
+ */
+export class LatchAssertionError extends Error {
+  override name = 'LatchAssertionError';
+}
+
+/**
+ * Thrown by `getUser({ or: 'throw' })` when nobody (or only an anonymous user) is signed in.
+ *
+ * @example
+ * try { await app.getUser({ or: 'throw' }); } catch (e) { if (e instanceof UserNotSignedInError) … }
+ */
+export class UserNotSignedInError extends Error {
+  override name = 'UserNotSignedInError';
+  constructor() {
+    super('User is not signed in but getUser was called with { or: throw }');
+  }
+}
+
+/**
+ * The outcome of a call whose expected failures are part of its contract (wrong password, email
+ * taken…): the spec's "returned as a result error". Unexpected failures are still thrown.
+ *
+ * @example
+ * const result = await app.signInWithPassword({ email, password });
+ * if (result.status === 'error') form.setError(result.error.message); // KnownErrors.EmailPasswordMismatch
+ */
+export type Result<T, E extends Error = KnownError> = { status: 'ok'; data: T } | { status: 'error'; error: E };
+
+/** Any catalogue class: what a Result-returning method lists as its expected errors. */
+export type KnownErrorClass = abstract new (...args: never[]) => KnownError;
+
+/**
+ * Runs `call`; a known error that is an instance of one of `expected` becomes `{status: 'error'}`,
+ * anything else is rethrown.
+ */
+export async function toResult<T, E extends KnownError>(call: Promise<T>, expected: readonly KnownErrorClass[]): Promise<Result<T, E>> {
+  try {
+    return { status: 'ok', data: await call };
+  } catch (error) {
+    if (expected.some((cls) => error instanceof cls)) return { status: 'error', error: error as E };
+    throw error;
+  }
+}
+
+/** The `error` of a tRPC client error, as much of it as we read. */
+interface TrpcClientErrorLike {
+  name: string;
+  cause?: unknown;
+  data?: { latch?: { code: string; error: string; details?: unknown } } | null;
+}
+
+/**
+ * Turns what the tRPC client threw into the SDK's error: the known error the server sent (an
+ * instance of its catalogue class; unknown codes become UNSUPPORTED_ERROR), or the transport error
+ * our fetch threw (network, assertion), unwrapped.
+ */
+export function toLatchError(error: unknown): unknown {
+  if (!(error instanceof Error) || error.name !== 'TRPCClientError') return error;
+  const trpcError = error as Error & TrpcClientErrorLike;
+  const latch = trpcError.data?.latch;
+  if (latch && typeof latch.code === 'string') return knownErrorFromBody({ code: latch.code, error: String(latch.error), details: latch.details });
+  if (trpcError.cause instanceof Error) return trpcError.cause;
+  return new LatchAssertionError(`Unexpected response from the Latch server: ${trpcError.message}`, { cause: error });
+}

@@ -1,0 +1,163 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
+import { ClientApp } from './client-app.js';
+import { KnownErrors, LatchAssertionError, LatchNetworkError, OFFLINE_MESSAGE } from './errors.js';
+import { type Fault, type TestProxy, latchErrorBody, startProxy } from './test/proxy.js';
+import { MAX_RETRIES, parseRetryAfterMs, retryDelayMs } from './transport.js';
+
+let h: Harness;
+let proxy: TestProxy;
+let project: ProjectFixture;
+
+beforeAll(async () => {
+  h = await startHarness();
+  proxy = await startProxy(h.url);
+  project = await h.createProject();
+});
+afterAll(async () => {
+  await proxy?.close();
+  await h?.close();
+});
+beforeEach(() => {
+  proxy.fault = null;
+});
+
+/** Backoff base 5 ms instead of 1000 ms, so the retry tests take milliseconds. */
+function clientApp(baseUrl = proxy.url) {
+  return new ClientApp({ projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl, tokenStore: 'memory', retryBaseDelayMs: 5 });
+}
+
+/** Faults only the first `times` calls of `procedure` that come after this call. */
+function faultFirst(procedure: string, times: number, fault: Fault) {
+  let left = times;
+  proxy.fault = (request) => {
+    if (request.procedure !== procedure || left === 0) return null;
+    left--;
+    return fault;
+  };
+}
+
+describe('transport rules (spec section 7), through a flaky proxy in front of the real server', () => {
+  it('backoff: 1000 ms × 2^n × random(0.5–1.5); Retry-After as seconds or a date', () => {
+    for (let n = 0; n < 5; n++) {
+      const delay = retryDelayMs(n);
+      expect(delay).toBeGreaterThanOrEqual(1000 * 2 ** n * 0.5);
+      expect(delay).toBeLessThanOrEqual(1000 * 2 ** n * 1.5);
+    }
+    expect(parseRetryAfterMs('2')).toBe(2000);
+    expect(parseRetryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
+    expect(parseRetryAfterMs(null)).toBeNull();
+    expect(parseRetryAfterMs('soon')).toBeNull();
+  });
+
+  it('429 with Retry-After: waits that long, then retries (even a mutation: it was not processed)', async () => {
+    const app = clientApp();
+    faultFirst('projects.current', 1, { status: 429, headers: { 'retry-after': '1', 'x-latch-known-error': 'RATE_LIMITED' }, body: latchErrorBody('RATE_LIMITED', 'Too many requests.', 429) });
+    const before = proxy.count('projects.current');
+    const started = Date.now();
+    expect((await app.getProject()).id).toBe(project.id);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(990);
+    expect(proxy.count('projects.current') - before).toBe(2);
+
+    faultFirst('auth.passwordSignUp', 1, { status: 429, headers: { 'retry-after': '0', 'x-latch-known-error': 'RATE_LIMITED' }, body: latchErrorBody('RATE_LIMITED', 'Too many requests.', 429) });
+    const signUp = await app.signUpWithPassword({ email: h.uniqueEmail(), password: 'correct-horse-1' });
+    expect(signUp.status).toBe('ok');
+    expect(proxy.count('auth.passwordSignUp')).toBe(2);
+
+    // Without Retry-After, a 429 is the RATE_LIMITED known error.
+    faultFirst('projects.current', 1, { status: 429, headers: { 'x-latch-known-error': 'RATE_LIMITED' }, body: latchErrorBody('RATE_LIMITED', 'Too many requests.', 429) });
+    await expect(clientApp().getProject()).rejects.toBeInstanceOf(KnownErrors.RateLimited);
+  });
+
+  it('508 INFINITE_LOOP_DETECTED is retried', async () => {
+    faultFirst('projects.current', 2, { status: 508, headers: { 'x-latch-known-error': 'INFINITE_LOOP_DETECTED' }, body: latchErrorBody('INFINITE_LOOP_DETECTED', 'Loop.', 508) });
+    const before = proxy.count('projects.current');
+    expect((await clientApp().getProject()).id).toBe(project.id);
+    expect(proxy.count('projects.current') - before).toBe(3);
+  });
+
+  it('network failure: idempotent calls are retried, non-idempotent ones throw at once', async () => {
+    faultFirst('projects.current', 2, 'reset');
+    let before = proxy.count('projects.current');
+    expect((await clientApp().getProject()).id).toBe(project.id);
+    expect(proxy.count('projects.current') - before).toBe(3);
+
+    const email = h.uniqueEmail();
+    faultFirst('auth.passwordSignUp', 1, 'reset');
+    before = proxy.count('auth.passwordSignUp');
+    const error = await clientApp().signUpWithPassword({ email, password: 'correct-horse-1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LatchNetworkError);
+    expect((error as LatchNetworkError).offline).toBe(false);
+    expect((error as Error).message).toMatch(/Could not reach the Latch server at http:\/\/127\.0\.0\.1:\d+ \(auth\.passwordSignUp/);
+    expect(proxy.count('auth.passwordSignUp') - before).toBe(1);
+
+    // An idempotent mutation (sign-out, DELETE on REST) is retried.
+    const app = clientApp();
+    await app.signUpWithPassword({ email: h.uniqueEmail(), password: 'correct-horse-1' });
+    faultFirst('sessions.signOut', 1, 'reset');
+    before = proxy.count('sessions.signOut');
+    await app.signOut();
+    expect(proxy.count('sessions.signOut') - before).toBe(2);
+
+    // Retries stop after 5.
+    proxy.fault = (request) => (request.procedure === 'projects.current' ? 'reset' : null);
+    before = proxy.count('projects.current');
+    await expect(clientApp().getProject()).rejects.toThrow(/after 6 attempts/);
+    expect(proxy.count('projects.current') - before).toBe(1 + MAX_RETRIES);
+  });
+
+  it("offline: the spec's message, without retrying", async () => {
+    // A port nobody listens on.
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    Object.defineProperty(globalThis, 'navigator', { value: { onLine: false }, configurable: true, writable: true });
+    try {
+      const started = Date.now();
+      const error = await clientApp(`http://127.0.0.1:${closed}`).getProject().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LatchNetworkError);
+      expect((error as Error).message).toBe(OFFLINE_MESSAGE);
+      expect((error as Error).message).toBe('You are offline. Please check your internet connection and try again.');
+      expect((error as LatchNetworkError).offline).toBe(true);
+      expect(Date.now() - started).toBeLessThan(1000);
+    } finally {
+      Reflect.deleteProperty(globalThis, 'navigator');
+    }
+  });
+
+  it('known-error header must match the body code; unknown codes become UNSUPPORTED_ERROR', async () => {
+    faultFirst('projects.current', 1, { status: 404, headers: { 'x-latch-known-error': 'USER_NOT_FOUND' }, body: latchErrorBody('PROJECT_NOT_FOUND', 'Nope.', 404) });
+    const mismatch = await clientApp().getProject().catch((e: unknown) => e);
+    expect(mismatch).toBeInstanceOf(LatchAssertionError);
+    expect((mismatch as Error).message).toMatch(/USER_NOT_FOUND.*PROJECT_NOT_FOUND/);
+
+    faultFirst('projects.current', 1, { status: 502, headers: { 'content-type': 'text/html' }, body: '<html>Bad gateway</html>' });
+    await expect(clientApp().getProject()).rejects.toBeInstanceOf(LatchAssertionError);
+
+    faultFirst('projects.current', 1, { status: 418, headers: { 'x-latch-known-error': 'TEAPOT_FROM_THE_FUTURE' }, body: latchErrorBody('TEAPOT_FROM_THE_FUTURE', 'I am a teapot.', 418) });
+    const unknown = await clientApp().getProject().catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(KnownErrors.UnsupportedError);
+    expect(unknown).toMatchObject({ code: 'UNSUPPORTED_ERROR', status: 500, details: { original_error_code: 'TEAPOT_FROM_THE_FUTURE' } });
+  });
+
+  it('maps real server errors to their catalogue classes, with code, status, message and details', async () => {
+    const app = clientApp();
+    const wrong = new ClientApp({ projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, tokenStore: { accessToken: 'not-a-jwt' } });
+    // UNPARSABLE_ACCESS_TOKEN: the token is forgotten and the call retried once, without a session now.
+    await expect(wrong.updateUser({ display_name: 'x' })).rejects.toBeInstanceOf(KnownErrors.CannotGetOwnUserWithoutUser);
+    expect(await wrong.getAuthTokens()).toEqual({ accessToken: null, refreshToken: null });
+    const noProject = new ClientApp({ projectId: 'does-not-exist', baseUrl: h.url, tokenStore: 'memory' });
+    const error = await noProject.getProject().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KnownErrors.CurrentProjectNotFound);
+    expect(error).toMatchObject({ code: 'CURRENT_PROJECT_NOT_FOUND', status: 400 });
+    await expect(app.signInWithPassword({ email: h.uniqueEmail(), password: 'x'.repeat(71) })).resolves.toMatchObject({ status: 'error', error: { code: 'EMAIL_PASSWORD_MISMATCH' } });
+    // Every call says who it is.
+    const last = proxy.requests.at(-1);
+    expect(last?.headers).toMatchObject({ 'x-latch-project-id': project.id, 'x-latch-access-type': 'client', 'x-latch-client-version': expect.stringMatching(/^latch-sdk@/), 'x-latch-publishable-client-key': project.publishableClientKey });
+    expect(last?.headers['x-latch-random-nonce']).toBeTruthy();
+  });
+});

@@ -1,0 +1,249 @@
+/**
+ * The SDK's wire: a tRPC client (`/api/trpc`, one HTTP request per call) over a `fetch` that
+ * implements the spec's client behaviour on responses (section 7):
+ * - 429 with Retry-After: wait that many seconds, then retry;
+ * - 508 with code INFINITE_LOOP_DETECTED: retry;
+ * - network failure: idempotent calls are retried up to 5 times after 1000 ms × 2^n × random(0.5–1.5);
+ *   other calls throw at once (they may have reached the server: a retry could do them twice);
+ * - offline (`navigator.onLine === false`): the spec's offline message;
+ * - the `x-latch-known-error` header must name the body's code, else an assertion error.
+ * Only `type AppRouter` is imported from the server: no server code reaches a client bundle.
+ */
+import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '../server/router.js';
+import { LatchAssertionError, LatchNetworkError, OFFLINE_MESSAGE } from './errors.js';
+
+/** Inputs of every procedure, e.g. `RouterInputs['users']['create']`. */
+export type RouterInputs = inferRouterInputs<AppRouter>;
+/** Outputs of every procedure, e.g. `RouterOutputs['users']['list']`. */
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+/** The typed tRPC client the apps call through. */
+export type LatchTrpcClient = TRPCClient<AppRouter>;
+
+/** Sent as `x-latch-client-version`. */
+export const SDK_VERSION = 'latch-sdk@0.1.0';
+
+/** Where a self-hosted Latch listens by default (`npm start`). */
+export const DEFAULT_BASE_URL = 'http://localhost:8400';
+
+export const MAX_RETRIES = 5;
+
+/**
+ * Mutations that are safe to send twice: those served as DELETE on REST (HTTP's idempotent
+ * methods), plus the refresh (refresh tokens are not rotated, so a repeat returns another valid
+ * access token). Queries (GET) are always idempotent. A new idempotent mutation goes here.
+ */
+export const IDEMPOTENT_MUTATIONS: ReadonlySet<string> = new Set([
+  'sessions.refresh',
+  'sessions.signOut',
+  'sessions.revoke',
+  'users.deleteMe',
+  'users.delete',
+  'projects.deleteCurrent',
+  'apiKeys.delete',
+]);
+
+export type AccessLevel = 'client' | 'server' | 'admin';
+
+/**
+ * What one call sends, passed as the tRPC operation context and turned into `x-latch-*` headers.
+ */
+export interface CallContext {
+  [key: string]: unknown;
+  access: AccessLevel;
+  /** Overrides the app's project (the owner calls of the internal project). */
+  projectId?: string;
+  accessToken?: string | null;
+  refreshToken?: string | null;
+  /** The access token is an anonymous user's: the server refuses it without this. */
+  allowAnonymous?: boolean;
+}
+
+/** The credentials of an app, resolved per request (an admin access token may be a getter). */
+export interface Credentials {
+  projectId: string;
+  branchId?: string;
+  publishableClientKey?: string;
+  secretServerKey?: string;
+  superSecretAdminKey?: string;
+  adminAccessToken?: string | (() => string | null | Promise<string | null>);
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  /** A fetch to send requests with (default: the global one). */
+  fetch?: typeof fetch;
+  /**
+   * Base of the network-retry backoff, in ms (default 1000, as the spec says). Lower it only in
+   * tests.
+   */
+  retryBaseDelayMs?: number;
+}
+
+function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** 1000 ms × 2^attempt × random(0.5–1.5): spread so that clients do not retry in step. */
+export function retryDelayMs(attempt: number, baseMs = 1000): number {
+  return baseMs * 2 ** attempt * (0.5 + Math.random());
+}
+
+/** Retry-After as seconds (`120`) or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfterMs(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === '') return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+function isOffline(): boolean {
+  return typeof navigator !== 'undefined' && (navigator as { onLine?: boolean }).onLine === false;
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+/** The procedure path of a tRPC URL: `…/api/trpc/users.getMe?input=…` → `users.getMe`. */
+function procedureOf(url: string): string {
+  const path = url.split('?')[0] ?? '';
+  return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
+}
+
+function describeCause(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as { code?: string; message?: string } | undefined;
+  return cause?.code ?? cause?.message ?? error.message;
+}
+
+/**
+ * A fetch implementing the client behaviour of spec section 7 (see the module comment). Errors
+ * it throws reach the caller unchanged (the SDK unwraps tRPC's wrapper).
+ */
+export function createLatchFetch(options: TransportOptions): typeof fetch {
+  const baseFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+  const baseDelay = options.retryBaseDelayMs ?? 1000;
+
+  return async function latchFetch(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const method = (init.method ?? 'GET').toUpperCase();
+    const procedure = procedureOf(url);
+    const idempotent = method === 'GET' || IDEMPOTENT_MUTATIONS.has(procedure);
+
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await baseFetch(url, init);
+      } catch (error) {
+        if (isAbort(error) || init.signal?.aborted) throw error;
+        // Offline: say so at once; retrying cannot help until the device is back online.
+        if (isOffline()) throw new LatchNetworkError(OFFLINE_MESSAGE, true, { cause: error });
+        if (idempotent && attempt < MAX_RETRIES) {
+          await sleep(retryDelayMs(attempt, baseDelay), init.signal);
+          continue;
+        }
+        throw new LatchNetworkError(
+          `Could not reach the Latch server at ${new URL(url).origin} (${procedure}: ${describeCause(error)})` +
+            (idempotent ? ` after ${attempt + 1} attempts` : '') +
+            '. Check that the server is running and that baseUrl points to it.',
+          false,
+          { cause: error },
+        );
+      }
+      const code = response.headers.get('x-latch-known-error');
+      if (attempt < MAX_RETRIES) {
+        // Both mean the request was not processed: safe to repeat even when not idempotent.
+        const retryAfter = response.status === 429 ? parseRetryAfterMs(response.headers.get('retry-after')) : null;
+        if (retryAfter !== null) {
+          await response.body?.cancel();
+          await sleep(retryAfter, init.signal);
+          continue;
+        }
+        if (response.status === 508 && code === 'INFINITE_LOOP_DETECTED') {
+          await response.body?.cancel();
+          await sleep(retryDelayMs(attempt, baseDelay), init.signal);
+          continue;
+        }
+      }
+      return checkResponse(response, code, procedure);
+    }
+  };
+}
+
+/**
+ * Error responses must be Latch's JSON, and the known-error header must name the body's code.
+ * The body is read here, so a fresh Response with the same text is handed on to tRPC.
+ */
+async function checkResponse(response: Response, headerCode: string | null, procedure: string): Promise<Response> {
+  if (response.ok && headerCode === null) return response;
+  const text = await response.text();
+  let bodyCode: unknown;
+  try {
+    const body = JSON.parse(text) as { error?: { data?: { latch?: { code?: unknown } } } };
+    bodyCode = body.error?.data?.latch?.code;
+  } catch {
+    throw new LatchAssertionError(`The Latch server answered ${procedure} with status ${response.status} and a body that is not JSON: ${text.slice(0, 200)}`);
+  }
+  if (headerCode !== null && headerCode !== bodyCode) {
+    throw new LatchAssertionError(`The x-latch-known-error header (${headerCode}) does not match the error code in the body (${String(bodyCode)}) of ${procedure}.`);
+  }
+  return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function randomNonce(): string {
+  return Math.random().toString(36).slice(2) + Date.now().toString(36);
+}
+
+/** The `x-latch-*` headers of one call. */
+export async function buildHeaders(credentials: Credentials, context: CallContext): Promise<Record<string, string>> {
+  const headers: Record<string, string> = {
+    'x-latch-project-id': context.projectId ?? credentials.projectId,
+    'x-latch-access-type': context.access,
+    'x-latch-client-version': SDK_VERSION,
+    // Defeats any cache between the SDK and the server (GET calls carry their input in the URL).
+    'x-latch-random-nonce': randomNonce(),
+  };
+  if (credentials.branchId && context.projectId === undefined) headers['x-latch-branch-id'] = credentials.branchId;
+  if (context.access === 'client' && credentials.publishableClientKey && context.projectId === undefined) {
+    headers['x-latch-publishable-client-key'] = credentials.publishableClientKey;
+  }
+  if (context.access === 'server' && credentials.secretServerKey) headers['x-latch-secret-server-key'] = credentials.secretServerKey;
+  if (context.access === 'admin') {
+    if (credentials.superSecretAdminKey) headers['x-latch-super-secret-admin-key'] = credentials.superSecretAdminKey;
+    else if (credentials.adminAccessToken) {
+      const token = typeof credentials.adminAccessToken === 'function' ? await credentials.adminAccessToken() : credentials.adminAccessToken;
+      if (token) headers['x-latch-admin-access-token'] = token;
+    }
+  }
+  if (context.accessToken) headers['x-latch-access-token'] = context.accessToken;
+  if (context.refreshToken) headers['x-latch-refresh-token'] = context.refreshToken;
+  if (context.allowAnonymous) headers['x-latch-allow-anonymous-user'] = 'true';
+  return headers;
+}
+
+/** The typed tRPC client of one app. */
+export function createTransport(credentials: Credentials, options: TransportOptions): LatchTrpcClient {
+  return createTRPCClient<AppRouter>({
+    links: [
+      httpLink({
+        url: `${options.baseUrl.replace(/\/+$/, '')}/api/trpc`,
+        fetch: createLatchFetch(options),
+        headers: ({ op }) => buildHeaders(credentials, op.context as CallContext),
+      }),
+    ],
+  });
+}

@@ -1,0 +1,104 @@
+import bcrypt from 'bcryptjs';
+import { describe, expect, it } from 'vitest';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, isSupportedPasswordHash, verifyPassword } from './passwords.js';
+
+// Cost 4 keeps the bcrypt tests fast; the cost is part of the hash, so verification reads it.
+const bcryptHash = (password: string) => bcrypt.hashSync(password, 4);
+
+describe('hashPassword (argon2id, OWASP parameters)', () => {
+  it('writes a PHC string with argon2id v19, m=19456, t=2, p=1', async () => {
+    const hash = await hashPassword('correct horse battery staple');
+    expect(hash.startsWith('$argon2id$v=19$m=19456,t=2,p=1$')).toBe(true);
+    // salt and digest, base64 without padding
+    expect(hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    expect(hash).not.toContain('correct horse');
+  });
+
+  it('salts every hash', async () => {
+    const [a, b] = await Promise.all([hashPassword('same password'), hashPassword('same password')]);
+    expect(a).not.toBe(b);
+  });
+});
+
+describe('verifyPassword', () => {
+  it('accepts the right password and refuses any other, without asking for a rehash', async () => {
+    const hash = await hashPassword('pässwörd-✓-long enough');
+    expect(await verifyPassword('pässwörd-✓-long enough', hash)).toEqual({ ok: true, needsRehash: false });
+    expect(await verifyPassword('pässwörd-✓-long enougH', hash)).toEqual({ ok: false, needsRehash: false });
+    expect(await verifyPassword('', hash)).toEqual({ ok: false, needsRehash: false });
+    expect(await verifyPassword('pässwörd-✓-long enough ', hash)).toEqual({ ok: false, needsRehash: false });
+  });
+
+  it('with no stored hash (unknown user, no password) always fails, and does not throw', async () => {
+    expect(await verifyPassword('anything', null)).toEqual({ ok: false, needsRehash: false });
+    expect(await verifyPassword('', null)).toEqual({ ok: false, needsRehash: false });
+  });
+
+  it('does as much work for a missing hash as for a wrong password (no timing oracle on existence)', async () => {
+    const hash = await hashPassword('the real one');
+    await verifyPassword('warm-up', null);
+    const time = async (fn: () => Promise<unknown>) => {
+      const start = performance.now();
+      for (let i = 0; i < 5; i++) await fn();
+      return performance.now() - start;
+    };
+    const wrong = await time(() => verifyPassword('wrong', hash));
+    const missing = await time(() => verifyPassword('wrong', null));
+    // Both run one argon2id verification (≈10 ms each); a missing hash that returned at once would
+    // take well under a tenth of the time.
+    expect(missing).toBeGreaterThan(wrong / 4);
+  });
+
+  it('refuses a corrupt or unknown hash without throwing', async () => {
+    expect((await verifyPassword('x', 'not a hash')).ok).toBe(false);
+    expect((await verifyPassword('x', '$argon2id$v=19$m=19456,t=2,p=1$broken')).ok).toBe(false);
+    expect((await verifyPassword('x', '')).ok).toBe(false);
+  });
+
+  it.each(['$2a$', '$2b$', '$2y$'])('verifies imported bcrypt %s hashes and asks for an argon2id rehash on success', async (prefix) => {
+    const hash = bcryptHash('imported password').replace(/^\$2[aby]\$/, prefix);
+    expect(hash.startsWith(prefix)).toBe(true);
+    expect(await verifyPassword('imported password', hash)).toEqual({ ok: true, needsRehash: true });
+    // A wrong password never triggers a rehash (it would let anyone replace the hash).
+    expect(await verifyPassword('imported passworD', hash)).toEqual({ ok: false, needsRehash: false });
+  });
+
+  it('verifies bcrypt hashes of other costs', async () => {
+    const hash = bcrypt.hashSync('cost six', 6);
+    expect(hash).toMatch(/^\$2[aby]\$06\$/);
+    expect(await verifyPassword('cost six', hash)).toEqual({ ok: true, needsRehash: true });
+  });
+});
+
+describe('isSupportedPasswordHash', () => {
+  it('accepts argon2id and bcrypt $2a/$2b/$2y', async () => {
+    expect(isSupportedPasswordHash(await hashPassword('x'))).toBe(true);
+    const b = bcryptHash('x');
+    for (const prefix of ['$2a$', '$2b$', '$2y$']) expect(isSupportedPasswordHash(b.replace(/^\$2[aby]\$/, prefix))).toBe(true);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['plain text', 'hunter2'],
+    ['argon2i', '$argon2i$v=19$m=19456,t=2,p=1$kVSqTe805yIU99XfhrDBqw$H+2cmaVzrALbbESujN9aW/u+Q2/DYxzpgQPgAtEI1bw'],
+    ['argon2d', '$argon2d$v=19$m=19456,t=2,p=1$kVSqTe805yIU99XfhrDBqw$H+2cmaVzrALbbESujN9aW/u+Q2/DYxzpgQPgAtEI1bw'],
+    ['bcrypt $2x$', '$2x$04$7Z5UW7.YaGLXluHU8Ixqiu4JGXMvfLOtnv.2SDAnQXC4fRmtvkDi.'],
+    ['bcrypt $2$', '$2$04$7Z5UW7.YaGLXluHU8Ixqiu4JGXMvfLOtnv.2SDAnQXC4fRmtvkDi.'],
+    ['bcrypt too short', '$2b$04$7Z5UW7.YaGLXluHU8Ixqiu4JGXMvfLOtnv.2SDAnQXC4fRmtvkDi'],
+    ['bcrypt too long', '$2b$04$7Z5UW7.YaGLXluHU8Ixqiu4JGXMvfLOtnv.2SDAnQXC4fRmtvkDi.x'],
+    ['bcrypt bad cost', '$2b$4$7Z5UW7.YaGLXluHU8Ixqiu4JGXMvfLOtnv.2SDAnQXC4fRmtvkDi.'],
+    ['sha256 hex', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],
+    ['md5 crypt', '$1$saltsalt$qjXMvbEw8oaL.CzflDugX/'],
+    ['scrypt', '$scrypt$ln=16,r=8,p=1$aM15713r3Xsvxbi31lqr1Q$nFNh2CVHVjNldFVKDHDlm4Yt3ABY7nIvwD9J8Dqu7I0'],
+  ])('refuses %s', (_name, value) => {
+    expect(isSupportedPasswordHash(value)).toBe(false);
+  });
+});
+
+describe('password limits (spec sections 5 and 9)', () => {
+  it('allows at most 70 characters and asks for a minimum', () => {
+    expect(PASSWORD_MAX_LENGTH).toBe(70);
+    expect(PASSWORD_MIN_LENGTH).toBeGreaterThanOrEqual(8);
+    expect(PASSWORD_MIN_LENGTH).toBeLessThan(PASSWORD_MAX_LENGTH);
+  });
+});

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { Deps } from '../../deps.js';
+import { KnownErrors } from '../../errors/known-errors.js';
+import type { AuthContext } from '../../trpc/context.js';
+import { isLocalhost } from '../../validation/urls.js';
+import type { ProjectConfig } from '../projects/config.js';
+import type { Executor } from '../projects/queries.js';
+import { authorizeTeamAction, requireCurrentUserId } from '../permissions/service.js';
+import { findTeam, lockTeamForShare } from '../teams/queries.js';
+import { addMember } from '../teams/service.js';
+import { checkCode, consumeCode, createCode, deleteCodes, enqueueEmail, escapeHtml, linkWithCode } from '../verification/service.js';
+import * as q from './queries.js';
+import type { sendCodeSchema } from './schemas.js';
+
+/** The verification_codes purpose of team invitations. */
+export const TEAM_INVITATION_PURPOSE = 'team_invitation';
+/** An invitation can be accepted for a week. */
+export const TEAM_INVITATION_TTL_MILLIS = 7 * 24 * 60 * 60 * 1000;
+
+interface InvitationData {
+  team_id: string;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+/**
+ * Whether the emailed link may point at this URL: a trusted domain of the project (`*` matching
+ * one hostname label), or localhost while allow_localhost is on. Without this a client could make
+ * the project's own invitation email carry a link to any site.
+ * (The email issue brings the shared redirect-URL matcher; this one covers the invitation link.)
+ */
+export function isTrustedCallbackUrl(config: ProjectConfig, callbackUrl: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(callbackUrl);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  if (isLocalhost(url.hostname)) return config.allow_localhost;
+  return config.domains.some(({ domain }) => {
+    const match = /^(https?):\/\/([^/?#@]+)/i.exec(domain);
+    if (!match || `${match[1]!.toLowerCase()}:` !== url.protocol) return false;
+    const [, hostPattern = '', port = ''] = /^(.*?)(?::(\d+))?$/.exec(match[2]!.toLowerCase()) ?? [];
+    const defaultPort = url.protocol === 'https:' ? '443' : '80';
+    if ((port === defaultPort ? '' : port) !== url.port) return false;
+    const labels = hostPattern.split('*').map(escapeRegExp).join('[a-z0-9-]+');
+    return new RegExp(`^${labels}$`).test(url.hostname);
+  });
+}
+
+/**
+ * Invites someone by email: an invitation row the team can list and withdraw, a single-use code
+ * (stored hashed, under the invitation's id) and the email carrying the link, all in one
+ * transaction. Clients need $invite_members in the team.
+ */
+export async function sendInvitation(deps: Deps, auth: AuthContext, input: z.infer<typeof sendCodeSchema>) {
+  if (!isTrustedCallbackUrl(auth.project.config, input.callback_url)) throw new KnownErrors.RedirectUrlNotWhitelisted(input.callback_url);
+  await authorizeTeamAction(deps, auth, input.team_id, '$invite_members');
+  const id = randomUUID();
+  await deps.db.transaction().execute(async (trx) => {
+    // Locked (key share) so the team cannot be deleted under the invitation being written.
+    const team = await lockTeamForShare(trx, auth.tenancy.id, input.team_id);
+    if (!team) throw new KnownErrors.TeamNotFound(input.team_id);
+    const data: InvitationData = { team_id: team.id };
+    const issued = await createCode(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, data, TEAM_INVITATION_TTL_MILLIS, { id });
+    await q.insertInvitation(trx, { tenancy_id: auth.tenancy.id, id, team_id: team.id, recipient_email: input.email, expires_at: issued.expiresAt });
+    const link = linkWithCode(input.callback_url, issued.code);
+    const project = auth.project.displayName;
+    await enqueueEmail(trx, auth.tenancy, {
+      to: input.email,
+      subject: `You are invited to join ${team.display_name} on ${project}`,
+      text: `You have been invited to join the team ${team.display_name} on ${project}.\n\nAccept the invitation: ${link}\n\nThe link expires on ${issued.expiresAt.toUTCString()}. If you did not expect this email, ignore it.`,
+      html:
+        `<p>You have been invited to join the team <strong>${escapeHtml(team.display_name)}</strong> on ${escapeHtml(project)}.</p>` +
+        `<p><a href="${escapeHtml(link)}">Accept the invitation</a></p>` +
+        `<p>The link expires on ${escapeHtml(issued.expiresAt.toUTCString())}. If you did not expect this email, ignore it.</p>`,
+    });
+  });
+  return { success: true as const, id };
+}
+
+/** The invitation behind a valid code; a withdrawn invitation's code reads as not found. */
+async function invitationOf(trx: Executor, auth: AuthContext, verifiedId: string) {
+  const invitation = await q.findInvitation(trx, auth.tenancy.id, verifiedId);
+  if (!invitation) throw new KnownErrors.VerificationCodeNotFound();
+  const team = await findTeam(trx, auth.tenancy.id, invitation.team_id);
+  if (!team) throw new KnownErrors.VerificationCodeNotFound();
+  return { invitation, team };
+}
+
+/**
+ * Accepts for the signed-in user: uses the code up and joins the team with
+ * team_member_default_permissions. The code is a bearer secret, like the link it came in; a user
+ * who already is a member just uses it up.
+ */
+export async function acceptInvitation(deps: Deps, auth: AuthContext, code: string) {
+  const userId = await requireCurrentUserId(deps, auth);
+  return deps.db.transaction().execute(async (trx) => {
+    const verified = await consumeCode<InvitationData>(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, code);
+    const { invitation } = await invitationOf(trx, auth, verified.id);
+    await addMember(trx, auth.tenancy, auth.project.config, invitation.team_id, userId, 'member');
+    await q.deleteInvitation(trx, auth.tenancy.id, invitation.id, null);
+    return { success: true as const, team_id: invitation.team_id };
+  });
+}
+
+/** Checks a code without using it (counts as an attempt). */
+export async function checkInvitationCode(deps: Deps, auth: AuthContext, code: string) {
+  await deps.db.transaction().execute(async (trx) => {
+    const verified = await checkCode<InvitationData>(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, code);
+    await invitationOf(trx, auth, verified.id);
+  });
+  return { is_code_valid: true as const };
+}
+
+/** What the invitation page shows before accepting (counts as an attempt). */
+export async function invitationDetails(deps: Deps, auth: AuthContext, code: string) {
+  return deps.db.transaction().execute(async (trx) => {
+    const verified = await checkCode<InvitationData>(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, code);
+    const { team } = await invitationOf(trx, auth, verified.id);
+    return { team_id: team.id, team_display_name: team.display_name };
+  });
+}
+
+/** Pending invitations of a team; clients need $read_members and $invite_members. */
+export async function listInvitations(deps: Deps, auth: AuthContext, teamId: string) {
+  await authorizeTeamAction(deps, auth, teamId, '$read_members');
+  if (auth.type === 'client') await authorizeTeamAction(deps, auth, teamId, '$invite_members');
+  const rows = await q.listPendingInvitations(deps.db, auth.tenancy.id, teamId);
+  return rows.map((row) => ({ id: row.id, team_id: row.team_id, recipient_email: row.recipient_email, expires_at_millis: row.expires_at.getTime() }));
+}
+
+/** Withdraws an invitation: its code stops working at once. Clients need $remove_members. */
+export async function revokeInvitation(deps: Deps, auth: AuthContext, invitationId: string, teamId: string): Promise<void> {
+  await authorizeTeamAction(deps, auth, teamId, '$remove_members');
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await q.deleteInvitation(trx, auth.tenancy.id, invitationId, teamId))) throw new KnownErrors.VerificationCodeNotFound();
+    await deleteCodes(trx, auth.tenancy, [invitationId]);
+  });
+}

@@ -1,0 +1,285 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { Deps } from '../../deps.js';
+import type { TeamRow } from '../../db/schema.js';
+import { isForeignKeyViolation } from '../../db/errors.js';
+import { KnownErrors } from '../../errors/known-errors.js';
+import type { AuthContext, Tenancy } from '../../trpc/context.js';
+import type { ProjectConfig } from '../projects/config.js';
+import { INTERNAL_PROJECT_ID } from '../projects/config.js';
+import type { Executor } from '../projects/queries.js';
+import { authorizeTeamAction, grantTeamDefaults, requireCurrentUserId, resolveExistingUserId } from '../permissions/service.js';
+import { resolveUserId } from '../sessions/service.js';
+import { toUserDto } from '../users/dto.js';
+import { findUser, setSelectedTeam } from '../users/queries.js';
+import { listInvitationIdsOfTeam } from '../team-invitations/queries.js';
+import { deleteCodes } from '../verification/service.js';
+import * as q from './queries.js';
+import {
+  SERVER_ONLY_TEAM_FIELDS,
+  type clientMemberProfileSchema,
+  type clientTeamSchema,
+  type memberProfileListQuerySchema,
+  type memberProfileUpdateSchema,
+  type serverMemberProfileSchema,
+  type serverTeamSchema,
+  type teamCreateSchema,
+  type teamListQuerySchema,
+  type teamUpdateSchema,
+} from './schemas.js';
+
+type ClientTeam = z.infer<typeof clientTeamSchema>;
+type ServerTeam = z.infer<typeof serverTeamSchema>;
+type ClientMemberProfile = z.infer<typeof clientMemberProfileSchema>;
+type ServerMemberProfile = z.infer<typeof serverMemberProfileSchema>;
+type Json = ClientTeam['client_metadata'];
+
+/** The one place that decides which team fields each access level sees (the same rules as users). */
+export function toTeamDto(row: TeamRow, view: AuthContext['type']): ClientTeam | ServerTeam {
+  const client: ClientTeam = {
+    id: row.id,
+    display_name: row.display_name,
+    profile_image_url: row.profile_image_url,
+    client_metadata: (row.client_metadata ?? null) as Json,
+    client_read_only_metadata: (row.client_read_only_metadata ?? null) as Json,
+    created_at_millis: row.created_at.getTime(),
+  };
+  if (view === 'client') return client;
+  return { ...client, server_metadata: (row.server_metadata ?? null) as Json };
+}
+
+/** A member profile falls back to the user's own name and image until the member sets their own. */
+function toMemberProfileDto(profile: q.MemberProfileRow, view: AuthContext['type']): ClientMemberProfile | ServerMemberProfile {
+  const client: ClientMemberProfile = {
+    team_id: profile.member.team_id,
+    user_id: profile.member.user_id,
+    display_name: profile.member.display_name ?? profile.user.display_name,
+    profile_image_url: profile.member.profile_image_url ?? profile.user.profile_image_url,
+  };
+  if (view === 'client') return client;
+  return { ...client, user: toUserDto(profile.user, 'server') };
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+function refuseServerOnlyFields(auth: AuthContext, input: Record<string, unknown>): void {
+  if (auth.type !== 'client') return;
+  const sent = SERVER_ONLY_TEAM_FIELDS.filter((field) => input[field] !== undefined);
+  if (sent.length) {
+    throw new KnownErrors.SchemaError(
+      `Request validation failed:\n${sent.map((f) => `  - ${f} can only be set with server access (x-latch-access-type: server)`).join('\n')}`,
+      { issues: sent.map((f) => ({ path: f, message: 'can only be set with server access' })) },
+    );
+  }
+}
+
+// ─── Membership building blocks (also used by invitations and sign-up) ────────────────────────
+
+/**
+ * Adds a user to a team with the default permissions of their role, in the caller's transaction.
+ * Returns false (and grants nothing) when they already were a member.
+ */
+export async function addMember(trx: Executor, tenancy: Tenancy, config: ProjectConfig, teamId: string, userId: string, role: 'creator' | 'member'): Promise<boolean> {
+  const added = await q.insertTeamMember(trx, { tenancy_id: tenancy.id, team_id: teamId, user_id: userId });
+  if (added) await grantTeamDefaults(trx, tenancy, config, teamId, userId, role);
+  return added;
+}
+
+/**
+ * Creates a team; with a creator, the creator becomes its first member (with
+ * team_creator_default_permissions) and the new team becomes their selected team.
+ */
+export async function insertTeamWithCreator(
+  trx: Executor,
+  tenancy: Tenancy,
+  config: ProjectConfig,
+  team: { display_name: string; profile_image_url?: string | null; client_metadata?: unknown; client_read_only_metadata?: unknown; server_metadata?: unknown },
+  creatorUserId: string | null,
+): Promise<TeamRow> {
+  const row = await q.insertTeam(trx, {
+    tenancy_id: tenancy.id,
+    id: randomUUID(),
+    display_name: team.display_name,
+    profile_image_url: team.profile_image_url ?? null,
+    client_metadata: jsonOrNull(team.client_metadata),
+    client_read_only_metadata: jsonOrNull(team.client_read_only_metadata),
+    server_metadata: jsonOrNull(team.server_metadata),
+  });
+  if (creatorUserId) {
+    await addMember(trx, tenancy, config, row.id, creatorUserId, 'creator');
+    await setSelectedTeam(trx, tenancy.id, creatorUserId, row.id);
+  }
+  return row;
+}
+
+// ─── Teams ────────────────────────────────────────────────────────────────────────────────────
+
+/** Clients list their own teams; server callers all teams, or one user's with user_id. */
+export async function listTeams(deps: Deps, auth: AuthContext, input: z.infer<typeof teamListQuerySchema>) {
+  let userId: string | null = null;
+  if (auth.type === 'client') {
+    userId = await requireCurrentUserId(deps, auth);
+    resolveUserId(auth, input.user_id ?? 'me');
+  } else if (input.user_id !== undefined) {
+    userId = await resolveExistingUserId(deps, auth, input.user_id);
+  }
+  const rows = await q.listTeams(deps.db, auth.tenancy.id, userId);
+  return rows.map((row) => toTeamDto(row, auth.type));
+}
+
+export async function getTeam(deps: Deps, auth: AuthContext, teamId: string) {
+  await authorizeTeamAction(deps, auth, teamId, null);
+  const row = await q.findTeam(deps.db, auth.tenancy.id, teamId);
+  if (!row) throw new KnownErrors.TeamNotFound(teamId);
+  return toTeamDto(row, auth.type);
+}
+
+export async function createTeam(deps: Deps, auth: AuthContext, input: z.infer<typeof teamCreateSchema>) {
+  const config = auth.project.config;
+  let creatorUserId: string | null = null;
+  if (auth.type === 'client') {
+    if (!config.client_team_creation_enabled) throw new KnownErrors.InsufficientAccessType('client', ['server', 'admin']);
+    refuseServerOnlyFields(auth, input);
+    creatorUserId = await requireCurrentUserId(deps, auth);
+    resolveUserId(auth, input.creator_user_id ?? 'me');
+  } else if (input.creator_user_id !== undefined) {
+    creatorUserId = await resolveExistingUserId(deps, auth, input.creator_user_id);
+  }
+  try {
+    const row = await deps.db.transaction().execute((trx) => insertTeamWithCreator(trx, auth.tenancy, config, input, creatorUserId));
+    return toTeamDto(row, auth.type);
+  } catch (error) {
+    // The creator was deleted while the team was being made.
+    if (isForeignKeyViolation(error, 'user_id')) throw new KnownErrors.UserNotFound();
+    throw error;
+  }
+}
+
+export async function updateTeam(deps: Deps, auth: AuthContext, teamId: string, input: Omit<z.infer<typeof teamUpdateSchema>, 'team_id'>) {
+  refuseServerOnlyFields(auth, input);
+  await authorizeTeamAction(deps, auth, teamId, '$update_team');
+  const row = await q.updateTeam(deps.db, auth.tenancy.id, teamId, {
+    ...(input.display_name !== undefined ? { display_name: input.display_name } : {}),
+    ...(input.profile_image_url !== undefined ? { profile_image_url: input.profile_image_url } : {}),
+    ...(input.client_metadata !== undefined ? { client_metadata: jsonOrNull(input.client_metadata) } : {}),
+    ...(input.client_read_only_metadata !== undefined ? { client_read_only_metadata: jsonOrNull(input.client_read_only_metadata) } : {}),
+    ...(input.server_metadata !== undefined ? { server_metadata: jsonOrNull(input.server_metadata) } : {}),
+  });
+  if (!row) throw new KnownErrors.TeamNotFound(teamId);
+  return toTeamDto(row, auth.type);
+}
+
+/**
+ * Deletes a team with everything that hangs off it, in one transaction: pending invitation codes
+ * (they would otherwise outlive their team), members' selection of it, then the team itself
+ * (memberships, grants, invitations and team API keys follow by ON DELETE CASCADE).
+ */
+export async function deleteTeam(deps: Deps, auth: AuthContext, teamId: string): Promise<void> {
+  await authorizeTeamAction(deps, auth, teamId, '$delete_team');
+  await deps.db.transaction().execute(async (trx) => {
+    const team = await q.lockTeam(trx, auth.tenancy.id, teamId);
+    if (!team) throw new KnownErrors.TeamNotFound(teamId);
+    // An internal-project team that owns projects is how its members administer them.
+    if (auth.project.id === INTERNAL_PROJECT_ID && (await q.ownsProjects(trx, teamId))) {
+      throw new KnownErrors.SchemaError('This team owns projects. Transfer them to another team (POST /internal/projects/transfer) before deleting it.');
+    }
+    await deleteCodes(trx, auth.tenancy, await listInvitationIdsOfTeam(trx, auth.tenancy.id, teamId));
+    await q.clearSelectedTeam(trx, auth.tenancy.id, teamId, null);
+    await q.deleteTeam(trx, auth.tenancy.id, teamId);
+  });
+}
+
+// ─── Memberships ──────────────────────────────────────────────────────────────────────────────
+
+/** Server side: adds a member directly (clients join through invitations). */
+export async function addTeamMember(deps: Deps, auth: AuthContext, teamId: string, userIdParam: string) {
+  const userId = resolveUserId(auth, userIdParam);
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      if (!(await q.findTeam(trx, auth.tenancy.id, teamId))) throw new KnownErrors.TeamNotFound(teamId);
+      if (!(await findUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
+      if (!(await addMember(trx, auth.tenancy, auth.project.config, teamId, userId, 'member'))) throw new KnownErrors.TeamMembershipAlreadyExists(teamId, userId);
+    });
+  } catch (error) {
+    // Team or user deleted by a concurrent request after the checks above.
+    if (isForeignKeyViolation(error, 'user_id')) throw new KnownErrors.UserNotFound();
+    if (isForeignKeyViolation(error)) throw new KnownErrors.TeamNotFound(teamId);
+    throw error;
+  }
+  return { team_id: teamId, user_id: userId };
+}
+
+/**
+ * Removes a member. Anyone may leave a team they are in; removing someone else takes
+ * $remove_members on the client. The member's team permissions go with the membership.
+ */
+export async function removeTeamMember(deps: Deps, auth: AuthContext, teamId: string, userIdParam: string): Promise<void> {
+  const userId = resolveTargetMember(auth, userIdParam);
+  const self = auth.user?.sub === userId;
+  await authorizeTeamAction(deps, auth, teamId, self ? null : '$remove_members');
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await q.deleteTeamMember(trx, auth.tenancy.id, teamId, userId))) throw new KnownErrors.TeamMembershipNotFound(teamId, userId);
+    await q.clearSelectedTeam(trx, auth.tenancy.id, teamId, userId);
+  });
+}
+
+/** `me`, or any member id: on this path a client may name others (the permission check decides). */
+function resolveTargetMember(auth: AuthContext, userIdParam: string): string {
+  if (userIdParam === 'me') {
+    if (!auth.user) throw new KnownErrors.CannotGetOwnUserWithoutUser();
+    return auth.user.sub;
+  }
+  return userIdParam;
+}
+
+// ─── Member profiles ──────────────────────────────────────────────────────────────────────────
+
+/**
+ * Clients read their own profiles freely, and other members' with $read_members in that team
+ * (so listing a team's members needs team_id); server callers read any.
+ */
+export async function listMemberProfiles(deps: Deps, auth: AuthContext, input: z.infer<typeof memberProfileListQuerySchema>) {
+  if (!input.team_id && !input.user_id) throw new KnownErrors.SchemaError('Give team_id, user_id or both.', { issues: [{ path: 'team_id', message: 'team_id or user_id is required' }] });
+  const userId = input.user_id ? resolveTargetMember(auth, input.user_id) : null;
+  if (auth.type === 'client') {
+    const self = userId !== null && userId === auth.user?.sub;
+    if (!self) {
+      if (!input.team_id) throw new KnownErrors.SchemaError("team_id is required to list other users' member profiles.", { issues: [{ path: 'team_id', message: 'is a required field' }] });
+      await authorizeTeamAction(deps, auth, input.team_id, '$read_members');
+    } else {
+      await requireCurrentUserId(deps, auth);
+    }
+  } else if (input.team_id && !(await q.findTeam(deps.db, auth.tenancy.id, input.team_id))) {
+    throw new KnownErrors.TeamNotFound(input.team_id);
+  }
+  const rows = await q.listMemberProfiles(deps.db, auth.tenancy.id, { teamId: input.team_id ?? null, userId });
+  return rows.map((row) => toMemberProfileDto(row, auth.type));
+}
+
+export async function getMemberProfile(deps: Deps, auth: AuthContext, teamId: string, userIdParam: string) {
+  const userId = resolveTargetMember(auth, userIdParam);
+  await authorizeTeamAction(deps, auth, teamId, auth.user?.sub === userId ? null : '$read_members');
+  const row = await q.findMemberProfile(deps.db, auth.tenancy.id, teamId, userId);
+  if (!row) throw new KnownErrors.TeamMembershipNotFound(teamId, userId);
+  return toMemberProfileDto(row, auth.type);
+}
+
+/** Members edit their own profile; editing someone else's takes server access. */
+export async function updateMemberProfile(deps: Deps, auth: AuthContext, input: z.infer<typeof memberProfileUpdateSchema>) {
+  const userId = resolveTargetMember(auth, input.user_id);
+  if (auth.type === 'client' && userId !== auth.user?.sub) {
+    if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
+    throw new KnownErrors.InsufficientAccessType('client', ['server', 'admin']);
+  }
+  await authorizeTeamAction(deps, auth, input.team_id, null);
+  const patch = {
+    ...(input.display_name !== undefined ? { display_name: input.display_name } : {}),
+    ...(input.profile_image_url !== undefined ? { profile_image_url: input.profile_image_url } : {}),
+  };
+  if (!(await q.updateMemberProfile(deps.db, auth.tenancy.id, input.team_id, userId, patch))) throw new KnownErrors.TeamMembershipNotFound(input.team_id, userId);
+  const row = await q.findMemberProfile(deps.db, auth.tenancy.id, input.team_id, userId);
+  if (!row) throw new KnownErrors.TeamMembershipNotFound(input.team_id, userId);
+  return toMemberProfileDto(row, auth.type);
+}

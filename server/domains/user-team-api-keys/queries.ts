@@ -1,0 +1,34 @@
+import type { UserTeamApiKeyRow } from '../../db/schema.js';
+import type { Executor } from '../projects/queries.js';
+
+export async function insertApiKey(
+  db: Executor,
+  row: { tenancy_id: string; id: string; secret_hash: string; last_four: string; is_public: boolean; description: string; expires_at: Date | null; user_id: string | null; team_id: string | null },
+): Promise<UserTeamApiKeyRow> {
+  return db.insertInto('user_team_api_keys').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findApiKey(db: Executor, tenancyId: string, id: string): Promise<UserTeamApiKeyRow | undefined> {
+  return db.selectFrom('user_team_api_keys').selectAll().where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
+}
+
+/** By hash, within the tenancy: a key of another project is simply not found. */
+export async function findApiKeyByHash(db: Executor, tenancyId: string, secretHash: string): Promise<UserTeamApiKeyRow | undefined> {
+  return db.selectFrom('user_team_api_keys').selectAll().where('secret_hash', '=', secretHash).where('tenancy_id', '=', tenancyId).executeTakeFirst();
+}
+
+export async function listApiKeys(db: Executor, tenancyId: string, owner: { userId: string } | { teamId: string }): Promise<UserTeamApiKeyRow[]> {
+  let query = db.selectFrom('user_team_api_keys').selectAll().where('tenancy_id', '=', tenancyId);
+  query = 'userId' in owner ? query.where('user_id', '=', owner.userId) : query.where('team_id', '=', owner.teamId);
+  return query.orderBy('created_at').orderBy('id').execute();
+}
+
+export async function updateApiKey(
+  db: Executor,
+  tenancyId: string,
+  id: string,
+  patch: { description?: string; expires_at?: Date | null; manually_revoked_at?: Date },
+): Promise<UserTeamApiKeyRow | undefined> {
+  if (Object.keys(patch).length === 0) return findApiKey(db, tenancyId, id);
+  return db.updateTable('user_team_api_keys').set(patch).where('tenancy_id', '=', tenancyId).where('id', '=', id).returningAll().executeTakeFirst();
+}

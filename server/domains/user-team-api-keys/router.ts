@@ -1,0 +1,68 @@
+import { router } from '../../trpc/init.js';
+import { clientProcedure, serverProcedure } from '../../trpc/procedures.js';
+import * as schemas from './schemas.js';
+import * as service from './service.js';
+
+const TAGS = ['API keys'];
+
+export const userTeamApiKeysRouter = router({
+  listUserKeys: clientProcedure
+    .meta({ openapi: { method: 'GET', path: '/user-api-keys', tags: TAGS, summary: "A user's API keys (clients: their own)" } })
+    .input(schemas.userApiKeyListQuerySchema)
+    .output(schemas.userApiKeyListSchema)
+    .query(async ({ ctx, input }) => ({ items: await service.listApiKeys(ctx.deps, ctx.auth, { type: 'user', userIdParam: input.user_id }), is_paginated: false as const })),
+
+  createUserKey: clientProcedure
+    .meta({ openapi: { method: 'POST', path: '/user-api-keys', tags: TAGS, summary: 'Create a user API key (when allow_user_api_keys); the full key is in this response only' }, successStatus: 201 })
+    .input(schemas.userApiKeyCreateSchema)
+    .output(schemas.userApiKeyCreatedSchema)
+    .mutation(({ ctx, input }) => service.createApiKey(ctx.deps, ctx.auth, { type: 'user', ...input })),
+
+  checkUserKey: serverProcedure
+    .meta({ openapi: { method: 'POST', path: '/user-api-keys/check', tags: TAGS, summary: 'Check a user API key: the key, or API_KEY_REVOKED / API_KEY_EXPIRED / API_KEY_NOT_FOUND / WRONG_API_KEY_TYPE' } })
+    .input(schemas.apiKeyCheckSchema)
+    .output(schemas.userApiKeySchema)
+    .mutation(({ ctx, input }) => service.checkApiKey(ctx.deps, ctx.auth, 'user', input.api_key)),
+
+  getUserKey: clientProcedure
+    .meta({ openapi: { method: 'GET', path: '/user-api-keys/{api_key_id}', tags: TAGS, summary: 'One user API key (last four characters only)' } })
+    .input(schemas.apiKeyIdParamSchema)
+    .output(schemas.userApiKeySchema)
+    .query(({ ctx, input }) => service.getApiKey(ctx.deps, ctx.auth, 'user', input.api_key_id)),
+
+  updateUserKey: clientProcedure
+    .meta({ openapi: { method: 'PATCH', path: '/user-api-keys/{api_key_id}', tags: TAGS, summary: 'Change the description or expiry of a user API key, or revoke it (revoked: true)' } })
+    .input(schemas.apiKeyUpdateSchema)
+    .output(schemas.userApiKeySchema)
+    .mutation(({ ctx, input }) => service.updateApiKey(ctx.deps, ctx.auth, 'user', input)),
+
+  listTeamKeys: clientProcedure
+    .meta({ openapi: { method: 'GET', path: '/team-api-keys', tags: TAGS, summary: "A team's API keys (clients: with $manage_api_keys)" } })
+    .input(schemas.teamApiKeyListQuerySchema)
+    .output(schemas.teamApiKeyListSchema)
+    .query(async ({ ctx, input }) => ({ items: await service.listApiKeys(ctx.deps, ctx.auth, { type: 'team', teamId: input.team_id }), is_paginated: false as const })),
+
+  createTeamKey: clientProcedure
+    .meta({ openapi: { method: 'POST', path: '/team-api-keys', tags: TAGS, summary: 'Create a team API key (when allow_team_api_keys; clients: with $manage_api_keys); the full key is in this response only' }, successStatus: 201 })
+    .input(schemas.teamApiKeyCreateSchema)
+    .output(schemas.teamApiKeyCreatedSchema)
+    .mutation(({ ctx, input }) => service.createApiKey(ctx.deps, ctx.auth, { type: 'team', ...input })),
+
+  checkTeamKey: serverProcedure
+    .meta({ openapi: { method: 'POST', path: '/team-api-keys/check', tags: TAGS, summary: 'Check a team API key: the key, or API_KEY_REVOKED / API_KEY_EXPIRED / API_KEY_NOT_FOUND / WRONG_API_KEY_TYPE' } })
+    .input(schemas.apiKeyCheckSchema)
+    .output(schemas.teamApiKeySchema)
+    .mutation(({ ctx, input }) => service.checkApiKey(ctx.deps, ctx.auth, 'team', input.api_key)),
+
+  getTeamKey: clientProcedure
+    .meta({ openapi: { method: 'GET', path: '/team-api-keys/{api_key_id}', tags: TAGS, summary: 'One team API key (last four characters only)' } })
+    .input(schemas.apiKeyIdParamSchema)
+    .output(schemas.teamApiKeySchema)
+    .query(({ ctx, input }) => service.getApiKey(ctx.deps, ctx.auth, 'team', input.api_key_id)),
+
+  updateTeamKey: clientProcedure
+    .meta({ openapi: { method: 'PATCH', path: '/team-api-keys/{api_key_id}', tags: TAGS, summary: 'Change the description or expiry of a team API key, or revoke it (revoked: true)' } })
+    .input(schemas.apiKeyUpdateSchema)
+    .output(schemas.teamApiKeySchema)
+    .mutation(({ ctx, input }) => service.updateApiKey(ctx.deps, ctx.auth, 'team', input)),
+});

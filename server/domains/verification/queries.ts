@@ -1,0 +1,48 @@
+import { sql } from 'kysely';
+import type { VerificationCodeRow } from '../../db/schema.js';
+import type { Executor } from '../projects/queries.js';
+
+export async function insertCode(
+  db: Executor,
+  code: { tenancy_id: string; id: string; purpose: string; code_hash: string; data: unknown; expires_at: Date },
+): Promise<void> {
+  await db.insertInto('verification_codes').values({ ...code, data: JSON.stringify(code.data) }).execute();
+}
+
+/**
+ * The code with this hash in this tenancy, locked until the transaction ends: two concurrent
+ * uses of one code are serialized, so a single-use code is used exactly once.
+ */
+export async function lockCodeByHash(db: Executor, tenancyId: string, codeHash: string): Promise<VerificationCodeRow | undefined> {
+  return db
+    .selectFrom('verification_codes')
+    .selectAll()
+    .where('code_hash', '=', codeHash)
+    .where('tenancy_id', '=', tenancyId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function recordAttempt(db: Executor, tenancyId: string, id: string, options: { markUsed: boolean }): Promise<void> {
+  await db
+    .updateTable('verification_codes')
+    .set((eb) => ({
+      attempt_count: eb('attempt_count', '+', 1),
+      ...(options.markUsed ? { used_at: sql<Date>`now()` } : {}),
+    }))
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteCodes(db: Executor, tenancyId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('verification_codes').where('tenancy_id', '=', tenancyId).where('id', 'in', ids).execute();
+}
+
+export async function insertOutboxEmail(
+  db: Executor,
+  email: { id: string; tenancy_id: string | null; to_email: string; subject: string; html: string; text: string },
+): Promise<void> {
+  await db.insertInto('email_outbox').values({ ...email, state: 'pending', attempts: 0 }).execute();
+}

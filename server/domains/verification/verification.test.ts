@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashSecret } from '../../crypto/tokens.js';
+import { KnownError } from '../../errors/known-error.js';
+import type { Tenancy } from '../../trpc/context.js';
+import { type Harness, startHarness } from '../../test/harness.js';
+import { tenancyOf } from '../../test/team-fixtures.js';
+import { checkCode, consumeCode, createCode, deleteCodes, enqueueEmail, escapeHtml, linkWithCode } from './service.js';
+
+let h: Harness;
+let tenancy: Tenancy;
+let other: Tenancy;
+beforeAll(async () => {
+  h = await startHarness();
+  const [a, b] = await Promise.all([h.createProject(), h.createProject()]);
+  tenancy = await tenancyOf(h, a.id);
+  other = await tenancyOf(h, b.id);
+});
+afterAll(async () => h?.close());
+
+const db = () => h.latch.deps.db;
+
+/** The code of the known error a promise rejects with. */
+async function errorCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof KnownError) return error.code;
+    throw error;
+  }
+  throw new Error('expected a known error');
+}
+
+function issue(purpose = 'test', data: unknown = { n: 1 }, ttl = 60_000, options: { maxAttempts?: number } = {}) {
+  return db().transaction().execute((trx) => createCode(trx, tenancy, purpose, data, ttl, options));
+}
+
+const consume = (code: string, purpose = 'test', t = tenancy) => db().transaction().execute((trx) => consumeCode<{ n: number }>(trx, t, purpose, code));
+const check = (code: string, purpose = 'test') => db().transaction().execute((trx) => checkCode<{ n: number }>(trx, tenancy, purpose, code));
+
+describe('verification codes', () => {
+  it('issues a ≥128-bit code, stores only its SHA-256, and hands back the payload once', async () => {
+    const issued = await issue('test', { n: 42 });
+    expect(issued.code).toMatch(/^[A-Za-z0-9_-]{38}$/); // 224 bits of base64url
+    const row = await db().selectFrom('verification_codes').selectAll().where('id', '=', issued.id).executeTakeFirstOrThrow();
+    expect(row.code_hash).toBe(hashSecret(issued.code));
+    expect(JSON.stringify(row)).not.toContain(issued.code);
+    const used = await consume(issued.code);
+    expect(used).toMatchObject({ id: issued.id, data: { n: 42 } });
+    expect(await errorCode(consume(issued.code))).toBe('ALREADY_USED');
+    const after = await db().selectFrom('verification_codes').selectAll().where('id', '=', issued.id).executeTakeFirstOrThrow();
+    expect(after.used_at).toBeInstanceOf(Date);
+    expect(after.attempt_count).toBe(1);
+  });
+
+  it('answers CODE_NOT_FOUND for an unknown code, another purpose and another project', async () => {
+    const issued = await issue();
+    expect(await errorCode(consume('x'.repeat(38)))).toBe('CODE_NOT_FOUND');
+    expect(await errorCode(consume(issued.code, 'another-purpose'))).toBe('CODE_NOT_FOUND');
+    expect(await errorCode(consume(issued.code, 'test', other))).toBe('CODE_NOT_FOUND');
+    // None of that used it up.
+    expect((await consume(issued.code)).id).toBe(issued.id);
+  });
+
+  it('answers EXPIRED after the time to live, and ALREADY_USED before EXPIRED', async () => {
+    const expired = await issue('test', {}, -1);
+    expect(await errorCode(consume(expired.code))).toBe('EXPIRED');
+    const used = await issue('test', {}, 60_000);
+    await consume(used.code);
+    await db().updateTable('verification_codes').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', used.id).execute();
+    expect(await errorCode(consume(used.code))).toBe('ALREADY_USED');
+  });
+
+  it('counts checks as attempts and stops at the limit with MAX_ATTEMPTS_REACHED', async () => {
+    const issued = await issue('test', { n: 7 }, 60_000, { maxAttempts: 3 });
+    expect((await check(issued.code)).data).toEqual({ n: 7 });
+    await check(issued.code);
+    await check(issued.code);
+    expect(await errorCode(check(issued.code))).toBe('MAX_ATTEMPTS_REACHED');
+    expect(await errorCode(consume(issued.code))).toBe('MAX_ATTEMPTS_REACHED');
+  });
+
+  it('rolls the use back with the action that failed, so the code still works', async () => {
+    const issued = await issue();
+    await expect(db().transaction().execute(async (trx) => {
+      await consumeCode(trx, tenancy, 'test', issued.code);
+      throw new Error('the action failed');
+    })).rejects.toThrow('the action failed');
+    expect((await consume(issued.code)).id).toBe(issued.id);
+  });
+
+  it('lets exactly one of many concurrent uses of a code win', async () => {
+    const issued = await issue();
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => consume(issued.code)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect((r.reason as KnownError).code).toBe('ALREADY_USED');
+  });
+
+  it('withdraws deleted codes', async () => {
+    const issued = await issue();
+    await db().transaction().execute((trx) => deleteCodes(trx, tenancy, [issued.id]));
+    expect(await errorCode(consume(issued.code))).toBe('CODE_NOT_FOUND');
+  });
+});
+
+describe('email outbox and helpers', () => {
+  it('queues a pending email in the caller\'s transaction, and nothing when it rolls back', async () => {
+    const id = await db().transaction().execute((trx) => enqueueEmail(trx, tenancy, { to: 'a@example.com', subject: 'Hi', html: '<p>Hi</p>', text: 'Hi' }));
+    const row = await db().selectFrom('email_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ tenancy_id: tenancy.id, to_email: 'a@example.com', state: 'pending', attempts: 0, error: null, sent_at: null });
+    await expect(db().transaction().execute(async (trx) => {
+      await enqueueEmail(trx, tenancy, { to: 'rolled-back@example.com', subject: 'x', html: 'x', text: 'x' });
+      throw new Error('rollback');
+    })).rejects.toThrow('rollback');
+    expect(await db().selectFrom('email_outbox').select('id').where('to_email', '=', 'rolled-back@example.com').execute()).toEqual([]);
+  });
+
+  it('escapes HTML and adds the code to a callback URL', () => {
+    expect(escapeHtml(`<script>"x" & 'y'</script>`)).toBe('&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;');
+    expect(linkWithCode('https://app.example.com/handler/team-invitation', 'abc')).toBe('https://app.example.com/handler/team-invitation?code=abc');
+    expect(linkWithCode('https://app.example.com/cb?x=1&code=old#h', 'a+b')).toBe('https://app.example.com/cb?x=1&code=a%2Bb#h');
+  });
+});
