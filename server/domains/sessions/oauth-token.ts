@@ -54,8 +54,8 @@ export async function handleOAuthToken(deps: Deps, req: Request, res: Response):
     if (!auth) throw new KnownErrors.ClientAuthenticationRequired();
     const accessToken = await refreshAccessToken(deps, auth.tenancy, refreshToken, clientIp(req));
     // expires_in from the token itself: it is shorter than the configured lifetime near the session's end.
-    const exp = Number(JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')).exp);
-    res.json({ access_token: accessToken, token_type: 'Bearer', expires_in: Math.max(0, exp - Math.floor(Date.now() / 1000)), refresh_token: refreshToken, scope: 'openid' });
+    const { exp, iat } = JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number; iat: number };
+    res.json({ access_token: accessToken, token_type: 'Bearer', expires_in: exp - iat, refresh_token: refreshToken, scope: 'openid' });
   } catch (error) {
     sendError(req, res, deps, requestId, error);
   }
