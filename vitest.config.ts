@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['server/**/*.test.ts', 'sdk/**/*.test.ts', 'migrations/**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/*.e2e.test.ts'],
+    // *.long.test.ts: durability and soak, `npm run test:long` only (vitest.long.config.ts).
+    exclude: ['**/node_modules/**', '**/*.e2e.test.ts', '**/*.long.test.ts'],
     globalSetup: ['server/test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_core.js';
 import * as m0002 from './0002_teams_permissions.js';
 import * as m0003 from './0003_codes_outbox.js';
+import * as m0004 from './0004_rate_limits.js';
 
 /** Every migration, in order. A static list: bundlers and tsx need no directory scan. */
 export const migrations: Record<string, Migration> = {
   '0001_core': m0001,
   '0002_teams_permissions': m0002,
   '0003_codes_outbox': m0003,
+  '0004_rate_limits': m0004,
 };

@@ -7,7 +7,7 @@
 import type { LatchQuery } from './cache.js';
 import { defineQuery } from './cache.js';
 import { type AdminProject, type CallOptions, clientCredentials, envVar } from './client-app.js';
-import { type ServerAppOptions, ServerApp } from './server-app.js';
+import { type PermissionDefinition, type ServerAppOptions, ServerApp } from './server-app.js';
 import type { TokenStoreInit } from './tokens.js';
 import type { AccessLevel, Credentials, RouterInputs, RouterOutputs } from './transport.js';
 
@@ -18,6 +18,10 @@ export type InternalApiKey = RouterOutputs['apiKeys']['get'];
 export type CreatedInternalApiKey = RouterOutputs['apiKeys']['create'];
 export type InternalApiKeyCreateInput = RouterInputs['apiKeys']['create'];
 export type InternalApiKeyUpdateInput = Omit<RouterInputs['apiKeys']['update'], 'api_key_id'>;
+/** A new custom permission: its id (lowercase letters, digits, `:` and `_`), description and the permissions it contains. */
+export type PermissionDefinitionCreateInput = RouterInputs['permissions']['createTeamDefinition'];
+/** A change of a custom permission: a new `id` (grants follow), description, or contained permissions. */
+export type PermissionDefinitionUpdateInput = Omit<RouterInputs['permissions']['updateTeamDefinition'], 'permission_id'>;
 /** The effective project configuration (the `config_string` of the wire, parsed). */
 export type ProjectConfig = Record<string, unknown>;
 
@@ -234,5 +238,81 @@ export class AdminApp extends ServerApp {
   async deleteInternalApiKey(apiKeyId: string): Promise<void> {
     await this.call((context) => this.trpc.apiKeys.delete.mutate({ api_key_id: apiKeyId }, { context }));
     this.invalidate(['apiKeys.']);
+  }
+
+  // ─── Permission definitions ──────────────────────────────────────────────────────────────────
+
+  /**
+   * Defines a custom team permission, optionally containing others (system ones included): a
+   * member granted it holds those too. Throws PERMISSION_ID_ALREADY_EXISTS, or
+   * CONTAINED_PERMISSION_NOT_FOUND for a contained id not defined in the team scope.
+   *
+   * @example
+   * await admin.createTeamPermissionDefinition({ id: 'docs:read' });
+   * await admin.createTeamPermissionDefinition({ id: 'editor', description: 'Edits docs', contained_permission_ids: ['docs:read', '$read_members'] });
+   */
+  async createTeamPermissionDefinition(input: PermissionDefinitionCreateInput): Promise<PermissionDefinition> {
+    const created = await this.call((context) => this.trpc.permissions.createTeamDefinition.mutate(input, { context }));
+    this.invalidate(['permissions.']);
+    return created;
+  }
+
+  /**
+   * Changes a custom team permission: renaming it keeps its grants and the permissions that
+   * contain it; a change of contained permissions that would make a cycle is refused.
+   *
+   * @example
+   * await admin.updateTeamPermissionDefinition('editor', { contained_permission_ids: ['docs:read', 'docs:write'] });
+   */
+  async updateTeamPermissionDefinition(permissionId: string, patch: PermissionDefinitionUpdateInput): Promise<PermissionDefinition> {
+    const updated = await this.call((context) => this.trpc.permissions.updateTeamDefinition.mutate({ ...patch, permission_id: permissionId }, { context }));
+    this.invalidate(['permissions.']);
+    return updated;
+  }
+
+  /**
+   * Deletes a custom team permission with its grants (system permissions cannot be deleted).
+   *
+   * @example
+   * await admin.deleteTeamPermissionDefinition('editor');
+   */
+  async deleteTeamPermissionDefinition(permissionId: string): Promise<void> {
+    await this.call((context) => this.trpc.permissions.deleteTeamDefinition.mutate({ permission_id: permissionId }, { context }));
+    this.invalidate(['permissions.']);
+  }
+
+  /**
+   * Defines a project permission, optionally containing other project permissions.
+   *
+   * @example
+   * await admin.createProjectPermissionDefinition({ id: 'reports:export', description: 'Export reports' });
+   */
+  async createProjectPermissionDefinition(input: PermissionDefinitionCreateInput): Promise<PermissionDefinition> {
+    const created = await this.call((context) => this.trpc.permissions.createProjectDefinition.mutate(input, { context }));
+    this.invalidate(['permissions.']);
+    return created;
+  }
+
+  /**
+   * Changes a project permission (rename, description, contained permissions).
+   *
+   * @example
+   * await admin.updateProjectPermissionDefinition('reports:export', { description: 'Export reports as CSV' });
+   */
+  async updateProjectPermissionDefinition(permissionId: string, patch: PermissionDefinitionUpdateInput): Promise<PermissionDefinition> {
+    const updated = await this.call((context) => this.trpc.permissions.updateProjectDefinition.mutate({ ...patch, permission_id: permissionId }, { context }));
+    this.invalidate(['permissions.']);
+    return updated;
+  }
+
+  /**
+   * Deletes a project permission with its grants.
+   *
+   * @example
+   * await admin.deleteProjectPermissionDefinition('reports:export');
+   */
+  async deleteProjectPermissionDefinition(permissionId: string): Promise<void> {
+    await this.call((context) => this.trpc.permissions.deleteProjectDefinition.mutate({ permission_id: permissionId }, { context }));
+    this.invalidate(['permissions.']);
   }
 }

@@ -57,6 +57,59 @@ export type PasswordSetInput = RouterInputs['auth']['passwordSet'];
 export type ProjectCreateInput = RouterInputs['projects']['createOwned'];
 export type ProjectTransferInput = RouterInputs['projects']['transfer'];
 
+// Teams, memberships, invitations, permissions and user/team API keys.
+type TeamWire = RouterOutputs['teams']['get'];
+type MemberProfileWire = RouterOutputs['teams']['getMemberProfile'];
+/** A team as server code sees it (includes `server_metadata`). */
+export type ServerTeam = Extract<TeamWire, { server_metadata: unknown }>;
+/** A team as its members see it. */
+export type ClientTeam = Omit<ServerTeam, 'server_metadata'>;
+/** A member's profile in a team, with the member's user (server view). */
+export type ServerTeamMemberProfile = Extract<MemberProfileWire, { user: unknown }>;
+/** A member's profile in a team: their name and image there (falling back to the user's own). */
+export type ClientTeamMemberProfile = Omit<ServerTeamMemberProfile, 'user'>;
+/** What server code may set on a new team (`creator_user_id` joins it as its creator). */
+export type TeamCreateInput = RouterInputs['teams']['create'];
+/** What a signed-in user may set on a team they create. */
+export type ClientTeamCreateInput = Pick<TeamCreateInput, 'display_name' | 'profile_image_url' | 'client_metadata'>;
+/** What server code may change on a team (the three metadata fields included). */
+export type TeamUpdateInput = Omit<RouterInputs['teams']['update'], 'team_id'>;
+/** What a member holding `$update_team` may change on a team. */
+export type ClientTeamUpdate = Pick<TeamUpdateInput, 'display_name' | 'profile_image_url' | 'client_metadata'>;
+/** A member's own display name and image in one team. */
+export type TeamMemberProfileUpdate = Omit<RouterInputs['teams']['updateMemberProfile'], 'team_id' | 'user_id'>;
+/** A pending invitation to a team. */
+export type TeamInvitation = RouterOutputs['teamInvitations']['list']['items'][number];
+/** The team an invitation code is for (what an invitation page shows before accepting). */
+export type TeamInvitationDetails = RouterOutputs['teamInvitations']['details'];
+/** One team permission a user holds (`id` is the permission's id). */
+export type TeamPermission = RouterOutputs['permissions']['listTeamPermissions']['items'][number];
+/** One project permission a user holds (`id` is the permission's id). */
+export type ProjectPermission = RouterOutputs['permissions']['listProjectPermissions']['items'][number];
+/** A user API key (afterwards only `value.last_four`). */
+export type UserApiKey = RouterOutputs['userTeamApiKeys']['getUserKey'];
+/** A team API key (afterwards only `value.last_four`). */
+export type TeamApiKey = RouterOutputs['userTeamApiKeys']['getTeamKey'];
+/** A new user API key: `value` is the full key, in this response only. */
+export type CreatedUserApiKey = RouterOutputs['userTeamApiKeys']['createUserKey'];
+/** A new team API key: `value` is the full key, in this response only. */
+export type CreatedTeamApiKey = RouterOutputs['userTeamApiKeys']['createTeamKey'];
+/** What a new user or team API key is made with (no `expires_at_millis`: it never expires). */
+export type ApiKeyCreateInput = Omit<RouterInputs['userTeamApiKeys']['createUserKey'], 'user_id'>;
+/** A change of an API key: description, expiry, or `revoked: true` (for good). */
+export type ApiKeyUpdateInput = Omit<RouterInputs['userTeamApiKeys']['updateUserKey'], 'api_key_id'>;
+
+/**
+ * The shapes that differ by access level, so a `ServerApp` gets server views of teams and member
+ * profiles, and may send the server-only fields, from the same methods.
+ */
+export interface ClientTeamViews {
+  team: ClientTeam;
+  memberProfile: ClientTeamMemberProfile;
+  teamCreate: ClientTeamCreateInput;
+  teamUpdate: ClientTeamUpdate;
+}
+
 /** What a successful sign-in or sign-up says (the tokens went to the token store). */
 export interface SignInResult {
   user_id: string;
@@ -79,8 +132,12 @@ export interface ClientAppOptions {
    * elsewhere), your own `{ get, set }` store, fixed `{ accessToken, refreshToken }`, or `null`.
    */
   tokenStore?: TokenStoreInit;
-  /** Pages of your app. `signIn` (default `/handler/sign-in`) is where `getUser({ or: 'redirect' })` goes. */
-  urls?: { signIn?: string };
+  /**
+   * Pages of your app. `signIn` (default `/handler/sign-in`) is where `getUser({ or: 'redirect' })`
+   * goes; `teamInvitation` (default `/handler/team-invitation`, resolved against the page in a
+   * browser) is the link of invitation emails when `inviteUser` is given no `callback_url`.
+   */
+  urls?: { signIn?: string; teamInvitation?: string };
   /** How to redirect (default `window.location.assign`); pass your framework's redirect on a server. */
   redirectMethod?: (url: string) => void | Promise<void>;
   /** A fetch to send requests with (default: the global one). */
@@ -128,6 +185,28 @@ const SIGN_IN_ERRORS = [KnownErrors.EmailPasswordMismatch, KnownErrors.PasswordA
 const PASSWORD_UPDATE_ERRORS = [KnownErrors.PasswordConfirmationMismatch, KnownErrors.UserDoesNotHavePassword, ...PASSWORD_STRENGTH];
 const PASSWORD_SET_ERRORS = [KnownErrors.UserAlreadyHasPassword, ...PASSWORD_STRENGTH];
 
+/** Why an invitation code did not work: not found (or withdrawn), expired, already used, or out of attempts. */
+export type InvitationCodeError = ExpectedErrors<
+  'VerificationCodeError' | 'VerificationCodeNotFound' | 'VerificationCodeExpired' | 'VerificationCodeAlreadyUsed' | 'VerificationCodeMaxAttemptsReached'
+>;
+const INVITATION_CODE_ERRORS = [
+  KnownErrors.VerificationCodeError,
+  KnownErrors.VerificationCodeNotFound,
+  KnownErrors.VerificationCodeExpired,
+  KnownErrors.VerificationCodeAlreadyUsed,
+  KnownErrors.VerificationCodeMaxAttemptsReached,
+];
+
+/**
+ * What a change of membership can touch: teams and member profiles, users (the selected team, the
+ * team filter of the user list), permission grants (they go with the membership), invitations and
+ * team API keys.
+ */
+export const MEMBERSHIP_DATA = ['teams.', 'users.', 'permissions.', 'teamInvitations.', 'userTeamApiKeys.'] as const;
+
+/** A user's name and image are the fallback of their member profiles: a change of them reaches those too. */
+export const USER_DATA = ['users.', 'teams.listMemberProfiles', 'teams.getMemberProfile'] as const;
+
 /** Redirect wait (spec section 9): how long to wait for the page to leave after a redirect. */
 const REDIRECT_WAIT_MS = 2000;
 
@@ -162,7 +241,7 @@ function isSignedOutError(error: unknown): boolean {
  * if (result.status === 'error') console.log(result.error.message); // 'Wrong e-mail or password.'
  * const user = await app.getUser({ or: 'redirect' });
  */
-export class ClientApp<U extends ClientUser = ClientUser> {
+export class ClientApp<U extends ClientUser = ClientUser, V extends ClientTeamViews = ClientTeamViews> {
   /** The project this app talks to. */
   readonly projectId: string;
   /** The base URL of the Latch server. */
@@ -501,7 +580,7 @@ export class ClientApp<U extends ClientUser = ClientUser> {
     const user = (await this.call((context) => this.trpc.users.updateMe.mutate(patch, { context }), { session: true })) as U;
     const key = this.sessionKey('users.getMe');
     this.queryClient.setQueryData(key, user);
-    this.invalidate(['users.'], key);
+    this.invalidate(USER_DATA, key);
     return user;
   }
 
@@ -546,9 +625,17 @@ export class ClientApp<U extends ClientUser = ClientUser> {
 
   // ─── Sessions ────────────────────────────────────────────────────────────────────────────────
 
-  /** Clients always act as their session's user; server code may name any user without one. */
-  #sessionFor(userId: string | undefined): boolean {
-    return this.accessLevel() === 'client' || userId === undefined || userId === 'me';
+  /**
+   * Whether a call about `userId` runs as the session's user. Clients always do; server code when
+   * it names `'me'`, or names nobody where the call then means the caller (`omittedMeansMe`).
+   */
+  #sessionFor(userId: string | undefined, omittedMeansMe = true): boolean {
+    return this.accessLevel() === 'client' || userId === 'me' || (userId === undefined && omittedMeansMe);
+  }
+
+  /** The cache key of a read that runs as the session's user (keyed by session) or not. */
+  #readKey(asSession: boolean, path: string, input: unknown): QueryKey {
+    return asSession ? this.sessionKey(path, input) : this.appKey(path, input);
   }
 
   /**
@@ -662,5 +749,572 @@ export class ClientApp<U extends ClientUser = ClientUser> {
     await this.call((context) => this.trpc.projects.transfer.mutate(input, { context }), this.ownerCallOptions());
     this.invalidate(['projects.']);
   }
-}
 
+  // ─── Teams ───────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Teams as a cached query: the signed-in user's (client); all of the project's, or the teams of
+   * `userId`, for server code.
+   *
+   * @example
+   * app.subscribe(() => app.teamsQuery(), (state) => renderTeamSwitcher(state.data ?? []));
+   */
+  teamsQuery(options: { userId?: string } = {}): LatchQuery<V['team'][]> {
+    const asSession = this.#sessionFor(options.userId, false);
+    const input = options.userId === undefined ? {} : { user_id: options.userId };
+    return defineQuery(this.#readKey(asSession, 'teams.list', input), async () => {
+      const list = await this.call((context) => this.trpc.teams.list.query(input, { context }), { session: asSession });
+      return list.items as V['team'][];
+    });
+  }
+
+  /**
+   * The teams the signed-in user is in (client). Server code gets all of the project's teams, or
+   * those of one user with `userId`.
+   *
+   * @example
+   * const teams = await app.listTeams();
+   * const theirs = await server.listTeams({ userId: user.id });
+   */
+  async listTeams(options: { userId?: string } = {}): Promise<V['team'][]> {
+    return this.queryClient.fetchQuery(this.teamsQuery(options));
+  }
+
+  /**
+   * A team as a cached query (data null when there is no such team, or, on the client, when the
+   * user is not in it).
+   *
+   * @example
+   * app.subscribe(() => app.teamQuery(teamId), (state) => console.log(state.data?.display_name));
+   */
+  teamQuery(teamId: string): LatchQuery<V['team'] | null> {
+    const asSession = this.accessLevel() === 'client';
+    const input = { team_id: teamId };
+    return defineQuery(this.#readKey(asSession, 'teams.get', input), async () => {
+      try {
+        return (await this.call((context) => this.trpc.teams.get.query(input, { context }), { session: asSession })) as V['team'];
+      } catch (error) {
+        if (error instanceof KnownErrors.TeamNotFound) return null;
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * A team, or null when there is none (clients: null for teams they are not in, so team ids
+   * cannot be probed).
+   *
+   * @example
+   * const team = await app.getTeam(user.selected_team_id!);
+   */
+  async getTeam(teamId: string): Promise<V['team'] | null> {
+    return this.queryClient.fetchQuery(this.teamQuery(teamId));
+  }
+
+  /**
+   * Creates a team. From the client (when the project has `client_team_creation_enabled`) the
+   * signed-in user becomes its first member, with `team_creator_default_permissions`, and it
+   * becomes their selected team. Server code may also set the server-only metadata and name the
+   * creator with `creator_user_id` (a team without one has no members yet).
+   *
+   * @example
+   * const team = await app.createTeam({ display_name: 'Rocket' });
+   * const other = await server.createTeam({ display_name: 'Ops', creator_user_id: user.id, server_metadata: { plan: 'pro' } });
+   */
+  async createTeam(input: V['teamCreate']): Promise<V['team']> {
+    const creator = (input as TeamCreateInput).creator_user_id;
+    const asSession = this.accessLevel() === 'client' || creator === 'me';
+    const team = (await this.call((context) => this.trpc.teams.create.mutate(input, { context }), { session: asSession })) as V['team'];
+    this.invalidate(MEMBERSHIP_DATA);
+    return team;
+  }
+
+  /**
+   * Updates a team (clients: with `$update_team`, and only the client fields).
+   *
+   * @example
+   * await app.updateTeam(team.id, { display_name: 'Rocket 2', client_metadata: { color: 'red' } });
+   */
+  async updateTeam(teamId: string, patch: V['teamUpdate']): Promise<V['team']> {
+    const team = (await this.call((context) => this.trpc.teams.update.mutate({ ...patch, team_id: teamId }, { context }), {
+      session: this.accessLevel() === 'client',
+    })) as V['team'];
+    this.invalidate(['teams.']);
+    return team;
+  }
+
+  /**
+   * Deletes a team with its memberships, permission grants, invitations and API keys (clients:
+   * with `$delete_team`).
+   *
+   * @example
+   * await app.deleteTeam(team.id);
+   */
+  async deleteTeam(teamId: string): Promise<void> {
+    await this.call((context) => this.trpc.teams.delete.mutate({ team_id: teamId }, { context }), { session: this.accessLevel() === 'client' });
+    this.invalidate(MEMBERSHIP_DATA);
+  }
+
+  /**
+   * Makes a team the signed-in user's selected team (null: none). Returns the updated user.
+   *
+   * @example
+   * await app.selectTeam(team.id);
+   */
+  async selectTeam(teamId: string | null): Promise<U> {
+    return this.updateUser({ selected_team_id: teamId });
+  }
+
+  // ─── Memberships and member profiles ─────────────────────────────────────────────────────────
+
+  /**
+   * Leaves a team: the signed-in user's membership ends, with their permissions in it (and it is
+   * no longer their selected team).
+   *
+   * @example
+   * await app.leaveTeam(team.id);
+   */
+  async leaveTeam(teamId: string): Promise<void> {
+    await this.call((context) => this.trpc.teams.leave.mutate({ team_id: teamId }, { context }), { session: true });
+    this.invalidate(MEMBERSHIP_DATA);
+  }
+
+  /**
+   * Removes a member from a team (clients: themselves, or others with `$remove_members`).
+   *
+   * @example
+   * await app.removeTeamMember(team.id, member.user_id);
+   */
+  async removeTeamMember(teamId: string, userId: string): Promise<void> {
+    await this.call((context) => this.trpc.teams.removeMember.mutate({ team_id: teamId, user_id: userId }, { context }), { session: this.#sessionFor(userId, false) });
+    this.invalidate(MEMBERSHIP_DATA);
+  }
+
+  /**
+   * Member profiles as a cached query, by team and/or user (clients: their own, or a team's with
+   * `$read_members`; `userId: 'me'` is the signed-in user).
+   *
+   * @example
+   * app.subscribe(() => app.teamMemberProfilesQuery({ teamId }), (state) => renderMembers(state.data ?? []));
+   */
+  teamMemberProfilesQuery(filter: { teamId?: string; userId?: string }): LatchQuery<V['memberProfile'][]> {
+    const asSession = this.#sessionFor(filter.userId, false);
+    const input = { ...(filter.teamId === undefined ? {} : { team_id: filter.teamId }), ...(filter.userId === undefined ? {} : { user_id: filter.userId }) };
+    return defineQuery(this.#readKey(asSession, 'teams.listMemberProfiles', input), async () => {
+      const list = await this.call((context) => this.trpc.teams.listMemberProfiles.query(input, { context }), { session: asSession });
+      return list.items as V['memberProfile'][];
+    });
+  }
+
+  /**
+   * Member profiles by team and/or user: `{ userId: 'me' }` lists the signed-in user's profile in
+   * each of their teams.
+   *
+   * @example
+   * const mine = await app.listTeamMemberProfiles({ userId: 'me' });
+   */
+  async listTeamMemberProfiles(filter: { teamId?: string; userId?: string }): Promise<V['memberProfile'][]> {
+    return this.queryClient.fetchQuery(this.teamMemberProfilesQuery(filter));
+  }
+
+  /**
+   * The members of a team, as their member profiles (clients: with `$read_members`; server code
+   * also gets each member's `user`).
+   *
+   * @example
+   * const members = await app.listTeamUsers(team.id);
+   * console.log(members.map((m) => m.display_name));
+   */
+  async listTeamUsers(teamId: string): Promise<V['memberProfile'][]> {
+    return this.listTeamMemberProfiles({ teamId });
+  }
+
+  /**
+   * A member's profile in a team (default: the signed-in user's), or null when they are not a
+   * member (clients: also for teams they are not in; others' profiles need `$read_members`).
+   *
+   * @example
+   * const profile = await app.getTeamMemberProfile(team.id);
+   */
+  async getTeamMemberProfile(teamId: string, options: { userId?: string } = {}): Promise<V['memberProfile'] | null> {
+    const input = { team_id: teamId, user_id: options.userId ?? 'me' };
+    const asSession = this.#sessionFor(options.userId);
+    return this.queryClient.fetchQuery(
+      defineQuery(this.#readKey(asSession, 'teams.getMemberProfile', input), async () => {
+        try {
+          return (await this.call((context) => this.trpc.teams.getMemberProfile.query(input, { context }), { session: asSession })) as V['memberProfile'];
+        } catch (error) {
+          if (error instanceof KnownErrors.TeamMembershipNotFound || error instanceof KnownErrors.TeamNotFound) return null;
+          throw error;
+        }
+      }),
+    );
+  }
+
+  /**
+   * Sets a member's display name or image in one team (default: the signed-in user's own;
+   * someone else's takes server access). null goes back to the user's own name or image.
+   *
+   * @example
+   * await app.updateTeamMemberProfile(team.id, { display_name: 'Ann (design)' });
+   */
+  async updateTeamMemberProfile(teamId: string, patch: TeamMemberProfileUpdate, options: { userId?: string } = {}): Promise<V['memberProfile']> {
+    const input = { ...patch, team_id: teamId, user_id: options.userId ?? 'me' };
+    const profile = (await this.call((context) => this.trpc.teams.updateMemberProfile.mutate(input, { context }), { session: this.#sessionFor(options.userId) })) as V['memberProfile'];
+    this.invalidate(['teams.listMemberProfiles', 'teams.getMemberProfile']);
+    return profile;
+  }
+
+  // ─── Team invitations ────────────────────────────────────────────────────────────────────────
+
+  #teamInvitationUrl(): string {
+    const page = this.#options.urls?.teamInvitation ?? '/handler/team-invitation';
+    if (/^https?:\/\//i.test(page)) return page;
+    if (typeof window !== 'undefined' && typeof window.location?.href === 'string') return new URL(page, window.location.href).href;
+    throw new Error('inviteUser needs a callback_url outside a browser (the absolute URL of the page of your app that accepts invitations), or an absolute urls.teamInvitation option.');
+  }
+
+  /**
+   * Invites someone to a team by email (clients: with `$invite_members`). The email links to
+   * `callback_url?code=…` (default: the `urls.teamInvitation` page), which must be a trusted
+   * domain of the project (or localhost while allowed); the code is single-use and expires in 7
+   * days. Returns the invitation's id.
+   *
+   * @example
+   * await app.inviteUser(team.id, { email: 'bob@example.com', callback_url: 'https://app.example.com/handler/team-invitation' });
+   */
+  async inviteUser(teamId: string, input: { email: string; callback_url?: string }): Promise<{ id: string }> {
+    const body = { email: input.email, team_id: teamId, callback_url: input.callback_url ?? this.#teamInvitationUrl() };
+    const sent = await this.call((context) => this.trpc.teamInvitations.sendCode.mutate(body, { context }), { session: this.accessLevel() === 'client' });
+    this.invalidate(['teamInvitations.']);
+    return { id: sent.id };
+  }
+
+  /**
+   * A team's pending invitations as a cached query.
+   *
+   * @example
+   * app.subscribe(() => app.teamInvitationsQuery(team.id), (state) => console.log(state.data));
+   */
+  teamInvitationsQuery(teamId: string): LatchQuery<TeamInvitation[]> {
+    const asSession = this.accessLevel() === 'client';
+    const input = { team_id: teamId };
+    return defineQuery(this.#readKey(asSession, 'teamInvitations.list', input), async () => {
+      const list = await this.call((context) => this.trpc.teamInvitations.list.query(input, { context }), { session: asSession });
+      return list.items;
+    });
+  }
+
+  /**
+   * A team's pending invitations (clients: with `$read_members` and `$invite_members`).
+   *
+   * @example
+   * const pending = await app.listTeamInvitations(team.id);
+   */
+  async listTeamInvitations(teamId: string): Promise<TeamInvitation[]> {
+    return this.queryClient.fetchQuery(this.teamInvitationsQuery(teamId));
+  }
+
+  /**
+   * Withdraws an invitation: its code stops working at once (clients: with `$remove_members`).
+   *
+   * @example
+   * await app.revokeTeamInvitation(team.id, invitation.id);
+   */
+  async revokeTeamInvitation(teamId: string, invitationId: string): Promise<void> {
+    await this.call((context) => this.trpc.teamInvitations.revoke.mutate({ invitation_id: invitationId, team_id: teamId }, { context }), {
+      session: this.accessLevel() === 'client',
+    });
+    this.invalidate(['teamInvitations.']);
+  }
+
+  /**
+   * Accepts an invitation for the signed-in user, who joins the team (with
+   * `team_member_default_permissions`). A code that is unknown, withdrawn, expired, used or out of
+   * attempts is returned as an error.
+   *
+   * @example
+   * const code = new URL(location.href).searchParams.get('code')!;
+   * const result = await app.acceptTeamInvitation(code);
+   * if (result.status === 'ok') await app.selectTeam(result.data.team_id);
+   * else showError(result.error.message); // e.g. KnownErrors.VerificationCodeExpired
+   */
+  async acceptTeamInvitation(code: string): Promise<Result<{ team_id: string }, InvitationCodeError>> {
+    const accept = this.call((context) => this.trpc.teamInvitations.accept.mutate({ code }, { context }), { session: true }).then((accepted) => {
+      this.invalidate(MEMBERSHIP_DATA);
+      return { team_id: accepted.team_id };
+    });
+    return toResult(accept, INVITATION_CODE_ERRORS);
+  }
+
+  /**
+   * Checks an invitation code without using it (it counts as an attempt).
+   *
+   * @example
+   * const valid = (await app.checkTeamInvitationCode(code)).status === 'ok';
+   */
+  async checkTeamInvitationCode(code: string): Promise<Result<void, InvitationCodeError>> {
+    const check = this.call((context) => this.trpc.teamInvitations.checkCode.mutate({ code }, { context })).then(() => undefined);
+    return toResult(check, INVITATION_CODE_ERRORS);
+  }
+
+  /**
+   * The team an invitation code is for, to show before accepting (counts as an attempt).
+   *
+   * @example
+   * const details = await app.getTeamInvitationDetails(code);
+   * if (details.status === 'ok') render(`Join ${details.data.team_display_name}?`);
+   */
+  async getTeamInvitationDetails(code: string): Promise<Result<TeamInvitationDetails, InvitationCodeError>> {
+    return toResult(
+      this.call((context) => this.trpc.teamInvitations.details.mutate({ code }, { context })),
+      INVITATION_CODE_ERRORS,
+    );
+  }
+
+  // ─── Permissions ─────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Team permissions held in a team, as a cached query: the signed-in user's (client); server
+   * code names the user with `userId`, or gets every member's grants without it. `recursive`
+   * (default true) includes the permissions contained in those granted.
+   *
+   * @example
+   * app.subscribe(() => app.teamPermissionsQuery(team.id), (state) => console.log(state.data?.map((p) => p.id)));
+   */
+  teamPermissionsQuery(teamId: string, options: { userId?: string; recursive?: boolean } = {}): LatchQuery<TeamPermission[]> {
+    const asSession = this.#sessionFor(options.userId, false);
+    const userId = options.userId ?? (asSession ? 'me' : undefined);
+    const input = { team_id: teamId, ...(userId === undefined ? {} : { user_id: userId }), recursive: options.recursive ?? true };
+    return defineQuery(this.#readKey(asSession, 'permissions.listTeamPermissions', input), async () => {
+      const list = await this.call((context) => this.trpc.permissions.listTeamPermissions.query(input, { context }), { session: asSession });
+      return list.items;
+    });
+  }
+
+  /**
+   * The permissions held in a team (default: the signed-in user's), recursively by default:
+   * `recursive: false` lists only the direct grants.
+   *
+   * @example
+   * const ids = (await app.listTeamPermissions(team.id)).map((p) => p.id); // ['$invite_members', 'docs:read', …]
+   */
+  async listTeamPermissions(teamId: string, options: { userId?: string; recursive?: boolean } = {}): Promise<TeamPermission[]> {
+    return this.queryClient.fetchQuery(this.teamPermissionsQuery(teamId, options));
+  }
+
+  /**
+   * Project permissions held, as a cached query: the signed-in user's (client); server code names
+   * the user with `userId`, or gets every user's grants without it.
+   *
+   * @example
+   * app.subscribe(() => app.projectPermissionsQuery(), (state) => console.log(state.data));
+   */
+  projectPermissionsQuery(options: { userId?: string; recursive?: boolean } = {}): LatchQuery<ProjectPermission[]> {
+    const asSession = this.#sessionFor(options.userId, false);
+    const userId = options.userId ?? (asSession ? 'me' : undefined);
+    const input = { ...(userId === undefined ? {} : { user_id: userId }), recursive: options.recursive ?? true };
+    return defineQuery(this.#readKey(asSession, 'permissions.listProjectPermissions', input), async () => {
+      const list = await this.call((context) => this.trpc.permissions.listProjectPermissions.query(input, { context }), { session: asSession });
+      return list.items;
+    });
+  }
+
+  /**
+   * The project permissions held (default: the signed-in user's), recursively by default.
+   *
+   * @example
+   * const ids = (await app.listProjectPermissions()).map((p) => p.id);
+   */
+  async listProjectPermissions(options: { userId?: string; recursive?: boolean } = {}): Promise<ProjectPermission[]> {
+    return this.queryClient.fetchQuery(this.projectPermissionsQuery(options));
+  }
+
+  /**
+   * Whether a user (default: the signed-in user) holds a permission, directly or through any
+   * chain of permissions that contain it: in a team with `teamId`, else in the project. Reads the
+   * cached recursive list, so checking several permissions costs one request.
+   *
+   * @example
+   * if (await app.hasPermission('$invite_members', { teamId: team.id })) showInviteButton();
+   * const canExport = await server.hasPermission('reports:export', { userId: user.id });
+   */
+  async hasPermission(permissionId: string, options: { teamId?: string; userId?: string } = {}): Promise<boolean> {
+    const scope = { userId: options.userId ?? 'me', recursive: true };
+    const held = options.teamId === undefined ? await this.listProjectPermissions(scope) : await this.listTeamPermissions(options.teamId, scope);
+    return held.some((permission) => permission.id === permissionId);
+  }
+
+  // ─── User and team API keys ──────────────────────────────────────────────────────────────────
+
+  /**
+   * A user's API keys as a cached query (default: the signed-in user's).
+   *
+   * @example
+   * app.subscribe(() => app.userApiKeysQuery(), (state) => console.log(state.data));
+   */
+  userApiKeysQuery(options: { userId?: string } = {}): LatchQuery<UserApiKey[]> {
+    const asSession = this.#sessionFor(options.userId);
+    const input = { user_id: options.userId ?? 'me' };
+    return defineQuery(this.#readKey(asSession, 'userTeamApiKeys.listUserKeys', input), async () => {
+      const list = await this.call((context) => this.trpc.userTeamApiKeys.listUserKeys.query(input, { context }), { session: asSession });
+      return list.items;
+    });
+  }
+
+  /**
+   * A user's API keys (default: the signed-in user's), with only the last four characters of each.
+   *
+   * @example
+   * const keys = await app.listUserApiKeys();
+   */
+  async listUserApiKeys(options: { userId?: string } = {}): Promise<UserApiKey[]> {
+    return this.queryClient.fetchQuery(this.userApiKeysQuery(options));
+  }
+
+  /**
+   * Creates an API key for a user (default: the signed-in user), when the project has
+   * `allow_user_api_keys`. The full key is in this response only.
+   *
+   * @example
+   * const key = await app.createUserApiKey({ description: 'CLI on my laptop', expires_at_millis: Date.now() + 90 * 86_400_000 });
+   * console.log(key.value); // shown once
+   */
+  async createUserApiKey(input: ApiKeyCreateInput, options: { userId?: string } = {}): Promise<CreatedUserApiKey> {
+    const body = { ...input, user_id: options.userId ?? 'me' };
+    const created = await this.call((context) => this.trpc.userTeamApiKeys.createUserKey.mutate(body, { context }), { session: this.#sessionFor(options.userId) });
+    this.invalidate(['userTeamApiKeys.']);
+    return created;
+  }
+
+  /**
+   * One user API key, or null when there is none the caller may see.
+   *
+   * @example
+   * const key = await app.getUserApiKey(id);
+   */
+  async getUserApiKey(apiKeyId: string): Promise<UserApiKey | null> {
+    return this.#getApiKey('user', apiKeyId);
+  }
+
+  /**
+   * Changes a user API key's description or expiry, or revokes it with `revoked: true`.
+   *
+   * @example
+   * await app.updateUserApiKey(key.id, { description: 'old laptop' });
+   */
+  async updateUserApiKey(apiKeyId: string, patch: ApiKeyUpdateInput): Promise<UserApiKey> {
+    const updated = await this.call((context) => this.trpc.userTeamApiKeys.updateUserKey.mutate({ ...patch, api_key_id: apiKeyId }, { context }), {
+      session: this.accessLevel() === 'client',
+    });
+    this.invalidate(['userTeamApiKeys.']);
+    return updated;
+  }
+
+  /**
+   * Revokes a user API key for good (public keys cannot be revoked: expire them instead).
+   *
+   * @example
+   * await app.revokeUserApiKey(key.id);
+   */
+  async revokeUserApiKey(apiKeyId: string): Promise<UserApiKey> {
+    return this.updateUserApiKey(apiKeyId, { revoked: true });
+  }
+
+  /**
+   * A team's API keys as a cached query.
+   *
+   * @example
+   * app.subscribe(() => app.teamApiKeysQuery(team.id), (state) => console.log(state.data));
+   */
+  teamApiKeysQuery(teamId: string): LatchQuery<TeamApiKey[]> {
+    const asSession = this.accessLevel() === 'client';
+    const input = { team_id: teamId };
+    return defineQuery(this.#readKey(asSession, 'userTeamApiKeys.listTeamKeys', input), async () => {
+      const list = await this.call((context) => this.trpc.userTeamApiKeys.listTeamKeys.query(input, { context }), { session: asSession });
+      return list.items;
+    });
+  }
+
+  /**
+   * A team's API keys (clients: with `$manage_api_keys`), last four characters only.
+   *
+   * @example
+   * const keys = await app.listTeamApiKeys(team.id);
+   */
+  async listTeamApiKeys(teamId: string): Promise<TeamApiKey[]> {
+    return this.queryClient.fetchQuery(this.teamApiKeysQuery(teamId));
+  }
+
+  /**
+   * Creates an API key for a team, when the project has `allow_team_api_keys` (clients: with
+   * `$manage_api_keys`). The full key is in this response only.
+   *
+   * @example
+   * const key = await app.createTeamApiKey(team.id, { description: 'deploy bot' });
+   * console.log(key.value); // latch_tsk_…, shown once
+   */
+  async createTeamApiKey(teamId: string, input: ApiKeyCreateInput): Promise<CreatedTeamApiKey> {
+    const created = await this.call((context) => this.trpc.userTeamApiKeys.createTeamKey.mutate({ ...input, team_id: teamId }, { context }), {
+      session: this.accessLevel() === 'client',
+    });
+    this.invalidate(['userTeamApiKeys.']);
+    return created;
+  }
+
+  /**
+   * One team API key, or null when there is none the caller may see.
+   *
+   * @example
+   * const key = await app.getTeamApiKey(id);
+   */
+  async getTeamApiKey(apiKeyId: string): Promise<TeamApiKey | null> {
+    return this.#getApiKey('team', apiKeyId);
+  }
+
+  /**
+   * Changes a team API key's description or expiry, or revokes it with `revoked: true` (clients:
+   * with `$manage_api_keys`).
+   *
+   * @example
+   * await app.updateTeamApiKey(key.id, { expires_at_millis: Date.now() + 86_400_000 });
+   */
+  async updateTeamApiKey(apiKeyId: string, patch: ApiKeyUpdateInput): Promise<TeamApiKey> {
+    const updated = await this.call((context) => this.trpc.userTeamApiKeys.updateTeamKey.mutate({ ...patch, api_key_id: apiKeyId }, { context }), {
+      session: this.accessLevel() === 'client',
+    });
+    this.invalidate(['userTeamApiKeys.']);
+    return updated;
+  }
+
+  /**
+   * Revokes a team API key for good: its checks fail with API_KEY_REVOKED (reason `manually-revoked`).
+   *
+   * @example
+   * await app.revokeTeamApiKey(key.id);
+   */
+  async revokeTeamApiKey(apiKeyId: string): Promise<TeamApiKey> {
+    return this.updateTeamApiKey(apiKeyId, { revoked: true });
+  }
+
+  #getApiKey(type: 'user', apiKeyId: string): Promise<UserApiKey | null>;
+  #getApiKey(type: 'team', apiKeyId: string): Promise<TeamApiKey | null>;
+  #getApiKey(type: 'user' | 'team', apiKeyId: string): Promise<UserApiKey | TeamApiKey | null> {
+    const asSession = this.accessLevel() === 'client';
+    const input = { api_key_id: apiKeyId };
+    const path = type === 'user' ? 'userTeamApiKeys.getUserKey' : 'userTeamApiKeys.getTeamKey';
+    return this.queryClient.fetchQuery(
+      defineQuery(this.#readKey(asSession, path, input), async (): Promise<UserApiKey | TeamApiKey | null> => {
+        try {
+          return await this.call<UserApiKey | TeamApiKey>(
+            (context) => (type === 'user' ? this.trpc.userTeamApiKeys.getUserKey.query(input, { context }) : this.trpc.userTeamApiKeys.getTeamKey.query(input, { context })),
+            { session: asSession },
+          );
+        } catch (error) {
+          if (error instanceof KnownErrors.ApiKeyNotFound) return null;
+          throw error;
+        }
+      }),
+    );
+  }
+}

@@ -3,16 +3,37 @@
  * owners. Everything here is safe in a browser bundle; the secret keys of `ServerApp` and
  * `AdminApp` are not: keep those apps on a server.
  */
-export { AdminApp, type AdminAppOptions, type CreatedInternalApiKey, type InternalApiKey, type InternalApiKeyCreateInput, type InternalApiKeyUpdateInput, type ProjectConfig, type ProjectUpdateInput } from './admin-app.js';
+export {
+  AdminApp,
+  type AdminAppOptions,
+  type CreatedInternalApiKey,
+  type InternalApiKey,
+  type InternalApiKeyCreateInput,
+  type InternalApiKeyUpdateInput,
+  type PermissionDefinitionCreateInput,
+  type PermissionDefinitionUpdateInput,
+  type ProjectConfig,
+  type ProjectUpdateInput,
+} from './admin-app.js';
 export { CACHE_GC_TIME_MS, type LatchQuery, type QueryState } from './cache.js';
 export {
   ClientApp,
   type AdminProject,
+  type ApiKeyCreateInput,
+  type ApiKeyUpdateInput,
   type ClientAppOptions,
   type ClientProject,
+  type ClientTeam,
+  type ClientTeamCreateInput,
+  type ClientTeamMemberProfile,
+  type ClientTeamUpdate,
+  type ClientTeamViews,
   type ClientUser,
   type ClientUserUpdate,
+  type CreatedTeamApiKey,
+  type CreatedUserApiKey,
   type GetUserOptions,
+  type InvitationCodeError,
   type PasswordSetError,
   type PasswordSetInput,
   type PasswordSignInInput,
@@ -20,11 +41,22 @@ export {
   type PasswordUpdateError,
   type PasswordUpdateInput,
   type ProjectCreateInput,
+  type ProjectPermission,
   type ProjectTransferInput,
+  type ServerTeam,
+  type ServerTeamMemberProfile,
   type ServerUser,
   type SignInError,
   type SignInResult,
   type SignUpError,
+  type TeamApiKey,
+  type TeamCreateInput,
+  type TeamInvitation,
+  type TeamInvitationDetails,
+  type TeamMemberProfileUpdate,
+  type TeamPermission,
+  type TeamUpdateInput,
+  type UserApiKey,
   type UserSession,
 } from './client-app.js';
 export {
@@ -41,6 +73,20 @@ export {
   type KnownErrorOf,
   type Result,
 } from './errors.js';
-export { ServerApp, type ServerAppOptions, type ServerUserUpdate, type SessionCreateInput, type SessionTokens, type UserCreateInput, type UserList, type UserListQuery } from './server-app.js';
+export {
+  ServerApp,
+  type ApiKeyCheckOptions,
+  type ApiKeyNotValidError,
+  type PermissionDefinition,
+  type ServerAppOptions,
+  type ServerTeamViews,
+  type ServerUserUpdate,
+  type SessionCreateInput,
+  type SessionTokens,
+  type TeamMembership,
+  type UserCreateInput,
+  type UserList,
+  type UserListQuery,
+} from './server-app.js';
 export { cookieTokenStore, memoryTokenStore, type TokenPair, type TokenStore, type TokenStoreInit } from './tokens.js';
 export { DEFAULT_BASE_URL, type RouterInputs, type RouterOutputs } from './transport.js';

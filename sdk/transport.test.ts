@@ -4,7 +4,8 @@ import { type Harness, type ProjectFixture, startHarness } from '../server/test/
 import { ClientApp } from './client-app.js';
 import { KnownErrors, LatchAssertionError, LatchNetworkError, OFFLINE_MESSAGE } from './errors.js';
 import { type Fault, type TestProxy, latchErrorBody, startProxy } from './test/proxy.js';
-import { MAX_RETRIES, parseRetryAfterMs, retryDelayMs } from './transport.js';
+import { appRouter } from '../server/router.js';
+import { IDEMPOTENT_MUTATIONS, MAX_RETRIES, parseRetryAfterMs, retryDelayMs } from './transport.js';
 
 let h: Harness;
 let proxy: TestProxy;
@@ -159,5 +160,14 @@ describe('transport rules (spec section 7), through a flaky proxy in front of th
     const last = proxy.requests.at(-1);
     expect(last?.headers).toMatchObject({ 'x-latch-project-id': project.id, 'x-latch-access-type': 'client', 'x-latch-client-version': expect.stringMatching(/^latch-sdk@/), 'x-latch-publishable-client-key': project.publishableClientKey });
     expect(last?.headers['x-latch-random-nonce']).toBeTruthy();
+  });
+});
+
+describe('idempotent mutations', () => {
+  it('include every procedure served as a DELETE on REST, so network failures retry them', () => {
+    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { openapi?: { method?: string } } } }>;
+    const deletes = Object.entries(procedures).filter(([, procedure]) => procedure._def.meta?.openapi?.method === 'DELETE').map(([path]) => path);
+    expect(deletes.length).toBeGreaterThan(10);
+    expect(deletes.filter((path) => !IDEMPOTENT_MUTATIONS.has(path))).toEqual([]);
   });
 });

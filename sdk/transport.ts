@@ -42,6 +42,15 @@ export const IDEMPOTENT_MUTATIONS: ReadonlySet<string> = new Set([
   'users.delete',
   'projects.deleteCurrent',
   'apiKeys.delete',
+  'teams.delete',
+  'teams.leave',
+  'teams.removeMember',
+  'teamInvitations.revoke',
+  'permissions.revokeTeamPermission',
+  'permissions.revokeProjectPermission',
+  'permissions.deleteTeamDefinition',
+  'permissions.deleteProjectDefinition',
+  'contactChannels.delete',
 ]);
 
 export type AccessLevel = 'client' | 'server' | 'admin';

@@ -29,7 +29,54 @@ export interface LatchEnv {
   accessTokenTtlSeconds: number;
   /** LATCH_LOG_LEVEL — error | warn | info (default info). */
   logLevel: 'error' | 'warn' | 'info';
+  /** Brute-force limits, counted in the database (server/domains/rate-limits). */
+  rateLimits: RateLimitSettings;
+  /** Email delivery (server/domains/emails). */
+  email: EmailSettings;
 }
+
+/** How emails leave the outbox (server/domains/emails/worker.ts). */
+export interface EmailSettings {
+  /**
+   * LATCH_SMTP_URL — the deployment's default SMTP server, used by projects whose email config is
+   * `shared`: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465` (TLS).
+   * Unset: shared-config emails stay in the outbox as not-delivered, visible in the console.
+   */
+  smtpUrl: string | null;
+  /** LATCH_EMAIL_FROM — sender address of shared-server emails (default noreply@ the base URL's host). */
+  from: string | null;
+  /** LATCH_EMAIL_RATE_LIMIT_PER_HOUR — emails one project may queue per hour (default 1000; 0 = no limit). */
+  perProjectPerHour: number;
+  /** LATCH_EMAIL_POLL_INTERVAL_MS — how often the outbox worker looks for due emails (default 1000). */
+  pollIntervalMs: number;
+}
+
+export const DEFAULT_EMAIL_SETTINGS: EmailSettings = { smtpUrl: null, from: null, perProjectPerHour: 1000, pollIntervalMs: 1000 };
+
+/**
+ * Each maximum is per fixed window of `windowSeconds` and per project (tenancy); 0 switches that
+ * limit off. Past a maximum the call is RATE_LIMITED (429, Retry-After) until the window ends.
+ */
+export interface RateLimitSettings {
+  /** LATCH_RATE_LIMIT_WINDOW_SECONDS — the window every limit counts in (default 900 = 15 min). */
+  windowSeconds: number;
+  /** LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL — failed password sign-ins per email (default 10). */
+  signInPerEmail: number;
+  /** LATCH_RATE_LIMIT_SIGN_IN_PER_IP — failed password sign-ins per client IP (default 100). */
+  signInPerIp: number;
+  /** LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP — verification-code checks and uses per client IP (default 100). */
+  codeChecksPerIp: number;
+  /** LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP — failed user/team API-key checks per calling IP (default 1000). */
+  apiKeyChecksPerIp: number;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
+  windowSeconds: 900,
+  signInPerEmail: 10,
+  signInPerIp: 100,
+  codeChecksPerIp: 100,
+  apiKeyChecksPerIp: 1000,
+};
 
 function intFrom(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined || value === '') return fallback;
@@ -70,6 +117,13 @@ function resolveSecret(given: string | undefined, databaseUrl: string | null, da
   return secret;
 }
 
+function smtpUrlFrom(value: string | undefined): string | null {
+  const url = value?.trim();
+  if (!url) return null;
+  if (!/^smtps?:\/\/[^/?#]+/i.test(url)) throw new Error('LATCH_SMTP_URL must look like smtp://user:password@host:587 or smtps://user:password@host:465');
+  return url;
+}
+
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
   const databaseUrl = source.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -90,5 +144,18 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     corsOrigins: source.LATCH_CORS_ORIGINS ? source.LATCH_CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean) : null,
     accessTokenTtlSeconds: intFrom('LATCH_ACCESS_TOKEN_TTL_SECONDS', source.LATCH_ACCESS_TOKEN_TTL_SECONDS, 600, 5, 86400),
     logLevel,
+    rateLimits: {
+      windowSeconds: intFrom('LATCH_RATE_LIMIT_WINDOW_SECONDS', source.LATCH_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMITS.windowSeconds, 1, 86400),
+      signInPerEmail: intFrom('LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL', source.LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL, DEFAULT_RATE_LIMITS.signInPerEmail, 0, 1_000_000),
+      signInPerIp: intFrom('LATCH_RATE_LIMIT_SIGN_IN_PER_IP', source.LATCH_RATE_LIMIT_SIGN_IN_PER_IP, DEFAULT_RATE_LIMITS.signInPerIp, 0, 1_000_000),
+      codeChecksPerIp: intFrom('LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP', source.LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP, DEFAULT_RATE_LIMITS.codeChecksPerIp, 0, 1_000_000),
+      apiKeyChecksPerIp: intFrom('LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP', source.LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP, DEFAULT_RATE_LIMITS.apiKeyChecksPerIp, 0, 1_000_000),
+    },
+    email: {
+      smtpUrl: smtpUrlFrom(source.LATCH_SMTP_URL),
+      from: source.LATCH_EMAIL_FROM?.trim() || null,
+      perProjectPerHour: intFrom('LATCH_EMAIL_RATE_LIMIT_PER_HOUR', source.LATCH_EMAIL_RATE_LIMIT_PER_HOUR, DEFAULT_EMAIL_SETTINGS.perProjectPerHour, 0, 100_000_000),
+      pollIntervalMs: intFrom('LATCH_EMAIL_POLL_INTERVAL_MS', source.LATCH_EMAIL_POLL_INTERVAL_MS, DEFAULT_EMAIL_SETTINGS.pollIntervalMs, 10, 3_600_000),
+    },
   };
 }

@@ -1,5 +1,7 @@
 import { apiKeysRouter } from './domains/api-keys/router.js';
 import { authRouter } from './domains/auth/router.js';
+import { contactChannelsRouter } from './domains/contact-channels/router.js';
+import { emailsRouter } from './domains/emails/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
 import { projectsRouter } from './domains/projects/router.js';
 import { sessionsRouter } from './domains/sessions/router.js';
@@ -20,6 +22,8 @@ export const appRouter = router({
   teamInvitations: teamInvitationsRouter,
   permissions: permissionsRouter,
   userTeamApiKeys: userTeamApiKeysRouter,
+  contactChannels: contactChannelsRouter,
+  emails: emailsRouter,
 });
 
 export type AppRouter = typeof appRouter;

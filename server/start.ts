@@ -7,6 +7,7 @@ import { type DatabaseTarget, openDatabase } from './db/kysely.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Deps, createLogger } from './deps.js';
 import { KeyringHolder } from './domains/auth/signing-keys.js';
+import { startEmailWorker } from './domains/emails/worker.js';
 import { ensureInternalProject } from './domains/projects/service.js';
 import { type LatchEnv, loadEnv } from './env.js';
 
@@ -53,6 +54,8 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     server.listen(env.port, env.host, () => resolve());
   });
   port = (server.address() as AddressInfo).port;
+  // Delivers the outbox (every instance runs one; they share it safely).
+  const emailWorker = startEmailWorker(deps);
   const url = env.baseUrl ?? `http://localhost:${port}`;
   log.info(`storage: ${target.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite (${target.dataDir ?? 'in memory'})`}`);
 
@@ -65,6 +68,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await emailWorker.stop();
       await closeDb();
     },
   };

@@ -191,6 +191,14 @@ export interface EmailOutboxTable {
   created_at: Timestamp;
 }
 
+/** Brute-force counters: one fixed window per (bucket, key) (migration 0004). */
+export interface RateLimitsTable {
+  bucket: string;
+  key: string;
+  count: number;
+  window_ends_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   tenancies: TenanciesTable;
@@ -209,6 +217,7 @@ export interface DB {
   user_team_api_keys: UserTeamApiKeysTable;
   verification_codes: VerificationCodesTable;
   email_outbox: EmailOutboxTable;
+  rate_limits: RateLimitsTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

@@ -399,12 +399,27 @@ export const KnownErrors = {
     details: { email, primary_email: primaryEmail },
   })),
 
+  ContactChannelNotFound: defineKnownError('CONTACT_CHANNEL_NOT_FOUND', 404, (contactChannelId: string) => ({
+    message: `The contact channel ${contactChannelId} does not exist, or does not belong to this user.`,
+    details: { contact_channel_id: contactChannelId },
+  })),
+
+  /** The same user already has a contact channel with this value (case-insensitive). */
+  ContactChannelAlreadyExists: defineKnownError('CONTACT_CHANNEL_ALREADY_EXISTS', 409, (type: string, value: string) => ({
+    message: `This user already has the ${type} contact channel ${JSON.stringify(value)}. Update that one instead.`,
+    details: { type, contact_channel_value: value },
+  })),
+
   SignUpNotEnabled: defineKnownError('SIGN_UP_NOT_ENABLED', 400, () => ({
     message: 'Creating new accounts is not enabled for this project. Ask the project owner to enable sign-up.',
   })),
 
   PasswordAuthenticationNotEnabled: defineKnownError('PASSWORD_AUTHENTICATION_NOT_ENABLED', 400, () => ({
     message: 'Password authentication is not enabled for this project. Enable it in the project settings.',
+  })),
+
+  MagicLinkAuthenticationNotEnabled: defineKnownError('MAGIC_LINK_AUTHENTICATION_NOT_ENABLED', 400, () => ({
+    message: 'Magic link and one-time code sign-in is not enabled for this project. Enable it in the project settings (magic_link_enabled).',
   })),
 
   PasskeyAuthenticationNotEnabled: defineKnownError('PASSKEY_AUTHENTICATION_NOT_ENABLED', 400, () => ({
@@ -734,6 +749,23 @@ export const KnownErrors = {
 
   RequiresCustomEmailServer: defineKnownError('REQUIRES_CUSTOM_EMAIL_SERVER', 400, () => ({
     message: 'This action requires a custom SMTP server. Configure one in the project\'s e-mail settings and try again.',
+  })),
+
+  /**
+   * The project queued more emails in the last hour than the deployment allows
+   * (LATCH_EMAIL_RATE_LIMIT_PER_HOUR). Nothing was sent and the action that would have sent it did
+   * not happen; sent with a Retry-After header.
+   */
+  EmailRateLimited: defineKnownError('EMAIL_RATE_LIMITED', 429, (retryAfterSeconds: number, limitPerHour: number) => ({
+    message:
+      `This project has sent its limit of ${limitPerHour} e-mails in the last hour. Nothing was sent. ` +
+      `Try again in ${retryAfterSeconds} seconds (see the Retry-After header), or ask the operator to raise LATCH_EMAIL_RATE_LIMIT_PER_HOUR.`,
+    details: { retry_after_seconds: retryAfterSeconds, limit_per_hour: limitPerHour },
+  })),
+
+  SentEmailNotFound: defineKnownError('EMAIL_NOT_FOUND', 404, (emailId: string) => ({
+    message: `The e-mail ${emailId} does not exist in this project.`,
+    details: { email_id: emailId },
   })),
 
   EmailTemplateAlreadyExists: defineKnownError('EMAIL_TEMPLATE_ALREADY_EXISTS', 409, () => ({

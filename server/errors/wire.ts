@@ -70,6 +70,12 @@ export function toWireError(error: unknown, requestId: string): WireError {
       const method = new KnownErrors.MethodNotAllowed(error.message);
       return { status: method.status, body: method.toBody(), unexpected: null };
     }
+    // tRPC has no reader for a body that is not JSON (text/plain, form-encoded) and refuses it
+    // before any procedure runs: the caller's mistake, like malformed JSON.
+    if (error.code === 'UNSUPPORTED_MEDIA_TYPE') {
+      const media = new KnownErrors.BodyParsingError('The request body must be JSON, sent with Content-Type: application/json.');
+      return { status: media.status, body: media.toBody(), unexpected: null };
+    }
     if (error.code === 'PAYLOAD_TOO_LARGE') {
       const tooLarge = new KnownErrors.PayloadTooLarge();
       return { status: tooLarge.status, body: tooLarge.toBody(), unexpected: null };

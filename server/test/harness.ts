@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { DatabaseTarget } from '../db/kysely.js';
-import type { LatchEnv } from '../env.js';
+import { DEFAULT_EMAIL_SETTINGS, DEFAULT_RATE_LIMITS, type LatchEnv } from '../env.js';
 import { type RunningLatch, startLatch } from '../start.js';
 import { POSTGRES_ADMIN_URL, databaseUrl } from './global-setup.js';
 
@@ -63,6 +63,8 @@ export interface UserSession {
 export interface Harness {
   url: string;
   latch: RunningLatch;
+  /** The database this server runs on: a second startLatch on the same target shares its data (PostgreSQL only). */
+  database: DatabaseTarget;
   call<T = any>(path: string, options?: CallOptions): Promise<ApiResponse<T>>;
   /** POST /api/v1…; asserts nothing. */
   post<T = any>(path: string, body: unknown, headers?: Headers_): Promise<ApiResponse<T>>;
@@ -90,6 +92,8 @@ export function testEnv(overrides: Partial<LatchEnv> = {}): LatchEnv {
     corsOrigins: null,
     accessTokenTtlSeconds: 600,
     logLevel: 'error',
+    rateLimits: DEFAULT_RATE_LIMITS,
+    email: DEFAULT_EMAIL_SETTINGS,
     ...overrides,
   };
 }
@@ -154,6 +158,7 @@ export async function startHarness(envOverrides: Partial<LatchEnv> = {}): Promis
   const harness: Harness = {
     url: latch.url,
     latch,
+    database: target,
     call,
     post: (path, body, headers) => call(path, { method: 'POST', body, headers }),
     get: (path, headers) => call(path, { method: 'GET', headers }),

@@ -75,6 +75,9 @@ let t1: string;
 let t1ApiKey: { id: string; value: string };
 let u1ApiKey: { id: string; value: string };
 let invitationId: string;
+/** U1's primary email channel, and the invitation email A queued. */
+let u1ChannelId: string;
+let aEmailId: string;
 const RANDOM = Math.random().toString(36).slice(2);
 const U1_MARKER = `u1-server-secret-${RANDOM}`;
 const A_NAME = `Project A ${RANDOM}`;
@@ -107,6 +110,8 @@ function valueOfA(path: string, name: string): string | undefined {
     case 'project_id': return A.id;
     case 'id': return u1SessionId;
     case 'invitation_id': return invitationId;
+    case 'contact_channel_id': return u1ChannelId;
+    case 'email_id': return aEmailId;
     case 'query': return U1.email;
     case 'api_key_id':
       if (path.startsWith('/user-api-keys')) return u1ApiKey.id;
@@ -155,6 +160,13 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'POST /team-permission-definitions': () => ({ id: `probe_${Math.random().toString(36).slice(2)}` }),
   'PATCH /project-permission-definitions/{permission_id}': () => ({ description: 'pwned' }),
   'PATCH /team-permission-definitions/{permission_id}': () => ({ description: 'pwned' }),
+  'POST /contact-channels': () => ({ user_id: U1.userId, type: 'email', value: h.uniqueEmail('probe'), used_for_auth: false }),
+  'PATCH /contact-channels/{user_id}/{contact_channel_id}': () => ({ used_for_auth: false, is_primary: false }),
+  'POST /contact-channels/{user_id}/{contact_channel_id}/send-verification-code': () => ({ callback_url: 'http://localhost:3000/verify' }),
+  'POST /contact-channels/verify': () => ({ code: 'not-a-code-of-anyone' }),
+  'POST /auth/password/reset/check-code': () => ({ code: 'not-a-code-of-anyone' }),
+  'POST /auth/password/reset': () => ({ code: 'not-a-code-of-anyone', password: 'pwned-password-1' }),
+  'POST /auth/otp/sign-in': () => ({ code: 'not-a-code-of-anyone' }),
 };
 
 function buildRequest(op: Operation, caller: Caller): { url: string; options: CallOptions } {
@@ -252,6 +264,8 @@ async function snapshotA() {
     teamPermissionDefinitions: await ok(h.get('/team-permission-definitions', A.admin()), 'read team permission definitions'),
     u1ProjectPermissions: await ok(h.get(`/project-permissions?user_id=${U1.userId}`, A.server()), "read U1's project permissions"),
     u1TeamPermissions: await ok(h.get(`/team-permissions?team_id=${t1}&user_id=${U1.userId}`, A.server()), "read U1's team permissions"),
+    u1Channels: await ok(h.get(`/contact-channels?user_id=${U1.userId}`, A.server()), "read U1's contact channels"),
+    emails: (await ok<{ items: { id: string; to: string; subject: string }[] }>(h.get('/internal/emails', A.admin()), "read A's emails")).items.map(({ id, to, subject }) => ({ id, to, subject })),
   };
 }
 
@@ -266,9 +280,9 @@ function callers(): Caller[] {
   // What B-side callers must never see of A.
   // U1's team, its key, its invitation, U1's key: ids, names, values and last fours.
   const ofU1AndT1 = [t1, T1_NAME, t1ApiKey.id, t1ApiKey.value, `"last_four":"${t1ApiKey.value.slice(-4)}"`, u1ApiKey.id, u1ApiKey.value, `"last_four":"${u1ApiKey.value.slice(-4)}"`, invitationId, INVITEE];
-  const ofA = [U1.userId, U1.email, U2.userId, U2.email, u1SessionId, A.id, aKeySetId, A.owner.userId, A.owner.email, A_NAME, U1_MARKER, PROJECT_PERMISSION, TEAM_PERMISSION, ...ofU1AndT1, ...lastFours, ...aKeys];
+  const ofA = [U1.userId, U1.email, U2.userId, U2.email, u1SessionId, u1ChannelId, aEmailId, A.id, aKeySetId, A.owner.userId, A.owner.email, A_NAME, U1_MARKER, PROJECT_PERMISSION, TEAM_PERMISSION, ...ofU1AndT1, ...lastFours, ...aKeys];
   // What U2, a user of A but not of T1, must never see of U1, T1 or A's administration.
-  const ofU1 = [U1.userId, U1.email, u1SessionId, U1_MARKER, aKeySetId, A.owner.userId, A.owner.email, ...ofU1AndT1, ...lastFours, A.secretServerKey, A.superSecretAdminKey];
+  const ofU1 = [U1.userId, U1.email, u1SessionId, u1ChannelId, aEmailId, U1_MARKER, aKeySetId, A.owner.userId, A.owner.email, ...ofU1AndT1, ...lastFours, A.secretServerKey, A.superSecretAdminKey];
   const onA = { 'x-latch-project-id': A.id };
   return [
     { name: 'no credentials', scope: 'foreign', headers: {}, secrets: ofA, u1Password: U1.password },
@@ -326,6 +340,8 @@ beforeAll(async () => {
   u1ApiKey = await ok<{ id: string; value: string }>(h.post('/user-api-keys', { user_id: U1.userId, description: 'U1 key' }, A.server()), "create U1's API key");
   t1ApiKey = await ok<{ id: string; value: string }>(h.post('/team-api-keys', { team_id: t1, description: 'T1 key' }, A.server()), "create T1's API key");
   invitationId = (await ok<{ id: string }>(h.post('/team-invitations/send-code', { email: INVITEE, team_id: t1, callback_url: 'http://localhost:3000/accept' }, A.server()), 'invite to T1')).id;
+  u1ChannelId = (await ok<{ items: { id: string }[] }>(h.get(`/contact-channels?user_id=${U1.userId}`, A.server()), "U1's contact channels")).items[0]!.id;
+  aEmailId = (await ok<{ items: { id: string }[] }>(h.get('/internal/emails', A.admin()), "A's emails")).items[0]!.id;
 }, 60_000);
 afterAll(async () => h?.close());
 

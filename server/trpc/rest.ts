@@ -90,12 +90,17 @@ export function collectRoutes(router: AnyRouter): Route[] {
   return routes.sort(compareSpecificity);
 }
 
-/** Query values arrive as strings: numbers and booleans are converted where the schema wants them. */
+/**
+ * Query values arrive as strings: numbers and booleans are converted where the schema wants them.
+ * Parameter names are attacker-chosen: only the shape's own keys are looked up (`?__proto__=` must
+ * not find Object.prototype), and the result has no prototype, so such a name stays a plain
+ * unknown key that strict inputs refuse.
+ */
 function coerceQuery(params: URLSearchParams, shape: Record<string, ZodLike> | null): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null);
   for (const key of new Set(params.keys())) {
     const values = params.getAll(key);
-    const field = shape?.[key];
+    const field = shape && Object.hasOwn(shape, key) ? shape[key] : undefined;
     const type = field ? unwrap(field)._zod.def.type : 'string';
     const convert = (value: string): unknown => {
       if (type === 'number' && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);

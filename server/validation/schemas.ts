@@ -82,8 +82,12 @@ export const portSchema = z.number().int().min(0).max(65535);
 /** Any JSON value (metadata fields). */
 export const jsonValueSchema = z.json();
 
-/** Milliseconds since the epoch, up to the last instant a JS Date can hold (beyond it, new Date() is invalid). */
-export const MAX_DATE_MILLIS = 8_640_000_000_000_000;
+/**
+ * Milliseconds since the epoch, up to the end of the year 9999. A Date beyond it serializes with a
+ * six-digit year (`+031453-09-04T…`) that PostgreSQL refuses, so a larger value would be a 500
+ * instead of a SCHEMA_ERROR (found by the fuzzer); no expiry needs more.
+ */
+export const MAX_DATE_MILLIS = 253_402_300_799_999;
 export const millisSchema = z.number().int().min(0).max(MAX_DATE_MILLIS);
 
 /** Query booleans: the REST dispatcher turns 'true'/'false' into booleans; tRPC sends booleans. */

@@ -64,10 +64,13 @@ export async function getApiKeySet(deps: Deps, auth: AuthContext, id: string): P
 export async function updateApiKeySet(deps: Deps, auth: AuthContext, id: string, patch: { description?: string; revoked?: true }): Promise<ApiKeySetDto> {
   const current = await q.findApiKeySet(deps.db, auth.project.id, id);
   if (!current) throw new KnownErrors.ApiKeyNotFound();
-  const row = await q.updateApiKeySet(deps.db, auth.project.id, id, {
+  const changes = {
     ...(patch.description !== undefined ? { description: patch.description } : {}),
     ...(patch.revoked && !current.manually_revoked_at ? { manually_revoked_at: new Date() } : {}),
-  });
+  };
+  // Nothing to change (an empty body, or revoking a revoked set): an UPDATE with no SET is not SQL.
+  if (Object.keys(changes).length === 0) return toApiKeySetDto(current);
+  const row = await q.updateApiKeySet(deps.db, auth.project.id, id, changes);
   if (!row) throw new KnownErrors.ApiKeyNotFound();
   return toApiKeySetDto(row);
 }

@@ -76,11 +76,18 @@ describe('password sign-up', () => {
     expect((await refresh(project, res.body.refresh_token)).status).toBe(200);
   });
 
-  it('accepts an optional verification_callback_url', async () => {
+  it('accepts an optional verification_callback_url (a trusted URL: the verification email is queued with the user)', async () => {
     const project = await newProject();
-    const res = await signUp(project, { email: h.uniqueEmail(), password: PASSWORD, verification_callback_url: 'https://app.example.com/handler/email-verification' });
+    const email = h.uniqueEmail();
+    const res = await signUp(project, { email, password: PASSWORD, verification_callback_url: 'http://localhost:3000/handler/email-verification' });
     expect(res.status).toBe(200);
     expect(res.body.is_new_user).toBe(true);
+    const queued = await h.latch.deps.db.selectFrom('email_outbox').select('subject').where('to_email', '=', email).execute();
+    expect(queued).toEqual([{ subject: 'Verify your email for Test project' }]);
+    // An untrusted URL is refused before anything is created.
+    const untrusted = h.uniqueEmail();
+    expectKnownError(await signUp(project, { email: untrusted, password: PASSWORD, verification_callback_url: 'https://evil.example.com/handler/email-verification' }), 'REDIRECT_URL_NOT_WHITELISTED', 400);
+    expectKnownError(await signIn(project, untrusted, PASSWORD), 'EMAIL_PASSWORD_MISMATCH', 400);
   });
 
   it('stores the password as an argon2id hash, never the plaintext', async () => {

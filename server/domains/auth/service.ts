@@ -2,6 +2,10 @@ import type { Deps } from '../../deps.js';
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
 import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
+import { limitSignIn } from '../rate-limits/service.js';
+import { findPrimaryChannel } from '../contact-channels/queries.js';
+import { queueVerificationEmail } from '../contact-channels/service.js';
+import { assertTrustedCallbackUrl } from '../verification/service.js';
 import { deleteSessionsOfUser } from '../sessions/queries.js';
 import { type AuthResponse, authResponse, issueSession } from '../sessions/service.js';
 import { findSessionUser, findUserByAuthEmail, findUser, replacePrimaryEmail, updateUser } from '../users/queries.js';
@@ -11,13 +15,15 @@ import { randomUUID } from 'node:crypto';
 
 /**
  * Email + password sign-up. Honours sign_up_enabled and credential_enabled (server code can still
- * create users). The password is hashed before any row is touched, so a duplicate email costs the
+ * create users). With verification_callback_url (a trusted URL) the verification email is queued
+ * with the new user. The password is hashed before any row is touched, so a duplicate email costs the
  * same time as a new one. An anonymous caller is upgraded in place and keeps its data.
  */
-export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: string, password: string, ip: string | null): Promise<AuthResponse> {
+export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: string, password: string, ip: string | null, verificationCallbackUrl?: string): Promise<AuthResponse> {
   const config = auth.project.config;
   if (!config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
   if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
+  if (verificationCallbackUrl !== undefined) assertTrustedCallbackUrl(config, verificationCallbackUrl);
   checkPasswordRequirements(password);
   const passwordHash = await hashPassword(password);
   return deps.db.transaction().execute(async (trx) => {
@@ -45,6 +51,11 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
       });
     }
     if (!user) throw new KnownErrors.UserNotFound();
+    // With a verification_callback_url, the verification email commits with the new user.
+    if (verificationCallbackUrl !== undefined) {
+      const channel = await findPrimaryChannel(trx, auth.tenancy.id, user.id);
+      if (channel) await queueVerificationEmail(trx, deps, auth, channel, verificationCallbackUrl);
+    }
     const session = await issueSession(trx, auth.tenancy, user.id, { ip });
     return authResponse(deps, auth.tenancy, user, session, true);
   });
@@ -53,13 +64,17 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
 /**
  * Email + password sign-in. Unknown email, user without password and wrong password all cost one
  * argon2id verification and end in the same EMAIL_PASSWORD_MISMATCH: no enumeration by message,
- * status or timing. Imported bcrypt hashes are upgraded to argon2id on success.
+ * status or timing. Imported bcrypt hashes are upgraded to argon2id on success. Failures are
+ * limited per email and per IP (RATE_LIMITED, rate-limits/service.ts), before any lookup: past
+ * the limit even the right password is refused until the window ends.
  */
 export async function signInWithPassword(deps: Deps, auth: AuthContext, email: string, password: string, ip: string | null): Promise<AuthResponse> {
   if (!auth.project.config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
+  const attempt = await limitSignIn(deps, auth.tenancy, email, ip);
   const user = await findUserByAuthEmail(deps.db, auth.tenancy.id, email);
   const check = await verifyPassword(password, user?.password_hash ?? null);
   if (!user || !check.ok) throw new KnownErrors.EmailPasswordMismatch();
+  await attempt.succeeded();
   if (check.needsRehash) await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password) });
   const session = await issueSession(deps.db, auth.tenancy, user.id, { ip });
   return authResponse(deps, auth.tenancy, user, session, false);

@@ -27,7 +27,8 @@ type ConfigUpdate = z.infer<typeof configUpdateSchema>;
 
 const ENCRYPTED = /^v1\./;
 
-function revealSecret(deps: Deps, projectId: string, value: string | null | undefined): string | null {
+/** A stored project secret in plaintext (decrypted when it is an encrypted `v1.…` value); null when it cannot be. */
+export function revealSecret(deps: Deps, projectId: string, value: string | null | undefined): string | null {
   if (!value) return null;
   if (!ENCRYPTED.test(value)) return value;
   try {

@@ -17,19 +17,19 @@ export const teamInvitationsRouter = router({
     .meta({ openapi: { method: 'POST', path: '/team-invitations/accept', tags: TAGS, summary: 'Accept an invitation for the signed-in user and join the team' } })
     .input(schemas.codeSchema)
     .output(schemas.acceptResultSchema)
-    .mutation(({ ctx, input }) => service.acceptInvitation(ctx.deps, ctx.auth, input.code)),
+    .mutation(({ ctx, input }) => service.acceptInvitation(ctx.deps, ctx.auth, input.code, ctx.ip)),
 
   checkCode: clientProcedure
     .meta({ openapi: { method: 'POST', path: '/team-invitations/accept/check-code', tags: TAGS, summary: 'Check an invitation code without using it' } })
     .input(schemas.codeSchema)
     .output(schemas.checkCodeResultSchema)
-    .mutation(({ ctx, input }) => service.checkInvitationCode(ctx.deps, ctx.auth, input.code)),
+    .mutation(({ ctx, input }) => service.checkInvitationCode(ctx.deps, ctx.auth, input.code, ctx.ip)),
 
   details: clientProcedure
     .meta({ openapi: { method: 'POST', path: '/team-invitations/accept/details', tags: TAGS, summary: 'The team an invitation code is for' } })
     .input(schemas.codeSchema)
     .output(schemas.detailsResultSchema)
-    .mutation(({ ctx, input }) => service.invitationDetails(ctx.deps, ctx.auth, input.code)),
+    .mutation(({ ctx, input }) => service.invitationDetails(ctx.deps, ctx.auth, input.code, ctx.ip)),
 
   list: clientProcedure
     .meta({ openapi: { method: 'GET', path: '/team-invitations', tags: TAGS, summary: "A team's pending invitations (clients: with $read_members and $invite_members)" } })

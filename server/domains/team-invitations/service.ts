@@ -3,13 +3,14 @@ import type { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
-import { isLocalhost } from '../../validation/urls.js';
+import { isTrustedRedirectUrl } from '../../validation/urls.js';
+import { queueEmail } from '../emails/service.js';
 import type { ProjectConfig } from '../projects/config.js';
 import type { Executor } from '../projects/queries.js';
 import { authorizeTeamAction, requireCurrentUserId } from '../permissions/service.js';
 import { findTeam, lockTeamForShare } from '../teams/queries.js';
 import { addMember } from '../teams/service.js';
-import { checkCode, consumeCode, createCode, deleteCodes, enqueueEmail, escapeHtml, linkWithCode } from '../verification/service.js';
+import { assertTrustedCallbackUrl, checkCode, consumeCode, createCode, deleteCodes, limitCodeChecks, linkWithCode } from '../verification/service.js';
 import * as q from './queries.js';
 import type { sendCodeSchema } from './schemas.js';
 
@@ -22,34 +23,13 @@ interface InvitationData {
   team_id: string;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-}
-
 /**
- * Whether the emailed link may point at this URL: a trusted domain of the project (`*` matching
- * one hostname label), or localhost while allow_localhost is on. Without this a client could make
- * the project's own invitation email carry a link to any site.
- * (The email issue brings the shared redirect-URL matcher; this one covers the invitation link.)
+ * Whether the emailed link may point at this URL: the shared redirect-URL matcher (a trusted
+ * domain of the project, or localhost while allow_localhost is on). Without this a client could
+ * make the project's own invitation email carry a link to any site.
  */
 export function isTrustedCallbackUrl(config: ProjectConfig, callbackUrl: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(callbackUrl);
-  } catch {
-    return false;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-  if (isLocalhost(url.hostname)) return config.allow_localhost;
-  return config.domains.some(({ domain }) => {
-    const match = /^(https?):\/\/([^/?#@]+)/i.exec(domain);
-    if (!match || `${match[1]!.toLowerCase()}:` !== url.protocol) return false;
-    const [, hostPattern = '', port = ''] = /^(.*?)(?::(\d+))?$/.exec(match[2]!.toLowerCase()) ?? [];
-    const defaultPort = url.protocol === 'https:' ? '443' : '80';
-    if ((port === defaultPort ? '' : port) !== url.port) return false;
-    const labels = hostPattern.split('*').map(escapeRegExp).join('[a-z0-9-]+');
-    return new RegExp(`^${labels}$`).test(url.hostname);
-  });
+  return isTrustedRedirectUrl(callbackUrl, { domains: config.domains, allowLocalhost: config.allow_localhost });
 }
 
 /**
@@ -58,7 +38,7 @@ export function isTrustedCallbackUrl(config: ProjectConfig, callbackUrl: string)
  * transaction. Clients need $invite_members in the team.
  */
 export async function sendInvitation(deps: Deps, auth: AuthContext, input: z.infer<typeof sendCodeSchema>) {
-  if (!isTrustedCallbackUrl(auth.project.config, input.callback_url)) throw new KnownErrors.RedirectUrlNotWhitelisted(input.callback_url);
+  assertTrustedCallbackUrl(auth.project.config, input.callback_url);
   await authorizeTeamAction(deps, auth, input.team_id, '$invite_members');
   const id = randomUUID();
   await deps.db.transaction().execute(async (trx) => {
@@ -69,16 +49,7 @@ export async function sendInvitation(deps: Deps, auth: AuthContext, input: z.inf
     const issued = await createCode(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, data, TEAM_INVITATION_TTL_MILLIS, { id });
     await q.insertInvitation(trx, { tenancy_id: auth.tenancy.id, id, team_id: team.id, recipient_email: input.email, expires_at: issued.expiresAt });
     const link = linkWithCode(input.callback_url, issued.code);
-    const project = auth.project.displayName;
-    await enqueueEmail(trx, auth.tenancy, {
-      to: input.email,
-      subject: `You are invited to join ${team.display_name} on ${project}`,
-      text: `You have been invited to join the team ${team.display_name} on ${project}.\n\nAccept the invitation: ${link}\n\nThe link expires on ${issued.expiresAt.toUTCString()}. If you did not expect this email, ignore it.`,
-      html:
-        `<p>You have been invited to join the team <strong>${escapeHtml(team.display_name)}</strong> on ${escapeHtml(project)}.</p>` +
-        `<p><a href="${escapeHtml(link)}">Accept the invitation</a></p>` +
-        `<p>The link expires on ${escapeHtml(issued.expiresAt.toUTCString())}. If you did not expect this email, ignore it.</p>`,
-    });
+    await queueEmail(trx, deps, auth, input.email, { type: 'team-invitation', link, teamDisplayName: team.display_name, expiresAt: issued.expiresAt });
   });
   return { success: true as const, id };
 }
@@ -97,8 +68,9 @@ async function invitationOf(trx: Executor, auth: AuthContext, verifiedId: string
  * team_member_default_permissions. The code is a bearer secret, like the link it came in; a user
  * who already is a member just uses it up.
  */
-export async function acceptInvitation(deps: Deps, auth: AuthContext, code: string) {
+export async function acceptInvitation(deps: Deps, auth: AuthContext, code: string, ip: string | null) {
   const userId = await requireCurrentUserId(deps, auth);
+  await limitCodeChecks(deps, auth.tenancy, ip);
   return deps.db.transaction().execute(async (trx) => {
     const verified = await consumeCode<InvitationData>(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, code);
     const { invitation } = await invitationOf(trx, auth, verified.id);
@@ -109,7 +81,8 @@ export async function acceptInvitation(deps: Deps, auth: AuthContext, code: stri
 }
 
 /** Checks a code without using it (counts as an attempt). */
-export async function checkInvitationCode(deps: Deps, auth: AuthContext, code: string) {
+export async function checkInvitationCode(deps: Deps, auth: AuthContext, code: string, ip: string | null) {
+  await limitCodeChecks(deps, auth.tenancy, ip);
   await deps.db.transaction().execute(async (trx) => {
     const verified = await checkCode<InvitationData>(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, code);
     await invitationOf(trx, auth, verified.id);
@@ -118,7 +91,8 @@ export async function checkInvitationCode(deps: Deps, auth: AuthContext, code: s
 }
 
 /** What the invitation page shows before accepting (counts as an attempt). */
-export async function invitationDetails(deps: Deps, auth: AuthContext, code: string) {
+export async function invitationDetails(deps: Deps, auth: AuthContext, code: string, ip: string | null) {
+  await limitCodeChecks(deps, auth.tenancy, ip);
   return deps.db.transaction().execute(async (trx) => {
     const verified = await checkCode<InvitationData>(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, code);
     const { team } = await invitationOf(trx, auth, verified.id);

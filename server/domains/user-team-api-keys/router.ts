@@ -22,7 +22,7 @@ export const userTeamApiKeysRouter = router({
     .meta({ openapi: { method: 'POST', path: '/user-api-keys/check', tags: TAGS, summary: 'Check a user API key: the key, or API_KEY_REVOKED / API_KEY_EXPIRED / API_KEY_NOT_FOUND / WRONG_API_KEY_TYPE' } })
     .input(schemas.apiKeyCheckSchema)
     .output(schemas.userApiKeySchema)
-    .mutation(({ ctx, input }) => service.checkApiKey(ctx.deps, ctx.auth, 'user', input.api_key)),
+    .mutation(({ ctx, input }) => service.checkApiKey(ctx.deps, ctx.auth, 'user', input.api_key, ctx.ip)),
 
   getUserKey: clientProcedure
     .meta({ openapi: { method: 'GET', path: '/user-api-keys/{api_key_id}', tags: TAGS, summary: 'One user API key (last four characters only)' } })
@@ -52,7 +52,7 @@ export const userTeamApiKeysRouter = router({
     .meta({ openapi: { method: 'POST', path: '/team-api-keys/check', tags: TAGS, summary: 'Check a team API key: the key, or API_KEY_REVOKED / API_KEY_EXPIRED / API_KEY_NOT_FOUND / WRONG_API_KEY_TYPE' } })
     .input(schemas.apiKeyCheckSchema)
     .output(schemas.teamApiKeySchema)
-    .mutation(({ ctx, input }) => service.checkApiKey(ctx.deps, ctx.auth, 'team', input.api_key)),
+    .mutation(({ ctx, input }) => service.checkApiKey(ctx.deps, ctx.auth, 'team', input.api_key, ctx.ip)),
 
   getTeamKey: clientProcedure
     .meta({ openapi: { method: 'GET', path: '/team-api-keys/{api_key_id}', tags: TAGS, summary: 'One team API key (last four characters only)' } })

@@ -9,6 +9,7 @@ import { KnownError } from '../../errors/known-error.js';
 import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
 import { authorizeTeamAction, resolveExistingUserId } from '../permissions/service.js';
+import { limitApiKeyCheck } from '../rate-limits/service.js';
 import * as q from './queries.js';
 import type { apiKeyUpdateSchema, teamApiKeySchema, userApiKeySchema } from './schemas.js';
 
@@ -144,17 +145,22 @@ export async function updateApiKey(deps: Deps, auth: AuthContext, type: ApiKeyOw
 /**
  * Checks a presented key. Shape and checksum first, with no lookup (a typo is API_KEY_NOT_FOUND,
  * a key of the other type WRONG_API_KEY_TYPE); then the hash within this project; then revoked
- * before expired.
+ * before expired. Keys not found count against the caller's IP (RATE_LIMITED past the limit).
  */
-export function checkApiKey(deps: Deps, auth: AuthContext, type: 'user', value: string): Promise<UserApiKey>;
-export function checkApiKey(deps: Deps, auth: AuthContext, type: 'team', value: string): Promise<TeamApiKey>;
-export async function checkApiKey(deps: Deps, auth: AuthContext, type: ApiKeyOwnerType, value: string): Promise<UserApiKey | TeamApiKey> {
+export function checkApiKey(deps: Deps, auth: AuthContext, type: 'user', value: string, ip: string | null): Promise<UserApiKey>;
+export function checkApiKey(deps: Deps, auth: AuthContext, type: 'team', value: string, ip: string | null): Promise<TeamApiKey>;
+export async function checkApiKey(deps: Deps, auth: AuthContext, type: ApiKeyOwnerType, value: string, ip: string | null): Promise<UserApiKey | TeamApiKey> {
   requireEnabled(auth, type);
+  const limit = await limitApiKeyCheck(deps, auth.tenancy, ip);
+  const notFound = async () => {
+    await limit.failed();
+    return new KnownErrors.ApiKeyNotFound();
+  };
   const parsed = parseApiKey(value);
-  if (!parsed) throw new KnownErrors.ApiKeyNotFound();
+  if (!parsed) throw await notFound();
   if (parsed.type !== type) throw new KnownErrors.WrongApiKeyType(type, parsed.type);
   const row = await q.findApiKeyByHash(deps.db, auth.tenancy.id, hashSecret(value));
-  if (!row) throw new KnownErrors.ApiKeyNotFound();
+  if (!row) throw await notFound();
   if (ownerTypeOf(row) !== type) throw new KnownErrors.WrongApiKeyType(type, ownerTypeOf(row));
   if (row.manually_revoked_at) throw new KnownErrors.ApiKeyRevoked();
   if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw new KnownErrors.ApiKeyExpired();

@@ -46,3 +46,14 @@ export async function insertOutboxEmail(
 ): Promise<void> {
   await db.insertInto('email_outbox').values({ ...email, state: 'pending', attempts: 0 }).execute();
 }
+
+/** Deletes a user's unused codes of one purpose (their payload names the user as `user_id`). */
+export async function deleteUnusedCodesOfUser(db: Executor, tenancyId: string, purpose: string, userId: string): Promise<void> {
+  await db
+    .deleteFrom('verification_codes')
+    .where('tenancy_id', '=', tenancyId)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where(sql`data -> 'payload' ->> 'user_id'`, '=', userId)
+    .execute();
+}

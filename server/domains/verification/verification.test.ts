@@ -4,7 +4,7 @@ import { KnownError } from '../../errors/known-error.js';
 import type { Tenancy } from '../../trpc/context.js';
 import { type Harness, startHarness } from '../../test/harness.js';
 import { tenancyOf } from '../../test/team-fixtures.js';
-import { checkCode, consumeCode, createCode, deleteCodes, enqueueEmail, escapeHtml, linkWithCode } from './service.js';
+import { OTP_MAX_ATTEMPTS, checkCode, consumeCode, createCode, deleteCodes, enqueueEmail, escapeHtml, linkWithCode, withCode } from './service.js';
 
 let h: Harness;
 let tenancy: Tenancy;
@@ -118,5 +118,48 @@ describe('email outbox and helpers', () => {
     expect(escapeHtml(`<script>"x" & 'y'</script>`)).toBe('&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;');
     expect(linkWithCode('https://app.example.com/handler/team-invitation', 'abc')).toBe('https://app.example.com/handler/team-invitation?code=abc');
     expect(linkWithCode('https://app.example.com/cb?x=1&code=old#h', 'a+b')).toBe('https://app.example.com/cb?x=1&code=a%2Bb#h');
+  });
+});
+
+describe('one-time codes (a 6-character short code followed by a nonce)', () => {
+  const issueOtp = () => db().transaction().execute((trx) => createCode(trx, tenancy, 'otp-test', { n: 9 }, 60_000, { otp: true }));
+  const use = (code: string) => withCode<{ n: number }, { n: number }>(db(), tenancy, 'otp-test', code, 'consume', async (_trx, verified) => verified.data);
+
+  it('finds the row by the nonce and keeps only hashes; the code is the short code then the nonce', async () => {
+    const issued = await issueOtp();
+    expect(issued.otp).toMatch(/^[A-HJ-NP-Z2-9]{6}$/);
+    expect(issued.code).toBe(`${issued.otp}${issued.nonce}`);
+    const row = await db().selectFrom('verification_codes').selectAll().where('id', '=', issued.id).executeTakeFirstOrThrow();
+    expect(row.code_hash).toBe(hashSecret(issued.nonce!));
+    expect(JSON.stringify(row)).not.toContain(issued.otp!);
+    expect((row.data as { max_attempts: number }).max_attempts).toBe(OTP_MAX_ATTEMPTS);
+    expect(await use(`${issued.otp!.toLowerCase()}${issued.nonce}`)).toEqual({ n: 9 });
+    expect(await errorCode(use(issued.code))).toBe('ALREADY_USED');
+  });
+
+  it('commits every wrong guess (withCode), and the last one allowed says MAX_ATTEMPTS_REACHED', async () => {
+    const issued = await issueOtp();
+    const wrong = issued.otp === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA';
+    for (let i = 1; i < OTP_MAX_ATTEMPTS; i++) expect(await errorCode(use(`${wrong}${issued.nonce}`))).toBe('CODE_NOT_FOUND');
+    expect(await errorCode(use(`${wrong}${issued.nonce}`))).toBe('MAX_ATTEMPTS_REACHED');
+    expect(await errorCode(use(issued.code))).toBe('MAX_ATTEMPTS_REACHED');
+    const row = await db().selectFrom('verification_codes').select(['attempt_count', 'used_at']).where('id', '=', issued.id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ attempt_count: OTP_MAX_ATTEMPTS, used_at: null });
+  });
+
+  it('does not accept the nonce alone, and does not split a plain code', async () => {
+    const issued = await issueOtp();
+    expect(await errorCode(use(issued.nonce!))).toBe('CODE_NOT_FOUND');
+    const plain = await issue('otp-test');
+    expect(await errorCode(use(`ABCDEF${plain.code}`))).toBe('CODE_NOT_FOUND');
+    expect(await use(plain.code)).toEqual({ n: 1 });
+  });
+
+  it('rolls the use back when the action fails, so the code still works', async () => {
+    const issued = await issueOtp();
+    await expect(withCode(db(), tenancy, 'otp-test', issued.code, 'consume', async () => {
+      throw new Error('the action failed');
+    })).rejects.toThrow('the action failed');
+    expect(await use(issued.code)).toEqual({ n: 9 });
   });
 });

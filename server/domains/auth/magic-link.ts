@@ -1,0 +1,74 @@
+import type { Deps } from '../../deps.js';
+import { KnownErrors } from '../../errors/known-errors.js';
+import type { AuthContext } from '../../trpc/context.js';
+import { findAuthChannel } from '../contact-channels/queries.js';
+import { markChannelVerified } from '../contact-channels/service.js';
+import { checkEmailRateLimit, queueEmail } from '../emails/service.js';
+import { type AuthResponse, authResponse, issueSession } from '../sessions/service.js';
+import { findUser } from '../users/queries.js';
+import { insertUserWithEmail } from '../users/service.js';
+import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
+
+/** The verification_codes purpose of magic links / one-time codes. */
+export const MAGIC_LINK_PURPOSE = 'magic_link';
+/** A magic link or one-time code works for 15 minutes. */
+export const MAGIC_LINK_TTL_MILLIS = 15 * 60 * 1000;
+
+interface MagicLinkData {
+  email: string;
+}
+
+/**
+ * Emails a sign-in link and a 6-character code (one email, both work). Returns the nonce that the
+ * asking browser keeps: the typed code is sent as `code + nonce` (verification/service.ts,
+ * createCode). For an address without an account the email goes out too, and signing in creates
+ * the account, as long as sign-up is enabled (SIGN_UP_NOT_ENABLED otherwise).
+ */
+export async function sendSignInCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string): Promise<{ nonce: string }> {
+  const config = auth.project.config;
+  if (!config.magic_link_enabled) throw new KnownErrors.MagicLinkAuthenticationNotEnabled();
+  assertTrustedCallbackUrl(config, callbackUrl);
+  return deps.db.transaction().execute(async (trx) => {
+    await checkEmailRateLimit(trx, deps, auth.tenancy);
+    const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', email);
+    if (!channel && !config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
+    const address = channel?.value ?? email;
+    const data: MagicLinkData = { email: address };
+    const issued = await createCode(trx, auth.tenancy, MAGIC_LINK_PURPOSE, data, MAGIC_LINK_TTL_MILLIS, { otp: true });
+    await queueEmail(trx, deps, auth, address, { type: 'magic-link', link: linkWithCode(callbackUrl, issued.code), otp: issued.otp!, expiresAt: issued.expiresAt });
+    return { nonce: issued.nonce! };
+  });
+}
+
+/**
+ * Signs in with the code of a magic link (or the typed short code followed by the nonce). The
+ * account that signs in with the address gets a session, and its address counts as verified (the
+ * code proved the mailbox); an address without one becomes a new, verified account
+ * (is_new_user true) when sign-up is enabled.
+ */
+export async function signInWithCode(deps: Deps, auth: AuthContext, code: string, ip: string | null): Promise<AuthResponse> {
+  const config = auth.project.config;
+  if (!config.magic_link_enabled) throw new KnownErrors.MagicLinkAuthenticationNotEnabled();
+  await limitCodeChecks(deps, auth.tenancy, ip);
+  return withCode<MagicLinkData, AuthResponse>(deps.db, auth.tenancy, MAGIC_LINK_PURPOSE, code, 'consume', async (trx, verified) => {
+    const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', verified.data.email);
+    if (channel) {
+      await markChannelVerified(trx, auth.tenancy, channel);
+      const user = await findUser(trx, auth.tenancy.id, channel.user_id);
+      if (!user) throw new KnownErrors.VerificationCodeNotFound();
+      const session = await issueSession(trx, auth.tenancy, user.id, { ip });
+      return authResponse(deps, auth.tenancy, user, session, false);
+    }
+    if (!config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
+    const user = await insertUserWithEmail(trx, deps, auth.tenancy, config, {
+      primaryEmail: verified.data.email,
+      primaryEmailVerified: true,
+      primaryEmailAuthEnabled: true,
+      passwordHash: null,
+      isAnonymous: false,
+      otpAuthEnabled: true,
+    });
+    const session = await issueSession(trx, auth.tenancy, user.id, { ip });
+    return authResponse(deps, auth.tenancy, user, session, true);
+  });
+}

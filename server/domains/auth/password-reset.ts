@@ -1,0 +1,79 @@
+import type { Deps } from '../../deps.js';
+import { hashPassword } from '../../crypto/passwords.js';
+import { randomSecret } from '../../crypto/tokens.js';
+import { KnownErrors } from '../../errors/known-errors.js';
+import type { AuthContext } from '../../trpc/context.js';
+import { findAuthChannel, findChannel, lockUser } from '../contact-channels/queries.js';
+import { markChannelVerified } from '../contact-channels/service.js';
+import { checkEmailRateLimit, brandingOf, queueEmail } from '../emails/service.js';
+import { renderEmail } from '../emails/render.js';
+import { deleteSessionsOfUser } from '../sessions/queries.js';
+import { updateUser } from '../users/queries.js';
+import { checkPasswordRequirements } from '../users/service.js';
+import { assertTrustedCallbackUrl, createCode, deleteUnusedCodesOfUser, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
+
+/** The verification_codes purpose of password reset links. */
+export const PASSWORD_RESET_PURPOSE = 'password_reset';
+/** A reset link works for an hour. */
+export const PASSWORD_RESET_TTL_MILLIS = 60 * 60 * 1000;
+
+interface ResetData {
+  user_id: string;
+  /** The auth channel the link was sent to, and its address then. */
+  contact_channel_id: string;
+  value: string;
+}
+
+/**
+ * Emails a password reset link to the account that signs in with `email`, if there is one. The
+ * answer is the same either way (no user enumeration): the rate limit is checked first for every
+ * address, and an unknown address costs the same rendering work as a known one.
+ */
+export async function sendResetCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string): Promise<{ success: true }> {
+  const config = auth.project.config;
+  if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
+  assertTrustedCallbackUrl(config, callbackUrl);
+  await deps.db.transaction().execute(async (trx) => {
+    await checkEmailRateLimit(trx, deps, auth.tenancy);
+    const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', email);
+    if (!channel) {
+      await renderEmail(brandingOf(auth.project), { type: 'password-reset', link: linkWithCode(callbackUrl, randomSecret()), expiresAt: new Date() });
+      return;
+    }
+    const data: ResetData = { user_id: channel.user_id, contact_channel_id: channel.id, value: channel.value };
+    const issued = await createCode(trx, auth.tenancy, PASSWORD_RESET_PURPOSE, data, PASSWORD_RESET_TTL_MILLIS);
+    await queueEmail(trx, deps, auth, channel.value, { type: 'password-reset', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt });
+  });
+  return { success: true };
+}
+
+/** Whether a reset code is valid, without using it (counts as an attempt). */
+export async function checkResetCode(deps: Deps, auth: AuthContext, code: string, ip: string | null): Promise<{ is_code_valid: true }> {
+  await limitCodeChecks(deps, auth.tenancy, ip);
+  await withCode<ResetData, void>(deps.db, auth.tenancy, PASSWORD_RESET_PURPOSE, code, 'check', async (trx, verified) => {
+    if (!(await lockUser(trx, auth.tenancy.id, verified.data.user_id))) throw new KnownErrors.VerificationCodeNotFound();
+  });
+  return { is_code_valid: true };
+}
+
+/**
+ * Sets a new password with a reset code and signs the user out everywhere: whoever had a session
+ * (perhaps the reason for the reset) loses it. The link proved the user reads that mailbox, so
+ * the channel it went to is verified too. Other reset links of the user stop working.
+ */
+export async function resetPassword(deps: Deps, auth: AuthContext, code: string, password: string, ip: string | null): Promise<{ success: true }> {
+  if (!auth.project.config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
+  checkPasswordRequirements(password);
+  await limitCodeChecks(deps, auth.tenancy, ip);
+  const passwordHash = await hashPassword(password);
+  await withCode<ResetData, void>(deps.db, auth.tenancy, PASSWORD_RESET_PURPOSE, code, 'consume', async (trx, verified) => {
+    const userId = verified.data.user_id;
+    if (!(await lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.VerificationCodeNotFound();
+    await updateUser(trx, auth.tenancy.id, userId, { password_hash: passwordHash });
+    await deleteSessionsOfUser(trx, auth.tenancy.id, userId, null);
+    await deleteUnusedCodesOfUser(trx, auth.tenancy, PASSWORD_RESET_PURPOSE, userId);
+    const channel = await findChannel(trx, auth.tenancy.id, userId, verified.data.contact_channel_id);
+    if (channel && channel.value.toLowerCase() === verified.data.value.toLowerCase()) await markChannelVerified(trx, auth.tenancy, channel);
+  });
+  return { success: true };
+}

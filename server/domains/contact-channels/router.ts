@@ -1,0 +1,63 @@
+import { router } from '../../trpc/init.js';
+import { clientProcedure } from '../../trpc/procedures.js';
+import { successSchema } from '../../validation/schemas.js';
+import * as schemas from './schemas.js';
+import * as service from './service.js';
+
+const TAGS = ['Contact channels'];
+
+export const contactChannelsRouter = router({
+  list: clientProcedure
+    .meta({ openapi: { method: 'GET', path: '/contact-channels', tags: TAGS, summary: "A user's contact channels (user_id defaults to me; clients: only their own)" } })
+    .input(schemas.contactChannelListQuerySchema)
+    .output(schemas.contactChannelListSchema)
+    .query(async ({ ctx, input }) => ({ items: await service.listChannels(ctx.deps, ctx.auth, input.user_id), is_paginated: false as const })),
+
+  create: clientProcedure
+    .meta({ openapi: { method: 'POST', path: '/contact-channels', tags: TAGS, summary: 'Add a contact channel to a user (clients: to themselves, unverified)' }, successStatus: 201 })
+    .input(schemas.contactChannelCreateSchema)
+    .output(schemas.contactChannelSchema)
+    .mutation(({ ctx, input }) => service.createChannel(ctx.deps, ctx.auth, input)),
+
+  sendVerificationCode: clientProcedure
+    .meta({ openapi: { method: 'POST', path: '/contact-channels/send-verification-code', tags: TAGS, summary: "Email a verification link for the signed-in user's primary email" } })
+    .input(schemas.sendVerificationCodeSchema)
+    .output(successSchema)
+    .mutation(({ ctx, input }) => service.sendPrimaryVerificationCode(ctx.deps, ctx.auth, input.email, input.callback_url)),
+
+  verify: clientProcedure
+    .meta({ openapi: { method: 'POST', path: '/contact-channels/verify', tags: TAGS, summary: 'Verify an email with the code from its verification link (no signed-in user needed)' } })
+    .input(schemas.verifySchema)
+    .output(successSchema)
+    .mutation(({ ctx, input }) => service.verifyChannel(ctx.deps, ctx.auth, input.code, ctx.ip)),
+
+  get: clientProcedure
+    .meta({ openapi: { method: 'GET', path: '/contact-channels/{user_id}/{contact_channel_id}', tags: TAGS, summary: 'One contact channel of a user' } })
+    .input(schemas.contactChannelParamsSchema)
+    .output(schemas.contactChannelSchema)
+    .query(({ ctx, input }) => service.getChannel(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id)),
+
+  update: clientProcedure
+    .meta({ openapi: { method: 'PATCH', path: '/contact-channels/{user_id}/{contact_channel_id}', tags: TAGS, summary: 'Change a contact channel (a new value is unverified; is_primary moves the primary email)' } })
+    .input(schemas.contactChannelUpdateSchema.extend(schemas.contactChannelParamsSchema.shape))
+    .output(schemas.contactChannelSchema)
+    .mutation(({ ctx, input }) => {
+      const { user_id, contact_channel_id, ...patch } = input;
+      return service.updateChannel(ctx.deps, ctx.auth, user_id, contact_channel_id, patch);
+    }),
+
+  delete: clientProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/contact-channels/{user_id}/{contact_channel_id}', tags: TAGS, summary: 'Remove a contact channel (removing the primary one leaves the user without a primary email)' } })
+    .input(schemas.contactChannelParamsSchema)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      await service.deleteChannel(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id);
+      return { success: true as const };
+    }),
+
+  sendChannelVerificationCode: clientProcedure
+    .meta({ openapi: { method: 'POST', path: '/contact-channels/{user_id}/{contact_channel_id}/send-verification-code', tags: TAGS, summary: 'Email a verification link for one contact channel' } })
+    .input(schemas.sendChannelVerificationCodeSchema.extend(schemas.contactChannelParamsSchema.shape))
+    .output(successSchema)
+    .mutation(({ ctx, input }) => service.sendChannelVerificationCode(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id, input.callback_url)),
+});

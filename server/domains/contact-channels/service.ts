@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { Deps } from '../../deps.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { KnownErrors } from '../../errors/known-errors.js';
+import type { AuthContext, Tenancy } from '../../trpc/context.js';
+import { type EmailSender, queueEmail } from '../emails/service.js';
+import { resolveExistingUserId } from '../permissions/service.js';
+import type { Executor } from '../projects/queries.js';
+import { updateUser } from '../users/queries.js';
+import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
+import * as q from './queries.js';
+import type { contactChannelCreateSchema, contactChannelSchema, contactChannelUpdateSchema } from './schemas.js';
+
+/**
+ * A user's contact channels (emails). The table is the source of truth; the user's primary_email,
+ * primary_email_verified and auth_with_email are a copy of the primary channel for fast reads,
+ * rewritten in the same transaction as every change that touches the primary channel. Every
+ * change locks the user row first, so concurrent changes to one user's channels are serialized.
+ */
+
+/** The verification_codes purpose of email verification links. */
+export const EMAIL_VERIFICATION_PURPOSE = 'contact_channel_verification';
+/** A verification link works for a day. */
+export const EMAIL_VERIFICATION_TTL_MILLIS = 24 * 60 * 60 * 1000;
+
+interface VerificationData {
+  user_id: string;
+  contact_channel_id: string;
+  /** The address the link was sent to: a channel whose value changed since is not verified by it. */
+  value: string;
+}
+
+type ContactChannel = z.infer<typeof contactChannelSchema>;
+
+export function toContactChannelDto(row: q.ContactChannelRow): ContactChannel {
+  return { id: row.id, user_id: row.user_id, type: 'email', value: row.value, is_primary: row.is_primary, is_verified: row.is_verified, used_for_auth: row.used_for_auth };
+}
+
+/** Rewrites the user's copy of the primary channel (or clears it when there is none). */
+export async function syncPrimaryEmail(trx: Executor, tenancy: Tenancy, userId: string): Promise<void> {
+  const primary = await q.findPrimaryChannel(trx, tenancy.id, userId);
+  await updateUser(trx, tenancy.id, userId, {
+    primary_email: primary?.value ?? null,
+    primary_email_verified: primary?.is_verified ?? false,
+    auth_with_email: primary?.used_for_auth ?? false,
+  });
+}
+
+/** The 409s a channel write can run into, told apart by the unique index that refused it. */
+function channelConflict(error: unknown, value: string): unknown {
+  if (isUniqueViolation(error, 'contact_channels_user_value_idx')) return new KnownErrors.ContactChannelAlreadyExists('email', value);
+  if (isUniqueViolation(error, 'contact_channels_auth_idx')) return new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', value);
+  return error;
+}
+
+function refuseServerOnly(auth: AuthContext, input: { is_verified?: boolean | undefined }): void {
+  if (auth.type === 'client' && input.is_verified !== undefined) {
+    throw new KnownErrors.SchemaError('Request validation failed:\n  - is_verified can only be set with server access (x-latch-access-type: server)', { issues: [{ path: 'is_verified', message: 'can only be set with server access' }] });
+  }
+}
+
+/** Locks the user (USER_NOT_FOUND if they were deleted meanwhile) and finds one of their channels. */
+async function lockedChannel(trx: Executor, tenancy: Tenancy, userId: string, channelId: string): Promise<q.ContactChannelRow> {
+  if (!(await q.lockUser(trx, tenancy.id, userId))) throw new KnownErrors.UserNotFound();
+  const channel = await q.findChannel(trx, tenancy.id, userId, channelId);
+  if (!channel) throw new KnownErrors.ContactChannelNotFound(channelId);
+  return channel;
+}
+
+export async function listChannels(deps: Deps, auth: AuthContext, userIdParam: string | undefined): Promise<ContactChannel[]> {
+  const userId = await resolveExistingUserId(deps, auth, userIdParam);
+  return (await q.listChannels(deps.db, auth.tenancy.id, userId)).map(toContactChannelDto);
+}
+
+export async function getChannel(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string): Promise<ContactChannel> {
+  const userId = await resolveExistingUserId(deps, auth, userIdParam);
+  const channel = await q.findChannel(deps.db, auth.tenancy.id, userId, channelId);
+  if (!channel) throw new KnownErrors.ContactChannelNotFound(channelId);
+  return toContactChannelDto(channel);
+}
+
+export async function createChannel(deps: Deps, auth: AuthContext, input: z.infer<typeof contactChannelCreateSchema>): Promise<ContactChannel> {
+  refuseServerOnly(auth, input);
+  const userId = await resolveExistingUserId(deps, auth, input.user_id);
+  return deps.db.transaction().execute(async (trx) => {
+    if (!(await q.lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
+    if (await q.findChannelByValue(trx, auth.tenancy.id, userId, 'email', input.value)) throw new KnownErrors.ContactChannelAlreadyExists('email', input.value);
+    if (input.is_primary) await q.clearPrimary(trx, auth.tenancy.id, userId);
+    let row: q.ContactChannelRow;
+    try {
+      row = await q.insertChannel(trx, {
+        tenancy_id: auth.tenancy.id,
+        id: randomUUID(),
+        user_id: userId,
+        type: 'email',
+        value: input.value,
+        is_primary: input.is_primary ?? false,
+        is_verified: input.is_verified ?? false,
+        used_for_auth: input.used_for_auth,
+      });
+    } catch (error) {
+      throw channelConflict(error, input.value);
+    }
+    if (row.is_primary) await syncPrimaryEmail(trx, auth.tenancy, userId);
+    return toContactChannelDto(row);
+  });
+}
+
+export async function updateChannel(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, input: z.infer<typeof contactChannelUpdateSchema>): Promise<ContactChannel> {
+  refuseServerOnly(auth, input);
+  const userId = await resolveExistingUserId(deps, auth, userIdParam);
+  return deps.db.transaction().execute(async (trx) => {
+    const current = await lockedChannel(trx, auth.tenancy, userId, channelId);
+    const patch: Parameters<typeof q.updateChannel>[4] = {};
+    const valueChanged = input.value !== undefined && input.value !== current.value;
+    if (valueChanged) {
+      const clash = await q.findChannelByValue(trx, auth.tenancy.id, userId, 'email', input.value!);
+      if (clash && clash.id !== current.id) throw new KnownErrors.ContactChannelAlreadyExists('email', input.value!);
+      patch.value = input.value!;
+      // A new address has not been verified, whatever the old one was (a different letter case is the same address).
+      if (input.value!.toLowerCase() !== current.value.toLowerCase()) patch.is_verified = false;
+    }
+    if (input.is_verified !== undefined) patch.is_verified = input.is_verified;
+    if (input.used_for_auth !== undefined) patch.used_for_auth = input.used_for_auth;
+    if (input.is_primary !== undefined && input.is_primary !== current.is_primary) {
+      if (input.is_primary) await q.clearPrimary(trx, auth.tenancy.id, userId);
+      patch.is_primary = input.is_primary;
+    }
+    let updated: q.ContactChannelRow | undefined;
+    try {
+      updated = await q.updateChannel(trx, auth.tenancy.id, userId, channelId, patch);
+    } catch (error) {
+      throw channelConflict(error, input.value ?? current.value);
+    }
+    if (!updated) throw new KnownErrors.ContactChannelNotFound(channelId);
+    if (current.is_primary || updated.is_primary) await syncPrimaryEmail(trx, auth.tenancy, userId);
+    return toContactChannelDto(updated);
+  });
+}
+
+export async function deleteChannel(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string): Promise<void> {
+  const userId = await resolveExistingUserId(deps, auth, userIdParam);
+  await deps.db.transaction().execute(async (trx) => {
+    await lockedChannel(trx, auth.tenancy, userId, channelId);
+    const deleted = await q.deleteChannel(trx, auth.tenancy.id, userId, channelId);
+    if (!deleted) throw new KnownErrors.ContactChannelNotFound(channelId);
+    // Deleting the primary email leaves the user without one (another channel is not promoted silently).
+    if (deleted.is_primary) await syncPrimaryEmail(trx, auth.tenancy, userId);
+  });
+}
+
+/**
+ * Issues a verification code for a channel and queues the email with the link, in the caller's
+ * transaction (sign-up uses this too, so the user and the email commit together).
+ */
+export async function queueVerificationEmail(trx: Executor, deps: Deps, sender: EmailSender, channel: q.ContactChannelRow, callbackUrl: string): Promise<void> {
+  const data: VerificationData = { user_id: channel.user_id, contact_channel_id: channel.id, value: channel.value };
+  const issued = await createCode(trx, sender.tenancy, EMAIL_VERIFICATION_PURPOSE, data, EMAIL_VERIFICATION_TTL_MILLIS);
+  await queueEmail(trx, deps, sender, channel.value, { type: 'email-verification', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt });
+}
+
+/** Emails a verification link for one channel of a user; EMAIL_ALREADY_VERIFIED when there is nothing to verify. */
+export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, callbackUrl: string): Promise<{ success: true }> {
+  assertTrustedCallbackUrl(auth.project.config, callbackUrl);
+  const userId = await resolveExistingUserId(deps, auth, userIdParam);
+  await deps.db.transaction().execute(async (trx) => {
+    const channel = await lockedChannel(trx, auth.tenancy, userId, channelId);
+    if (channel.is_verified) throw new KnownErrors.EmailAlreadyVerified();
+    await queueVerificationEmail(trx, deps, auth, channel, callbackUrl);
+  });
+  return { success: true };
+}
+
+/** The signed-in user's variant: `email` must be their primary email (EMAIL_IS_NOT_PRIMARY_EMAIL). */
+export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string): Promise<{ success: true }> {
+  assertTrustedCallbackUrl(auth.project.config, callbackUrl);
+  if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
+  const userId = await resolveExistingUserId(deps, auth, 'me');
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await q.lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
+    const primary = await q.findPrimaryChannel(trx, auth.tenancy.id, userId);
+    if (!primary || primary.value.toLowerCase() !== email.toLowerCase()) throw new KnownErrors.EmailIsNotPrimaryEmail(email, primary?.value ?? '(none)');
+    if (primary.is_verified) throw new KnownErrors.EmailAlreadyVerified();
+    await queueVerificationEmail(trx, deps, auth, primary, callbackUrl);
+  });
+  return { success: true };
+}
+
+/** Marks a channel verified (the user proved they receive its email) and keeps the user's copy in step. */
+export async function markChannelVerified(trx: Executor, tenancy: Tenancy, channel: q.ContactChannelRow): Promise<void> {
+  if (channel.is_verified) return;
+  await q.updateChannel(trx, tenancy.id, channel.user_id, channel.id, { is_verified: true });
+  if (channel.is_primary) await syncPrimaryEmail(trx, tenancy, channel.user_id);
+}
+
+/**
+ * Verifies the channel a link's code was issued for. Needs no signed-in user: the code is the
+ * proof, and the link is often opened in another browser. A code for a channel that was deleted or
+ * changed its address since reads as CODE_NOT_FOUND.
+ */
+export async function verifyChannel(deps: Deps, auth: AuthContext, code: string, ip: string | null): Promise<{ success: true }> {
+  await limitCodeChecks(deps, auth.tenancy, ip);
+  await withCode<VerificationData, void>(deps.db, auth.tenancy, EMAIL_VERIFICATION_PURPOSE, code, 'consume', async (trx, verified) => {
+    const { user_id: userId, contact_channel_id: channelId, value } = verified.data;
+    if (!(await q.lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.VerificationCodeNotFound();
+    const channel = await q.findChannel(trx, auth.tenancy.id, userId, channelId);
+    if (!channel || channel.value.toLowerCase() !== value.toLowerCase()) throw new KnownErrors.VerificationCodeNotFound();
+    if (channel.is_verified) throw new KnownErrors.EmailAlreadyVerified();
+    await markChannelVerified(trx, auth.tenancy, channel);
+  });
+  return { success: true };
+}

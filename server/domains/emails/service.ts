@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { Deps } from '../../deps.js';
+import { KnownErrors } from '../../errors/known-errors.js';
+import type { AuthContext, ProjectRecord, Tenancy } from '../../trpc/context.js';
+import type { Executor } from '../projects/queries.js';
+import { assertTrustedCallbackUrl } from '../verification/service.js';
+import * as q from './queries.js';
+import { type BuiltInEmail, type EmailBranding, renderEmail } from './render.js';
+import type { emailListQuerySchema, sendSignInInvitationSchema, sendTestEmailSchema, sentEmailDetailSchema, sentEmailSchema } from './schemas.js';
+import { sendOnce, smtpErrorText, standardTarget } from './transport.js';
+
+/**
+ * Emails of a project: queued in the outbox inside the transaction of the action that sends them
+ * (so a rolled-back action sends nothing), rendered once at queue time, delivered by worker.ts.
+ */
+
+/** Who is sending: the tenancy the email belongs to and the project whose name and logo it carries. */
+export interface EmailSender {
+  tenancy: Tenancy;
+  project: Pick<ProjectRecord, 'displayName' | 'logoUrl' | 'fullLogoUrl'>;
+}
+
+export function brandingOf(project: EmailSender['project']): EmailBranding {
+  return { projectDisplayName: project.displayName, logoUrl: project.logoUrl, fullLogoUrl: project.fullLogoUrl };
+}
+
+/**
+ * EMAIL_RATE_LIMITED when the project has queued its hourly allowance (LATCH_EMAIL_RATE_LIMIT_PER_HOUR):
+ * the caller's action fails with a clear error instead of an email silently not being sent.
+ * Counted from the outbox itself, so every instance on one database sees the same count (concurrent
+ * sends may overshoot by the few in flight).
+ */
+export async function checkEmailRateLimit(db: Executor, deps: Deps, tenancy: Tenancy): Promise<void> {
+  const limit = deps.env.email.perProjectPerHour;
+  if (limit <= 0) return;
+  const { count, oldest } = await q.recentEmailCount(db, tenancy.id);
+  if (count < limit) return;
+  const freesAt = (oldest?.getTime() ?? Date.now()) + 3_600_000;
+  throw new KnownErrors.EmailRateLimited(Math.max(1, Math.ceil((freesAt - Date.now()) / 1000)), limit);
+}
+
+/**
+ * Renders a built-in email and queues it, in the caller's transaction. Returns the outbox id.
+ *
+ * @example
+ * await deps.db.transaction().execute(async (trx) => {
+ *   // … the action …
+ *   await queueEmail(trx, deps, auth, 'ada@example.com', { type: 'email-verification', link, expiresAt });
+ * });
+ */
+export async function queueEmail(trx: Executor, deps: Deps, sender: EmailSender, to: string, email: BuiltInEmail): Promise<string> {
+  await checkEmailRateLimit(trx, deps, sender.tenancy);
+  const rendered = await renderEmail(brandingOf(sender.project), email);
+  const id = randomUUID();
+  await q.insertEmail(trx, { id, tenancy_id: sender.tenancy.id, to_email: to, subject: rendered.subject, html: rendered.html, text: rendered.text });
+  return id;
+}
+
+type SentEmail = z.infer<typeof sentEmailSchema>;
+type SentEmailDetail = z.infer<typeof sentEmailDetailSchema>;
+
+function toSentEmailDto(row: q.OutboxRow): SentEmail {
+  return {
+    id: row.id,
+    to: row.to_email,
+    subject: row.subject,
+    sent_at_millis: row.sent_at?.getTime() ?? null,
+    error: row.error,
+    state: row.state,
+    attempts: row.attempts,
+    created_at_millis: row.created_at.getTime(),
+  };
+}
+
+function encodeCursor(row: q.OutboxRow): string {
+  return Buffer.from(`${row.created_at.getTime()}:${row.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const match = /^(\d{1,16}):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const createdAt = new Date(Number(match?.[1]));
+  if (!match?.[2] || Number.isNaN(createdAt.getTime())) throw new KnownErrors.SchemaError('cursor is not a cursor returned by this endpoint.');
+  return { createdAt, id: match[2] };
+}
+
+/** The project's emails, newest first: the console's sent-mail list and, without SMTP, its inbox. */
+export async function listEmails(deps: Deps, auth: AuthContext, input: z.infer<typeof emailListQuerySchema>) {
+  const limit = input.limit ?? 100;
+  const rows = await q.listEmails(deps.db, auth.tenancy.id, { limit: limit + 1, before: input.cursor ? decodeCursor(input.cursor) : null });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map(toSentEmailDto),
+    is_paginated: true as const,
+    pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last) : null },
+  };
+}
+
+/** One email with its content, so the console can show what was (or would have been) sent. */
+export async function getEmail(deps: Deps, auth: AuthContext, emailId: string): Promise<SentEmailDetail> {
+  const row = await q.findEmail(deps.db, auth.tenancy.id, emailId);
+  if (!row) throw new KnownErrors.SentEmailNotFound(emailId);
+  return { ...toSentEmailDto(row), html: row.html, text: row.text };
+}
+
+/**
+ * Tries an email server config before it is saved: sends one message right away over a fresh
+ * connection and reports the SMTP server's own error text. Only a project's own server can be
+ * tried (REQUIRES_CUSTOM_EMAIL_SERVER for `shared`: that one is the operator's, not the project's).
+ */
+export async function sendTestEmail(deps: Deps, auth: AuthContext, input: z.infer<typeof sendTestEmailSchema>): Promise<{ success: boolean; error_message: string | null }> {
+  const config = input.email_config;
+  if (config.type !== 'standard') throw new KnownErrors.RequiresCustomEmailServer();
+  const target = standardTarget(config, config.password);
+  if (!target) throw new KnownErrors.RequiresCustomEmailServer();
+  const rendered = await renderEmail(brandingOf(auth.project), { type: 'test' });
+  try {
+    await sendOnce(target, { to: input.recipient_email, ...rendered });
+    return { success: true, error_message: null };
+  } catch (error) {
+    return { success: false, error_message: smtpErrorText(error) };
+  }
+}
+
+/** Emails someone a link to sign in to the project (the link is callback_url, a trusted URL). */
+export async function sendSignInInvitation(deps: Deps, auth: AuthContext, input: z.infer<typeof sendSignInInvitationSchema>): Promise<{ success: true }> {
+  assertTrustedCallbackUrl(auth.project.config, input.callback_url);
+  await deps.db.transaction().execute((trx) => queueEmail(trx, deps, auth, input.email, { type: 'sign-in-invitation', link: input.callback_url }));
+  return { success: true };
+}

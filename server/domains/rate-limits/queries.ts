@@ -1,0 +1,93 @@
+import { type ExpressionBuilder, sql } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Executor } from '../projects/queries.js';
+
+/**
+ * The rate_limits table: one fixed-window counter per (bucket, key). Keys carry the tenancy id
+ * themselves (service.ts builds them), so these functions take none: a counter is not tenancy
+ * data, and a limit may one day span projects. Every time comes from the database's clock, so
+ * instances with skewed clocks still agree on when a window ends.
+ */
+
+export interface CounterKey {
+  bucket: string;
+  key: string;
+}
+
+export interface CounterState extends CounterKey {
+  count: number;
+  /** Whole seconds until the window ends (at least 1). */
+  retry_after_seconds: number;
+}
+
+const retryAfter = sql<number>`greatest(1, ceil(extract(epoch from window_ends_at - now())))::integer`.as('retry_after_seconds');
+
+function byKey(a: CounterKey, b: CounterKey): number {
+  return a.bucket === b.bucket ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : a.bucket < b.bucket ? -1 : 1;
+}
+
+function anyOf(keys: readonly CounterKey[]) {
+  return (eb: ExpressionBuilder<DB, 'rate_limits'>) => eb.or(keys.map((k) => eb.and([eb('bucket', '=', k.bucket), eb('key', '=', k.key)])));
+}
+
+/**
+ * Adds one to each counter, atomically, in one statement (INSERT … ON CONFLICT DO UPDATE … RETURNING):
+ * a missing or expired window starts again at 1 and ends `windowSeconds` from now; a live one
+ * counts on. Concurrent hits on one counter serialize on its row, so none is lost. Rows are
+ * written in (bucket, key) order, so two requests hitting the same counters lock them in the same
+ * order and cannot deadlock. Keys must be distinct.
+ */
+export async function hitCounters(db: Executor, hits: readonly (CounterKey & { windowSeconds: number })[]): Promise<CounterState[]> {
+  if (hits.length === 0) return [];
+  return db
+    .insertInto('rate_limits')
+    .values([...hits].sort(byKey).map((hit) => ({
+      bucket: hit.bucket,
+      key: hit.key,
+      count: 1,
+      window_ends_at: sql<Date>`now() + ${hit.windowSeconds}::integer * interval '1 second'`,
+    })))
+    .onConflict((oc) => oc.columns(['bucket', 'key']).doUpdateSet({
+      count: sql<number>`CASE WHEN rate_limits.window_ends_at <= now() THEN 1 ELSE rate_limits.count + 1 END`,
+      window_ends_at: sql<Date>`CASE WHEN rate_limits.window_ends_at <= now() THEN excluded.window_ends_at ELSE rate_limits.window_ends_at END`,
+    }))
+    .returning(['bucket', 'key', 'count', retryAfter])
+    .execute();
+}
+
+/** The live counters among these keys (an expired window counts as zero and is not returned). */
+export async function readCounters(db: Executor, keys: readonly CounterKey[]): Promise<CounterState[]> {
+  if (keys.length === 0) return [];
+  return db
+    .selectFrom('rate_limits')
+    .select(['bucket', 'key', 'count', retryAfter])
+    .where(anyOf(keys))
+    .where('window_ends_at', '>', sql<Date>`now()`)
+    .execute();
+}
+
+/** Takes one back from each live counter (an attempt that turned out not to count), never below zero. */
+export async function unhitCounters(db: Executor, keys: readonly CounterKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db
+    .updateTable('rate_limits')
+    .set((eb) => ({ count: eb('count', '-', 1) }))
+    .where(anyOf(keys))
+    .where('window_ends_at', '>', sql<Date>`now()`)
+    .where('count', '>', 0)
+    .execute();
+}
+
+/**
+ * Deletes up to `limit` expired counters; returns how many. The outer condition is repeated on
+ * purpose: a row revived by a concurrent hit after the subquery saw it expired is re-checked and
+ * kept.
+ */
+export async function deleteExpiredCounters(db: Executor, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('rate_limits')
+    .where((eb) => eb(eb.refTuple('bucket', 'key'), 'in', eb.selectFrom('rate_limits as expired').select(['expired.bucket', 'expired.key']).where('expired.window_ends_at', '<=', sql<Date>`now()`).limit(limit).$asTuple('bucket', 'key')))
+    .where('window_ends_at', '<=', sql<Date>`now()`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

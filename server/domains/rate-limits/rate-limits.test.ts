@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../env.js';
+import { KnownError } from '../../errors/known-error.js';
+import { type RunningLatch, startLatch } from '../../start.js';
+import { type ApiResponse, type Harness, type Headers_, type OwnerSession, type ProjectFixture, startHarness } from '../../test/harness.js';
+import { type RateLimit, checkRateLimits, cleanUpExpiredCounters, consumeRateLimits, ipKey, recordRateLimits, refundRateLimits } from './service.js';
+
+/**
+ * Brute-force limits: the counter primitives against the real database, then each protected call
+ * through real HTTP. The main server uses the default sign-in limits (10 per email, so "the 11th
+ * attempt" is literal) and small per-IP limits, so a test needs few argon2 verifications. Client
+ * IPs other than 127.0.0.1 come from X-Forwarded-For, which the server trusts from loopback only.
+ */
+
+const LIMITS: RateLimitSettings = { ...DEFAULT_RATE_LIMITS, signInPerIp: 25, codeChecksPerIp: 5, apiKeyChecksPerIp: 5 };
+const PASSWORD = 'correct-horse-battery';
+const IS_POSTGRES = process.env.LATCH_TEST_DB === 'postgres';
+
+let h: Harness;
+let owner: OwnerSession;
+
+beforeAll(async () => {
+  h = await startHarness({ rateLimits: LIMITS });
+  owner = await h.signUpOwner();
+});
+afterAll(async () => h?.close());
+
+const newProject = (config?: Record<string, unknown>): Promise<ProjectFixture> => h.createProject({ owner, ...(config ? { config } : {}) });
+const fromIp = (ip: string, headers: Headers_): Headers_ => ({ ...headers, 'x-forwarded-for': ip });
+const signIn = (project: ProjectFixture, email: string, password: string, ip?: string, on: Harness = h) =>
+  on.post('/auth/password/sign-in', { email, password }, ip ? fromIp(ip, project.client()) : project.client());
+
+function expectKnownError(res: ApiResponse, code: string, status: number): void {
+  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
+  expect(res.headers.get('x-latch-known-error')).toBe(code);
+}
+
+/** RATE_LIMITED 429, with Retry-After equal to details.retry_after_seconds and within the window. */
+function expectRateLimited(res: ApiResponse, windowSeconds = LIMITS.windowSeconds): void {
+  expectKnownError(res, 'RATE_LIMITED', 429);
+  const seconds = res.body.details.retry_after_seconds;
+  expect(Number.isInteger(seconds)).toBe(true);
+  expect(seconds).toBeGreaterThanOrEqual(1);
+  expect(seconds).toBeLessThanOrEqual(windowSeconds);
+  expect(res.headers.get('retry-after')).toBe(String(seconds));
+}
+
+async function rateLimited(run: () => Promise<unknown>): Promise<number | null> {
+  try {
+    await run();
+    return null;
+  } catch (error) {
+    if (error instanceof KnownError && error.code === 'RATE_LIMITED') return (error.details as { retry_after_seconds: number }).retry_after_seconds;
+    throw error;
+  }
+}
+
+describe('ipKey', () => {
+  it('keeps IPv4, unwraps IPv4-mapped IPv6, and counts IPv6 by its /64', () => {
+    expect(ipKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(ipKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(ipKey('::FFFF:203.0.113.7')).toBe('203.0.113.7');
+    expect(ipKey('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(ipKey('2001:db8:1:2::99')).toBe('2001:db8:1:2::/64');
+    expect(ipKey('2001:0DB8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(ipKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(ipKey('::1')).toBe('0:0:0:0::/64');
+    expect(ipKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(ipKey('64:ff9b::192.0.2.33')).toBe('64:ff9b:0:0::/64');
+    // Two addresses of one /64 share a counter; neighbouring /64s do not.
+    expect(ipKey('2001:db8:1:2::a')).toBe(ipKey('2001:db8:1:2:ffff::b'));
+    expect(ipKey('2001:db8:1:2::a')).not.toBe(ipKey('2001:db8:1:3::a'));
+    // Anything else is its own key (never throws).
+    expect(ipKey('not an ip')).toBe('not an ip');
+  });
+});
+
+describe('counters in the database', () => {
+  const limit = (max: number, windowSeconds = 900): RateLimit => ({ bucket: 'test', key: randomUUID(), max, windowSeconds });
+  const db = () => h.latch.deps.db;
+  const row = (l: RateLimit) => db().selectFrom('rate_limits').selectAll().where('bucket', '=', l.bucket).where('key', '=', l.key).executeTakeFirst();
+
+  it('allows max attempts per window, then refuses with the seconds left in the window', async () => {
+    const l = limit(3, 600);
+    for (let i = 0; i < 3; i++) expect(await rateLimited(() => consumeRateLimits(db(), [l]))).toBeNull();
+    const retryAfter = await rateLimited(() => consumeRateLimits(db(), [l]));
+    expect(retryAfter).toBeGreaterThan(590);
+    expect(retryAfter).toBeLessThanOrEqual(600);
+    expect((await row(l))?.count).toBe(4);
+  });
+
+  it('refunds, checks without counting, and records without judging', async () => {
+    const l = limit(2);
+    await consumeRateLimits(db(), [l]);
+    await refundRateLimits(db(), [l]);
+    expect((await row(l))?.count).toBe(0);
+    await refundRateLimits(db(), [l]);
+    expect((await row(l))?.count).toBe(0);
+    await recordRateLimits(db(), [l]);
+    expect(await rateLimited(() => checkRateLimits(db(), [l]))).toBeNull();
+    await recordRateLimits(db(), [l]);
+    expect(await rateLimited(() => checkRateLimits(db(), [l]))).not.toBeNull();
+    expect((await row(l))?.count).toBe(2);
+  });
+
+  it('refuses when any of several limits is over, counting all of them in one statement', async () => {
+    const [tight, loose] = [limit(1), limit(100)];
+    await consumeRateLimits(db(), [tight, loose]);
+    expect(await rateLimited(() => consumeRateLimits(db(), [loose, tight]))).not.toBeNull();
+    expect([(await row(tight))?.count, (await row(loose))?.count]).toEqual([2, 2]);
+  });
+
+  it('ignores limits with max 0 (switched off)', async () => {
+    const off = limit(0);
+    for (let i = 0; i < 5; i++) await consumeRateLimits(db(), [off]);
+    expect(await row(off)).toBeUndefined();
+  });
+
+  it('never lets more than max of a concurrent burst through', async () => {
+    const l = limit(10);
+    const outcomes = await Promise.all(Array.from({ length: 60 }, () => rateLimited(() => consumeRateLimits(db(), [l]))));
+    expect(outcomes.filter((o) => o === null)).toHaveLength(10);
+    expect((await row(l))?.count).toBe(60);
+  });
+
+  it('starts a fresh window once the old one has ended, and the clean-up deletes only expired rows', async () => {
+    const [short, long] = [limit(1, 1), limit(1, 900)];
+    await consumeRateLimits(db(), [short, long]);
+    expect(await rateLimited(() => consumeRateLimits(db(), [short]))).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await rateLimited(() => checkRateLimits(db(), [short]))).toBeNull();
+    expect(await cleanUpExpiredCounters(db())).toBeGreaterThanOrEqual(1);
+    expect(await row(short)).toBeUndefined();
+    expect((await row(long))?.count).toBe(1);
+    // The next hit starts at 1 (a new window), also had the row still been there.
+    await consumeRateLimits(db(), [short]);
+    expect((await row(short))?.count).toBe(1);
+  });
+});
+
+describe('password sign-in', () => {
+  it('refuses the 11th failed attempt for one email with 429, even with the right password; other emails are unaffected', async () => {
+    const project = await newProject();
+    const [victim, bystander] = [await h.signUpUser(project, { password: PASSWORD }), await h.signUpUser(project, { password: PASSWORD })];
+    for (let i = 0; i < 10; i++) expectKnownError(await signIn(project, i % 2 ? victim.email : victim.email.toUpperCase(), `wrong-password-${i}`), 'EMAIL_PASSWORD_MISMATCH', 400);
+    expectRateLimited(await signIn(project, victim.email, 'wrong-password-10'));
+    expectRateLimited(await signIn(project, victim.email, PASSWORD));
+    // From another IP too: the account is what is limited.
+    expectRateLimited(await signIn(project, victim.email, PASSWORD, '198.51.100.10'));
+    expect((await signIn(project, bystander.email, PASSWORD)).status).toBe(200);
+    expectKnownError(await signIn(project, bystander.email, 'wrong-password'), 'EMAIL_PASSWORD_MISMATCH', 400);
+    // The same email in another project is another account.
+    const other = await newProject();
+    await h.signUpUser(other, { email: victim.email, password: PASSWORD });
+    expect((await signIn(other, victim.email, PASSWORD)).status).toBe(200);
+  });
+
+  it('limits unknown emails exactly like existing ones (no enumeration through the limit)', async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    const unknown = h.uniqueEmail('nobody');
+    const statuses = async (email: string) => {
+      const out: number[] = [];
+      for (let i = 0; i < 11; i++) out.push((await signIn(project, email, `wrong-password-${i}`)).status);
+      return out;
+    };
+    expect(await statuses(user.email)).toEqual(await statuses(unknown));
+  });
+
+  it('does not count successful sign-ins', async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    for (let i = 0; i < 9; i++) expectKnownError(await signIn(project, user.email, 'wrong-password'), 'EMAIL_PASSWORD_MISMATCH', 400);
+    for (let i = 0; i < 5; i++) expect((await signIn(project, user.email, user.password)).status).toBe(200);
+    expectKnownError(await signIn(project, user.email, 'wrong-password'), 'EMAIL_PASSWORD_MISMATCH', 400);
+    expectRateLimited(await signIn(project, user.email, user.password));
+  });
+
+  it('holds against a concurrent burst: at most 10 of 40 parallel guesses are even tried', async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => signIn(project, user.email, `wrong-password-${i}`)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30);
+  });
+
+  it('limits failures per client IP across many emails; other IPs are unaffected', async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    const attacker = '203.0.113.66';
+    for (let i = 0; i < LIMITS.signInPerIp; i++) expectKnownError(await signIn(project, h.uniqueEmail('spray'), 'wrong-password', attacker), 'EMAIL_PASSWORD_MISMATCH', 400);
+    expectRateLimited(await signIn(project, h.uniqueEmail('spray'), 'wrong-password', attacker));
+    expectRateLimited(await signIn(project, user.email, user.password, attacker));
+    expect((await signIn(project, user.email, user.password, '203.0.113.67')).status).toBe(200);
+    // An IPv6 attacker cannot escape by moving within its /64.
+    for (let i = 0; i < LIMITS.signInPerIp; i++) await signIn(project, h.uniqueEmail('spray6'), 'wrong-password', `2001:db8:66:1::${(i + 1).toString(16)}`);
+    expectRateLimited(await signIn(project, user.email, user.password, '2001:db8:66:1:ffff::1'));
+    expect((await signIn(project, user.email, user.password, '2001:db8:66:2::1')).status).toBe(200);
+  });
+
+  it('lets the counters expire: after the window the right password works again', async () => {
+    const short = await startHarness({ rateLimits: { ...LIMITS, windowSeconds: 2, signInPerEmail: 2 } });
+    try {
+      const project = await short.createProject();
+      const user = await short.signUpUser(project);
+      for (let i = 0; i < 2; i++) expectKnownError(await signIn(project, user.email, 'wrong-password', undefined, short), 'EMAIL_PASSWORD_MISMATCH', 400);
+      const limited = await signIn(project, user.email, user.password, undefined, short);
+      expectRateLimited(limited, 2);
+      await new Promise((resolve) => setTimeout(resolve, limited.body.details.retry_after_seconds * 1000 + 200));
+      expect((await signIn(project, user.email, user.password, undefined, short)).status).toBe(200);
+    } finally {
+      await short.close();
+    }
+  });
+
+  it.skipIf(!IS_POSTGRES)('is shared by every instance on one PostgreSQL database (skipped on PGlite: an in-process database cannot be opened by a second server)', async () => {
+    // A second server on the same database and secret: another instance of the same deployment.
+    const second: RunningLatch = await startLatch({ env: h.latch.deps.env, database: h.database, quiet: true });
+    try {
+      const project = await newProject();
+      const user = await h.signUpUser(project);
+      const secondUrl = (path: string) => `${second.url}/api/v1${path}`;
+      // Interleaved between the two instances: 10 failures in all.
+      for (let i = 0; i < 10; i++) {
+        const res = await h.call(i % 2 ? secondUrl('/auth/password/sign-in') : '/auth/password/sign-in', { body: { email: user.email, password: 'wrong-password' }, headers: project.client() });
+        expectKnownError(res, 'EMAIL_PASSWORD_MISMATCH', 400);
+      }
+      expectRateLimited(await h.call(secondUrl('/auth/password/sign-in'), { body: { email: user.email, password: user.password }, headers: project.client() }));
+      expectRateLimited(await signIn(project, user.email, user.password));
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('verification-code checks', () => {
+  it('limits code checks per IP; the count survives the rolled-back failed check', async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    const ip = '198.51.100.20';
+    const routes = ['/team-invitations/accept/check-code', '/team-invitations/accept/details', '/team-invitations/accept'];
+    for (let i = 0; i < LIMITS.codeChecksPerIp; i++) {
+      expectKnownError(await h.post(routes[i % 3]!, { code: `guess-${i}` }, fromIp(ip, project.client(user.accessToken))), 'CODE_NOT_FOUND', 404);
+    }
+    for (const route of routes) expectRateLimited(await h.post(route, { code: 'guess-next' }, fromIp(ip, project.client(user.accessToken))));
+    expectKnownError(await h.post(routes[0]!, { code: 'guess-other-ip' }, fromIp('198.51.100.21', project.client(user.accessToken))), 'CODE_NOT_FOUND', 404);
+  });
+});
+
+describe('API-key checks', () => {
+  it('limits keys not found per calling IP; successful checks do not count', async () => {
+    const project = await newProject({ allow_user_api_keys: true });
+    const user = await h.signUpUser(project);
+    const key = await h.post('/user-api-keys', { user_id: user.userId, description: 'k' }, project.server());
+    expect(key.status).toBe(201);
+    const ip = '198.51.100.30';
+    const check = (apiKey: string, from = ip) => h.post('/user-api-keys/check', { api_key: apiKey }, fromIp(from, project.server()));
+    for (let i = 0; i < 3 * LIMITS.apiKeyChecksPerIp; i++) expect((await check(key.body.value)).status).toBe(200);
+    const forged = `${key.body.value.slice(0, -10)}AAAAAAAAAA`;
+    for (let i = 0; i < LIMITS.apiKeyChecksPerIp; i++) expectKnownError(await check(i % 2 ? forged : 'garbage'), 'API_KEY_NOT_FOUND', 404);
+    expectRateLimited(await check(key.body.value));
+    expect((await check(key.body.value, '198.51.100.31')).status).toBe(200);
+  });
+});

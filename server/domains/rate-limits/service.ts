@@ -1,0 +1,157 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import type { Deps } from '../../deps.js';
+import type { Database } from '../../db/kysely.js';
+import { KnownErrors } from '../../errors/known-errors.js';
+import type { Tenancy } from '../../trpc/context.js';
+import * as q from './queries.js';
+
+/**
+ * Brute-force limits (OWASP ASVS 6.3, NIST 800-63B 5.2.2), counted in the database so that every
+ * instance on one PostgreSQL enforces the same budget (ARCHITECTURE.md, "Scale-out"). Fixed
+ * windows of LATCH_RATE_LIMIT_WINDOW_SECONDS; maxima in env.ts (0 switches a limit off). Past a
+ * maximum: RATE_LIMITED (429, Retry-After = seconds until the window ends).
+ *
+ * Counters are always written with the pool (`deps.db`), never inside a caller's transaction: a
+ * failed attempt rolls its transaction back, and the count must survive exactly that.
+ */
+
+export interface RateLimit {
+  bucket: string;
+  key: string;
+  /** Attempts allowed per window; 0 = no limit. */
+  max: number;
+  windowSeconds: number;
+}
+
+/** One clean-up in this many hits, of at most CLEAN_UP_BATCH expired rows: the table stays small without a timer. */
+const CLEAN_UP_ONE_IN = 50;
+const CLEAN_UP_BATCH = 500;
+
+function active(limits: readonly RateLimit[]): RateLimit[] {
+  const seen = new Set<string>();
+  return limits.filter((limit) => {
+    const id = `${limit.bucket}\u0000${limit.key}`;
+    if (limit.max <= 0 || seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+function refuseIfOver(limits: readonly RateLimit[], states: readonly q.CounterState[], over: (count: number, max: number) => boolean): void {
+  let retryAfter = 0;
+  for (const state of states) {
+    const limit = limits.find((l) => l.bucket === state.bucket && l.key === state.key);
+    if (limit && over(state.count, limit.max)) retryAfter = Math.max(retryAfter, state.retry_after_seconds);
+  }
+  if (retryAfter > 0) throw new KnownErrors.RateLimited(retryAfter);
+}
+
+async function maybeCleanUp(db: Database): Promise<void> {
+  if (Math.random() * CLEAN_UP_ONE_IN < 1) await cleanUpExpiredCounters(db);
+}
+
+/** Deletes expired counters (at most one batch). Runs by chance on hits; exported for tests and tools. */
+export function cleanUpExpiredCounters(db: Database, batch = CLEAN_UP_BATCH): Promise<number> {
+  return q.deleteExpiredCounters(db, batch);
+}
+
+/**
+ * Counts one attempt against every limit, then refuses it if any count is now over its maximum.
+ * Counting before the work (not after a failure) is what makes the limit hold against a burst of
+ * concurrent attempts: each one is counted before any of them is judged.
+ */
+export async function consumeRateLimits(db: Database, limits: readonly RateLimit[]): Promise<void> {
+  const live = active(limits);
+  if (live.length === 0) return;
+  const states = await q.hitCounters(db, live);
+  await maybeCleanUp(db);
+  refuseIfOver(live, states, (count, max) => count > max);
+}
+
+/** Gives back an attempt counted by consumeRateLimits that turned out not to count (a success). */
+export async function refundRateLimits(db: Database, limits: readonly RateLimit[]): Promise<void> {
+  await q.unhitCounters(db, active(limits));
+}
+
+/** Refuses when a limit is already used up, without counting anything (read-only). */
+export async function checkRateLimits(db: Database, limits: readonly RateLimit[]): Promise<void> {
+  const live = active(limits);
+  if (live.length === 0) return;
+  refuseIfOver(live, await q.readCounters(db, live), (count, max) => count >= max);
+}
+
+/** Counts one attempt without judging it (a failure, after the fact). */
+export async function recordRateLimits(db: Database, limits: readonly RateLimit[]): Promise<void> {
+  const live = active(limits);
+  if (live.length === 0) return;
+  await q.hitCounters(db, live);
+  await maybeCleanUp(db);
+}
+
+/**
+ * The key a client IP is counted under. IPv4 as is (also when IPv4-mapped, `::ffff:1.2.3.4`);
+ * IPv6 by its /64 prefix, because one subscriber usually holds a whole /64 and could otherwise
+ * rotate addresses inside it for a fresh budget each time.
+ *
+ * @example ipKey('2001:db8:1:2:3:4:5:6') // '2001:db8:1:2::/64'
+ */
+export function ipKey(ip: string): string {
+  const address = ip.trim().toLowerCase().replace(/%.*$/, '');
+  const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(address);
+  if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
+  if (isIPv4(address) || !isIPv6(address)) return address;
+  let text = address;
+  const embedded = /(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
+  if (embedded) {
+    const [a, b, c, d] = embedded[1]!.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, -embedded[1]!.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [left = '', right] = text.split('::');
+  const head = left ? left.split(':') : [];
+  const tail = right ? right.split(':') : [];
+  const groups = right === undefined ? head : [...head, ...Array<string>(Math.max(0, 8 - head.length - tail.length)).fill('0'), ...tail];
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+}
+
+function settings(deps: Deps) {
+  return deps.env.rateLimits;
+}
+
+/**
+ * Password sign-in: failed attempts per email (an account under attack, whichever IPs it comes
+ * from) and per client IP (one source trying many accounts), per project. The attempt is counted
+ * up front and given back on success, so only failures use the budget, and a burst of concurrent
+ * guesses cannot slip past the limit before the first failure is recorded. The email key does not
+ * depend on whether the account exists: a locked-out unknown email looks like a locked-out real one.
+ */
+export async function limitSignIn(deps: Deps, tenancy: Tenancy, email: string, ip: string | null): Promise<{ succeeded: () => Promise<void> }> {
+  const { windowSeconds, signInPerEmail, signInPerIp } = settings(deps);
+  const limits: RateLimit[] = [{ bucket: 'sign_in_email', key: `${tenancy.id}:${email.trim().toLowerCase()}`, max: signInPerEmail, windowSeconds }];
+  if (ip) limits.push({ bucket: 'sign_in_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: signInPerIp, windowSeconds });
+  await consumeRateLimits(deps.db, limits);
+  return { succeeded: () => refundRateLimits(deps.db, limits) };
+}
+
+/**
+ * Verification-code checks and uses, per client IP and project: every check counts (a legitimate
+ * flow checks a code two or three times). Must run before the transaction that checks the code.
+ */
+export async function limitCodeCheck(deps: Deps, tenancy: Tenancy, ip: string | null): Promise<void> {
+  if (!ip) return;
+  const { windowSeconds, codeChecksPerIp } = settings(deps);
+  await consumeRateLimits(deps.db, [{ bucket: 'code_check_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: codeChecksPerIp, windowSeconds }]);
+}
+
+/**
+ * User/team API-key checks, per calling IP and project. The caller is the project's own backend
+ * (server access), which checks every request its API receives: counting successes would throttle
+ * the project's real traffic, so only keys that are not found count. On the hot path a successful
+ * check costs one indexed read; concurrency may overshoot the limit by the requests in flight,
+ * which is harmless here because keys carry ≥ 224 random bits.
+ */
+export async function limitApiKeyCheck(deps: Deps, tenancy: Tenancy, ip: string | null): Promise<{ failed: () => Promise<void> }> {
+  const { windowSeconds, apiKeyChecksPerIp } = settings(deps);
+  const limits: RateLimit[] = ip ? [{ bucket: 'api_key_check_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: apiKeyChecksPerIp, windowSeconds }] : [];
+  await checkRateLimits(deps.db, limits);
+  return { failed: () => recordRateLimits(deps.db, limits) };
+}

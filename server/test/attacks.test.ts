@@ -1,0 +1,339 @@
+import { performance } from 'node:perf_hooks';
+import { type CryptoKey, SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK } from 'jose';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AccessTokenClaims, Keyring, TokenVerificationError, generateSigningKey } from '../crypto/jwt.js';
+import { DEFAULT_RATE_LIMITS } from '../env.js';
+import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture, type UserSession, startHarness } from './harness.js';
+
+/**
+ * Attacks on authentication (OWASP ASVS 5.0 chapters 6–7, NIST 800-63B), through real HTTP.
+ * What other files already prove is not repeated:
+ * - JWT: alg none, HS256 keyed with the public key, a foreign key under our kid, unknown and
+ *   missing kid, tampered payload or signature, expired, missing claims, RS256
+ *   (server/crypto/jwt.test.ts, server/domains/sessions/sessions.test.ts "access-token verification").
+ * - Brute-force limits on sign-in, code checks and API-key checks, across instances:
+ *   server/domains/rate-limits/rate-limits.test.ts.
+ * - Codes single-use, expiring and attempt-limited: server/domains/verification/verification.test.ts;
+ *   single use under a race: server/test/concurrency.test.ts.
+ * - A client's own password change ends its other sessions: server/domains/auth/auth.test.ts.
+ * This server runs without brute-force limits, so the timing test can repeat one email freely.
+ */
+
+let h: Harness;
+let owner: OwnerSession;
+
+beforeAll(async () => {
+  h = await startHarness({ rateLimits: { ...DEFAULT_RATE_LIMITS, signInPerEmail: 0, signInPerIp: 0 } });
+  owner = await h.signUpOwner();
+});
+afterAll(async () => h?.close());
+
+const newProject = (config?: Record<string, unknown>): Promise<ProjectFixture> => h.createProject({ owner, ...(config ? { config } : {}) });
+const signIn = (project: ProjectFixture, email: string, password: string) => h.post('/auth/password/sign-in', { email, password }, project.client());
+const refresh = (project: ProjectFixture, refreshToken: string) => h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken });
+const me = (project: ProjectFixture, accessToken: string, extra: Record<string, string> = {}) => h.get('/users/me', { ...project.client(accessToken), ...extra });
+
+function expectKnownError(res: ApiResponse, code: string, status: number): void {
+  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
+  expect(res.headers.get('x-latch-known-error')).toBe(code);
+}
+
+async function tenancyId(projectId: string): Promise<string> {
+  return (await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', projectId).where('branch_id', '=', 'main').executeTakeFirstOrThrow()).id;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Everything a response says, minus what differs per request anyway (request id, date). */
+function observable(res: ApiResponse) {
+  const headers = [...res.headers.entries()].filter(([name]) => !['x-latch-request-id', 'date', 'content-length', 'etag'].includes(name)).sort();
+  return { status: res.status, headers, body: res.body };
+}
+
+describe('no user enumeration on sign-in', () => {
+  it('answers a wrong password, an unknown email and a user without a password identically (status, headers, body)', async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    const passwordless = h.uniqueEmail('nopassword');
+    expect((await h.post('/users', { primary_email: passwordless, primary_email_auth_enabled: true }, project.server())).status).toBe(201);
+    const wrongPassword = observable(await signIn(project, user.email, 'not-the-password'));
+    const unknownEmail = observable(await signIn(project, h.uniqueEmail('nobody'), 'not-the-password'));
+    const noPassword = observable(await signIn(project, passwordless, 'not-the-password'));
+    expect(wrongPassword.body.code).toBe('EMAIL_PASSWORD_MISMATCH');
+    expect(unknownEmail).toEqual(wrongPassword);
+    expect(noPassword).toEqual(wrongPassword);
+    // The message names neither the email nor which part was wrong.
+    expect(JSON.stringify(wrongPassword.body)).not.toContain(user.email);
+  });
+
+  it('takes the same time for an existing and an unknown email (median of 30 interleaved attempts each, within 40%)', { timeout: 60_000 }, async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    const timed = async (email: string) => {
+      const started = performance.now();
+      const res = await signIn(project, email, 'not-the-password');
+      const elapsed = performance.now() - started;
+      expect(res.body.code).toBe('EMAIL_PASSWORD_MISMATCH');
+      return elapsed;
+    };
+    // Warm-up: connections, JIT, the argon2 thread pool.
+    for (let i = 0; i < 5; i++) await Promise.all([timed(user.email), timed(h.uniqueEmail('warm'))]);
+    const existing: number[] = [];
+    const unknown: number[] = [];
+    // Interleaved, alternating which goes first, so drift in machine load hits both alike.
+    for (let i = 0; i < 30; i++) {
+      if (i % 2) {
+        existing.push(await timed(user.email));
+        unknown.push(await timed(h.uniqueEmail('nobody')));
+      } else {
+        unknown.push(await timed(h.uniqueEmail('nobody')));
+        existing.push(await timed(user.email));
+      }
+    }
+    const [a, b] = [median(existing), median(unknown)];
+    const difference = Math.abs(a - b) / Math.min(a, b);
+    console.info(`[timing] sign-in median: existing email ${a.toFixed(1)} ms, unknown email ${b.toFixed(1)} ms (${(difference * 100).toFixed(1)}% apart)`);
+    expect(difference, `median existing ${a.toFixed(1)} ms, unknown ${b.toFixed(1)} ms`).toBeLessThan(0.4);
+    // Both paths verify a real argon2id hash: neither is a fast reject.
+    expect(Math.min(a, b)).toBeGreaterThan(2);
+  });
+});
+
+/** Re-signs a real token's claims (with changes) with the server's own current key. */
+async function forge(token: string, changes: Partial<AccessTokenClaims>, ttlSeconds = 600): Promise<string> {
+  const { iat: _iat, exp: _exp, ...rest } = decodeJwt(token);
+  const claims = rest as Partial<AccessTokenClaims>;
+  if (typeof claims.sub !== 'string' || typeof claims.aud !== 'string') throw new Error('not an access token');
+  return h.latch.deps.keyring.current().sign({ ...(claims as Omit<AccessTokenClaims, 'iat' | 'exp'>), ...changes }, ttlSeconds);
+}
+
+describe('access tokens: what the JWT tests do not already cover', () => {
+  it('refuses an anonymous audience on a non-anonymous token, and the reverse, even when anonymous users are allowed', async () => {
+    const project = await newProject({ anonymous_enabled: true });
+    const user = await h.signUpUser(project);
+    const allowAnonymous = { 'x-latch-allow-anonymous-user': 'true' };
+    // Sanity: the genuine token works, and a correctly re-signed copy too (so refusals below are about the audience).
+    expect((await me(project, await forge(user.accessToken, {}))).status).toBe(200);
+    for (const extra of [{}, allowAnonymous]) {
+      expectKnownError(await me(project, await forge(user.accessToken, { aud: `${project.id}:anon` }), extra), 'UNPARSABLE_ACCESS_TOKEN', 401);
+      expectKnownError(await me(project, await forge(user.accessToken, { is_anonymous: true }), extra), 'UNPARSABLE_ACCESS_TOKEN', 401);
+    }
+    const anonymous = await h.post('/auth/anonymous/sign-up', {}, project.client());
+    expect(anonymous.status).toBe(200);
+    expect((await me(project, anonymous.body.access_token, allowAnonymous)).status).toBe(200);
+    expectKnownError(await me(project, await forge(anonymous.body.access_token, { aud: project.id }), allowAnonymous), 'UNPARSABLE_ACCESS_TOKEN', 401);
+    expectKnownError(await me(project, await forge(anonymous.body.access_token, { is_anonymous: false }), allowAnonymous), 'UNPARSABLE_ACCESS_TOKEN', 401);
+  });
+
+  it("refuses another project's audience or another branch on a token of this project", async () => {
+    const [project, other] = [await newProject(), await newProject()];
+    const user = await h.signUpUser(project);
+    expectKnownError(await me(project, await forge(user.accessToken, { aud: other.id })), 'UNPARSABLE_ACCESS_TOKEN', 401);
+    expectKnownError(await me(project, await forge(user.accessToken, { aud: `${other.id}:anon` })), 'UNPARSABLE_ACCESS_TOKEN', 401);
+    expectKnownError(await me(project, await forge(user.accessToken, { aud: '' })), 'UNPARSABLE_ACCESS_TOKEN', 401);
+    expectKnownError(await me(project, await forge(user.accessToken, { branch_id: 'other-branch' })), 'INVALID_PROJECT_FOR_ACCESS_TOKEN', 401);
+  });
+
+  it('refuses a token signed by a foreign key with an expiry decades away, under our kid, another kid or none', async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    const { kid } = decodeProtectedHeader(user.accessToken);
+    const { privateKey } = await generateKeyPair('ES256');
+    const { iat: _iat, exp: _exp, ...claims } = decodeJwt(user.accessToken);
+    const farFuture = Math.floor(Date.UTC(2100, 0, 1) / 1000);
+    for (const header of [{ kid }, { kid: 'a-kid-of-nobody' }, {}]) {
+      const token = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT', ...header }).setIssuedAt().setExpirationTime(farFuture).sign(privateKey);
+      expectKnownError(await me(project, token), 'UNPARSABLE_ACCESS_TOKEN', 401);
+      expectKnownError(await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': token }), 'UNPARSABLE_ADMIN_ACCESS_TOKEN', 401);
+    }
+  });
+
+  it('verifies with the key its kid names, never another key of the keyring (kid of another key)', async () => {
+    const [older, newer] = [await generateSigningKey(), await generateSigningKey()];
+    const keyring = await Keyring.create([{ ...older, createdAt: new Date(Date.now() - 60_000) }, newer]);
+    const claims: Omit<AccessTokenClaims, 'iat' | 'exp'> = { sub: 'u', iss: 'i', aud: 'p', project_id: 'p', branch_id: 'main', refresh_token_id: 'r', role: 'authenticated', name: null, email: null, email_verified: false, selected_team_id: null, is_anonymous: false };
+    const signWith = async (privateJwk: typeof older.privateJwk, kid: string) =>
+      new SignJWT({ ...claims }).setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' }).setIssuedAt().setExpirationTime('10m').sign((await importJWK(privateJwk, 'ES256')) as CryptoKey);
+    // Each key verifies its own tokens...
+    expect((await keyring.verify(await signWith(older.privateJwk, older.kid))).sub).toBe('u');
+    expect((await keyring.verify(await signWith(newer.privateJwk, newer.kid))).sub).toBe('u');
+    // ...and a token signed by one key but naming the other is refused, both ways.
+    for (const token of [await signWith(older.privateJwk, newer.kid), await signWith(newer.privateJwk, older.kid)]) {
+      await expect(keyring.verify(token)).rejects.toBeInstanceOf(TokenVerificationError);
+    }
+  });
+});
+
+/** Bits of a random string: its length times log2 of the alphabet it draws from. */
+function bitsOf(value: string, alphabetSize: number): number {
+  return value.length * Math.log2(alphabetSize);
+}
+
+describe('entropy of codes and tokens', () => {
+  it('refresh tokens: 40 samples over base64url, all 64 symbols in use, ≥ 128 bits each, all distinct', async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    const tokens = [user.refreshToken];
+    for (let i = 0; i < 39; i++) {
+      const created = await h.post('/auth/sessions', { user_id: user.userId }, project.server());
+      expect(created.status).toBe(201);
+      tokens.push(created.body.refresh_token);
+    }
+    const alphabet = new Set(tokens.join(''));
+    for (const token of tokens) expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+    // The measured alphabet: every base64url symbol shows up (1520 characters drawn), so 6 bits each.
+    expect(alphabet.size).toBe(64);
+    for (const token of tokens) expect(bitsOf(token, alphabet.size)).toBeGreaterThanOrEqual(128);
+    expect(Math.min(...tokens.map((t) => bitsOf(t, 64)))).toBeGreaterThanOrEqual(224);
+    expect(new Set(tokens).size).toBe(tokens.length);
+  });
+
+  it('project keys and user/team API keys carry ≥ 128 random bits after their prefix', async () => {
+    const project = await newProject({ allow_user_api_keys: true, allow_team_api_keys: true });
+    const user = await h.signUpUser(project);
+    const team = await h.post('/teams', { display_name: 'T' }, project.server());
+    const userKey = await h.post('/user-api-keys', { user_id: user.userId, description: 'k' }, project.server());
+    const teamKey = await h.post('/team-api-keys', { team_id: team.body.id, description: 'k' }, project.server());
+    const secrets = [
+      ...[project.publishableClientKey, project.secretServerKey, project.superSecretAdminKey].map((key) => key.replace(/^(pck|ssk|sak)_/, '')),
+      // latch_<u|t><s|p>k_<38 random characters><6-character checksum>
+      ...[userKey.body.value as string, teamKey.body.value as string].map((key) => key.replace(/^latch_[ut][sp]k_/, '').slice(0, -6)),
+    ];
+    for (const secret of secrets) {
+      expect(secret).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(bitsOf(secret, 64)).toBeGreaterThanOrEqual(128);
+    }
+  });
+
+  it('verification codes carry ≥ 20 bits (in fact ≥ 128: they are bearer links)', async () => {
+    const project = await newProject();
+    const team = await h.post('/teams', { display_name: 'T' }, project.server());
+    for (let i = 0; i < 5; i++) {
+      expect((await h.post('/team-invitations/send-code', { email: h.uniqueEmail('invitee'), team_id: team.body.id, callback_url: 'http://localhost:3000/accept' }, project.server())).status).toBe(200);
+    }
+    const outbox = await h.latch.deps.db.selectFrom('email_outbox').select('text').where('tenancy_id', '=', await tenancyId(project.id)).execute();
+    const codes = outbox.map((row) => /[?&]code=([^&\s]+)/.exec(row.text)?.[1]).filter((c): c is string => !!c);
+    expect(codes).toHaveLength(5);
+    for (const code of codes) {
+      expect(code).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(bitsOf(code, 64)).toBeGreaterThanOrEqual(20);
+      expect(bitsOf(code, 64)).toBeGreaterThanOrEqual(128);
+    }
+    expect(new Set(codes).size).toBe(codes.length);
+  });
+});
+
+describe('the end of sessions', () => {
+  it('deleting a user ends every session: refresh fails and the access token stops working', async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    const second = await signIn(project, user.email, user.password);
+    expect((await h.del(`/users/${user.userId}`, project.server())).status).toBe(200);
+    for (const token of [user.refreshToken, second.body.refresh_token]) expectKnownError(await refresh(project, token), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
+    for (const token of [user.accessToken, second.body.access_token]) expect((await me(project, token)).status).toBe(401);
+  });
+
+  it('a password set by the server ends every session: refresh fails and the access token stops working', async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    const second = await signIn(project, user.email, user.password);
+    expect((await h.patch(`/users/${user.userId}`, { password: 'a-brand-new-password' }, project.server())).status).toBe(200);
+    for (const token of [user.refreshToken, second.body.refresh_token]) expectKnownError(await refresh(project, token), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
+    for (const token of [user.accessToken, second.body.access_token]) expect((await me(project, token)).status).toBe(401);
+    // Only the new password signs in.
+    expectKnownError(await signIn(project, user.email, user.password), 'EMAIL_PASSWORD_MISMATCH', 400);
+    expect((await signIn(project, user.email, 'a-brand-new-password')).status).toBe(200);
+  });
+});
+
+describe('secrets at rest', () => {
+  it('no plaintext secret the API handed out appears in any row of any table', async () => {
+    const marker = Math.random().toString(36).slice(2);
+    const oauthSecret = `oauth-client-secret-${marker}`;
+    const smtpPassword = `smtp-password-${marker}`;
+    const totpSecret = Buffer.from(`totp-secret-${marker}`).toString('base64');
+    const project = await newProject({
+      allow_user_api_keys: true,
+      allow_team_api_keys: true,
+      oauth_providers: [{ id: 'github', enabled: true, type: 'standard', client_id: `client-id-${marker}`, client_secret: oauthSecret }],
+      email_config: { type: 'standard', host: 'smtp.example.com', port: 587, username: 'mailer', password: smtpPassword, sender_name: 'Latch', sender_email: 'noreply@example.com' },
+    });
+    // The admin view hands the provider secret back: it is one of the secrets the API reveals.
+    const config = await h.get('/internal/config', project.admin());
+    expect(config.status).toBe(200);
+    expect(JSON.stringify(config.body)).toContain(oauthSecret);
+
+    const password = `user-password-${marker}`;
+    const user: UserSession = await h.signUpUser(project, { password });
+    expect((await h.patch(`/users/${user.userId}`, { totp_secret_base64: totpSecret }, project.server())).status).toBe(200);
+    const signedIn = await signIn(project, user.email, password);
+    const serverSession = await h.post('/auth/sessions', { user_id: user.userId }, project.server());
+    const team = await h.post('/teams', { display_name: 'Secret team', creator_user_id: user.userId }, project.server());
+    const userKey = await h.post('/user-api-keys', { user_id: user.userId, description: 'k' }, project.server());
+    const teamKey = await h.post('/team-api-keys', { team_id: team.body.id, description: 'k' }, project.server());
+    const keySet = await h.post('/internal/api-keys', { description: 'more', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: true }, project.ownerAdmin());
+    expect([signedIn.status, serverSession.status, userKey.status, teamKey.status, keySet.status]).toEqual([200, 201, 201, 201, 201]);
+    expect((await h.post('/team-invitations/send-code', { email: h.uniqueEmail('invitee'), team_id: team.body.id, callback_url: 'http://localhost:3000/accept' }, project.server())).status).toBe(200);
+    const outbox = await h.latch.deps.db.selectFrom('email_outbox').select('text').where('tenancy_id', '=', await tenancyId(project.id)).execute();
+    const invitationCode = outbox.map((row) => /[?&]code=([^&\s]+)/.exec(row.text)?.[1]).find(Boolean);
+    expect(invitationCode).toBeDefined();
+
+    const secrets: Record<string, string> = {
+      'user password': password,
+      'sign-up refresh token': user.refreshToken,
+      'sign-in refresh token': signedIn.body.refresh_token,
+      'server session refresh token': serverSession.body.refresh_token,
+      'access token': signedIn.body.access_token,
+      'publishable client key': project.publishableClientKey,
+      'secret server key': project.secretServerKey,
+      'super secret admin key': project.superSecretAdminKey,
+      'second publishable client key': keySet.body.publishable_client_key,
+      'second secret server key': keySet.body.secret_server_key,
+      'second super secret admin key': keySet.body.super_secret_admin_key,
+      'user API key': userKey.body.value,
+      'team API key': teamKey.body.value,
+      'OAuth client secret': oauthSecret,
+      'SMTP password': smtpPassword,
+      'TOTP secret': totpSecret,
+      'TOTP secret (raw)': `totp-secret-${marker}`,
+      'invitation code': invitationCode!,
+    };
+    for (const [name, value] of Object.entries(secrets)) expect(typeof value === 'string' && value.length >= 12, name).toBe(true);
+
+    // Every table of the schema, every row, as JSON text.
+    const db = h.latch.deps.db;
+    const tables = await sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(db);
+    expect(tables.rows.map((t) => t.table_name)).toEqual(expect.arrayContaining(['api_key_sets', 'sessions', 'users', 'user_team_api_keys', 'verification_codes', 'projects', 'signing_keys']));
+    const leaks: string[] = [];
+    for (const { table_name: table } of tables.rows) {
+      const rows = await sql<{ row: string }>`SELECT row_to_json(t)::text AS row FROM ${sql.table(table)} t`.execute(db);
+      const text = rows.rows.map((r) => r.row).join('\n');
+      for (const [name, value] of Object.entries(secrets)) {
+        // An email must carry its link until it is delivered; everything else is hashed or encrypted.
+        if (table === 'email_outbox' && name === 'invitation code') continue;
+        if (text.includes(value)) leaks.push(`${name} in ${table}`);
+      }
+    }
+    expect(leaks).toEqual([]);
+
+    // And the stored forms are the expected ones: argon2id, SHA-256 hex, AES-GCM envelopes.
+    const tenancy = await tenancyId(project.id);
+    const userRow = await db.selectFrom('users').select(['password_hash', 'totp_secret_encrypted']).where('tenancy_id', '=', tenancy).where('id', '=', user.userId).executeTakeFirstOrThrow();
+    expect(userRow.password_hash).toMatch(/^\$argon2id\$/);
+    expect(userRow.totp_secret_encrypted).toMatch(/^v1\./);
+    for (const row of await db.selectFrom('sessions').select('refresh_token_hash').where('tenancy_id', '=', tenancy).execute()) expect(row.refresh_token_hash).toMatch(/^[0-9a-f]{64}$/);
+    for (const row of await db.selectFrom('signing_keys').select('private_jwk_encrypted').execute()) {
+      expect(row.private_jwk_encrypted).toMatch(/^v1\./);
+      expect(row.private_jwk_encrypted).not.toContain('"d"');
+    }
+    const projectRow = await db.selectFrom('projects').select('config').where('id', '=', project.id).executeTakeFirstOrThrow();
+    const stored = projectRow.config as { oauth_providers?: { client_secret?: string }[]; email_config?: { password?: string } };
+    expect(stored.oauth_providers?.[0]?.client_secret).toMatch(/^v1\./);
+    expect(stored.email_config?.password).toMatch(/^v1\./);
+  });
+});

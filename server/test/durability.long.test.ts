@@ -1,0 +1,292 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * Durability and soak (issue 8, item 9): `npm run test:long`, never part of `npm test`.
+ *
+ * - kill -9 during a sign-up load, on PostgreSQL and on embedded PGlite (a data folder on disk):
+ *   after a restart every sign-up that was answered 2xx exists and signs in, and no user is
+ *   half-written (every user has its email channel and password).
+ * - A soak: the measured maximum throughput of a read/refresh mix, then LATCH_SOAK_SECONDS
+ *   (default 600) at half of it: zero errors, and resident memory flat (the last third's peak
+ *   within 25% of the first third's, after a warm-up).
+ *
+ * The server runs as a real child process (`node --import tsx server/main.ts`), as `npm start`
+ * would run it. PostgreSQL at LATCH_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres);
+ * its tests are skipped with a message when it is not reachable.
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ADMIN_URL = process.env.LATCH_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SOAK_SECONDS = Number(process.env.LATCH_SOAK_SECONDS ?? 600);
+const SECRET = randomBytes(48).toString('base64url');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const postgresUp = await (async () => {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+})();
+if (!postgresUp) console.warn(`[durability] PostgreSQL is not reachable at ${ADMIN_URL}: its tests are skipped`);
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+async function startServer(env: Record<string, string>): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LATCH_SECRET: SECRET, LATCH_LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start within 60 s:\n${out}`)), 60_000);
+    const onData = () => {
+      const match = /Latch is running at (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code ?? signal}) before it was ready:\n${out}`));
+    });
+  });
+  return { url, child, output: () => out };
+}
+
+function killHard(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.child.once('exit', () => resolve());
+    server.child.kill('SIGKILL');
+  });
+}
+
+async function freshPostgresDatabase(): Promise<string> {
+  const name = `latch_durability_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  cleanups.push(async () => {
+    const again = new pg.Client({ connectionString: ADMIN_URL });
+    await again.connect();
+    await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await again.end();
+  });
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+function freshDataDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'latch-durability-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+type Headers_ = Record<string, string>;
+
+async function call(base: string, pathname: string, options: { method?: string; headers?: Headers_; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}/api/v1${pathname}`, {
+    method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
+    headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+interface Project {
+  id: string;
+  client: (accessToken?: string) => Headers_;
+  server: () => Headers_;
+}
+
+/** An owner, a project and its keys, over HTTP. */
+async function setUpProject(base: string): Promise<Project> {
+  const internal = { 'x-latch-project-id': 'internal', 'x-latch-access-type': 'client' };
+  const owner = await call(base, '/auth/password/sign-up', { headers: internal, body: { email: `owner-${randomBytes(4).toString('hex')}@example.com`, password: 'owner-password-1' } });
+  expect(owner.status).toBe(200);
+  const project = await call(base, '/internal/projects', { headers: { ...internal, 'x-latch-access-token': owner.body.access_token }, body: { display_name: 'Durability' } });
+  expect(project.status).toBe(201);
+  const id = project.body.id as string;
+  const keys = await call(base, '/internal/api-keys', {
+    headers: { 'x-latch-project-id': id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.body.access_token },
+    body: { description: 'durability', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: false },
+  });
+  expect(keys.status).toBe(201);
+  return {
+    id,
+    client: (accessToken) => ({ 'x-latch-project-id': id, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': keys.body.publishable_client_key, ...(accessToken ? { 'x-latch-access-token': accessToken } : {}) }),
+    server: () => ({ 'x-latch-project-id': id, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': keys.body.secret_server_key }),
+  };
+}
+
+async function killDuringSignUps(env: Record<string, string>) {
+  let server = await startServer(env);
+  const project = await setUpProject(server.url);
+  const base = server.url;
+  const answered: { email: string; userId: string }[] = [];
+  let inFlightFailures = 0;
+  let stop = false;
+  let counter = 0;
+  const password = 'durable-password-1';
+  const worker = async () => {
+    while (!stop) {
+      const email = `load-${++counter}-${randomBytes(3).toString('hex')}@example.com`;
+      try {
+        const res = await call(base, '/auth/password/sign-up', { headers: project.client(), body: { email, password } });
+        if (res.status === 200) answered.push({ email, userId: res.body.user_id });
+        else throw new Error(`sign-up answered ${res.status} ${JSON.stringify(res.body)} before the kill`);
+      } catch (error) {
+        if (!stop) throw error;
+        inFlightFailures++;
+      }
+    }
+  };
+  const workers = Array.from({ length: 16 }, () => worker());
+  await sleep(2500);
+  // kill -9 with sign-ups in flight; whatever was answered 2xx before must survive.
+  stop = true;
+  await killHard(server);
+  await Promise.all(workers);
+  expect(answered.length, 'sign-ups answered before the kill').toBeGreaterThan(10);
+
+  server = await startServer(env);
+  try {
+    for (const { email, userId } of answered) {
+      const res = await call(server.url, '/auth/password/sign-in', { headers: project.client(), body: { email, password } });
+      expect(res.status, `${email}: ${JSON.stringify(res.body)}`).toBe(200);
+      expect(res.body.user_id).toBe(userId);
+    }
+    // Nothing half-written: every user there (also those whose answer the kill cut off) is whole.
+    const users = await call(server.url, '/users?limit=1000', { headers: project.server() });
+    expect(users.status).toBe(200);
+    const items = users.body.items as { id: string; primary_email: string | null; auth_with_email: boolean; has_password: boolean }[];
+    expect(items.length).toBeGreaterThanOrEqual(answered.length);
+    for (const user of items) expect({ email: typeof user.primary_email, auth: user.auth_with_email, password: user.has_password }, user.id).toEqual({ email: 'string', auth: true, password: true });
+    return { answered: answered.length, cutOff: inFlightFailures, stored: items.length };
+  } finally {
+    await killHard(server);
+  }
+}
+
+describe('kill -9 during a sign-up load', () => {
+  it.skipIf(!postgresUp)('PostgreSQL: every answered sign-up survives, nothing is half-written', { timeout: 180_000 }, async () => {
+    const result = await killDuringSignUps({ DATABASE_URL: await freshPostgresDatabase() });
+    console.info(`[durability] PostgreSQL: ${result.answered} sign-ups answered before kill -9, ${result.cutOff} cut off, ${result.stored} users after restart`);
+  });
+
+  it('PGlite on disk: every answered sign-up survives, nothing is half-written', { timeout: 180_000 }, async () => {
+    const result = await killDuringSignUps({ DATABASE_URL: '', LATCH_DATA_DIR: freshDataDir() });
+    console.info(`[durability] PGlite: ${result.answered} sign-ups answered before kill -9, ${result.cutOff} cut off, ${result.stored} users after restart`);
+  });
+});
+
+interface Sampled {
+  requests: number;
+  errors: string[];
+}
+
+describe('soak', () => {
+  it(`${SOAK_SECONDS} s at half the measured maximum throughput: zero errors, flat memory`, { timeout: (SOAK_SECONDS + 180) * 1000 }, async () => {
+    const env: Record<string, string> = postgresUp ? { DATABASE_URL: await freshPostgresDatabase() } : { DATABASE_URL: '', LATCH_DATA_DIR: freshDataDir() };
+    const server = await startServer(env);
+    try {
+      const project = await setUpProject(server.url);
+      const users = await Promise.all(Array.from({ length: 10 }, async (_, i) => {
+        const res = await call(server.url, '/auth/password/sign-up', { headers: project.client(), body: { email: `soak-${i}-${randomBytes(3).toString('hex')}@example.com`, password: 'soak-password-1' } });
+        expect(res.status).toBe(200);
+        return { accessToken: res.body.access_token as string, refreshToken: res.body.refresh_token as string };
+      }));
+      let n = 0;
+      // The mix: reads of the signed-in user, refreshes, and server-side user lists.
+      const one = async (stats: Sampled) => {
+        const i = n++;
+        const user = users[i % users.length]!;
+        const res = i % 10 === 0
+          ? await call(server.url, '/auth/sessions/current/refresh', { headers: { ...project.client(), 'x-latch-refresh-token': user.refreshToken }, body: {} })
+          : i % 10 === 1
+            ? await call(server.url, '/users?limit=20', { headers: project.server() })
+            : await call(server.url, '/users/me', { headers: project.client(user.accessToken) });
+        stats.requests++;
+        if (res.status !== 200) stats.errors.push(`${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      };
+
+      // Maximum: closed loop, 32 in flight, 5 s.
+      const max: Sampled = { requests: 0, errors: [] };
+      const until = Date.now() + 5000;
+      await Promise.all(Array.from({ length: 32 }, async () => {
+        while (Date.now() < until) await one(max);
+      }));
+      expect(max.errors).toEqual([]);
+      const maxRate = max.requests / 5;
+      const rate = maxRate / 2;
+
+      // Soak: open loop at half the maximum, memory sampled from /metrics every 5 s.
+      const soak: Sampled = { requests: 0, errors: [] };
+      const rss: { at: number; bytes: number }[] = [];
+      const started = Date.now();
+      const end = started + SOAK_SECONDS * 1000;
+      const sampler = setInterval(() => {
+        void fetch(`${server.url}/metrics`).then((r) => r.text()).then((text) => {
+          const match = /latch_process_resident_memory_bytes (\d+)/.exec(text);
+          if (match) rss.push({ at: Date.now() - started, bytes: Number(match[1]) });
+        }).catch((error: unknown) => soak.errors.push(`metrics: ${String(error)}`));
+      }, 5000);
+      const pending = new Set<Promise<void>>();
+      let sent = 0;
+      while (Date.now() < end) {
+        const due = Math.floor(((Date.now() - started) / 1000) * rate);
+        while (sent < due) {
+          sent++;
+          const p = one(soak).catch((error: unknown) => void soak.errors.push(String(error))).finally(() => pending.delete(p));
+          pending.add(p);
+        }
+        await sleep(5);
+      }
+      clearInterval(sampler);
+      await Promise.all(pending);
+
+      const third = (SOAK_SECONDS * 1000) / 3;
+      const warm = rss.filter((s) => s.at > Math.min(30_000, third / 2) && s.at <= third).map((s) => s.bytes);
+      const last = rss.filter((s) => s.at > 2 * third).map((s) => s.bytes);
+      const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
+      console.info(`[soak] max ${maxRate.toFixed(0)} req/s; ${soak.requests} requests at ${rate.toFixed(0)} req/s over ${SOAK_SECONDS} s, ${soak.errors.length} errors; RSS first third peak ${mb(Math.max(...warm))} MB, last third peak ${mb(Math.max(...last))} MB`);
+      expect(soak.errors.slice(0, 20)).toEqual([]);
+      expect(soak.requests).toBeGreaterThan(rate * SOAK_SECONDS * 0.9);
+      expect(warm.length).toBeGreaterThan(0);
+      expect(last.length).toBeGreaterThan(0);
+      expect(Math.max(...last)).toBeLessThan(Math.max(...warm) * 1.25);
+    } finally {
+      await killHard(server);
+    }
+  });
+});

@@ -1,0 +1,125 @@
+import type { AddressInfo } from 'node:net';
+import PostalMime from 'postal-mime';
+import { SMTPServer } from 'smtp-server';
+
+/**
+ * A real SMTP server for tests (smtp-server on 127.0.0.1, port 0): Latch delivers to it with
+ * nodemailer exactly as to a production server, and each message is parsed with postal-mime, so a
+ * test reads the email a person would get and follows its link or types its code.
+ */
+
+export interface ReceivedEmail {
+  /** SMTP envelope recipients. */
+  to: string[];
+  from: { name: string; address: string } | null;
+  subject: string;
+  html: string;
+  text: string;
+  headers: Record<string, string>;
+  /** The first http(s) link of the text part (the action link of every built-in email). */
+  link: string | null;
+  /** The `code` query parameter of that link. */
+  code: string | null;
+}
+
+/** accept: 250; temporary: 451 on DATA (worth retrying); permanent: 550 on DATA (not). */
+export type SinkMode = 'accept' | 'temporary-failure' | 'permanent-failure';
+
+export interface SmtpSink {
+  port: number;
+  /** For LATCH_SMTP_URL. */
+  url: string;
+  received: ReceivedEmail[];
+  mode: SinkMode;
+  /** Resolves with the first message (already received or yet to come) that matches. */
+  waitFor(match: (email: ReceivedEmail) => boolean, timeoutMs?: number): Promise<ReceivedEmail>;
+  /** The next message to this address. */
+  waitForTo(address: string, timeoutMs?: number): Promise<ReceivedEmail>;
+  close(): Promise<void>;
+}
+
+export async function startSmtpSink(options: { username?: string; password?: string } = {}): Promise<SmtpSink> {
+  const received: ReceivedEmail[] = [];
+  const waiters: { match: (email: ReceivedEmail) => boolean; resolve: (email: ReceivedEmail) => void }[] = [];
+  const sink = { mode: 'accept' as SinkMode };
+  const requireAuth = options.username !== undefined;
+
+  const server = new SMTPServer({
+    // Plain SMTP on loopback: no STARTTLS (its self-signed certificate would fail verification).
+    disabledCommands: requireAuth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    authOptional: !requireAuth,
+    allowInsecureAuth: true,
+    logger: false,
+    onAuth(auth, _session, callback) {
+      if (auth.username === options.username && auth.password === options.password) return callback(null, { user: auth.username });
+      const error = Object.assign(new Error('Authentication credentials invalid'), { responseCode: 535 });
+      return callback(error);
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        if (sink.mode !== 'accept') {
+          const temporary = sink.mode === 'temporary-failure';
+          callback(Object.assign(new Error(temporary ? 'Mailbox busy, try again later' : 'Mailbox unavailable'), { responseCode: temporary ? 451 : 550 }));
+          return;
+        }
+        void PostalMime.parse(Buffer.concat(chunks)).then((parsed) => {
+          const text = parsed.text ?? '';
+          const link = /https?:\/\/\S+/.exec(text)?.[0] ?? null;
+          const email: ReceivedEmail = {
+            to: session.envelope.rcptTo.map((r) => r.address),
+            from: parsed.from && 'address' in parsed.from ? { name: parsed.from.name, address: parsed.from.address ?? '' } : null,
+            subject: parsed.subject ?? '',
+            html: parsed.html ?? '',
+            text,
+            headers: Object.fromEntries(parsed.headers.map((h) => [h.key.toLowerCase(), h.value])),
+            link,
+            code: link ? new URL(link).searchParams.get('code') : null,
+          };
+          received.push(email);
+          for (const waiter of [...waiters]) {
+            if (waiter.match(email)) {
+              waiters.splice(waiters.indexOf(waiter), 1);
+              waiter.resolve(email);
+            }
+          }
+          callback();
+        }, callback);
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.server.address() as AddressInfo).port;
+
+  const waitFor = (match: (email: ReceivedEmail) => boolean, timeoutMs = 10_000) => {
+    const already = received.find(match);
+    if (already) return Promise.resolve(already);
+    return new Promise<ReceivedEmail>((resolve, reject) => {
+      const waiter = { match, resolve: (email: ReceivedEmail) => { clearTimeout(timer); resolve(email); } };
+      const timer = setTimeout(() => {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        reject(new Error(`no matching email arrived within ${timeoutMs} ms (${received.length} received)`));
+      }, timeoutMs);
+      waiters.push(waiter);
+    });
+  };
+
+  return {
+    port,
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    get mode() {
+      return sink.mode;
+    },
+    set mode(mode: SinkMode) {
+      sink.mode = mode;
+    },
+    waitFor,
+    waitForTo: (address, timeoutMs) => waitFor((email) => email.to.some((to) => to.toLowerCase() === address.toLowerCase()), timeoutMs),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * `npm run test:long`: durability and soak (server/**\/*.long.test.ts), minutes long, never part
+ * of `npm test`. One file at a time: they measure the machine.
+ */
+export default defineConfig({
+  test: {
+    include: ['server/**/*.long.test.ts'],
+    testTimeout: 900_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    maxWorkers: 1,
+  },
+});
