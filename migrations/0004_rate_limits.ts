@@ -6,10 +6,16 @@ import { type Kysely, sql } from 'kysely';
  * `window_ends_at`. In the database, not in process memory, so every instance on one PostgreSQL
  * sees the same count. An expired row is dead (the next hit restarts it at 1) and is deleted
  * opportunistically; the index on window_ends_at serves that clean-up.
+ *
+ * UNLOGGED: every password sign-in writes here (twice: counted, then given back on success), and
+ * all sign-ins from one IP update one row. Unlogged writes make no WAL, so their commits do not
+ * wait for a disk flush and the hot row's lock is held for microseconds, not a flush each. The
+ * price is acceptable for counters: a crash (not a clean restart) empties the table, and standbys
+ * do not have it (a promoted standby starts with fresh windows).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   const statements = [
-    sql`CREATE TABLE rate_limits (
+    sql`CREATE UNLOGGED TABLE rate_limits (
       bucket text NOT NULL,
       key text NOT NULL,
       count integer NOT NULL,

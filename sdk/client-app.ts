@@ -94,6 +94,14 @@ export type TeamApiKey = RouterOutputs['userTeamApiKeys']['getTeamKey'];
 export type CreatedUserApiKey = RouterOutputs['userTeamApiKeys']['createUserKey'];
 /** A new team API key: `value` is the full key, in this response only. */
 export type CreatedTeamApiKey = RouterOutputs['userTeamApiKeys']['createTeamKey'];
+// Contact channels and the email/code flows.
+/** A contact channel of a user (an email address; one of them is the primary email). */
+export type ContactChannel = RouterOutputs['contactChannels']['list']['items'][number];
+/** A new contact channel (`is_verified` is for server code only). */
+export type ContactChannelCreateInput = Omit<RouterInputs['contactChannels']['create'], 'user_id'>;
+/** A change of a contact channel: a new `value` is unverified again; `is_primary` moves the primary email. */
+export type ContactChannelUpdateInput = Omit<RouterInputs['contactChannels']['update'], 'user_id' | 'contact_channel_id'>;
+
 /** What a new user or team API key is made with (no `expires_at_millis`: it never expires). */
 export type ApiKeyCreateInput = Omit<RouterInputs['userTeamApiKeys']['createUserKey'], 'user_id'>;
 /** A change of an API key: description, expiry, or `revoked: true` (for good). */
@@ -134,10 +142,14 @@ export interface ClientAppOptions {
   tokenStore?: TokenStoreInit;
   /**
    * Pages of your app. `signIn` (default `/handler/sign-in`) is where `getUser({ or: 'redirect' })`
-   * goes; `teamInvitation` (default `/handler/team-invitation`, resolved against the page in a
-   * browser) is the link of invitation emails when `inviteUser` is given no `callback_url`.
+   * goes (and the link of sign-in invitations). The links of the emails, when a call is given no
+   * callback URL (resolved against the page in a browser; elsewhere they must be absolute):
+   * `teamInvitation` (default `/handler/team-invitation`, `inviteUser`), `passwordReset`
+   * (`/handler/password-reset`, `sendForgotPasswordEmail`), `magicLinkCallback`
+   * (`/handler/magic-link-callback`, `sendMagicLinkEmail`) and `emailVerification`
+   * (`/handler/email-verification`, `sendVerificationEmail`, `sendContactChannelVerificationEmail`).
    */
-  urls?: { signIn?: string; teamInvitation?: string };
+  urls?: { signIn?: string; teamInvitation?: string; passwordReset?: string; magicLinkCallback?: string; emailVerification?: string };
   /** How to redirect (default `window.location.assign`); pass your framework's redirect on a server. */
   redirectMethod?: (url: string) => void | Promise<void>;
   /** A fetch to send requests with (default: the global one). */
@@ -197,6 +209,25 @@ const INVITATION_CODE_ERRORS = [
   KnownErrors.VerificationCodeMaxAttemptsReached,
 ];
 
+/** Why an emailed code (reset, magic link, verification) did not work. */
+export type VerificationCodeError = InvitationCodeError;
+const VERIFICATION_CODE_ERRORS = INVITATION_CODE_ERRORS;
+/** Why `sendForgotPasswordEmail` / `sendContactChannelVerificationEmail` did not send: the callback URL is not a trusted domain. */
+export type SendEmailError = ExpectedErrors<'RedirectUrlNotWhitelisted'>;
+/** Why `sendMagicLinkEmail` did not send: untrusted callback URL, or a new address while sign-up is disabled. */
+export type MagicLinkSendError = ExpectedErrors<'RedirectUrlNotWhitelisted' | 'SignUpNotEnabled'>;
+/** Why `signInWithMagicLink` failed: the code, or a new address while sign-up is disabled. */
+export type MagicLinkSignInError = VerificationCodeError | ExpectedErrors<'SignUpNotEnabled'>;
+/** Why `resetPassword` failed: the code, or the new password. */
+export type PasswordResetError = VerificationCodeError | ExpectedErrors<'PasswordRequirementsNotMet' | 'PasswordTooShort' | 'PasswordTooLong'>;
+/** Why `verifyEmail` failed: the code, or the address is verified already. */
+export type VerifyEmailError = VerificationCodeError | ExpectedErrors<'EmailAlreadyVerified'>;
+const SEND_EMAIL_ERRORS = [KnownErrors.RedirectUrlNotWhitelisted];
+const MAGIC_LINK_SEND_ERRORS = [KnownErrors.RedirectUrlNotWhitelisted, KnownErrors.SignUpNotEnabled];
+const MAGIC_LINK_SIGN_IN_ERRORS = [...VERIFICATION_CODE_ERRORS, KnownErrors.SignUpNotEnabled];
+const PASSWORD_RESET_ERRORS = [...VERIFICATION_CODE_ERRORS, ...PASSWORD_STRENGTH];
+const VERIFY_EMAIL_ERRORS = [...VERIFICATION_CODE_ERRORS, KnownErrors.EmailAlreadyVerified];
+
 /**
  * What a change of membership can touch: teams and member profiles, users (the selected team, the
  * team filter of the user list), permission grants (they go with the membership), invitations and
@@ -206,6 +237,18 @@ export const MEMBERSHIP_DATA = ['teams.', 'users.', 'permissions.', 'teamInvitat
 
 /** A user's name and image are the fallback of their member profiles: a change of them reaches those too. */
 export const USER_DATA = ['users.', 'teams.listMemberProfiles', 'teams.getMemberProfile'] as const;
+
+/** What a change of contact channels can touch: the channels and the user (primary email and its verification). */
+export const CONTACT_CHANNEL_DATA = ['contactChannels.', ...USER_DATA] as const;
+
+/** The app's pages by default (spec section 2): the links of the emails and the sign-in page. */
+const HANDLER_PAGES = {
+  signIn: '/handler/sign-in',
+  teamInvitation: '/handler/team-invitation',
+  passwordReset: '/handler/password-reset',
+  magicLinkCallback: '/handler/magic-link-callback',
+  emailVerification: '/handler/email-verification',
+} as const;
 
 /** Redirect wait (spec section 9): how long to wait for the page to leave after a redirect. */
 const REDIRECT_WAIT_MS = 2000;
@@ -562,7 +605,7 @@ export class ClientApp<U extends ClientUser = ClientUser, V extends ClientTeamVi
    * await app.redirectToSignIn();
    */
   async redirectToSignIn(): Promise<never> {
-    const url = this.#options.urls?.signIn ?? '/handler/sign-in';
+    const url = this.#options.urls?.signIn ?? HANDLER_PAGES.signIn;
     const redirect = this.#options.redirectMethod ?? (typeof window === 'undefined' ? null : (to: string) => window.location.assign(to));
     if (!redirect) throw new Error("Cannot redirect outside a browser: pass the redirectMethod option to the Latch app (your framework's redirect), or use getUser({ or: 'throw' }).");
     await redirect(url);
@@ -968,10 +1011,7 @@ export class ClientApp<U extends ClientUser = ClientUser, V extends ClientTeamVi
   // ─── Team invitations ────────────────────────────────────────────────────────────────────────
 
   #teamInvitationUrl(): string {
-    const page = this.#options.urls?.teamInvitation ?? '/handler/team-invitation';
-    if (/^https?:\/\//i.test(page)) return page;
-    if (typeof window !== 'undefined' && typeof window.location?.href === 'string') return new URL(page, window.location.href).href;
-    throw new Error('inviteUser needs a callback_url outside a browser (the absolute URL of the page of your app that accepts invitations), or an absolute urls.teamInvitation option.');
+    return this.#handlerUrl('teamInvitation', 'inviteUser needs a callback_url outside a browser (the absolute URL of the page of your app that accepts invitations), or an absolute urls.teamInvitation option.');
   }
 
   /**
@@ -1295,6 +1335,240 @@ export class ClientApp<U extends ClientUser = ClientUser, V extends ClientTeamVi
    */
   async revokeTeamApiKey(apiKeyId: string): Promise<TeamApiKey> {
     return this.updateTeamApiKey(apiKeyId, { revoked: true });
+  }
+
+  // ─── Email links: defaults ───────────────────────────────────────────────────────────────────
+
+  /**
+   * The absolute URL of one of the app's pages (`urls[page]`, default `/handler/<route>` as in spec
+   * section 2): as given when absolute, resolved against the current page in a browser, an error
+   * elsewhere (`message` says what to pass).
+   */
+  #handlerUrl(page: keyof typeof HANDLER_PAGES, message: string): string {
+    const url = this.#options.urls?.[page] ?? HANDLER_PAGES[page];
+    if (/^https?:\/\//i.test(url)) return url;
+    if (typeof window !== 'undefined' && typeof window.location?.href === 'string') return new URL(url, window.location.href).href;
+    throw new Error(message);
+  }
+
+  #callbackUrl(given: string | undefined, page: 'passwordReset' | 'magicLinkCallback' | 'emailVerification' | 'signIn', method: string): string {
+    return (
+      given ??
+      this.#handlerUrl(page, `${method} needs a callbackUrl outside a browser (the absolute URL of your app's ${HANDLER_PAGES[page]} page), or an absolute urls.${page} option.`)
+    );
+  }
+
+  /** The callback URL of a sign-in invitation (default: the `urls.signIn` page). */
+  protected signInCallbackUrl(given: string | undefined, method: string): string {
+    return this.#callbackUrl(given, 'signIn', method);
+  }
+
+  // ─── Password reset ──────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Emails a password-reset link to `email` (`callbackUrl?code=…`; default: the
+   * `urls.passwordReset` page, which must be a trusted domain of the project). The answer is the
+   * same whether or not the address has an account; an untrusted callback URL is returned as an error.
+   *
+   * @example
+   * const result = await app.sendForgotPasswordEmail('ann@example.com', { callbackUrl: 'https://app.example.com/handler/password-reset' });
+   * if (result.status === 'error') showError(result.error.message); // KnownErrors.RedirectUrlNotWhitelisted
+   */
+  async sendForgotPasswordEmail(email: string, options: { callbackUrl?: string } = {}): Promise<Result<void, SendEmailError>> {
+    const body = { email, callback_url: this.#callbackUrl(options.callbackUrl, 'passwordReset', 'sendForgotPasswordEmail') };
+    const send = this.call((context) => this.trpc.auth.passwordSendResetCode.mutate(body, { context })).then(() => {
+      this.invalidate(['emails.']);
+    });
+    return toResult(send, SEND_EMAIL_ERRORS);
+  }
+
+  /**
+   * Checks a password-reset code (from the `code` parameter of the emailed link) without using
+   * it, e.g. before showing the new-password form. Counts as an attempt.
+   *
+   * @example
+   * const code = new URL(location.href).searchParams.get('code')!;
+   * const check = await app.verifyPasswordResetCode(code);
+   * if (check.status === 'error') showError(check.error.message); // e.g. KnownErrors.VerificationCodeExpired
+   */
+  async verifyPasswordResetCode(code: string): Promise<Result<void, VerificationCodeError>> {
+    const check = this.call((context) => this.trpc.auth.passwordResetCheckCode.mutate({ code }, { context })).then(() => undefined);
+    return toResult(check, VERIFICATION_CODE_ERRORS);
+  }
+
+  /**
+   * Sets a new password with a reset code. Every session of that user ends (sign in again with
+   * the new password), the emailed address counts as verified, and the user's other reset links
+   * stop working. A bad code or a password that breaks the rules is returned as an error.
+   *
+   * @example
+   * const result = await app.resetPassword({ code, password: 'a new password' });
+   * if (result.status === 'ok') await app.signInWithPassword({ email, password: 'a new password' });
+   */
+  async resetPassword(input: { code: string; password: string }): Promise<Result<void, PasswordResetError>> {
+    const reset = this.call((context) => this.trpc.auth.passwordReset.mutate({ code: input.code, password: input.password }, { context })).then(() => {
+      this.invalidate(['users.', 'sessions.', 'contactChannels.']);
+    });
+    return toResult(reset, PASSWORD_RESET_ERRORS);
+  }
+
+  // ─── Magic link / one-time code ──────────────────────────────────────────────────────────────
+
+  /**
+   * Emails a sign-in link (`callbackUrl?code=…`; default: the `urls.magicLinkCallback` page) and a
+   * 6-character code, when the project has `magic_link_enabled`. An address without an account
+   * gets one on sign-in (when sign-up is enabled). Returns the nonce: keep it in this browser, as a
+   * typed code is sent with it (`signInWithMagicLink(typed, { nonce })`).
+   *
+   * @example
+   * const sent = await app.sendMagicLinkEmail('ann@example.com', { callbackUrl: 'https://app.example.com/handler/magic-link-callback' });
+   * if (sent.status === 'ok') sessionStorage.setItem('latch-nonce', sent.data.nonce);
+   */
+  async sendMagicLinkEmail(email: string, options: { callbackUrl?: string } = {}): Promise<Result<{ nonce: string }, MagicLinkSendError>> {
+    const body = { email, callback_url: this.#callbackUrl(options.callbackUrl, 'magicLinkCallback', 'sendMagicLinkEmail') };
+    const send = this.call((context) => this.trpc.auth.otpSendSignInCode.mutate(body, { context }), { access: 'client' }).then((sent) => {
+      this.invalidate(['emails.']);
+      return { nonce: sent.nonce };
+    });
+    return toResult(send, MAGIC_LINK_SEND_ERRORS);
+  }
+
+  /**
+   * Signs in with a magic link's code (the `code` parameter of the link), or with the typed
+   * 6-character code and the nonce of `sendMagicLinkEmail`, and stores the session like the other
+   * sign-ins. `is_new_user` is true when the address had no account (it has now, verified).
+   *
+   * @example
+   * const result = await app.signInWithMagicLink(new URL(location.href).searchParams.get('code')!);
+   * const typed = await app.signInWithMagicLink('A1B2C3', { nonce: sessionStorage.getItem('latch-nonce')! });
+   * if (result.status === 'ok' && result.data.is_new_user) showWelcome();
+   */
+  async signInWithMagicLink(code: string, options: { nonce?: string } = {}): Promise<Result<SignInResult, MagicLinkSignInError>> {
+    await this.session.peek(); // an app without a token store fails here, before a session is made
+    const body = { code: code + (options.nonce ?? '') };
+    return toResult(this.#startSession(this.call((context) => this.trpc.auth.otpSignIn.mutate(body, { context }), { access: 'client' })), MAGIC_LINK_SIGN_IN_ERRORS);
+  }
+
+  // ─── Email verification and contact channels ─────────────────────────────────────────────────
+
+  /**
+   * Verifies an email address with the code of its verification link (no signed-in user needed).
+   * A bad code, or an address verified already, is returned as an error.
+   *
+   * @example
+   * const result = await app.verifyEmail(new URL(location.href).searchParams.get('code')!);
+   * render(result.status === 'ok' ? 'Email verified' : result.error.message);
+   */
+  async verifyEmail(code: string): Promise<Result<void, VerifyEmailError>> {
+    const verify = this.call((context) => this.trpc.contactChannels.verify.mutate({ code }, { context })).then(() => {
+      this.invalidate(CONTACT_CHANNEL_DATA);
+    });
+    return toResult(verify, VERIFY_EMAIL_ERRORS);
+  }
+
+  /**
+   * Emails a verification link for the signed-in user's primary email (`callbackUrl?code=…`;
+   * default: the `urls.emailVerification` page). The link's page calls {@link ClientApp.verifyEmail}.
+   *
+   * @example
+   * await app.sendVerificationEmail({ callbackUrl: 'https://app.example.com/handler/email-verification' });
+   */
+  async sendVerificationEmail(options: { callbackUrl?: string } = {}): Promise<Result<void, SendEmailError>> {
+    const callbackUrl = this.#callbackUrl(options.callbackUrl, 'emailVerification', 'sendVerificationEmail');
+    const user = await this.getUser({ or: 'throw' });
+    if (!user.primary_email) throw new Error('The signed-in user has no primary email to verify.');
+    const body = { email: user.primary_email, callback_url: callbackUrl };
+    const send = this.call((context) => this.trpc.contactChannels.sendVerificationCode.mutate(body, { context }), { session: true }).then(() => {
+      this.invalidate(['emails.']);
+    });
+    return toResult(send, SEND_EMAIL_ERRORS);
+  }
+
+  /**
+   * A user's contact channels as a cached query (default: the signed-in user's).
+   *
+   * @example
+   * app.subscribe(() => app.contactChannelsQuery(), (state) => console.log(state.data?.map((c) => c.value)));
+   */
+  contactChannelsQuery(options: { userId?: string } = {}): LatchQuery<ContactChannel[]> {
+    const asSession = this.#sessionFor(options.userId);
+    const input = { user_id: options.userId ?? 'me' };
+    return defineQuery(this.#readKey(asSession, 'contactChannels.list', input), async () => {
+      const list = await this.call((context) => this.trpc.contactChannels.list.query(input, { context }), { session: asSession });
+      return list.items;
+    });
+  }
+
+  /**
+   * A user's contact channels (default: the signed-in user's; server code names any user).
+   *
+   * @example
+   * const unverified = (await app.listContactChannels()).filter((c) => !c.is_verified);
+   */
+  async listContactChannels(options: { userId?: string } = {}): Promise<ContactChannel[]> {
+    return this.queryClient.fetchQuery(this.contactChannelsQuery(options));
+  }
+
+  /**
+   * Adds an email to a user (default: the signed-in user; clients add unverified channels). A
+   * value another user signs in with cannot be `used_for_auth` (a 409); `is_primary` makes it
+   * the primary email.
+   *
+   * @example
+   * const channel = await app.createContactChannel({ type: 'email', value: 'ann@work.example', used_for_auth: false });
+   * await app.sendContactChannelVerificationEmail(channel.id);
+   */
+  async createContactChannel(input: ContactChannelCreateInput, options: { userId?: string } = {}): Promise<ContactChannel> {
+    const body = { ...input, user_id: options.userId ?? 'me' };
+    const created = await this.call((context) => this.trpc.contactChannels.create.mutate(body, { context }), { session: this.#sessionFor(options.userId) });
+    this.invalidate(CONTACT_CHANNEL_DATA);
+    return created;
+  }
+
+  /**
+   * Changes a contact channel: a new `value` is unverified again, `is_primary: true` makes it the
+   * primary email, `used_for_auth` lets the user sign in with it.
+   *
+   * @example
+   * await app.updateContactChannel(channel.id, { is_primary: true });
+   */
+  async updateContactChannel(contactChannelId: string, patch: ContactChannelUpdateInput, options: { userId?: string } = {}): Promise<ContactChannel> {
+    const body = { ...patch, user_id: options.userId ?? 'me', contact_channel_id: contactChannelId };
+    const updated = await this.call((context) => this.trpc.contactChannels.update.mutate(body, { context }), { session: this.#sessionFor(options.userId) });
+    this.invalidate(CONTACT_CHANNEL_DATA);
+    return updated;
+  }
+
+  /**
+   * Removes a contact channel (removing the primary one leaves the user without a primary email).
+   *
+   * @example
+   * await app.deleteContactChannel(channel.id);
+   */
+  async deleteContactChannel(contactChannelId: string, options: { userId?: string } = {}): Promise<void> {
+    const body = { user_id: options.userId ?? 'me', contact_channel_id: contactChannelId };
+    await this.call((context) => this.trpc.contactChannels.delete.mutate(body, { context }), { session: this.#sessionFor(options.userId) });
+    this.invalidate(CONTACT_CHANNEL_DATA);
+  }
+
+  /**
+   * Emails a verification link for one contact channel (`callbackUrl?code=…`; default: the
+   * `urls.emailVerification` page, a trusted domain of the project). A verified channel is a 409
+   * (EMAIL_ALREADY_VERIFIED, thrown).
+   *
+   * @example
+   * const sent = await app.sendContactChannelVerificationEmail(channel.id, { callbackUrl: 'https://app.example.com/handler/email-verification' });
+   */
+  async sendContactChannelVerificationEmail(contactChannelId: string, options: { callbackUrl?: string; userId?: string } = {}): Promise<Result<void, SendEmailError>> {
+    const body = {
+      user_id: options.userId ?? 'me',
+      contact_channel_id: contactChannelId,
+      callback_url: this.#callbackUrl(options.callbackUrl, 'emailVerification', 'sendContactChannelVerificationEmail'),
+    };
+    const send = this.call((context) => this.trpc.contactChannels.sendChannelVerificationCode.mutate(body, { context }), { session: this.#sessionFor(options.userId) }).then(() => {
+      this.invalidate(['emails.']);
+    });
+    return toResult(send, SEND_EMAIL_ERRORS);
   }
 
   #getApiKey(type: 'user', apiKeyId: string): Promise<UserApiKey | null>;

@@ -7,6 +7,7 @@ export {
   AdminApp,
   type AdminAppOptions,
   type CreatedInternalApiKey,
+  type EmailConfig,
   type InternalApiKey,
   type InternalApiKeyCreateInput,
   type InternalApiKeyUpdateInput,
@@ -14,6 +15,10 @@ export {
   type PermissionDefinitionUpdateInput,
   type ProjectConfig,
   type ProjectUpdateInput,
+  type SendTestEmailResult,
+  type SentEmail,
+  type SentEmailDetail,
+  type SentEmailList,
 } from './admin-app.js';
 export { CACHE_GC_TIME_MS, type LatchQuery, type QueryState } from './cache.js';
 export {
@@ -30,10 +35,16 @@ export {
   type ClientTeamViews,
   type ClientUser,
   type ClientUserUpdate,
+  type ContactChannel,
+  type ContactChannelCreateInput,
+  type ContactChannelUpdateInput,
   type CreatedTeamApiKey,
   type CreatedUserApiKey,
   type GetUserOptions,
   type InvitationCodeError,
+  type MagicLinkSendError,
+  type MagicLinkSignInError,
+  type PasswordResetError,
   type PasswordSetError,
   type PasswordSetInput,
   type PasswordSignInInput,
@@ -43,6 +54,7 @@ export {
   type ProjectCreateInput,
   type ProjectPermission,
   type ProjectTransferInput,
+  type SendEmailError,
   type ServerTeam,
   type ServerTeamMemberProfile,
   type ServerUser,
@@ -58,6 +70,8 @@ export {
   type TeamUpdateInput,
   type UserApiKey,
   type UserSession,
+  type VerificationCodeError,
+  type VerifyEmailError,
 } from './client-app.js';
 export {
   KnownError,

@@ -563,3 +563,41 @@ describe('schema fuzzing (openapi.json × fast-check)', () => {
     expect([...statuses].filter(([s]) => s >= 200 && s < 300).reduce((n, [, c]) => n + c, 0)).toBeGreaterThan(ops.length);
   });
 });
+
+describe('what the fuzzer found (pinned, so a fixed seed is not needed to see them again)', () => {
+  const expectCatalogued = (res: ApiResponse, code: string, status: number) => {
+    expect({ status: res.status, code: errorCode(res) }, JSON.stringify(res.body)).toEqual({ status, code });
+    expect(res.headers.get('x-latch-known-error')).toBe(code);
+  };
+
+  it('a query parameter named __proto__ (or constructor) is an unknown key, not a 500', async () => {
+    const world = await makeWorld();
+    expectCatalogued(await h.call('/auth/sessions/current?__proto__=x', { method: 'DELETE', headers: world.project.client(world.user.accessToken) }), 'SCHEMA_ERROR', 400);
+    expectCatalogued(await h.get(`/users?__proto__=1&constructor=2`, world.project.server()), 'SCHEMA_ERROR', 400);
+    expect((await h.get('/users?limit=5', world.project.server())).status).toBe(200);
+  });
+
+  it('a tRPC body that is not JSON (text/plain, form) is BODY_PARSING_ERROR, not a 500', async () => {
+    const world = await makeWorld();
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+      expectCatalogued(await h.call('/api/trpc/sessions.create', { method: 'POST', headers: world.project.server(), rawBody: 'a=1&b=2', contentType }), 'BODY_PARSING_ERROR', 400);
+    }
+  });
+
+  it('PATCH of an internal key set with nothing to change returns it unchanged, not a 500', async () => {
+    const world = await makeWorld();
+    const res = await h.patch(`/internal/api-keys/${world.keySetId}`, {}, world.project.admin());
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.id).toBe(world.keySetId);
+  });
+
+  it('an expiry after the year 9999 is a SCHEMA_ERROR (PostgreSQL cannot read such a date), the last instant of 9999 is fine', async () => {
+    const world = await makeWorld();
+    const server = world.project.server();
+    expectCatalogued(await h.post('/user-api-keys', { user_id: world.user.userId, description: 'far', expires_at_millis: 930414959957705 }, server), 'SCHEMA_ERROR', 400);
+    expectCatalogued(await h.patch(`/team-api-keys/${world.teamApiKey.id}`, { expires_at_millis: 4390248200511062 }, server), 'SCHEMA_ERROR', 400);
+    const last = await h.patch(`/team-api-keys/${world.teamApiKey.id}`, { expires_at_millis: Date.UTC(9999, 11, 31, 23, 59, 59, 999) }, server);
+    expect(last.status, JSON.stringify(last.body)).toBe(200);
+    expect(last.body.expires_at_millis).toBe(253_402_300_799_999);
+  });
+});
