@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: Latch on PostgreSQL against a floor (bench/floor-server.mjs) and a peer (Better
- * Auth, /work/shared/peers/better-auth/run.sh), all on this machine's loopback, bounded in time.
+ * Auth, ../shared/peers/better-auth/run.sh beside the checkout), all on this machine's loopback, bounded in time.
  * Prints a table and writes bench/RESULTS.md (the hand-written notes block in it is kept).
  *
  * Environment:
@@ -39,7 +39,8 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const USERS = Number(env.BENCH_USERS ?? 1_000_000);
 const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const PROFILE = env.BENCH_PROFILE === '1';
-const PEER_SCRIPT = env.BENCH_PEER ?? '/work/shared/peers/better-auth/run.sh';
+// The peer lives in shared/, beside the project checkout (../shared from the repository root).
+const PEER_SCRIPT = env.BENCH_PEER ?? new URL('../../shared/peers/better-auth/run.sh', import.meta.url).pathname;
 const ADMIN_URL = env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'latch_bench';
 const POOL_SIZE = 20; // Latch's default DATABASE_POOL_SIZE; the floor and the peer use 20 too
