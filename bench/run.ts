@@ -483,7 +483,7 @@ async function main(): Promise<void> {
   log(`Latch bench: ${DURATION} s per scenario (+${WARMUP} s warm-up), ${CONNECTIONS} connections, ${USERS.toLocaleString('en')} seeded users${PROFILE ? ', CPU profiling' : ''}`);
   if (startLoad[0]! > 0.5) log(`note: load average ${startLoad.map((x) => x.toFixed(2)).join(' / ')}: other processes are busy; figures will be noisier (the report shows how much CPU they took)`);
   ensurePostgres();
-  const [{ version: pgVersion }] = (await adminQuery<{ version: string }>('SHOW server_version')) as [{ version: string }];
+  const [{ version: pgVersion }] = (await adminQuery<{ version: string }>("SELECT current_setting('server_version') AS version")) as [{ version: string }];
   await adminQuery(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE ${DB_NAME}`);
   if (PROFILE) {
