@@ -275,7 +275,11 @@ function latchScenarios(f: Fixture, deepCursors: string[], searchTerms: string[]
 }
 
 /** One request first: a scenario that answers errors would measure the wrong thing. */
-async function sanityCheck(url: string, s: Scenario): Promise<void> {
+async function sanityCheck(proc: ServerProc, s: Scenario): Promise<void> {
+  const url = proc.url;
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
+    throw new Error(`the server is gone before ${s.id} (exit ${proc.child.exitCode ?? proc.child.signalCode}); its stderr ends with:\n${proc.stderr().split('\n').slice(-30).join('\n')}`);
+  }
   const v = s.vary?.() ?? {};
   const res = await fetch(`${url}${v.path ?? s.path}`, { method: s.method, headers: { ...s.headers, ...(v.headers ?? {}) }, ...(s.method === 'POST' ? { body: v.body ?? s.body ?? '{}' } : {}) });
   if (!res.ok) throw new Error(`${s.id}: sanity request answered ${res.status} ${(await res.text()).slice(0, 400)}`);
@@ -291,12 +295,15 @@ let retryBudgetMs = Number(env.BENCH_RETRY_BUDGET ?? 60) * 1000;
 let retries = 0;
 
 async function measure(proc: ServerProc, s: Scenario, target: Measured['target'], withLoopStats: boolean): Promise<Measured> {
-  await sanityCheck(proc.url, s);
+  await sanityCheck(proc, s);
   const load = { url: `${proc.url}${s.path}`, connections: s.connections, method: s.method, headers: s.headers, ...(s.body !== undefined ? { body: s.body } : {}), ...(s.vary ? { vary: s.vary } : {}) };
   if (WARMUP > 0) await runLoad({ ...load, durationSec: WARMUP });
   let best: Measured | null = null;
   for (let attempt = 1; ; attempt++) {
     const m = await measureOnce(proc, s, target, withLoopStats, load);
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
+      throw new Error(`${target} server died during ${s.id} (exit ${proc.child.exitCode ?? proc.child.signalCode}); its stderr ends with:\n${proc.stderr().split('\n').slice(-30).join('\n')}`);
+    }
     log(`  ${target.padEnd(5)} ${s.id.padEnd(16)} ${fmt(m.result.rps, 0).padStart(7)} req/s  p50 ${fmt(m.result.p50, 1)} ms  p99 ${fmt(m.result.p99, 1)} ms  non-2xx ${m.result.non2xx}  errors ${m.result.errors + m.result.timeouts}  peak RSS ${mb(m.peakRssBytes)} MB  CPU/req ${fmt(m.cpu.server, 0)} µs + PG ${fmt(m.cpu.postgres, 0)} µs  other processes ${(100 * m.foreignCpuShare).toFixed(0)} % CPU${m.loop ? `  loop delay p99 ${m.loop.p99} / max ${m.loop.max} ms` : ''}${Object.keys(m.result.statuses).length ? `  statuses ${JSON.stringify(m.result.statuses)}` : ''}${attempt > 1 ? `  (attempt ${attempt})` : ''}`);
     if (!best || m.foreignCpuShare < best.foreignCpuShare) best = m;
     if (best.foreignCpuShare <= MAX_NOISE || attempt >= 2 || retryBudgetMs < DURATION * 1000) break;
@@ -748,7 +755,9 @@ function writeResults(markdown: string): void {
   writeFileSync(file, `${markdown}\n${notes}\n`);
 }
 
-main().catch(async (error: unknown) => {
+main().catch((error: unknown) => {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  process.exitCode = 1;
+  // Exit now: the 'exit' handler (lib/proc.ts) kills the servers still running, whose pipes would
+  // otherwise keep this process alive.
+  process.exit(1);
 });
