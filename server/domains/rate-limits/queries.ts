@@ -68,14 +68,18 @@ export async function readCounters(db: Executor, keys: readonly CounterKey[]): P
 
 /** Takes one back from each live counter (an attempt that turned out not to count), never below zero. */
 export async function unhitCounters(db: Executor, keys: readonly CounterKey[]): Promise<void> {
-  if (keys.length === 0) return;
-  await db
-    .updateTable('rate_limits')
-    .set((eb) => ({ count: eb('count', '-', 1) }))
-    .where(anyOf(keys))
-    .where('window_ends_at', '>', sql<Date>`now()`)
-    .where('count', '>', 0)
-    .execute();
+  // One row per statement, in hitCounters' (bucket, key) order: a single UPDATE … OR … locked the
+  // rows in scan order and deadlocked against concurrent hits (seen under 50 concurrent sign-ins).
+  for (const k of [...keys].sort(byKey)) {
+    await db
+      .updateTable('rate_limits')
+      .set((eb) => ({ count: eb('count', '-', 1) }))
+      .where('bucket', '=', k.bucket)
+      .where('key', '=', k.key)
+      .where('window_ends_at', '>', sql<Date>`now()`)
+      .where('count', '>', 0)
+      .execute();
+  }
 }
 
 /**
