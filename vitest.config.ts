@@ -2,7 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['server/**/*.test.ts', 'sdk/**/*.test.ts', 'migrations/**/*.test.ts'],
+    include: [
+      'server/**/*.test.ts',
+      'sdk/**/*.test.ts',
+      'migrations/**/*.test.ts',
+      'react-ui/**/*.test.{ts,tsx}',
+      'admin-web/**/*.test.{ts,tsx}',
+    ],
     // *.long.test.ts: durability and soak, `npm run test:long` only (vitest.long.config.ts).
     exclude: ['**/node_modules/**', '**/*.e2e.test.ts', '**/*.long.test.ts'],
     globalSetup: ['server/test/global-setup.ts'],
