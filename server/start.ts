@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:http';
+import { type ServerResponse, createServer } from 'node:http';
 import { createApp } from './app.js';
 import { deriveKey } from './crypto/encryption.js';
 import { warmPasswordHashing } from './crypto/passwords.js';
@@ -18,6 +18,9 @@ export interface RunningLatch {
   /** Stops accepting connections, waits for in-flight requests, then closes the database. */
   close: () => Promise<void>;
 }
+
+/** How long close() lets in-flight requests finish before cutting their connections. */
+const SHUTDOWN_GRACE_MS = 8_000;
 
 export interface StartOptions {
   env?: LatchEnv;
@@ -49,6 +52,16 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
 
   const server = createServer(createApp(deps));
   server.keepAliveTimeout = 65_000;
+  // While closing, every response says `connection: close`, so a keep-alive client cannot hold the
+  // server open by sending one more request on a socket it already has. Responses already under
+  // way when close() starts are marked too (shouldKeepAlive is read when their headers go out).
+  let closing = false;
+  const inFlight = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    if (closing) res.shouldKeepAlive = false;
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(env.port, env.host, () => resolve());
@@ -64,10 +77,23 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     port,
     deps,
     close: async () => {
+      closing = true;
+      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
       await new Promise<void>((resolve) => {
+        // close() stops accepting and resolves once every connection has ended. Sockets that are idle
+        // now are closed at once; sockets busy with a request finish it (their response carries
+        // `connection: close`) and are swept as they turn idle. After the grace period the rest
+        // are cut, so a stuck client cannot keep the process alive.
         server.close(() => resolve());
         server.closeIdleConnections();
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        server.once('close', () => {
+          clearInterval(sweep);
+          clearTimeout(cut);
+        });
       });
+      // Only now, with no request left that could still query it, does the database go away.
       await emailWorker.stop();
       await closeDb();
     },
