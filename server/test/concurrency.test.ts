@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboxTexts } from './outbox.js';
 import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture, startHarness } from './harness.js';
 
 /**
@@ -58,8 +59,8 @@ describe('concurrent team joins', () => {
     const team = (await h.post('/teams', { display_name: 'Invite race' }, project.server())).body as { id: string };
     const invited = await h.post('/team-invitations/send-code', { email: h.uniqueEmail('invitee'), team_id: team.id, callback_url: 'http://localhost:3000/accept' }, project.server());
     expect(invited.status).toBe(200);
-    const outbox = await h.latch.deps.db.selectFrom('email_outbox').select('text').where('tenancy_id', '=', await tenancyId(project.id)).execute();
-    const code = outbox.map((row) => /[?&]code=([A-Za-z0-9_-]+)/.exec(row.text)?.[1]).find(Boolean);
+    const outbox = await outboxTexts(h, await tenancyId(project.id));
+    const code = outbox.map((text) => /[?&]code=([A-Za-z0-9_-]+)/.exec(text)?.[1]).find(Boolean);
     expect(code).toBeDefined();
     const users = await Promise.all(Array.from({ length: PARALLEL }, () => h.signUpUser(project)));
     const results = await Promise.all(users.map((u) => h.post('/team-invitations/accept', { code }, project.client(u.accessToken))));

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { Tenancy } from '../trpc/context.js';
+import { openOutboxRow } from './outbox.js';
 import type { ApiResponse, Harness, Headers_, ProjectFixture } from './harness.js';
 
 /**
@@ -64,8 +65,9 @@ export async function tenancyOf(h: Harness, projectId: string): Promise<Tenancy>
 /** The newest outbox email to an address, with the code of its link. */
 export async function lastEmailTo(h: Harness, to: string): Promise<{ subject: string; html: string; text: string; state: string; code: string | null }> {
   const row = await h.latch.deps.db.selectFrom('email_outbox').selectAll().where('to_email', '=', to).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-  const link = /https?:\/\/\S+/.exec(row.text)?.[0];
-  return { subject: row.subject, html: row.html, text: row.text, state: row.state, code: link ? new URL(link).searchParams.get('code') : null };
+  const { html, text } = openOutboxRow(h, row);
+  const link = /https?:\/\/\S+/.exec(text)?.[0];
+  return { subject: row.subject, html, text, state: row.state, code: link ? new URL(link).searchParams.get('code') : null };
 }
 
 export const CALLBACK_URL = 'http://localhost:3000/handler/team-invitation';

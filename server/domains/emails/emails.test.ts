@@ -6,6 +6,7 @@ import { type ApiResponse, type Harness, type ProjectFixture, startHarness } fro
 import { type SmtpSink, startSmtpSink } from '../../test/smtp-sink.js';
 import { expectKnownError, expectStatus } from '../../test/team-fixtures.js';
 import { claimDueEmails, insertEmail } from './queries.js';
+import { sealEmailBody } from './sealed-body.js';
 import { EmailWorker, retryDelayMs } from './worker.js';
 
 /**
@@ -174,7 +175,7 @@ describe('delivery over SMTP', () => {
     const workers = [new EmailWorker(h.latch.deps, { pollIntervalMs: 5, batchSize: 3 }), new EmailWorker(h.latch.deps, { pollIntervalMs: 5, batchSize: 3 })];
     for (const worker of workers) worker.start();
     try {
-      for (const id of ids) await insertEmail(db(), { id, tenancy_id: null, to_email: to, subject: `fan-out ${id}`, html: '<p>x</p>', text: 'x' });
+      for (const id of ids) await insertEmail(db(), { id, tenancy_id: null, to_email: to, subject: `fan-out ${id}`, ...sealEmailBody(h.latch.deps.env.secret, id, { html: '<p>x</p>', text: 'x' }) });
       for (const id of ids) await waitForRow(id, (r) => r.state === 'sent');
       await new Promise((resolve) => setTimeout(resolve, 100));
       const delivered = shared.received.filter((m) => m.to.includes(to)).map((m) => m.headers['x-latch-email-id']);
@@ -418,6 +419,33 @@ describe('invitations', () => {
 });
 
 describe('admin: test email and the email list', () => {
+  it('keeps email bodies sealed at rest (codes and links unreadable in the table), opens them for the owner and the SMTP server', async () => {
+    const project = await h.createProject();
+    const user = await signUp(project);
+    expectStatus(await h.post('/auth/password/send-reset-code', { email: user.email, callback_url: callback('password-reset') }, project.client()), 200);
+    const mail = await shared.waitFor((m) => m.to.includes(user.email) && m.link?.includes('password-reset') === true);
+    const code = new URL(mail.link!).searchParams.get('code')!;
+    expect(code.length).toBeGreaterThanOrEqual(12);
+    const id = await latestOutboxIdTo(user.email);
+    const row = await outboxRow(id);
+    expect(row.subject).toMatch(/reset/i);
+    for (const stored of [row.html, row.text]) {
+      expect(stored).toMatch(/^v1\./);
+      expect(stored).not.toContain(code);
+      expect(stored).not.toContain('password-reset');
+    }
+    const detail = await h.get(`/internal/emails/${id}`, project.admin());
+    expectStatus(detail, 200);
+    expect(detail.body.text).toContain(code);
+    expect(detail.body.html).toContain('password-reset');
+    // A body moved to another row does not open there (it is bound to its id): that email fails.
+    const other = randomUUID();
+    await insertEmail(db(), { id: other, tenancy_id: null, to_email: 'moved@example.com', subject: 'moved', html: row.html, text: row.text });
+    const moved = await waitForRow(other, (r) => r.state !== 'pending');
+    expect(moved.state).toBe('failed');
+    expect(moved.error).toContain('could not be decrypted');
+  });
+
   it("tries an email server config and reports the SMTP server's error", async () => {
     const project = await h.createProject();
     const to = h.uniqueEmail('test-email');

@@ -6,6 +6,7 @@ import type { AuthContext, ProjectRecord, Tenancy } from '../../trpc/context.js'
 import type { Executor } from '../projects/queries.js';
 import { assertTrustedCallbackUrl } from '../verification/service.js';
 import * as q from './queries.js';
+import { openEmailBody, sealEmailBody } from './sealed-body.js';
 import { type BuiltInEmail, type EmailBranding, renderEmail } from './render.js';
 import type { emailListQuerySchema, sendSignInInvitationSchema, sendTestEmailSchema, sentEmailDetailSchema, sentEmailSchema } from './schemas.js';
 import { sendOnce, smtpErrorText, standardTarget } from './transport.js';
@@ -53,7 +54,8 @@ export async function queueEmail(trx: Executor, deps: Deps, sender: EmailSender,
   await checkEmailRateLimit(trx, deps, sender.tenancy);
   const rendered = await renderEmail(brandingOf(sender.project), email);
   const id = randomUUID();
-  await q.insertEmail(trx, { id, tenancy_id: sender.tenancy.id, to_email: to, subject: rendered.subject, html: rendered.html, text: rendered.text });
+  const sealed = sealEmailBody(deps.env.secret, id, rendered);
+  await q.insertEmail(trx, { id, tenancy_id: sender.tenancy.id, to_email: to, subject: rendered.subject, html: sealed.html, text: sealed.text });
   return id;
 }
 
@@ -101,7 +103,7 @@ export async function listEmails(deps: Deps, auth: AuthContext, input: z.infer<t
 export async function getEmail(deps: Deps, auth: AuthContext, emailId: string): Promise<SentEmailDetail> {
   const row = await q.findEmail(deps.db, auth.tenancy.id, emailId);
   if (!row) throw new KnownErrors.SentEmailNotFound(emailId);
-  return { ...toSentEmailDto(row), html: row.html, text: row.text };
+  return { ...toSentEmailDto(row), ...openEmailBody(deps.env.secret, row.id, row) };
 }
 
 /**

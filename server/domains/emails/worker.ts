@@ -1,5 +1,8 @@
 import type { Deps } from '../../deps.js';
 import * as q from './queries.js';
+import { type EmailBody, openEmailBody } from './sealed-body.js';
+
+const UNREADABLE_BODY = 'The email body could not be decrypted (was LATCH_SECRET changed?).';
 import { type SmtpTarget, SmtpPools, isPermanentSmtpFailure, smtpErrorText, targetForProject } from './transport.js';
 
 /**
@@ -106,8 +109,16 @@ export class EmailWorker {
       await q.recordOutcome(this.deps.db, row, { state: 'not-delivered', error: NOT_DELIVERED_REASON });
       return;
     }
+    let body: EmailBody;
     try {
-      await this.pools.send(target, { id: row.id, to: row.to_email, subject: row.subject, html: row.html, text: row.text });
+      body = openEmailBody(this.deps.env.secret, row.id, row);
+    } catch {
+      // Sealed under another LATCH_SECRET (or altered): it can never be sent; say so, do not retry.
+      await q.recordOutcome(this.deps.db, row, { state: 'failed', error: UNREADABLE_BODY });
+      return;
+    }
+    try {
+      await this.pools.send(target, { id: row.id, to: row.to_email, subject: row.subject, ...body });
       await q.recordOutcome(this.deps.db, row, { state: 'sent' });
     } catch (error) {
       const text = smtpErrorText(error);

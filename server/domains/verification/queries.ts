@@ -40,13 +40,6 @@ export async function deleteCodes(db: Executor, tenancyId: string, ids: readonly
   await db.deleteFrom('verification_codes').where('tenancy_id', '=', tenancyId).where('id', 'in', ids).execute();
 }
 
-export async function insertOutboxEmail(
-  db: Executor,
-  email: { id: string; tenancy_id: string | null; to_email: string; subject: string; html: string; text: string },
-): Promise<void> {
-  await db.insertInto('email_outbox').values({ ...email, state: 'pending', attempts: 0 }).execute();
-}
-
 /** Deletes a user's unused codes of one purpose (their payload names the user as `user_id`). */
 export async function deleteUnusedCodesOfUser(db: Executor, tenancyId: string, purpose: string, userId: string): Promise<void> {
   await db

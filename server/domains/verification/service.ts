@@ -200,22 +200,6 @@ export function deleteCodes(trx: Executor, tenancy: Tenancy, ids: readonly strin
   return q.deleteCodes(trx, tenancy.id, ids);
 }
 
-/**
- * Queues an email in the outbox, in the caller's transaction: if the action rolls back, no email
- * goes out. Delivery (SMTP, retries, templates) is the email issue's worker; until it runs, the
- * row stays pending and is visible to the project owner.
- */
-export async function enqueueEmail(trx: Executor, tenancy: Tenancy | null, email: { to: string; subject: string; html: string; text: string }): Promise<string> {
-  const id = randomUUID();
-  await q.insertOutboxEmail(trx, { id, tenancy_id: tenancy?.id ?? null, to_email: email.to, subject: email.subject, html: email.html, text: email.text });
-  return id;
-}
-
-/** Escapes text for HTML email bodies: team and project names are user-controlled. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
 /** `callbackUrl` with `code` set as a query parameter (an existing `code` is replaced). */
 export function linkWithCode(callbackUrl: string, code: string): string {
   const url = new URL(callbackUrl);
