@@ -130,6 +130,8 @@ export interface SessionDto {
 export async function listUserSessions(deps: Deps, auth: AuthContext, userIdParam: string | undefined): Promise<SessionDto[]> {
   const userId = resolveUserId(auth, userIdParam);
   const rows = await q.listSessions(deps.db, auth.tenancy.id, userId);
+  // No sessions: tell "no such user" from "a user with no live session" (one extra lookup, only then).
+  if (rows.length === 0 && userId !== auth.user?.sub && !(await findUser(deps.db, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
   return rows.map((row) => ({
     id: row.id,
     user_id: row.user_id,

@@ -228,9 +228,9 @@ describe('sign-out and the end of a session', () => {
 
     for (const token of [user.refreshToken, other.body.refresh_token]) expectKnownError(await refresh(project, token), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
     expectKnownError(await me(project, user.accessToken), 'ACCESS_TOKEN_EXPIRED', 401);
-    const listed = await h.get(`/auth/sessions?user_id=${user.userId}`, project.server());
-    expect(listed.status).toBe(200);
-    expect(listed.body.items).toEqual([]);
+    // The user is gone, sessions and all.
+    expectKnownError(await h.get(`/auth/sessions?user_id=${user.userId}`, project.server()), 'USER_NOT_FOUND', 404);
+    expect(await h.latch.deps.db.selectFrom('sessions').select('id').where('user_id', '=', user.userId).execute()).toEqual([]);
   });
 });
 
@@ -291,8 +291,14 @@ describe('session list and revocation', () => {
     expect(res.body.items).toHaveLength(2);
     expect(res.body.items.every((s: { is_current_session: boolean; user_id: string }) => !s.is_current_session && s.user_id === user.userId)).toBe(true);
 
-    const foreign = await h.get(`/auth/sessions?user_id=${user.userId}`, other.server());
-    expect(foreign.body.items ?? []).toEqual([]);
+    // Another project's server key, and an id nobody has: the user does not exist there.
+    expectKnownError(await h.get(`/auth/sessions?user_id=${user.userId}`, other.server()), 'USER_NOT_FOUND', 404);
+    expectKnownError(await h.get(`/auth/sessions?user_id=${crypto.randomUUID()}`, project.server()), 'USER_NOT_FOUND', 404);
+    // A user with no live session is an empty list, not an error.
+    const quiet = await h.post('/users', { primary_email: h.uniqueEmail('quiet') }, project.server());
+    expect(quiet.status).toBe(201);
+    const none = await h.get(`/auth/sessions?user_id=${quiet.body.id}`, project.server());
+    expect({ status: none.status, items: none.body.items }).toEqual({ status: 200, items: [] });
 
     expectKnownError(await h.get('/auth/sessions', project.server()), 'CANNOT_GET_OWN_USER_WITHOUT_USER', 400);
     expectKnownError(await h.get('/auth/sessions?user_id=not-a-uuid', project.server()), 'SCHEMA_ERROR', 400);
