@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
-import { CACHE_GC_TIME_MS, type QueryState } from './cache.js';
+import { QueryObserver } from '@tanstack/query-core';
+import { CACHE_FETCH_THROTTLE_MS, CACHE_GC_TIME_MS, type QueryState, createQueryClient, defineQuery } from './cache.js';
 import { ClientApp, type ClientUser } from './client-app.js';
 import { ServerApp } from './server-app.js';
 import { type TestProxy, startProxy } from './test/proxy.js';
@@ -93,5 +94,37 @@ describe('the read cache (@tanstack/query-core)', () => {
     expect((await server.getUserById(created.id))?.display_name).toBe('Renamed');
     await server.deleteUserById(created.id);
     expect(await server.getUserById(created.id)).toBeNull();
+  });
+});
+
+describe('fetch throttle (spec: concurrency 1, throttle 300 ms)', () => {
+  it('starts fetches of one read at least 300 ms apart, sends a burst of invalidations as few requests, and never delays other reads', async () => {
+    const client = createQueryClient();
+    const starts: number[] = [];
+    let otherStarts = 0;
+    const read = defineQuery(['throttled'], async () => {
+      starts.push(Date.now());
+      await sleep(5);
+      return starts.length;
+    });
+    const other = defineQuery(['other'], async () => ++otherStarts);
+    const observer = new QueryObserver(client, read);
+    const stop = observer.subscribe(() => {});
+    await until(() => starts.length === 1);
+    // Ten invalidations within ~50 ms: each cancels the refetch still waiting for its turn.
+    for (let i = 0; i < 10; i++) {
+      void client.invalidateQueries({ queryKey: ['throttled'] });
+      await sleep(5);
+    }
+    // Another read is not held back by this one's throttle.
+    const before = Date.now();
+    await client.fetchQuery(other);
+    expect(Date.now() - before).toBeLessThan(CACHE_FETCH_THROTTLE_MS);
+    await until(() => observer.getCurrentResult().data === 2 && !observer.getCurrentResult().isFetching, 3000);
+    await sleep(CACHE_FETCH_THROTTLE_MS + 50);
+    expect(starts).toHaveLength(2);
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(CACHE_FETCH_THROTTLE_MS - 1);
+    stop();
+    client.clear();
   });
 });

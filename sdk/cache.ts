@@ -4,10 +4,17 @@
  * until 5000 ms after their last subscriber leaves (spec section 9). Retries are the transport's
  * job, and the transport reports offline itself, so the cache neither retries nor pauses.
  */
-import { QueryClient, QueryObserver, type QueryKey } from '@tanstack/query-core';
+import { QueryClient, QueryObserver, hashKey, type QueryFunctionContext, type QueryKey } from '@tanstack/query-core';
 
 /** Cache invalidation after the last subscriber leaves (spec section 9). */
 export const CACHE_GC_TIME_MS = 5000;
+/**
+ * Fetches of one read start at most once per 300 ms (spec section 9: "fetch concurrency 1,
+ * throttle 300 ms"). Concurrent fetches of one read already share a request (query-core dedupes
+ * them); the throttle spaces out refetches, so a burst of invalidations (a form saving field after
+ * field, several tabs signing in) costs the server one request per read per 300 ms, not one each.
+ */
+export const CACHE_FETCH_THROTTLE_MS = 300;
 
 /**
  * A cached read: a `@tanstack/query-core` query options object, usable as it is with
@@ -15,8 +22,31 @@ export const CACHE_GC_TIME_MS = 5000;
  */
 export interface LatchQuery<T> {
   queryKey: QueryKey;
-  queryFn: () => Promise<T>;
+  queryFn: (context: QueryFunctionContext) => Promise<T>;
   staleTime: number;
+}
+
+/** When each read of a query client last started fetching (per client: apps never slow each other). */
+const fetchStarts = new WeakMap<QueryClient, Map<string, number>>();
+
+/**
+ * Waits until the read's previous fetch started at least the throttle ago, then records this start.
+ * A fetch cancelled while it waits (query-core replaced it with a newer one) never reaches the server.
+ */
+async function throttleFetch(client: QueryClient, queryKey: QueryKey, signal: AbortSignal): Promise<void> {
+  let starts = fetchStarts.get(client);
+  if (!starts) {
+    starts = new Map();
+    fetchStarts.set(client, starts);
+  }
+  const key = hashKey(queryKey);
+  const previous = starts.get(key);
+  const wait = previous === undefined ? 0 : previous + CACHE_FETCH_THROTTLE_MS - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  if (signal.aborted) throw signal.reason;
+  starts.set(key, Date.now());
+  // Forget reads not fetched lately (the map must not grow with every key ever used).
+  if (starts.size > 500) for (const [k, at] of starts) if (Date.now() - at > CACHE_FETCH_THROTTLE_MS) starts.delete(k);
 }
 
 /** What a subscriber of a cached read sees. */
@@ -36,7 +66,14 @@ export function createQueryClient(): QueryClient {
 
 /** A read that stays fresh until invalidated (mutations invalidate what they change). */
 export function defineQuery<T>(queryKey: QueryKey, queryFn: () => Promise<T>): LatchQuery<T> {
-  return { queryKey, queryFn, staleTime: Number.POSITIVE_INFINITY };
+  return {
+    queryKey,
+    queryFn: async (context) => {
+      await throttleFetch(context.client, context.queryKey, context.signal);
+      return queryFn();
+    },
+    staleTime: Number.POSITIVE_INFINITY,
+  };
 }
 
 /**

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
 import { ClientApp } from './client-app.js';
 import { KnownErrors, LatchNetworkError } from './errors.js';
 import { type TestProxy, startProxy } from './test/proxy.js';
 import {
+  COOKIE_POLL_INTERVAL_MS,
   type TokenPair,
   type TokenStoreInit,
   TokenSession,
@@ -117,6 +118,42 @@ describe('access-token expiry rules (unit)', () => {
       store.set(null);
       expect(jar.size).toBe(0);
     } finally {
+      Reflect.deleteProperty(globalThis, 'document');
+    }
+  });
+
+  it('cookie store: tells its session of changes made by another tab (polled every 100 ms), not of its own writes', async () => {
+    const jar = new Map<string, string>();
+    const fakeDocument = {
+      get cookie() {
+        return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+      },
+      set cookie(value: string) {
+        const [pair, ...attributes] = value.split(';').map((s) => s.trim());
+        const [name, val] = pair!.split('=') as [string, string];
+        if (attributes.includes('max-age=0')) jar.delete(name);
+        else jar.set(name, val);
+      },
+    };
+    Object.defineProperty(globalThis, 'document', { value: fakeDocument, configurable: true });
+    vi.useFakeTimers();
+    try {
+      const store = cookieTokenStore('proj-poll');
+      let changes = 0;
+      const session = new TokenSession(store, async () => 'unused', () => changes++);
+      await session.setTokens({ accessToken: 'at-1', refreshToken: 'rt-1' });
+      expect(changes).toBe(1); // the sign-in itself
+      vi.advanceTimersByTime(COOKIE_POLL_INTERVAL_MS * 3);
+      expect(changes).toBe(1); // our own write is not reported again
+      jar.set('latch-refresh-proj-poll', 'rt-other-tab');
+      vi.advanceTimersByTime(COOKIE_POLL_INTERVAL_MS);
+      expect(changes).toBe(2);
+      jar.delete('latch-refresh-proj-poll');
+      vi.advanceTimersByTime(COOKIE_POLL_INTERVAL_MS);
+      expect(changes).toBe(3);
+      expect(await session.peek()).toEqual({ accessToken: null, refreshToken: null });
+    } finally {
+      vi.useRealTimers();
       Reflect.deleteProperty(globalThis, 'document');
     }
   });

@@ -28,6 +28,11 @@ export interface TokenPair {
 export interface TokenStore {
   get(): TokenPair | null | Promise<TokenPair | null>;
   set(tokens: TokenPair | null): void | Promise<void>;
+  /**
+   * Optional: tells `onChange` when the tokens change from outside this app object (another tab
+   * signing in or out, the host's server rewriting a cookie). Returns a function that stops it.
+   */
+  subscribe?(onChange: () => void): () => void;
 }
 
 /**
@@ -46,6 +51,8 @@ export const ACCESS_TOKEN_REFRESH_MARGIN_MS = 20_000;
 /** …and never ask for a token valid more than 60 s ahead (tokens may be short-lived). */
 export const MAX_ACCESS_TOKEN_REFRESH_MARGIN_MS = 60_000;
 export const REFRESH_COOKIE_MAX_AGE_SECONDS = 31_536_000;
+/** How often the cookie store looks for changes made by other tabs or the server (spec section 9). */
+export const COOKIE_POLL_INTERVAL_MS = 100;
 export const ACCESS_COOKIE_MAX_AGE_SECONDS = 86_400;
 
 export const NO_TOKEN_STORE_MESSAGE = 'Cannot call this function on a Latch app without a persistent token store';
@@ -138,7 +145,35 @@ export function cookieTokenStore(projectId: string): TokenStore {
   const requireBrowser = () => {
     if (typeof document === 'undefined') throw new Error(COOKIE_ON_SERVER_MESSAGE);
   };
+  // The refresh cookie as this store last saw or wrote it: a different value is someone else's change.
+  let lastSeen: string | null | undefined;
+  const listeners = new Set<() => void>();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const poll = () => {
+    const current = readCookies().get(refreshName) || null;
+    if (lastSeen === undefined) lastSeen = current;
+    if (current === lastSeen) return;
+    lastSeen = current;
+    for (const listener of [...listeners]) listener();
+  };
   return {
+    subscribe(onChange) {
+      if (typeof document === 'undefined') return () => {};
+      listeners.add(onChange);
+      if (!timer) {
+        poll();
+        timer = setInterval(poll, COOKIE_POLL_INTERVAL_MS);
+        // Never keep a Node process (tests, SSR) alive just to watch cookies.
+        (timer as { unref?: () => void }).unref?.();
+      }
+      return () => {
+        listeners.delete(onChange);
+        if (listeners.size === 0 && timer) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+      };
+    },
     get() {
       requireBrowser();
       const cookies = readCookies();
@@ -156,6 +191,8 @@ export function cookieTokenStore(projectId: string): TokenStore {
       requireBrowser();
       writeCookie(refreshName, tokens?.refreshToken ?? null, REFRESH_COOKIE_MAX_AGE_SECONDS);
       writeCookie(accessName, tokens?.accessToken ? JSON.stringify([tokens.refreshToken, tokens.accessToken]) : null, ACCESS_COOKIE_MAX_AGE_SECONDS);
+      // Our own write is not news to our own listeners (the app already knows it signed in or out).
+      lastSeen = tokens?.refreshToken ?? null;
     },
   };
 }
@@ -195,6 +232,8 @@ export class TokenSession {
     this.#store = store;
     this.#refresh = refresh;
     this.#onSessionChange = onSessionChange;
+    // A store that can see outside changes (cookies shared by tabs) reports them as session changes.
+    store.subscribe?.(() => this.#onSessionChange());
   }
 
   /** The stored tokens, as they are. Throws the spec's message when the app has no token store. */
