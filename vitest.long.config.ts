@@ -11,5 +11,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 1,
+    reporters: ['default', './server/test/summary-reporter.ts'],
   },
 });

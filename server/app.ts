@@ -36,7 +36,7 @@ interface Metrics {
 export function createApp(deps: Deps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.set('trust proxy', deps.env.trustProxy);
   const metrics: Metrics = { requests: new Map() };
   // Bench only (LATCH_BENCH_STATS=1, used by bench/run.ts): event-loop delay since the previous /metrics read.
   const loopDelay = process.env.LATCH_BENCH_STATS === '1' ? monitorEventLoopDelay({ resolution: 10 }) : null;

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
@@ -27,6 +28,14 @@ export interface LatchEnv {
   corsOrigins: string[] | null;
   /** LATCH_ACCESS_TOKEN_TTL_SECONDS — access-token lifetime (default 600). */
   accessTokenTtlSeconds: number;
+  /**
+   * LATCH_TRUST_PROXY — which peers may set the client IP with X-Forwarded-For (express's
+   * 'trust proxy'): a number of proxy hops, a comma-separated list of addresses, CIDR ranges and
+   * loopback / linklocal / uniquelocal, or false (the socket address only). Default: loopback and
+   * private networks. The client IP keys the per-IP brute-force limits, so a public proxy that is
+   * trusted by mistake lets anyone pick their own IP: trust exactly your load balancers.
+   */
+  trustProxy: number | string | false;
   /** LATCH_LOG_LEVEL — error | warn | info (default info). */
   logLevel: 'error' | 'warn' | 'info';
   /** Brute-force limits, counted in the database (server/domains/rate-limits). */
@@ -87,6 +96,29 @@ function intFrom(name: string, value: string | undefined, fallback: number, min:
   return parsed;
 }
 
+export const DEFAULT_TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+
+function trustProxyFrom(value: string | undefined): number | string | false {
+  const given = value?.trim();
+  if (!given) return DEFAULT_TRUST_PROXY;
+  if (['false', 'none', 'no', '0'].includes(given.toLowerCase())) return false;
+  if (/^\d+$/.test(given)) return intFrom('LATCH_TRUST_PROXY', given, 0, 1, 10);
+  const entries = given.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const valid = (entry: string) => {
+    if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    if (!family || extra !== undefined) return false;
+    return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+  };
+  const bad = entries.find((entry) => !valid(entry));
+  // "true" (trust any peer) is refused on purpose: the client IP would be whatever the client says.
+  if (bad !== undefined || entries.length === 0) {
+    throw new Error(`LATCH_TRUST_PROXY must be false, a number of proxy hops (1-10), or a comma-separated list of addresses, CIDR ranges and loopback / linklocal / uniquelocal; "${bad ?? given}" is none of these`);
+  }
+  return entries.join(', ');
+}
+
 function boolFrom(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   if (['true', '1', 'yes'].includes(value.toLowerCase())) return true;
@@ -144,6 +176,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     corsOrigins: source.LATCH_CORS_ORIGINS ? source.LATCH_CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean) : null,
     accessTokenTtlSeconds: intFrom('LATCH_ACCESS_TOKEN_TTL_SECONDS', source.LATCH_ACCESS_TOKEN_TTL_SECONDS, 600, 5, 86400),
     logLevel,
+    trustProxy: trustProxyFrom(source.LATCH_TRUST_PROXY),
     rateLimits: {
       windowSeconds: intFrom('LATCH_RATE_LIMIT_WINDOW_SECONDS', source.LATCH_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMITS.windowSeconds, 1, 86400),
       signInPerEmail: intFrom('LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL', source.LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL, DEFAULT_RATE_LIMITS.signInPerEmail, 0, 1_000_000),

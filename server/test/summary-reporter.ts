@@ -20,7 +20,7 @@ export default class SummaryReporter implements Reporter {
   onTestRunEnd(_modules: unknown, errors: readonly unknown[]): void {
     // An error outside any test (a file that fails to load) counts as a failure.
     const failed = this.failed + errors.length;
-    const label = process.env.LATCH_TEST_DB === 'postgres' ? 'postgres' : 'pglite';
+    const label = process.env.LATCH_TEST_LABEL ?? (process.env.LATCH_TEST_DB === 'postgres' ? 'postgres' : 'pglite');
     console.log(`\n${label}: ${this.passed} passed, ${failed} failed, ${this.skipped} skipped`);
     if (process.env.LATCH_TEST_SUMMARY_FILE) appendFileSync(process.env.LATCH_TEST_SUMMARY_FILE, `${this.passed} ${failed} ${this.skipped}\n`);
   }

@@ -1,0 +1,47 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TRUST_PROXY, loadEnv } from './env.js';
+import { type Harness, type ProjectFixture, startHarness } from './test/harness.js';
+
+const SECRET = 'x'.repeat(48);
+const envWith = (vars: Record<string, string>) => loadEnv({ LATCH_SECRET: SECRET, ...vars });
+
+describe('LATCH_TRUST_PROXY', () => {
+  it('parses hops, lists and false, and refuses "true" and anything else with a clear message', () => {
+    expect(envWith({}).trustProxy).toBe(DEFAULT_TRUST_PROXY);
+    expect(envWith({ LATCH_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(envWith({ LATCH_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(envWith({ LATCH_TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,loopback, fd00::/8' }).trustProxy).toBe('10.0.0.0/8, 192.168.1.7, loopback, fd00::/8');
+    for (const bad of ['true', '11', 'everyone', '10.0.0.0/33', '10.0.0.1/8/9', 'fd00::/129']) {
+      expect(() => envWith({ LATCH_TRUST_PROXY: bad }), bad).toThrow(/LATCH_TRUST_PROXY must be/);
+    }
+  });
+});
+
+describe('the client IP behind proxies (what per-IP limits and session IPs see)', () => {
+  const harnesses: Harness[] = [];
+  afterAll(async () => Promise.all(harnesses.map((h) => h.close())));
+
+  /** Signs in with a forged X-Forwarded-For and returns the IP the new session recorded. */
+  async function recordedIp(trustProxy: number | string | false): Promise<string | undefined> {
+    const h = await startHarness({ trustProxy });
+    harnesses.push(h);
+    const project: ProjectFixture = await h.createProject();
+    const user = await h.signUpUser(project);
+    const signedIn = await h.post('/auth/password/sign-in', { email: user.email, password: user.password }, { ...project.client(), 'x-forwarded-for': '203.0.113.7' });
+    expect(signedIn.status).toBe(200);
+    const sessions = await h.get(`/auth/sessions?user_id=${user.userId}`, project.server());
+    const items = sessions.body.items as { created_at: number; last_used_at_end_user_ip_info: { ip: string } | null }[];
+    // The sign-in's session is the newest one (sign-up made the other).
+    const newest = [...items].sort((x, y) => y.created_at - x.created_at)[0];
+    return newest?.last_used_at_end_user_ip_info?.ip;
+  }
+
+  it('honours X-Forwarded-For from a trusted proxy (the default trusts loopback), and ignores it otherwise', async () => {
+    const [byDefault, byHops, distrusted, otherNetwork] = await Promise.all([recordedIp(DEFAULT_TRUST_PROXY), recordedIp(1), recordedIp(false), recordedIp('10.0.0.0/8')]);
+    expect(byDefault).toBe('203.0.113.7');
+    expect(byHops).toBe('203.0.113.7');
+    // Not trusted: the socket's own address (the test connects over loopback).
+    expect(distrusted).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
+    expect(otherNetwork).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
+  });
+});
