@@ -267,7 +267,8 @@ describe('soak', () => {
         const due = Math.floor(((Date.now() - started) / 1000) * rate);
         while (sent < due) {
           sent++;
-          const p = one(soak).catch((error: unknown) => void soak.errors.push(String(error))).finally(() => pending.delete(p));
+          // The cause says which: refused, reset, or timed out (fetch only says "fetch failed").
+          const p = one(soak).catch((error: unknown) => void soak.errors.push(`${String(error)} ${String((error as { cause?: { code?: string; message?: string } }).cause?.code ?? (error as { cause?: { message?: string } }).cause?.message ?? '')} (in flight: ${pending.size})`)).finally(() => pending.delete(p));
           pending.add(p);
         }
         await sleep(5);
