@@ -10,6 +10,7 @@ import { KeyringHolder } from './domains/auth/signing-keys.js';
 import { startEmailWorker } from './domains/emails/worker.js';
 import { ensureInternalProject } from './domains/projects/service.js';
 import { type LatchEnv, loadEnv } from './env.js';
+import { ProjectAuthCache } from './trpc/project-auth-cache.js';
 
 export interface RunningLatch {
   url: string;
@@ -43,6 +44,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     baseUrl: () => env.baseUrl ?? `http://localhost:${port}`,
     configKey: deriveKey(env.secret, 'config-secrets'),
     log,
+    projectAuthCache: new ProjectAuthCache(),
   };
   await ensureInternalProject(deps);
   await warmPasswordHashing();
