@@ -36,6 +36,8 @@ interface Metrics {
 export function createApp(deps: Deps): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  // Responses are no-store API answers: hashing each body for an ETag (express's default) buys nothing.
+  app.set('etag', false);
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   const metrics: Metrics = { requests: new Map() };
   // Bench only (LATCH_BENCH_STATS=1, used by bench/run.ts): event-loop delay since the previous /metrics read.
