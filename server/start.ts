@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { deriveKey } from './crypto/encryption.js';
-import { warmPasswordHashing } from './crypto/passwords.js';
+import { setPasswordHashConcurrency, warmPasswordHashing } from './crypto/passwords.js';
 import { type DatabaseTarget, openDatabase } from './db/kysely.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Deps, createLogger } from './deps.js';
@@ -47,6 +47,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     projectAuthCache: new ProjectAuthCache(),
   };
   await ensureInternalProject(deps);
+  setPasswordHashConcurrency(env.passwordHashConcurrency);
   await warmPasswordHashing();
 
   const server = createServer(createApp(deps));
