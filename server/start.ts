@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
-import { createApp } from './app.js';
+import { createRequestHandler } from './app.js';
 import { deriveKey } from './crypto/encryption.js';
 import { setPasswordHashConcurrency, warmPasswordHashing } from './crypto/passwords.js';
 import { type DatabaseTarget, openDatabase } from './db/kysely.js';
@@ -50,7 +50,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
   setPasswordHashConcurrency(env.passwordHashConcurrency);
   await warmPasswordHashing();
 
-  const server = createServer(createApp(deps));
+  const server = createServer(createRequestHandler(deps));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
