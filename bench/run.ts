@@ -7,6 +7,7 @@
  *   BENCH_DURATION=10        seconds per measured scenario (each also gets BENCH_WARMUP=2 s unmeasured)
  *   BENCH_CONNECTIONS=50     concurrent connections for the throughput scenarios
  *   BENCH_USERS=1000000      users bulk-seeded into the list/search project
+ *   BENCH_TEAM_MEMBERS=10000 members of the team of the recursive permission check (from those users)
  *   BENCH_ONLY=me,refresh    run only these scenario ids (no RESULTS.md then); ids in SCENARIOS below
  *   BENCH_SKIP_PEER=1        do not run Better Auth
  *   BENCH_PEER=/path/run.sh  another location of the peer's run.sh
@@ -29,6 +30,7 @@ import pg from 'pg';
 import { type LoadOptions, type LoadResult, runLoad } from './lib/load.js';
 import { type ServerProc, cpuMs, freePort, machineBusyMs, postgresCpuByPid, postgresCpuDelta, peakRss, pidListeningOn, resetPeakRss, startServer, stopChild, track, waitForHttp } from './lib/proc.js';
 import { SEED_STEP_MS, seedUsers, seededEmail } from './lib/seed.js';
+import { PERMISSION_DEPTH, type PermissionSeed, permissionLevel, seedTeamPermissions } from './lib/seed-permissions.js';
 import { formatSummary, summarizeProfile } from './profile-summary.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,6 +39,7 @@ const DURATION = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const USERS = Number(env.BENCH_USERS ?? 1_000_000);
+const TEAM_MEMBERS = Number(env.BENCH_TEAM_MEMBERS ?? 10_000);
 const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const PROFILE = env.BENCH_PROFILE === '1';
 // The peer lives in shared/, beside the project checkout (../shared from the repository root).
@@ -156,6 +159,8 @@ interface Fixture {
   tenancyId: string;
   client: Record<string, string>;
   server: Record<string, string>;
+  /** The owner's admin access (their internal-project token) for this project. */
+  admin: Record<string, string>;
   users: Array<{ email: string; userId: string; accessToken: string; refreshToken: string }>;
 }
 
@@ -185,7 +190,8 @@ async function setUpProject(base: string): Promise<Fixture> {
   }
   const [tenancy] = await benchDbQuery<{ id: string }>(`SELECT id FROM tenancies WHERE project_id = $1 AND branch_id = 'main'`, [projectId]);
   if (!tenancy) throw new Error('the project has no main tenancy');
-  return { projectId, tenancyId: tenancy.id, client, server, users };
+  const admin = { 'x-latch-project-id': projectId, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.body.access_token };
+  return { projectId, tenancyId: tenancy.id, client, server, admin, users };
 }
 
 async function benchDbQuery<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
@@ -228,7 +234,7 @@ interface Measured {
 
 const pick = <T>(items: T[]): T => items[randomInt(items.length)]!;
 
-function latchScenarios(f: Fixture, deepCursors: string[], searchTerms: string[], broadTerms: string[]): Scenario[] {
+function latchScenarios(f: Fixture, deepCursors: string[], searchTerms: string[], broadTerms: string[], perms: PermissionSeed | null): Scenario[] {
   const runId = Date.now().toString(36);
   let signUps = 0;
   const json = { 'content-type': 'application/json' };
@@ -255,6 +261,13 @@ function latchScenarios(f: Fixture, deepCursors: string[], searchTerms: string[]
     },
   ];
   for (const [conns, suffix] of [[CONNECTIONS, ''], [1, '-1c']] as const) {
+    // The real check a backend makes: does this member hold the deepest permission in the team?
+    // GET /team-permissions?team_id&user_id&permission_id (recursive by default), server key.
+    const permPath = (userId: string) => `/api/v1/team-permissions?team_id=${perms?.teamId ?? ''}&user_id=${userId}&permission_id=${perms?.deepest ?? ''}`;
+    list.push({
+      id: `perm${suffix}`, title: `Recursive permission check (${PERMISSION_DEPTH} levels, ${TEAM_MEMBERS.toLocaleString('en')} members)`, connections: conns, method: 'GET', path: permPath(perms?.memberIds[0] ?? ''), headers: f.server, needsSeed: true,
+      vary: () => ({ path: permPath(pick(perms?.memberIds ?? [''])) }),
+    });
     list.push(
       { id: `list-first${suffix}`, title: 'GET /users first page (1 M users)', connections: conns, method: 'GET', path: '/api/v1/users', headers: f.server, needsSeed: true },
       {
@@ -506,7 +519,9 @@ async function main(): Promise<void> {
   const argonParams = /^\$argon2id\$v=\d+\$([^$]+)\$/.exec(hashRow!.password_hash)?.[1] ?? 'unknown';
   log(`project ${fixture.projectId}, ${fixture.users.length} bench users signed up over HTTP (password hash: argon2id ${argonParams})`);
 
-  const needSeed = latchScenarios(fixture, [], [], []).some((s) => s.needsSeed);
+  const needSeed = latchScenarios(fixture, [], [], [], null).some((s) => s.needsSeed);
+  const needPerms = latchScenarios(fixture, [], [], [], null).some((s) => s.id.startsWith('perm'));
+  let perms: PermissionSeed | null = null;
   let seed: Awaited<ReturnType<typeof seedUsers>> | null = null;
   const deepCursors: string[] = [];
   const searchTerms: string[] = [];
@@ -529,6 +544,22 @@ async function main(): Promise<void> {
       searchTerms.push(email.split('@')[0]!); // e.g. grace.hopper482913: that one user
       broadTerms.push(email.split('@')[0]!.replace(/\d+$/, '')); // e.g. grace.hopper: ~USERS/2500 users
     }
+  }
+  if (needPerms) {
+    // The chain of definitions over HTTP, deepest first (a definition may only contain existing ones).
+    for (let level = PERMISSION_DEPTH - 1; level >= 0; level--) {
+      const res = await call(latch.url, '/team-permission-definitions', {
+        body: { id: permissionLevel(level), description: `bench level ${level}`, ...(level < PERMISSION_DEPTH - 1 ? { contained_permission_ids: [permissionLevel(level + 1)] } : {}) },
+        headers: fixture.admin,
+      });
+      expectStatus(`permission definition ${level}`, res, 201);
+    }
+    perms = await seedTeamPermissions(dbUrl(DB_NAME), fixture.tenancyId, TEAM_MEMBERS);
+    log(`  permission check: ${PERMISSION_DEPTH}-level chain, team of ${perms.memberIds.length.toLocaleString('en')} members each granted the top; seeded in ${perms.seconds.toFixed(1)} s`);
+    // The check must really find the deepest permission through all the levels.
+    const probe = await call<{ items: Array<{ id: string }> }>(latch.url, `/team-permissions?team_id=${perms.teamId}&user_id=${perms.memberIds[0]}&permission_id=${perms.deepest}`, { headers: fixture.server });
+    expectStatus('permission check probe', probe, 200);
+    if (probe.body.items.length !== 1 || probe.body.items[0]!.id !== perms.deepest) throw new Error(`the permission check did not find ${perms.deepest}: ${JSON.stringify(probe.body)}`);
   }
 
   // --- Peer: run in the middle of Latch's scenarios, right after the ones it is compared with ---
@@ -567,7 +598,7 @@ async function main(): Promise<void> {
     : null;
   const results: Measured[] = [];
   let latchPeak = 0;
-  for (const s of latchScenarios(fixture, deepCursors, searchTerms, broadTerms)) {
+  for (const s of latchScenarios(fixture, deepCursors, searchTerms, broadTerms, perms)) {
     if (PROFILE && latchLabel !== s.id) {
       await latch.stop();
       latch = await startLatchProc(s.id);
@@ -668,7 +699,6 @@ function buildReport(input: ReportInput) {
   for (const row of peerRows) {
     lines.push(`| Better Auth ${row.name} | Better Auth 1.7 | ${CONNECTIONS} | ${fmt(row.req_per_s_avg, 0)} | ${fmt(row.latency_ms_p50, 1)} | ${fmt(row.latency_ms_p99, 1)} | ${row.non2xx} | ${row.errors + row.timeouts} | ${mb(peer && 'rows' in peer ? peer.peakRssBytes : null)}¹ | – | – | ${pct(peer && 'rows' in peer ? peer.foreignCpuShare : null)}¹ | – | – |`);
   }
-  lines.push('| Recursive permission check (10 levels, 10 k members) | Latch | – | not yet available (teams/permissions issue) | | | | | | | | | | |');
   const table = lines.join('\n');
 
   // Targets (issue 8). Latency targets for the list are read at 1 connection (unloaded latency);
@@ -696,7 +726,8 @@ function buildReport(input: ReportInput) {
     const r = get('latch', id);
     v.push({ target: `1 M-user list: ${name} p50 < 20 ms (1 connection)`, measured: r ? `p50 ${fmt(r.result.p50, 1)} ms (p99 ${fmt(r.result.p99, 1)}; at ${CONNECTIONS} conns p50 ${fmt(get('latch', id.replace('-1c', ''))?.result.p50, 1)} ms)` : 'not measured', met: verdict(r ? r.result.p50 < 20 : null) });
   }
-  v.push({ target: 'permission check < 5 ms', measured: 'not yet available (waits for the teams/permissions issue)', met: null });
+  const perm1 = get('latch', 'perm-1c');
+  v.push({ target: `permission check < 5 ms (recursive, ${PERMISSION_DEPTH} levels, ${TEAM_MEMBERS.toLocaleString('en')} members; p50 at 1 connection)`, measured: perm1 ? `p50 ${fmt(perm1.result.p50, 1)} ms (p99 ${fmt(perm1.result.p99, 1)}; at ${CONNECTIONS} conns p50 ${fmt(get('latch', 'perm')?.result.p50, 1)} ms)` : 'not measured', met: verdict(perm1 ? perm1.result.p50 < 5 : null) });
   const sdkText = 'missing' in input.sdk ? input.sdk.missing : `${(input.sdk.gzipped / 1024).toFixed(1)} KiB gzipped (${(input.sdk.minified / 1024).toFixed(1)} KiB minified), ${input.sdk.entry} bundled for the browser with esbuild`;
   v.push({ target: 'client SDK gzipped size (reported)', measured: sdkText, met: null });
   const coldText = input.cold ? `PGlite existing folder: ${input.cold.pgliteExisting.map((x) => x.toFixed(0)).join(' / ')} ms (new folder ${input.cold.pgliteFirst.toFixed(0)} ms); PostgreSQL existing database ${input.cold.postgresExisting.map((x) => x.toFixed(0)).join(' / ')} ms` : 'not measured';

@@ -1,6 +1,7 @@
 import type { Database } from './db/kysely.js';
 import type { LatchEnv } from './env.js';
 import type { KeyringHolder } from './domains/auth/signing-keys.js';
+import type { ProjectAuthCache } from './trpc/project-auth-cache.js';
 
 /** What services need from the running server; built once in app start-up, passed in ctx. */
 export interface Deps {
@@ -12,6 +13,8 @@ export interface Deps {
   /** Sub-key for secrets kept in project config (OAuth client secrets, SMTP passwords). */
   configKey: Buffer;
   log: Logger;
+  /** Project + key lookups of the request pipeline; services invalidate it after writing projects or keys. */
+  projectAuthCache: ProjectAuthCache;
 }
 
 export interface Logger {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -16,6 +17,8 @@ export interface LatchEnv {
   databaseUrl: string | null;
   /** DATABASE_POOL_SIZE — pg pool size (default 20). */
   databasePoolSize: number;
+  /** LATCH_PASSWORD_HASH_CONCURRENCY — argon2id hashes run at once, the rest queue (default: cores − 1, at least 1). */
+  passwordHashConcurrency: number;
   /** LATCH_DATA_DIR — embedded data folder (default ./.latch-data). */
   dataDir: string;
   /** LATCH_SECRET — root key (32+ bytes). When unset, generated once into the data folder (mode 0600). */
@@ -86,6 +89,11 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   codeChecksPerIp: 100,
   apiKeyChecksPerIp: 1000,
 };
+
+/** argon2id is CPU-bound: one job per core but one, so the event loop and PostgreSQL keep a core. */
+export function defaultHashConcurrency(cores = availableParallelism()): number {
+  return Math.max(1, cores - 1);
+}
 
 function intFrom(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined || value === '') return fallback;
@@ -169,6 +177,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     host: source.HOST?.trim() || '0.0.0.0',
     databaseUrl,
     databasePoolSize: intFrom('DATABASE_POOL_SIZE', source.DATABASE_POOL_SIZE, 20, 1, 1000),
+    passwordHashConcurrency: intFrom('LATCH_PASSWORD_HASH_CONCURRENCY', source.LATCH_PASSWORD_HASH_CONCURRENCY, defaultHashConcurrency(), 1, 64),
     dataDir,
     secret: resolveSecret(source.LATCH_SECRET, databaseUrl, dataDir),
     baseUrl: source.LATCH_BASE_URL?.trim().replace(/\/+$/, '') || null,

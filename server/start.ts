@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { type ServerResponse, createServer } from 'node:http';
-import { createApp } from './app.js';
+import { createRequestHandler } from './app.js';
 import { deriveKey } from './crypto/encryption.js';
-import { warmPasswordHashing } from './crypto/passwords.js';
+import { setPasswordHashConcurrency, warmPasswordHashing } from './crypto/passwords.js';
 import { type DatabaseTarget, openDatabase } from './db/kysely.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Deps, createLogger } from './deps.js';
@@ -10,6 +10,7 @@ import { KeyringHolder } from './domains/auth/signing-keys.js';
 import { startEmailWorker } from './domains/emails/worker.js';
 import { ensureInternalProject } from './domains/projects/service.js';
 import { type LatchEnv, loadEnv } from './env.js';
+import { ProjectAuthCache } from './trpc/project-auth-cache.js';
 
 export interface RunningLatch {
   url: string;
@@ -46,11 +47,13 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     baseUrl: () => env.baseUrl ?? `http://localhost:${port}`,
     configKey: deriveKey(env.secret, 'config-secrets'),
     log,
+    projectAuthCache: new ProjectAuthCache(),
   };
   await ensureInternalProject(deps);
+  setPasswordHashConcurrency(env.passwordHashConcurrency);
   await warmPasswordHashing();
 
-  const server = createServer(createApp(deps));
+  const server = createServer(createRequestHandler(deps));
   server.keepAliveTimeout = 65_000;
   // While closing, every response says `connection: close`, so a keep-alive client cannot hold the
   // server open by sending one more request on a socket it already has. Responses already under

@@ -205,3 +205,35 @@ describe('peekKid', () => {
     expect(peekKid(`${b64(null)}.x.y`)).toBeNull();
   });
 });
+
+describe('verified-token cache', () => {
+  it('answers a token it verified before with the same claims, and still refuses it once expired', async () => {
+    const ring = await Keyring.create([key]);
+    const token = await ring.sign(claims(), 2);
+    const first = await ring.verify(token);
+    expect(ring.verifiedCacheSize).toBe(1);
+    expect(await ring.verify(token)).toBe(first);
+    expect(ring.verifiedCacheSize).toBe(1);
+    // exp is whole seconds: wait until it has passed, the cached entry must not outlive it.
+    await new Promise((resolve) => setTimeout(resolve, (first.exp * 1000 - Date.now()) + 50));
+    expect(await reason(ring.verify(token))).toBe('expired');
+    expect(ring.verifiedCacheSize).toBe(0);
+  });
+
+  it('never caches a refused token, and a tampered copy of a cached token is still refused', async () => {
+    const ring = await Keyring.create([key]);
+    const token = await ring.sign(claims(), 60);
+    await ring.verify(token);
+    const [h, p, s] = token.split('.') as [string, string, string];
+    const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
+    expect(await reason(ring.verify([h, b64({ ...payload, sub: randomUUID() }), s].join('.')))).toBe('unparsable');
+    expect(await reason(ring.verify(`${token}x`))).toBe('unparsable');
+    expect(ring.verifiedCacheSize).toBe(1);
+  });
+
+  it('stays bounded', async () => {
+    const ring = await Keyring.create([key]);
+    for (let i = 0; i < 10_050; i++) ring.verifySync(await ring.sign(claims(), 60));
+    expect(ring.verifiedCacheSize).toBe(10_000);
+  });
+});

@@ -1,6 +1,7 @@
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, isSupportedPasswordHash, verifyPassword } from './passwords.js';
+import { defaultHashConcurrency } from '../env.js';
+import { JobLimiter, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, isSupportedPasswordHash, verifyPassword } from './passwords.js';
 
 // Cost 4 keeps the bcrypt tests fast; the cost is part of the hash, so verification reads it.
 const bcryptHash = (password: string) => bcrypt.hashSync(password, 4);
@@ -100,5 +101,46 @@ describe('password limits (spec sections 5 and 9)', () => {
     expect(PASSWORD_MAX_LENGTH).toBe(70);
     expect(PASSWORD_MIN_LENGTH).toBeGreaterThanOrEqual(8);
     expect(PASSWORD_MIN_LENGTH).toBeLessThan(PASSWORD_MAX_LENGTH);
+  });
+});
+
+describe('argon2id concurrency limit', () => {
+  it('defaults to cores - 1, at least 1', () => {
+    expect(defaultHashConcurrency(2)).toBe(1);
+    expect(defaultHashConcurrency(1)).toBe(1);
+    expect(defaultHashConcurrency(8)).toBe(7);
+  });
+
+  it('runs at most `limit` jobs at once, in call order, and frees the slot when a job fails', async () => {
+    const limiter = new JobLimiter(2);
+    const started: number[] = [];
+    const finishers: Array<(fail: boolean) => void> = [];
+    const jobs = Array.from({ length: 5 }, (_, i) => limiter.run(() => new Promise<number>((resolve, reject) => {
+      started.push(i);
+      finishers[i] = (fail) => (fail ? reject(new Error(`job ${i}`)) : resolve(i));
+    })));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([0, 1]);
+    expect(limiter.queued).toBe(3);
+    finishers[1]!(true);
+    await expect(jobs[1]).rejects.toThrow('job 1');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([0, 1, 2]);
+    finishers[0]!(false);
+    finishers[2]!(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect(limiter.active).toBe(2);
+    finishers[3]!(false);
+    finishers[4]!(false);
+    expect(await Promise.all([jobs[0], jobs[2], jobs[3], jobs[4]])).toEqual([0, 2, 3, 4]);
+    expect(limiter.active).toBe(0);
+    expect(limiter.queued).toBe(0);
+  });
+
+  it('still hashes and verifies through the limiter', async () => {
+    const hashes = await Promise.all(['one-password', 'two-password', 'three-password'].map((p) => hashPassword(p)));
+    expect((await verifyPassword('two-password', hashes[1]!)).ok).toBe(true);
+    expect((await verifyPassword('one-password', hashes[1]!)).ok).toBe(false);
   });
 });

@@ -8,8 +8,54 @@ const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, paralleli
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 70;
 
+/**
+ * At most `env.passwordHashConcurrency` argon2id jobs run at once (set at start-up by
+ * setPasswordHashConcurrency; default cores − 1); the rest wait in a FIFO queue. Hashing is
+ * CPU-bound, so more jobs than cores do not finish sooner: they only take the cores from the event
+ * loop and PostgreSQL, and fill libuv's 4-thread pool that DNS, file and zlib work share.
+ */
+/** A counting semaphore: `run` starts `job` when fewer than `limit` jobs are running, in call order. */
+export class JobLimiter {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly limit: number) {}
+
+  async run<T>(job: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await job();
+    } finally {
+      const next = this.waiting.shift();
+      // The slot passes straight to the next waiter, so a newcomer cannot overtake the queue.
+      if (next) next();
+      else this.running--;
+    }
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  get active(): number {
+    return this.running;
+  }
+}
+
+let hashing = new JobLimiter(2);
+
+/** Called once at start-up with env.passwordHashConcurrency. */
+export function setPasswordHashConcurrency(limit: number): void {
+  hashing = new JobLimiter(Math.max(1, Math.floor(limit)));
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, ARGON2_OPTIONS);
+  return hashing.run(() => hash(password, ARGON2_OPTIONS));
+}
+
+function verifyArgon2(passwordHash: string, password: string): Promise<boolean> {
+  return hashing.run(() => verify(passwordHash, password)).catch(() => false);
 }
 
 const BCRYPT_PATTERN = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
@@ -39,14 +85,14 @@ export interface PasswordCheck {
 /** Verifies a password against a stored hash; with no hash, does the same work and fails. */
 export async function verifyPassword(password: string, passwordHash: string | null): Promise<PasswordCheck> {
   if (passwordHash === null) {
-    await verify(await getDummyHash(), password).catch(() => false);
+    await verifyArgon2(await getDummyHash(), password);
     return { ok: false, needsRehash: false };
   }
   if (BCRYPT_PATTERN.test(passwordHash)) {
     const ok = await bcrypt.compare(password, passwordHash);
     return { ok, needsRehash: ok };
   }
-  const ok = await verify(passwordHash, password).catch(() => false);
+  const ok = await verifyArgon2(passwordHash, password);
   return { ok, needsRehash: false };
 }
 

@@ -5,7 +5,8 @@ import { KnownErrors } from '../errors/known-errors.js';
 import { type AccessTokenClaims, TokenVerificationError } from '../crypto/jwt.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { type ProjectConfig, DEFAULT_BRANCH_ID, INTERNAL_PROJECT_ID, effectiveConfig } from '../domains/projects/config.js';
-import { findProjectForRequest, isProjectOwner, type KeyColumn } from '../domains/projects/queries.js';
+import { findProjectForRequest, isProjectOwner, type KeyColumn, type ProjectForRequest } from '../domains/projects/queries.js';
+import { ProjectAuthCache } from './project-auth-cache.js';
 
 export type AccessType = 'client' | 'server' | 'admin';
 export const ACCESS_TYPES: readonly AccessType[] = ['client', 'server', 'admin'];
@@ -142,6 +143,22 @@ async function verifyUserToken(deps: Deps, token: string, which: 'access' | 'adm
   }
 }
 
+/**
+ * The project + tenancy + key lookup, through the in-process cache (project-auth-cache.ts): only
+ * complete successes are cached, for at most PROJECT_AUTH_CACHE_TTL_MS and never past the key's
+ * expiry; writes through this instance invalidate it.
+ */
+async function lookUpProject(deps: Deps, projectId: string, branchId: string, key: { column: KeyColumn; hash: string } | null): Promise<ProjectForRequest | undefined> {
+  const cache = deps.projectAuthCache;
+  const cacheKey = ProjectAuthCache.key(projectId, branchId, key);
+  const hit = cache.get(cacheKey);
+  if (hit) return hit;
+  const generation = cache.currentGeneration;
+  const row = await findProjectForRequest(deps.db, projectId, branchId, key);
+  if (row && row.tenancy_id && (key === null || row.key_valid)) cache.set(cacheKey, row, generation, row.key_expires_at === null ? null : new Date(row.key_expires_at));
+  return row;
+}
+
 /** The order of checks follows spec sections 6 and 8; each failure is a catalogued error. */
 export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options: { ignoreAccessToken?: boolean } = {}): Promise<AuthContext | null> {
   const parsed = applyAuthHeader(rawHeaders);
@@ -156,7 +173,7 @@ export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options:
   if (h.projectId === null) throw new KnownErrors.AccessTypeWithoutProjectId(type);
 
   const key = keyFor(type, h);
-  const row = await findProjectForRequest(deps.db, h.projectId, h.branchId ?? DEFAULT_BRANCH_ID, key);
+  const row = await lookUpProject(deps, h.projectId, h.branchId ?? DEFAULT_BRANCH_ID, key);
   if (!row) throw new KnownErrors.CurrentProjectNotFound(h.projectId);
   if (!row.tenancy_id) throw new KnownErrors.BranchDoesNotExist(h.branchId ?? DEFAULT_BRANCH_ID);
   const project: ProjectRecord = {

@@ -22,6 +22,8 @@ interface Route {
   template: string;
   segments: Segment[];
   procedurePath: string;
+  /** The procedure itself, resolved once here instead of through a caller proxy per request. */
+  procedure: CallableProcedure;
   inputShape: Record<string, ZodLike> | null;
   hasInput: boolean;
   successStatus: number;
@@ -34,6 +36,9 @@ interface ZodLike {
 interface ProcedureLike {
   _def: { meta?: LatchMeta; inputs: unknown[]; type: 'query' | 'mutation' | 'subscription' };
 }
+
+/** What tRPC's own createCaller does with a procedure (v11): call it with the context and the raw input. */
+type CallableProcedure = ProcedureLike & ((opts: { path: string; getRawInput: () => Promise<unknown>; ctx: RequestContext; type: ProcedureLike['_def']['type']; signal: undefined; batchIndex: number }) => Promise<unknown>);
 
 function unwrap(schema: ZodLike): ZodLike {
   let current = schema;
@@ -82,6 +87,7 @@ export function collectRoutes(router: AnyRouter): Route[] {
       template: openapi.path,
       segments: parseTemplate(openapi.path),
       procedurePath,
+      procedure: procedure as CallableProcedure,
       inputShape: shapeOf(input),
       hasInput: input !== undefined && (input as ZodLike)._zod?.def.type !== 'void',
       successStatus: procedure._def.meta?.successStatus ?? 200,
@@ -127,7 +133,6 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
     list.push(route);
     byMethod.set(route.method, list);
   }
-  const createCaller = (router as unknown as { createCaller: (ctx: RequestContext) => Record<string, unknown> }).createCaller;
 
   function match(method: string, parts: string[]): { route: Route; params: Record<string, string> } | null {
     const lowered = parts.map((p) => p.toLowerCase());
@@ -184,9 +189,7 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
           }
           input = { ...fields, ...decoded };
         }
-        const caller = createCaller(ctx);
-        const fn = route.procedurePath.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as (i: unknown) => Promise<unknown>;
-        const data = await fn(input);
+        const data = await route.procedure({ path: route.procedurePath, getRawInput: async () => input, ctx, type: route.procedure._def.type, signal: undefined, batchIndex: 0 });
         res.status(route.successStatus).json(data);
       } catch (error) {
         sendError(req, res, deps, requestId, error);

@@ -190,6 +190,34 @@ describe('revocation, expiry and deletion', () => {
     await expectKeysWork(project.id, { id: '', publishable_client_key: project.publishableClientKey, secret_server_key: project.secretServerKey, super_secret_admin_key: project.superSecretAdminKey });
   });
 
+  it('stops a revoked key at once in this instance although the lookup of the key is cached', async () => {
+    const project = await h.createProject();
+    const keys = await createKeySet(project);
+    const cache = h.latch.deps.projectAuthCache;
+    await expectKeysWork(project.id, keys);
+    // The same key again: answered from the in-process project + key cache (project-auth-cache.ts).
+    const cachedBefore = cache.size;
+    await expectKeysWork(project.id, keys);
+    expect(cachedBefore).toBeGreaterThan(0);
+    expect(cache.size).toBe(cachedBefore);
+    expect((await h.patch(`/internal/api-keys/${keys.id}`, { revoked: true }, project.admin())).status).toBe(200);
+    await expectKeysRefused(project.id, keys);
+    // A refused key is never cached: it keeps asking the database.
+    await expectKeysRefused(project.id, keys);
+  });
+
+  it('stops a deleted key, and a config change applies, at once in this instance', async () => {
+    const project = await h.createProject();
+    const keys = await createKeySet(project);
+    await expectKeysWork(project.id, keys);
+    expect((await h.del(`/internal/api-keys/${keys.id}`, project.admin())).status).toBe(200);
+    await expectKeysRefused(project.id, keys);
+    const current = () => h.get('/projects/current', clientHeaders(project.id, project.publishableClientKey));
+    expect((await current()).status).toBe(200);
+    expect((await h.patch('/internal/projects/current', { display_name: 'Renamed at once' }, project.admin())).status).toBe(200);
+    expect((await current()).body.display_name).toBe('Renamed at once');
+  });
+
   it('stops a key set working after expires_at_millis', async () => {
     const project = await h.createProject();
     const expiresAt = Date.now() + 1500;

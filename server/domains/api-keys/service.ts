@@ -71,10 +71,14 @@ export async function updateApiKeySet(deps: Deps, auth: AuthContext, id: string,
   // Nothing to change (an empty body, or revoking a revoked set): an UPDATE with no SET is not SQL.
   if (Object.keys(changes).length === 0) return toApiKeySetDto(current);
   const row = await q.updateApiKeySet(deps.db, auth.project.id, id, changes);
+  // Revocation takes effect in this instance at once; other instances within the cache's TTL.
+  deps.projectAuthCache.invalidate();
   if (!row) throw new KnownErrors.ApiKeyNotFound();
   return toApiKeySetDto(row);
 }
 
 export async function deleteApiKeySet(deps: Deps, auth: AuthContext, id: string): Promise<void> {
-  if (!(await q.deleteApiKeySet(deps.db, auth.project.id, id))) throw new KnownErrors.ApiKeyNotFound();
+  const deleted = await q.deleteApiKeySet(deps.db, auth.project.id, id);
+  deps.projectAuthCache.invalidate();
+  if (!deleted) throw new KnownErrors.ApiKeyNotFound();
 }

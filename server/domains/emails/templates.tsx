@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 /**
  * The built-in emails as React Email components. Everything user-controlled (project and team
  * names, links) goes in as text or attribute values, which React escapes; nothing is injected as
- * raw HTML. render.tsx turns them into HTML and plain text; a later issue makes them editable.
+ * raw HTML. compose.tsx (loaded on the first email) turns them into HTML and plain text; a later issue makes them editable.
  */
 
 /** Who the email comes from, shown in the header. */

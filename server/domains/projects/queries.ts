@@ -8,6 +8,8 @@ export type KeyColumn = 'publishable_client_key_hash' | 'secret_server_key_hash'
 export interface ProjectForRequest extends ProjectRow {
   tenancy_id: string | null;
   key_valid: boolean;
+  /** The live key's expiry (null: none, or no live key): a cached answer must not outlive it. */
+  key_expires_at: Date | null;
 }
 
 /**
@@ -20,16 +22,19 @@ export async function findProjectForRequest(
   branchId: string,
   key: { column: KeyColumn; hash: string } | null,
 ): Promise<ProjectForRequest | undefined> {
-  const keyValid = key
-    ? sql<boolean>`exists (select 1 from api_key_sets k where k.project_id = p.id and ${sql.ref(`k.${key.column}`)} = ${key.hash}
-        and (k.expires_at is null or k.expires_at > now()) and k.manually_revoked_at is null)`
-    : sql<boolean>`false`;
+  const live = key
+    ? sql`from api_key_sets k where k.project_id = p.id and ${sql.ref(`k.${key.column}`)} = ${key.hash}
+        and (k.expires_at is null or k.expires_at > now()) and k.manually_revoked_at is null`
+    : null;
+  const keyValid = live ? sql<boolean>`exists (select 1 ${live})` : sql<boolean>`false`;
+  const keyExpiresAt = live ? sql<Date | null>`(select min(k.expires_at) ${live})` : sql<Date | null>`null::timestamptz`;
   return db
     .selectFrom('projects as p')
     .leftJoin('tenancies as t', (join) => join.onRef('t.project_id', '=', 'p.id').on('t.branch_id', '=', branchId))
     .selectAll('p')
     .select('t.id as tenancy_id')
     .select(keyValid.as('key_valid'))
+    .select(keyExpiresAt.as('key_expires_at'))
     .where('p.id', '=', projectId)
     .executeTakeFirst();
 }

@@ -183,13 +183,16 @@ export async function updateAdminProject(
     if (!updated) throw new KnownErrors.CurrentProjectNotFound(auth.project.id);
     return updated;
   });
+  deps.projectAuthCache.invalidate();
   return toAdminProjectDto(deps, row, auth.tenancy.branchId);
 }
 
 export async function deleteAdminProject(deps: Deps, auth: AuthContext): Promise<void> {
   if (auth.project.id === INTERNAL_PROJECT_ID) throw new KnownErrors.SchemaError('The internal project cannot be deleted.');
   // One statement: tenancies, users, sessions, keys and teams go with it by ON DELETE CASCADE.
-  if (!(await q.deleteProject(deps.db, auth.project.id))) throw new KnownErrors.CurrentProjectNotFound(auth.project.id);
+  const deleted = await q.deleteProject(deps.db, auth.project.id);
+  deps.projectAuthCache.invalidate();
+  if (!deleted) throw new KnownErrors.CurrentProjectNotFound(auth.project.id);
 }
 
 function requireInternalOwner(auth: AuthContext): string {
@@ -248,6 +251,7 @@ export async function transferProject(deps: Deps, auth: AuthContext, projectId: 
     if (!(await q.isTeamMember(trx, auth.tenancy.id, newTeamId, userId))) throw new KnownErrors.TeamMembershipNotFound(newTeamId, userId);
     await q.updateProject(trx, projectId, { owner_team_id: newTeamId });
   });
+  deps.projectAuthCache.invalidate();
 }
 
 /** The effective config as JSON (the same fields as the admin view's config). */
@@ -329,4 +333,5 @@ export async function ensureInternalProject(deps: Deps): Promise<void> {
     }
     await q.insertTenancy(trx, { id: randomUUID(), project_id: INTERNAL_PROJECT_ID, branch_id: DEFAULT_BRANCH_ID });
   });
+  deps.projectAuthCache.invalidate();
 }

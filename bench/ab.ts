@@ -1,0 +1,103 @@
+/**
+ * `tsx bench/ab.ts <dirA> <dirB> [me|refresh|…]`: an interleaved A/B of two checkouts of Latch
+ * (e.g. a `git archive` of the previous commit beside this one) on one PostgreSQL database, for a
+ * busy shared machine. Both servers run at once; the load alternates between them in short rounds
+ * (AB BA AB …), so drift in the other processes' load hits both alike. Reported per server: median
+ * over rounds of server CPU µs per request and of PostgreSQL CPU µs per request (from /proc), and
+ * req/s. The CPU medians and the A/B ratio are what to read; absolute req/s follows the noise.
+ *
+ * Env: AB_ROUNDS=6, AB_SECONDS=3, AB_CONNECTIONS=50, BENCH_POSTGRES_URL as for bench/run.ts.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { runLoad } from './lib/load.js';
+import { cpuMs, postgresCpuByPid, postgresCpuDelta, startServer } from './lib/proc.js';
+
+const [dirA, dirB, which = 'me'] = process.argv.slice(2);
+if (!dirA || !dirB) throw new Error('usage: tsx bench/ab.ts <dirA> <dirB> [me|refresh]');
+const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
+const SECONDS = Number(process.env.AB_SECONDS ?? 3);
+const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 50);
+const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB = 'latch_ab';
+const dbUrl = (() => {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${DB}`;
+  return u.toString();
+})();
+
+async function admin(text: string): Promise<void> {
+  const c = new pg.Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}
+
+const secret = randomBytes(48).toString('base64url');
+function start(dir: string, name: string) {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LATCH_') && k !== 'DATABASE_URL' && k !== 'PORT') env[k] = v;
+  return startServer({
+    name,
+    args: ['--import', 'tsx', 'server/main.ts'],
+    cwd: path.resolve(dir),
+    env: { ...env, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: dbUrl, LATCH_SECRET: secret, LATCH_LOG_LEVEL: 'error', LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600', LATCH_DATA_DIR: '/nonexistent' },
+    ready: /Latch is running at http:\/\/[^\s:]+:(\d+)/,
+  });
+}
+
+async function call(base: string, p: string, body: unknown, headers: Record<string, string>): Promise<any> {
+  const res = await fetch(`${base}/api/v1${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+await admin(`CREATE DATABASE ${DB}`);
+const a = await start(dirA, 'A');
+const b = await start(dirB, 'B');
+try {
+  const internal = { 'x-latch-project-id': 'internal', 'x-latch-access-type': 'client' };
+  const owner = await call(a.url, '/auth/password/sign-up', { email: `owner-${Date.now()}@ab.example`, password: 'correct-horse-battery-staple' }, internal);
+  const project = await call(a.url, '/internal/projects', { display_name: 'AB' }, { ...internal, 'x-latch-access-token': owner.access_token });
+  const keys = await call(a.url, '/internal/api-keys', { description: 'ab', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: false }, { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.access_token });
+  const client = { 'x-latch-project-id': project.id, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': keys.publishable_client_key };
+  const users: Array<{ access_token: string; refresh_token: string }> = [];
+  for (let i = 0; i < 20; i++) users.push(await call(a.url, '/auth/password/sign-up', { email: `u${i}-${Date.now()}@ab.example`, password: 'correct-horse-battery-staple' }, client));
+  const pick = () => users[Math.floor(Math.random() * users.length)]!;
+  const scenario = which === 'refresh'
+    ? { path: '/api/v1/auth/sessions/current/refresh', method: 'POST' as const, body: '{}', headers: { ...client, 'content-type': 'application/json' }, vary: () => ({ headers: { 'x-latch-refresh-token': pick().refresh_token } }) }
+    : { path: '/api/v1/users/me', method: 'GET' as const, headers: client, vary: () => ({ headers: { 'x-latch-access-token': pick().access_token } }) };
+
+  const samples = { A: [] as Array<{ cpu: number; pg: number; rps: number }>, B: [] as Array<{ cpu: number; pg: number; rps: number }> };
+  const once = async (proc: typeof a, durationSec: number) => {
+    const c0 = cpuMs(proc.pid)!;
+    const p0 = postgresCpuByPid(DB);
+    const r = await runLoad({ url: `${proc.url}${scenario.path}`, connections: CONNECTIONS, method: scenario.method, headers: scenario.headers, ...(scenario.body ? { body: scenario.body } : {}), vary: scenario.vary, durationSec });
+    const cpu = cpuMs(proc.pid)! - c0;
+    const pgMs = postgresCpuDelta(p0, postgresCpuByPid(DB));
+    if (r.non2xx || r.errors) throw new Error(`non-2xx ${r.non2xx}, errors ${r.errors}`);
+    return { cpu: (cpu * 1000) / r.total, pg: (pgMs * 1000) / r.total, rps: r.rps };
+  };
+  await once(a, 2);
+  await once(b, 2);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const);
+    for (const name of order) samples[name].push(await once(name === 'A' ? a : b, SECONDS));
+  }
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  const row = (name: 'A' | 'B') => ({ cpu: median(samples[name].map((s) => s.cpu)), pg: median(samples[name].map((s) => s.pg)), rps: median(samples[name].map((s) => s.rps)) });
+  const ra = row('A');
+  const rb = row('B');
+  console.log(`${which}: A ${dirA}: server ${ra.cpu.toFixed(0)} µs + PG ${ra.pg.toFixed(0)} µs per request, ${ra.rps.toFixed(0)} req/s (median of ${ROUNDS})`);
+  console.log(`${which}: B ${dirB}: server ${rb.cpu.toFixed(0)} µs + PG ${rb.pg.toFixed(0)} µs per request, ${rb.rps.toFixed(0)} req/s (median of ${ROUNDS})`);
+  console.log(`${which}: B/A server CPU ${(rb.cpu / ra.cpu).toFixed(2)}, PG CPU ${(rb.pg / ra.pg).toFixed(2)}, req/s ${(rb.rps / ra.rps).toFixed(2)}`);
+} finally {
+  await a.stop();
+  await b.stop();
+  await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`).catch(() => undefined);
+}

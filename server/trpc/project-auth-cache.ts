@@ -1,0 +1,65 @@
+import type { ProjectForRequest } from '../domains/projects/queries.js';
+
+/**
+ * How long one instance may reuse a project + key lookup without asking the database again. It
+ * bounds staleness across instances: a key revoked (or a project config changed) through another
+ * instance keeps working here for at most this long. Writes made through this instance clear the
+ * cache at once (`invalidate`), and a key's own `expires_at` is never overstepped.
+ */
+export const PROJECT_AUTH_CACHE_TTL_MS = 5_000;
+const MAX_ENTRIES = 1_000;
+
+interface Entry {
+  row: ProjectForRequest;
+  until: number;
+}
+
+/**
+ * In-process cache of `findProjectForRequest`, keyed by (project, branch, key column, key hash).
+ * Only complete successes are kept (project and tenancy found, key valid or no key sent): a wrong
+ * or revoked key, an unknown project or branch always asks the database, so nothing negative goes
+ * stale. Every authenticated request does this lookup, so it saves one round trip per request.
+ */
+export class ProjectAuthCache {
+  private readonly entries = new Map<string, Entry>();
+  /** Bumped by `invalidate`: a lookup that started before a write must not store its old answer. */
+  private generation = 0;
+
+  constructor(private readonly ttlMs = PROJECT_AUTH_CACHE_TTL_MS, private readonly now: () => number = Date.now) {}
+
+  static key(projectId: string, branchId: string, key: { column: string; hash: string } | null): string {
+    return key ? `${projectId}\u0000${branchId}\u0000${key.column}\u0000${key.hash}` : `${projectId}\u0000${branchId}`;
+  }
+
+  get(cacheKey: string): ProjectForRequest | undefined {
+    const entry = this.entries.get(cacheKey);
+    if (!entry) return undefined;
+    if (entry.until > this.now()) return entry.row;
+    this.entries.delete(cacheKey);
+    return undefined;
+  }
+
+  /** The generation to pass back to `set`: read it before the database lookup starts. */
+  get currentGeneration(): number {
+    return this.generation;
+  }
+
+  set(cacheKey: string, row: ProjectForRequest, generation: number, keyExpiresAt: Date | null): void {
+    if (generation !== this.generation) return;
+    let until = this.now() + this.ttlMs;
+    if (keyExpiresAt) until = Math.min(until, keyExpiresAt.getTime());
+    if (until <= this.now()) return;
+    if (this.entries.size >= MAX_ENTRIES && !this.entries.has(cacheKey)) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(cacheKey, { row, until });
+  }
+
+  /** After any write to projects, tenancies or API keys (call it after the commit). */
+  invalidate(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
