@@ -95,7 +95,8 @@ export function useUser(options: Omit<GetUserOptions, 'tokenStore'> = {}): Clien
       // Rendering can repeat while the page leaves: start one navigation per target.
       if (redirecting.get(app) !== to) {
         redirecting.set(app, to);
-        void navigate(to).finally(() => setTimeout(() => redirecting.delete(app), 2000));
+        // Not during render: a 'history' navigation makes the host re-render synchronously.
+        setTimeout(() => void navigate(to).finally(() => setTimeout(() => redirecting.delete(app), 2000)), 0);
       }
       return use(NEVER);
     }

@@ -18,7 +18,7 @@ import {
   validatePasswordConfirmation,
   validateProfileImage,
 } from '../validation.js';
-import { Alert, Avatar, Button, Field, Page, errorMessage } from './ui.js';
+import { Alert, Avatar, Button, Field, Link, Page, errorMessage } from './ui.js';
 
 /** Runs an async action with pending and error state (one per form or row). */
 function useAction() {
@@ -463,8 +463,12 @@ function DeleteAccountSection() {
 export function AccountSettings() {
   const user = useUser({ or: 'redirect' });
   const project = useProject();
+  const { urls } = useLatchContext();
   return (
     <Page title="Account settings" subtitle={user.primary_email ?? undefined} wide>
+      <p className="latch-hint">
+        <Link href={urls.home}>← Back to the app</Link>
+      </p>
       <ProfileSection user={user} key={`profile:${user.id}`} />
       <EmailsSection />
       {project.config.credential_enabled ? <PasswordSection user={user} /> : null}

@@ -319,7 +319,7 @@ export function SignIn() {
   const returnTo = readReturnTo(search);
   const { config } = project;
   const tabs = [
-    ...(config.credential_enabled ? [{ id: 'password', label: 'Password', content: <PasswordSignInForm /> }] : []),
+    ...(config.credential_enabled ? [{ id: 'password', label: 'Email & password', content: <PasswordSignInForm /> }] : []),
     ...(config.magic_link_enabled ? [{ id: 'email-code', label: 'Email link or code', content: <MagicLinkForm kind="sign-in" /> }] : []),
   ];
   return (
@@ -353,7 +353,7 @@ export function SignUp() {
   const returnTo = readReturnTo(search);
   const { config } = project;
   const tabs = [
-    ...(config.credential_enabled ? [{ id: 'password', label: 'Password', content: <PasswordSignUpForm /> }] : []),
+    ...(config.credential_enabled ? [{ id: 'password', label: 'Email & password', content: <PasswordSignUpForm /> }] : []),
     ...(config.magic_link_enabled ? [{ id: 'email-code', label: 'Email link or code', content: <MagicLinkForm kind="sign-up" /> }] : []),
   ];
   return (
