@@ -39,7 +39,7 @@ export async function redirectTo(method: RedirectMethod, to: string, win: Naviga
   if (method === 'history') {
     win.history.pushState(null, '', to);
     // pushState fires nothing by itself: tell the handler (and routers listening) the URL moved.
-    win.dispatchEvent(new PopStateEvent('popstate', { state: null }));
+    win.dispatchEvent(typeof PopStateEvent === 'function' ? new PopStateEvent('popstate', { state: null }) : new Event('popstate'));
     return true;
   }
   win.location.assign(to);

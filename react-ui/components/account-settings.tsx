@@ -395,9 +395,7 @@ function ApiKeysSection() {
       {created ? (
         <Alert kind="success">
           Copy your new key now: it will not be shown again.
-          <div className="latch-secret" aria-label="New API key">
-            {created.value}
-          </div>
+          <Field label="New API key" readOnly value={created.value} onFocus={(event) => event.currentTarget.select()} className="latch-input latch-secret" />
         </Alert>
       ) : null}
       <ul className="latch-list">

@@ -78,7 +78,6 @@ export function UserButton() {
           aria-haspopup="menu"
           aria-expanded={open}
           aria-controls={open ? menuId : undefined}
-          aria-label={`Account menu for ${name}`}
           onClick={() => setOpen((value) => !value)}
           onKeyDown={(event) => {
             if (event.key === 'ArrowDown') {
@@ -89,6 +88,8 @@ export function UserButton() {
         >
           <Avatar name={name} imageUrl={user.profile_image_url} />
           <span data-latch-user-name="">{name}</span>
+          {/* Named by its content, not aria-label, so the spoken name always contains the visible one (WCAG 2.5.3). */}
+          <span className="latch-sr-only"> (account menu)</span>
         </button>
         {open ? (
           <div className="latch-menu" role="menu" id={menuId} aria-label="Account" onKeyDown={onMenuKeyDown}>
