@@ -107,6 +107,7 @@ export const STYLESHEET = `
 .latch-menu-anchor { position: relative; display: inline-block; }
 .latch-user-button { display: inline-flex; align-items: center; gap: 8px; background: none; border: 1px solid transparent; border-radius: 999px; padding: 2px; cursor: pointer; color: inherit; font: inherit; }
 .latch-user-button:hover { border-color: var(--latch-border); }
+[data-latch-user-name] { max-width: 220px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .latch-menu { position: absolute; right: 0; top: calc(100% + 6px); min-width: 220px; z-index: 1000; background: var(--latch-surface); border: 1px solid var(--latch-border); border-radius: var(--latch-radius); box-shadow: var(--latch-shadow); padding: 6px; display: flex; flex-direction: column; }
 .latch-menu-header { padding: 8px 10px; border-bottom: 1px solid var(--latch-border); margin-bottom: 4px; font-size: 14px; }
 .latch-menu-header-email { color: var(--latch-muted-fg); font-size: 13px; overflow-wrap: anywhere; }

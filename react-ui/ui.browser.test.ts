@@ -286,11 +286,12 @@ describe('account settings, user button and team switcher', () => {
     await expect.poll(() => page.getByText('Display name saved.').count()).toBe(1);
     const stored = await server.getUserById(user.userId);
     expect(stored?.display_name).toBe('Ann Example');
-    // Back home by client-side navigation: the user button and the page read the cache, no refetch needed.
+    // The host's header above the settings shows it at once, without a reload or navigation.
+    await expect.poll(() => page.getByRole('button', { name: 'Ann Example (account menu)' }).count()).toBe(1);
+    // Back home by client-side navigation: the page reads the same cache.
     await page.getByRole('link', { name: '← Back to the app' }).click();
     await page.waitForURL(`${host.url}/`);
     await expect.poll(() => page.getByTestId('display-name').innerText()).toBe('Ann Example');
-    await expect.poll(() => page.getByRole('button', { name: 'Ann Example (account menu)' }).count()).toBe(1);
     await page.goBack();
     await page.getByRole('heading', { name: 'Emails' }).waitFor();
 
@@ -423,7 +424,11 @@ describe('accessibility', () => {
     await page.goto(`${host.url}/handler/sign-in`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     const order: string[] = [];
-    await page.locator('body').focus();
+    // Start from the card (the host's header comes first in the page; its order is the host's).
+    await page.locator('.latch-card').evaluate((card) => {
+      card.setAttribute('tabindex', '-1');
+      (card as HTMLElement).focus();
+    });
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
       order.push(await page.evaluate(() => {

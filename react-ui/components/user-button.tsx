@@ -36,7 +36,9 @@ export function UserButton() {
   }, [open]);
 
   if (!user) {
-    const here = typeof window === 'undefined' ? null : `${window.location.pathname}${window.location.search}${window.location.hash}`;
+    // Come back here after signing in, unless "here" is a handler page (sign-in itself, say).
+    const onHandlerPage = typeof window === 'undefined' || window.location.pathname.startsWith(`${urls.handler.replace(/\/$/, '')}/`);
+    const here = onHandlerPage ? null : `${window.location.pathname}${window.location.search}${window.location.hash}`;
     return (
       <LatchRoot className="latch-menu-anchor">
         <Link href={withReturnTo(urls.signIn, here)}>Sign in</Link>

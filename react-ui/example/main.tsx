@@ -116,11 +116,12 @@ function Protected() {
 
 function App({ config }: { config: ExampleConfig }) {
   const pathname = usePathname();
-  if (pathname.startsWith('/handler/')) return <LatchHandler />;
+  // The header stays on the handler's pages too: a name changed in account settings shows in
+  // the user button above it at once.
   return (
     <>
       <Header config={config} />
-      <Suspense fallback={<Loading />}>{pathname === '/protected' ? <Protected /> : <Home />}</Suspense>
+      {pathname.startsWith('/handler/') ? <LatchHandler /> : <Suspense fallback={<Loading />}>{pathname === '/protected' ? <Protected /> : <Home />}</Suspense>}
     </>
   );
 }
