@@ -350,6 +350,35 @@ describe('account settings, user button and team switcher', () => {
   });
 });
 
+describe('team invitation', () => {
+  it('a signed-out invitee signs in from the emailed link, comes back, joins, and the team is selected', async () => {
+    const { page, context, project, server } = await setup();
+    const owner = await h.signUpUser(project);
+    const invitee = await h.signUpUser(project);
+    const team = await server.createTeam({ display_name: 'Design crew', creator_user_id: owner.userId });
+    await server.inviteUser(team.id, { email: invitee.email, callback_url: `${host.url}/handler/team-invitation` });
+    const mail = await sink.waitForTo(invitee.email);
+    expect(mail.link).toMatch(new RegExp(`^${host.url}/handler/team-invitation\\?code=`));
+
+    await page.goto(mail.link!);
+    await expect.poll(() => page.getByRole('main').innerText()).toContain('You are invited to join Design crew.');
+    await shot(page, 'team-invitation-signed-out');
+    await page.getByRole('main').getByRole('link', { name: 'Sign in' }).click();
+    await page.waitForURL('**/handler/sign-in?after_auth_return_to=*');
+    await signInThroughForm(page, invitee.email, invitee.password);
+    await page.waitForURL('**/handler/team-invitation?code=*');
+    await page.getByRole('button', { name: 'Join Design crew' }).click();
+    await expect.poll(() => page.getByRole('status').first().innerText()).toContain('You joined Design crew.');
+    await shot(page, 'team-invitation-joined');
+    // The header's team switcher shows the joined team as selected, from the same cache.
+    await expect.poll(() => page.getByRole('combobox', { name: 'Team' }).inputValue()).toBe(team.id);
+    expect((await server.listTeams({ userId: invitee.userId })).map((t) => t.id)).toEqual([team.id]);
+    // Then home, after the redirect wait.
+    await page.waitForURL(`${host.url}/`);
+    await context.close();
+  });
+});
+
 describe('what the project enables', () => {
   it('shows only enabled methods, says when sign-up is off, and the routes of later features say they are not enabled', async () => {
     const { page, context } = await setup({ sign_up_enabled: false, magic_link_enabled: false });
