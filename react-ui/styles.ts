@@ -62,7 +62,7 @@ export const STYLESHEET = `
 [data-latch-theme="dark"] .latch-root, .latch-root[data-latch-theme="dark"] {${DARK} color-scheme: dark; }
 [data-latch-theme="light"] .latch-root, .latch-root[data-latch-theme="light"] {${LIGHT} color-scheme: light; }
 .latch-root *, .latch-root *::before, .latch-root *::after { box-sizing: border-box; }
-.latch-page { min-height: 100%; display: flex; justify-content: center; align-items: flex-start; padding: 48px 16px; background: var(--latch-bg); }
+.latch-page { min-height: 100%; display: flex; justify-content: center; align-items: flex-start; padding: 48px 16px; background: var(--latch-page-bg, transparent); }
 .latch-card { width: 100%; max-width: 400px; background: var(--latch-surface); border: 1px solid var(--latch-border); border-radius: var(--latch-radius); box-shadow: var(--latch-shadow); padding: 28px; }
 .latch-card-wide { max-width: 720px; }
 .latch-title { font-size: 22px; font-weight: 650; margin: 0 0 4px; letter-spacing: -0.01em; }

@@ -295,6 +295,30 @@ describe('account settings, user button and team switcher', () => {
     await page.goBack();
     await page.getByRole('heading', { name: 'Emails' }).waitFor();
 
+    // Profile image: square and under 100 KB, checked before upload; the header's avatar shows it at once.
+    const png = async (width: number, height: number) =>
+      Buffer.from(
+        await page.evaluate(([w, h]) => {
+          const canvas = document.createElement('canvas');
+          canvas.width = w!;
+          canvas.height = h!;
+          const context2d = canvas.getContext('2d')!;
+          context2d.fillStyle = '#0f766e';
+          context2d.fillRect(0, 0, w!, h!);
+          return canvas.toDataURL('image/png').split(',')[1]!;
+        }, [width, height]),
+        'base64',
+      );
+    const upload = page.getByLabel('Upload image');
+    await upload.setInputFiles({ name: 'wide.png', mimeType: 'image/png', buffer: await png(40, 30) });
+    await expect.poll(() => page.getByRole('alert').innerText()).toBe('The image must be square.');
+    await upload.setInputFiles({ name: 'big.png', mimeType: 'image/png', buffer: Buffer.alloc(100 * 1024, 1) });
+    await expect.poll(() => page.getByRole('alert').innerText()).toBe('The image must be under 100 KB.');
+    await upload.setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await png(40, 40) });
+    await expect.poll(() => page.getByText('Profile image saved.').count()).toBe(1);
+    expect((await h.get(`/users/${user.userId}`, project.server())).body.profile_image_url).toMatch(/^data:image\/png;base64,/);
+    await expect.poll(() => page.getByRole('banner').locator('img.latch-avatar').count()).toBe(1);
+
     // Emails: add one; it is unverified until its emailed link is followed.
     const extra = h.uniqueEmail('work');
     await field(page, 'Add an email').fill(extra);

@@ -11,6 +11,7 @@ import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl } from '../location.js';
 import {
   MESSAGES,
+  PROFILE_IMAGE_MAX_BYTES,
   validateDisplayName,
   validateEmail,
   validateForm,
@@ -102,6 +103,8 @@ function ProfileSection({ user }: { user: ClientUser }) {
     if (!file) return;
     void image.run(async () => {
       if (!file.type.startsWith('image/')) throw new Error(MESSAGES.imageNotImage);
+      // Refuse a big file before decoding it.
+      if (file.size >= PROFILE_IMAGE_MAX_BYTES) throw new Error(MESSAGES.imageTooLarge);
       const read = await readImage(file);
       const invalid = validateProfileImage({ type: file.type, bytes: file.size, width: read.width, height: read.height });
       if (invalid) throw new Error(invalid);

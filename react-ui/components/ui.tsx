@@ -91,7 +91,7 @@ export function Alert({ kind, children }: { kind: 'error' | 'success' | 'info'; 
 }
 
 /** A link to one of the app's pages that navigates with the provider's redirect method. */
-export function Link({ href, children, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
+export function Link({ href, children, onClick, className = 'latch-link', ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
   const { navigate, redirectMethod } = useLatchContext();
   const follow = (event: MouseEvent<HTMLAnchorElement>) => {
     onClick?.(event);
@@ -102,7 +102,7 @@ export function Link({ href, children, onClick, ...rest }: AnchorHTMLAttributes<
     void navigate(href);
   };
   return (
-    <a className="latch-link" href={href} onClick={follow} {...rest}>
+    <a className={className} href={href} onClick={follow} {...rest}>
       {children}
     </a>
   );

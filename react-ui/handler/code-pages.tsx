@@ -187,8 +187,12 @@ function TeamInvitation({ code }: { code: string }) {
       <Page title="Team invitation" subtitle={`You are invited to join ${team}.`}>
         <Alert kind="info">Sign in or create an account to accept the invitation.</Alert>
         <div className="latch-row">
-          <Link href={withReturnTo(urls.signIn, here)}>Sign in</Link>
-          <Link href={withReturnTo(urls.signUp, here)}>Sign up</Link>
+          <Link href={withReturnTo(urls.signIn, here)} className="latch-button">
+            Sign in
+          </Link>
+          <Link href={withReturnTo(urls.signUp, here)} className="latch-button latch-button-secondary">
+            Sign up
+          </Link>
         </div>
       </Page>
     );
