@@ -1,0 +1,482 @@
+/**
+ * Account settings: profile (display name, image), emails (contact channels), password, sessions,
+ * teams, API keys and account deletion, each section shown when the project allows it. Every
+ * change goes through the SDK, which updates or invalidates its cache: the rest of the page (and
+ * the user button, and every `useUser`) shows it at once.
+ */
+import { useSuspenseQuery } from '@tanstack/react-query';
+import { type ChangeEvent, type FormEvent, type ReactNode, useId, useState } from 'react';
+import type { ClientUser, CreatedUserApiKey } from '../../sdk/index.js';
+import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
+import { absoluteUrl } from '../location.js';
+import {
+  MESSAGES,
+  PROFILE_IMAGE_MAX_BYTES,
+  validateDisplayName,
+  validateEmail,
+  validateForm,
+  validatePassword,
+  validatePasswordConfirmation,
+  validateProfileImage,
+} from '../validation.js';
+import { Alert, Avatar, Button, Field, Link, Page, errorMessage } from './ui.js';
+
+/** Runs an async action with pending and error state (one per form or row). */
+function useAction() {
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const run = async (action: () => Promise<string | null | void>) => {
+    setPending(true);
+    setError(null);
+    setDone(null);
+    try {
+      const message = await action();
+      if (message) setDone(message);
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setPending(false);
+    }
+  };
+  return { pending, error, done, run, setError };
+}
+
+function Section({ title, children, description }: { title: string; description?: ReactNode; children: ReactNode }) {
+  const id = useId();
+  return (
+    <section className="latch-section" aria-labelledby={id}>
+      <h2 className="latch-section-title" id={id}>
+        {title}
+      </h2>
+      {description ? <p className="latch-hint" style={{ marginBottom: 12 }}>{description}</p> : null}
+      {children}
+    </section>
+  );
+}
+
+function Feedback({ error, done }: { error: string | null; done: string | null }) {
+  return (
+    <>
+      {error ? <Alert kind="error">{error}</Alert> : null}
+      {done ? <Alert kind="success">{done}</Alert> : null}
+    </>
+  );
+}
+
+/** Reads an image file's size and dimensions, for the under-100-KB-and-square rule. */
+async function readImage(file: File): Promise<{ dataUrl: string; width: number; height: number }> {
+  const dataUrl = await new Promise<string>((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error ?? new Error('Could not read the file.'));
+    reader.readAsDataURL(file);
+  });
+  const image = new Image();
+  image.src = dataUrl;
+  await image.decode().catch(() => {
+    throw new Error(MESSAGES.imageNotImage);
+  });
+  return { dataUrl, width: image.naturalWidth, height: image.naturalHeight };
+}
+
+function ProfileSection({ user }: { user: ClientUser }) {
+  const app = useApp();
+  const [name, setName] = useState(user.display_name ?? '');
+  const [nameError, setNameError] = useState<string | null>(null);
+  const save = useAction();
+  const image = useAction();
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const invalid = validateDisplayName(name.trim());
+    setNameError(invalid);
+    if (invalid) return;
+    void save.run(async () => {
+      await app.updateUser({ display_name: name.trim() || null });
+      return 'Display name saved.';
+    });
+  };
+  const chooseImage = (event: ChangeEvent<HTMLInputElement>) => {
+    const file = event.target.files?.[0];
+    event.target.value = '';
+    if (!file) return;
+    void image.run(async () => {
+      if (!file.type.startsWith('image/')) throw new Error(MESSAGES.imageNotImage);
+      // Refuse a big file before decoding it.
+      if (file.size >= PROFILE_IMAGE_MAX_BYTES) throw new Error(MESSAGES.imageTooLarge);
+      const read = await readImage(file);
+      const invalid = validateProfileImage({ type: file.type, bytes: file.size, width: read.width, height: read.height });
+      if (invalid) throw new Error(invalid);
+      await app.updateUser({ profile_image_url: read.dataUrl });
+      return 'Profile image saved.';
+    });
+  };
+  const label = user.display_name ?? user.primary_email ?? 'You';
+  return (
+    <Section title="Profile">
+      <div className="latch-row" style={{ marginBottom: 16 }}>
+        <Avatar name={label} imageUrl={user.profile_image_url} large />
+        <div className="latch-field">
+          <label className="latch-button latch-button-secondary latch-button-small">
+            Upload image
+            <input className="latch-sr-only" type="file" accept="image/*" onChange={chooseImage} disabled={image.pending} aria-describedby="latch-image-hint" />
+          </label>
+          <p className="latch-hint" id="latch-image-hint">
+            Square, under 100 KB.
+          </p>
+        </div>
+        {user.profile_image_url ? (
+          <Button variant="secondary" size="small" loading={image.pending} onClick={() => void image.run(async () => (await app.updateUser({ profile_image_url: null }), 'Profile image removed.'))}>
+            Remove image
+          </Button>
+        ) : null}
+      </div>
+      <Feedback error={image.error} done={image.done} />
+      <form className="latch-form" onSubmit={submit} noValidate aria-label="Display name">
+        <Field label="Display name" name="display-name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} error={nameError} />
+        <Feedback error={save.error} done={save.done} />
+        <div>
+          <Button type="submit" loading={save.pending}>
+            Save
+          </Button>
+        </div>
+      </form>
+    </Section>
+  );
+}
+
+function EmailsSection() {
+  const app = useApp();
+  const { urls } = useLatchContext();
+  const channels = useSuspenseQuery(app.contactChannelsQuery()).data;
+  const row = useAction();
+  const add = useAction();
+  const [email, setEmail] = useState('');
+  const [emailError, setEmailError] = useState<string | null>(null);
+  const callbackUrl = () => absoluteUrl(urls.emailVerification);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = email.trim();
+    const invalid = validateEmail(trimmed);
+    setEmailError(invalid);
+    if (invalid) return;
+    void add.run(async () => {
+      const channel = await app.createContactChannel({ type: 'email', value: trimmed, used_for_auth: false });
+      await app.sendContactChannelVerificationEmail(channel.id, { callbackUrl: callbackUrl() });
+      setEmail('');
+      return `Added ${trimmed}. We sent it a verification link.`;
+    });
+  };
+  return (
+    <Section title="Emails">
+      <ul className="latch-list">
+        {channels.map((channel) => (
+          <li key={channel.id} className="latch-list-item">
+            <span>
+              {channel.value}
+              {channel.is_primary ? <span className="latch-badge">Primary</span> : null}
+              {channel.is_verified ? <span className="latch-badge latch-badge-success">Verified</span> : <span className="latch-badge">Unverified</span>}
+            </span>
+            <span className="latch-row">
+              {!channel.is_verified ? (
+                <Button
+                  variant="secondary"
+                  size="small"
+                  disabled={row.pending}
+                  onClick={() =>
+                    void row.run(async () => {
+                      const sent = await app.sendContactChannelVerificationEmail(channel.id, { callbackUrl: callbackUrl() });
+                      if (sent.status === 'error') throw sent.error;
+                      return `Verification link sent to ${channel.value}.`;
+                    })
+                  }
+                >
+                  Send verification link
+                </Button>
+              ) : null}
+              {!channel.is_primary && channel.is_verified ? (
+                <Button variant="secondary" size="small" disabled={row.pending} onClick={() => void row.run(async () => (await app.updateContactChannel(channel.id, { is_primary: true }), `${channel.value} is now your primary email.`))}>
+                  Make primary
+                </Button>
+              ) : null}
+              {!channel.is_primary ? (
+                <Button
+                  variant="secondary"
+                  size="small"
+                  disabled={row.pending}
+                  aria-label={`Remove ${channel.value}`}
+                  onClick={() => void row.run(async () => (await app.deleteContactChannel(channel.id), `Removed ${channel.value}.`))}
+                >
+                  Remove
+                </Button>
+              ) : null}
+            </span>
+          </li>
+        ))}
+      </ul>
+      <Feedback error={row.error} done={row.done} />
+      <form className="latch-form" onSubmit={submit} noValidate aria-label="Add an email">
+        <Field label="Add an email" type="email" name="new-email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={emailError} />
+        <Feedback error={add.error} done={add.done} />
+        <div>
+          <Button type="submit" variant="secondary" loading={add.pending}>
+            Add email
+          </Button>
+        </div>
+      </form>
+    </Section>
+  );
+}
+
+function PasswordSection({ user }: { user: ClientUser }) {
+  const app = useApp();
+  const [current, setCurrent] = useState('');
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [errors, setErrors] = useState<{ current?: string; password?: string; confirmation?: string }>({});
+  const action = useAction();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const found = validateForm({
+      current: () => (user.has_password ? validatePassword(current) : null),
+      password: () => validatePassword(password),
+      confirmation: () => validatePasswordConfirmation(password, confirmation),
+    });
+    setErrors(found);
+    if (Object.keys(found).length) return;
+    void action.run(async () => {
+      const result = user.has_password ? await app.updatePassword({ old_password: current, new_password: password }) : await app.setPassword({ password });
+      if (result.status === 'error') throw result.error;
+      setCurrent('');
+      setPassword('');
+      setConfirmation('');
+      return user.has_password ? 'Password changed. Your other sessions were signed out.' : 'Password set.';
+    });
+  };
+  return (
+    <Section title="Password">
+      <form className="latch-form" onSubmit={submit} noValidate aria-label={user.has_password ? 'Change password' : 'Set a password'}>
+        {user.has_password ? (
+          <Field label="Current password" type="password" name="current-password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} error={errors.current} />
+        ) : null}
+        <Field label="New password" type="password" name="new-password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} />
+        <Field
+          label="Repeat new password"
+          type="password"
+          name="new-password-confirmation"
+          autoComplete="new-password"
+          value={confirmation}
+          onChange={(e) => setConfirmation(e.target.value)}
+          error={errors.confirmation}
+        />
+        <Feedback error={action.error} done={action.done} />
+        <div>
+          <Button type="submit" loading={action.pending}>
+            {user.has_password ? 'Change password' : 'Set password'}
+          </Button>
+        </div>
+      </form>
+    </Section>
+  );
+}
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+function SessionsSection() {
+  const app = useApp();
+  const sessions = useSuspenseQuery(app.sessionsQuery()).data;
+  const action = useAction();
+  return (
+    <Section title="Sessions" description="Devices signed in to your account. Revoke any you do not recognise.">
+      <ul className="latch-list">
+        {sessions.map((session) => (
+          <li key={session.id} className="latch-list-item">
+            <span>
+              Signed in {dateFormat.format(new Date(session.created_at))}
+              {session.last_used_at_end_user_ip_info ? ` from ${session.last_used_at_end_user_ip_info.ip}` : ''}
+              {session.is_current_session ? <span className="latch-badge latch-badge-success">This device</span> : null}
+              {session.last_used_at ? <span className="latch-hint">Last used {dateFormat.format(new Date(session.last_used_at))}</span> : null}
+            </span>
+            {!session.is_current_session ? (
+              <Button variant="secondary" size="small" disabled={action.pending} onClick={() => void action.run(async () => (await app.revokeSession(session.id), 'Session revoked.'))}>
+                Revoke
+              </Button>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+      <Feedback error={action.error} done={action.done} />
+    </Section>
+  );
+}
+
+function TeamsSection({ user }: { user: ClientUser }) {
+  const app = useApp();
+  const project = useProject();
+  const teams = useSuspenseQuery(app.teamsQuery()).data;
+  const row = useAction();
+  const create = useAction();
+  const [name, setName] = useState('');
+  const [nameError, setNameError] = useState<string | null>(null);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = name.trim();
+    const invalid = trimmed ? validateDisplayName(trimmed) : 'Please enter a team name.';
+    setNameError(invalid);
+    if (invalid) return;
+    void create.run(async () => {
+      const team = await app.createTeam({ display_name: trimmed });
+      // Spec: selecting a team after creating one makes it the selected team.
+      await app.selectTeam(team.id);
+      setName('');
+      return `Created ${trimmed}.`;
+    });
+  };
+  return (
+    <Section title="Teams">
+      {teams.length === 0 ? <p className="latch-hint">You are not in any team yet.</p> : null}
+      <ul className="latch-list">
+        {teams.map((team) => (
+          <li key={team.id} className="latch-list-item">
+            <span className="latch-row">
+              <Avatar name={team.display_name} imageUrl={team.profile_image_url} />
+              {team.display_name}
+              {team.id === user.selected_team_id ? <span className="latch-badge latch-badge-success">Selected</span> : null}
+            </span>
+            <span className="latch-row">
+              {team.id !== user.selected_team_id ? (
+                <Button variant="secondary" size="small" disabled={row.pending} onClick={() => void row.run(async () => (await app.selectTeam(team.id), `Switched to ${team.display_name}.`))}>
+                  Select
+                </Button>
+              ) : null}
+              <Button variant="secondary" size="small" disabled={row.pending} aria-label={`Leave ${team.display_name}`} onClick={() => void row.run(async () => (await app.leaveTeam(team.id), `You left ${team.display_name}.`))}>
+                Leave
+              </Button>
+            </span>
+          </li>
+        ))}
+      </ul>
+      <Feedback error={row.error} done={row.done} />
+      {project.config.client_team_creation_enabled ? (
+        <form className="latch-form" onSubmit={submit} noValidate aria-label="Create a team">
+          <Field label="New team name" name="team-name" value={name} onChange={(e) => setName(e.target.value)} error={nameError} />
+          <Feedback error={create.error} done={create.done} />
+          <div>
+            <Button type="submit" variant="secondary" loading={create.pending}>
+              Create team
+            </Button>
+          </div>
+        </form>
+      ) : null}
+    </Section>
+  );
+}
+
+function ApiKeysSection() {
+  const app = useApp();
+  const keys = useSuspenseQuery(app.userApiKeysQuery()).data.filter((key) => key.manually_revoked_at_millis === null);
+  const row = useAction();
+  const create = useAction();
+  const [description, setDescription] = useState('');
+  const [descriptionError, setDescriptionError] = useState<string | null>(null);
+  const [created, setCreated] = useState<CreatedUserApiKey | null>(null);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = description.trim();
+    const invalid = trimmed ? null : 'Please describe what the key is for.';
+    setDescriptionError(invalid);
+    if (invalid) return;
+    void create.run(async () => {
+      setCreated(await app.createUserApiKey({ description: trimmed }));
+      setDescription('');
+    });
+  };
+  return (
+    <Section title="API keys" description="Keys let your scripts act as you. Treat them like passwords.">
+      {created ? (
+        <Alert kind="success">
+          Copy your new key now: it will not be shown again.
+          <Field label="New API key" readOnly value={created.value} onFocus={(event) => event.currentTarget.select()} className="latch-input latch-secret" />
+        </Alert>
+      ) : null}
+      <ul className="latch-list">
+        {keys.map((key) => (
+          <li key={key.id} className="latch-list-item">
+            <span>
+              {key.description} <span className="latch-badge">…{key.value.last_four}</span>
+              {key.expires_at_millis ? <span className="latch-hint">Expires {dateFormat.format(new Date(key.expires_at_millis))}</span> : null}
+            </span>
+            <Button variant="secondary" size="small" disabled={row.pending} aria-label={`Revoke ${key.description}`} onClick={() => void row.run(async () => (await app.revokeUserApiKey(key.id), 'Key revoked.'))}>
+              Revoke
+            </Button>
+          </li>
+        ))}
+      </ul>
+      <Feedback error={row.error} done={row.done} />
+      <form className="latch-form" onSubmit={submit} noValidate aria-label="Create an API key">
+        <Field label="Key description" name="api-key-description" value={description} onChange={(e) => setDescription(e.target.value)} error={descriptionError} />
+        <Feedback error={create.error} done={create.done} />
+        <div>
+          <Button type="submit" variant="secondary" loading={create.pending}>
+            Create key
+          </Button>
+        </div>
+      </form>
+    </Section>
+  );
+}
+
+function DeleteAccountSection() {
+  const app = useApp();
+  const { urls, navigate } = useLatchContext();
+  const [confirming, setConfirming] = useState(false);
+  const action = useAction();
+  return (
+    <Section title="Delete account" description="Deleting your account removes your data for good. This cannot be undone.">
+      <Feedback error={action.error} done={action.done} />
+      {confirming ? (
+        <div className="latch-row" role="group" aria-label="Confirm account deletion">
+          <Button variant="danger" loading={action.pending} onClick={() => void action.run(async () => (await app.deleteUser(), await navigate(urls.afterSignOut), 'Your account is deleted.'))}>
+            Yes, delete my account
+          </Button>
+          <Button variant="secondary" onClick={() => setConfirming(false)} disabled={action.pending}>
+            Cancel
+          </Button>
+        </div>
+      ) : (
+        <Button variant="danger" onClick={() => setConfirming(true)}>
+          Delete account
+        </Button>
+      )}
+    </Section>
+  );
+}
+
+/**
+ * The account-settings page of the signed-in user (signed-out visitors are sent to sign-in and
+ * brought back).
+ *
+ * @example
+ * <AccountSettings /> // or let <LatchHandler /> serve it at /handler/account-settings
+ */
+export function AccountSettings() {
+  const user = useUser({ or: 'redirect' });
+  const project = useProject();
+  const { urls } = useLatchContext();
+  return (
+    <Page title="Account settings" subtitle={user.primary_email ?? undefined} wide>
+      <p className="latch-hint">
+        <Link href={urls.home}>← Back to the app</Link>
+      </p>
+      <ProfileSection user={user} key={`profile:${user.id}`} />
+      <EmailsSection />
+      {project.config.credential_enabled ? <PasswordSection user={user} /> : null}
+      <SessionsSection />
+      <TeamsSection user={user} />
+      {project.config.allow_user_api_keys ? <ApiKeysSection /> : null}
+      {project.config.client_user_deletion_enabled ? <DeleteAccountSection /> : null}
+    </Page>
+  );
+}

@@ -1,0 +1,376 @@
+/**
+ * Sign-in and sign-up: email + password, and magic link / one-time code, showing only the methods
+ * the project enables (read from `GET /projects/current`). Each form checks its fields with the
+ * spec's messages before calling the SDK, shows the server's message when it refuses, and on
+ * success goes to `after_auth_return_to` or the after-sign-in / after-sign-up page.
+ */
+import { type FormEvent, type ReactNode, useState } from 'react';
+import { KnownErrors } from '../../sdk/index.js';
+import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
+import { absoluteUrl, usePageLocation } from '../location.js';
+import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
+import { validateEmail, validateForm, validateOneTimeCode, validatePassword, validatePasswordConfirmation } from '../validation.js';
+import { Alert, Button, Field, Link, Page, errorMessage } from './ui.js';
+
+type Kind = 'sign-in' | 'sign-up';
+
+/** Navigates after a successful sign-in or sign-up; with redirect method 'none', says where to go instead. */
+function useFinishAuth(kind: Kind) {
+  const { urls, navigate } = useLatchContext();
+  const { search } = usePageLocation();
+  const [manual, setManual] = useState<string | null>(null);
+  const finish = async (isNewUser: boolean) => {
+    const to = afterAuthUrl(isNewUser ? 'sign-up' : kind === 'sign-up' ? 'sign-up' : 'sign-in', urls, search);
+    if (!(await navigate(to))) setManual(to);
+  };
+  return { finish, manual };
+}
+
+function Done({ to }: { to: string }) {
+  return (
+    <Alert kind="success">
+      You are signed in. <Link href={to}>Continue</Link>
+    </Alert>
+  );
+}
+
+/** Email + password sign-in. */
+export function PasswordSignInForm() {
+  const app = useApp();
+  const { urls, navigate } = useLatchContext();
+  const { search } = usePageLocation();
+  const { finish, manual } = useFinishAuth('sign-in');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  if (manual) return <Done to={manual} />;
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = email.trim();
+    const found = validateForm({ email: () => validateEmail(trimmed), password: () => validatePassword(password) });
+    setErrors(found);
+    setFormError(null);
+    if (Object.keys(found).length) return;
+    setPending(true);
+    try {
+      const result = await app.signInWithPassword({ email: trimmed, password });
+      if (result.status === 'error') return setFormError(result.error.message);
+      await finish(result.data.is_new_user);
+    } catch (error) {
+      if (error instanceof KnownErrors.MultiFactorAuthenticationRequired) {
+        // Spec: keep the attempt code in session storage, then go to the mfa route.
+        sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), error.details.attempt_code);
+        await navigate(withReturnTo(urls.mfa, readReturnTo(search)));
+        return;
+      }
+      setFormError(errorMessage(error));
+    } finally {
+      setPending(false);
+    }
+  };
+
+  return (
+    <form className="latch-form" onSubmit={submit} noValidate aria-label="Sign in with email and password">
+      {formError ? <Alert kind="error">{formError}</Alert> : null}
+      <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
+      <Field
+        label="Password"
+        type="password"
+        name="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        error={errors.password}
+        required
+      />
+      <Button type="submit" block loading={pending}>
+        Sign in
+      </Button>
+    </form>
+  );
+}
+
+/** Email + password + confirmation sign-up; the verification email links back with the return location. */
+export function PasswordSignUpForm() {
+  const app = useApp();
+  const { urls } = useLatchContext();
+  const { search } = usePageLocation();
+  const { finish, manual } = useFinishAuth('sign-up');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [errors, setErrors] = useState<{ email?: string; password?: string; confirmation?: string }>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  if (manual) return <Done to={manual} />;
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = email.trim();
+    const found = validateForm({
+      email: () => validateEmail(trimmed),
+      password: () => validatePassword(password),
+      confirmation: () => validatePasswordConfirmation(password, confirmation),
+    });
+    setErrors(found);
+    setFormError(null);
+    if (Object.keys(found).length) return;
+    setPending(true);
+    try {
+      const result = await app.signUpWithPassword({
+        email: trimmed,
+        password,
+        verification_callback_url: absoluteUrl(withReturnTo(urls.emailVerification, readReturnTo(search))),
+      });
+      if (result.status === 'error') return setFormError(result.error.message);
+      await finish(true);
+    } catch (error) {
+      setFormError(errorMessage(error));
+    } finally {
+      setPending(false);
+    }
+  };
+
+  return (
+    <form className="latch-form" onSubmit={submit} noValidate aria-label="Sign up with email and password">
+      {formError ? <Alert kind="error">{formError}</Alert> : null}
+      <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
+      <Field label="Password" type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} required />
+      <Field
+        label="Repeat password"
+        type="password"
+        name="password-confirmation"
+        autoComplete="new-password"
+        value={confirmation}
+        onChange={(e) => setConfirmation(e.target.value)}
+        error={errors.confirmation}
+        required
+      />
+      <Button type="submit" block loading={pending}>
+        Sign up
+      </Button>
+    </form>
+  );
+}
+
+/**
+ * Magic link and one-time code: emails a link and a 6-character code; the user follows the link
+ * (the magic-link-callback page) or types the code here. A new address gets an account when the
+ * project allows sign-up, so this form serves sign-in and sign-up alike.
+ */
+export function MagicLinkForm({ kind }: { kind: Kind }) {
+  const app = useApp();
+  const { urls } = useLatchContext();
+  const { search } = usePageLocation();
+  const { finish, manual } = useFinishAuth(kind);
+  const [email, setEmail] = useState('');
+  const [sent, setSent] = useState<{ email: string; nonce: string } | null>(null);
+  const [code, setCode] = useState('');
+  const [fieldError, setFieldError] = useState<string | null>(null);
+  const [formError, setFormError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  if (manual) return <Done to={manual} />;
+
+  const send = async (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = email.trim();
+    const invalid = validateEmail(trimmed);
+    setFieldError(invalid);
+    setFormError(null);
+    if (invalid) return;
+    setPending(true);
+    try {
+      const result = await app.sendMagicLinkEmail(trimmed, { callbackUrl: absoluteUrl(withReturnTo(urls.magicLinkCallback, readReturnTo(search))) });
+      if (result.status === 'error') return setFormError(result.error.message);
+      setSent({ email: trimmed, nonce: result.data.nonce });
+    } catch (error) {
+      setFormError(errorMessage(error));
+    } finally {
+      setPending(false);
+    }
+  };
+
+  const verify = async (event: FormEvent) => {
+    event.preventDefault();
+    const invalid = validateOneTimeCode(code);
+    setFieldError(invalid);
+    setFormError(null);
+    if (invalid || !sent) return;
+    setPending(true);
+    try {
+      const result = await app.signInWithMagicLink(code.trim().toUpperCase(), { nonce: sent.nonce });
+      if (result.status === 'error') return setFormError(result.error.message);
+      await finish(result.data.is_new_user);
+    } catch (error) {
+      setFormError(errorMessage(error));
+    } finally {
+      setPending(false);
+    }
+  };
+
+  if (sent) {
+    return (
+      <form className="latch-form" onSubmit={verify} noValidate aria-label="Enter the code from the email">
+        <Alert kind="info">
+          We sent a sign-in link and a code to <strong>{sent.email}</strong>. Follow the link, or type the code here.
+        </Alert>
+        {formError ? <Alert kind="error">{formError}</Alert> : null}
+        <Field
+          label="Code"
+          name="code"
+          autoComplete="one-time-code"
+          inputMode="text"
+          maxLength={6}
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          error={fieldError}
+          required
+        />
+        <Button type="submit" block loading={pending}>
+          {kind === 'sign-up' ? 'Sign up' : 'Sign in'}
+        </Button>
+        <Button variant="secondary" block onClick={() => (setSent(null), setCode(''), setFormError(null))}>
+          Use another email
+        </Button>
+      </form>
+    );
+  }
+  return (
+    <form className="latch-form" onSubmit={send} noValidate aria-label="Get a sign-in link by email">
+      {formError ? <Alert kind="error">{formError}</Alert> : null}
+      <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={fieldError} required />
+      <Button type="submit" block loading={pending}>
+        Email me a link
+      </Button>
+    </form>
+  );
+}
+
+/** Two methods on one card: tabs with the ARIA tabs pattern (arrow keys move between them). */
+function MethodTabs({ tabs }: { tabs: { id: string; label: string; content: ReactNode }[] }) {
+  const [selected, setSelected] = useState(tabs[0]?.id ?? '');
+  if (tabs.length === 1) return <>{tabs[0]?.content}</>;
+  const move = (delta: number) => {
+    const index = tabs.findIndex((tab) => tab.id === selected);
+    const next = tabs[(index + delta + tabs.length) % tabs.length];
+    if (next) {
+      setSelected(next.id);
+      document.getElementById(`latch-tab-${next.id}`)?.focus();
+    }
+  };
+  return (
+    <>
+      <div className="latch-tabs" role="tablist" aria-label="Sign-in method">
+        {tabs.map((tab) => (
+          <button
+            key={tab.id}
+            type="button"
+            role="tab"
+            className="latch-tab"
+            id={`latch-tab-${tab.id}`}
+            aria-selected={tab.id === selected}
+            aria-controls={`latch-tabpanel-${tab.id}`}
+            tabIndex={tab.id === selected ? 0 : -1}
+            onClick={() => setSelected(tab.id)}
+            onKeyDown={(e) => {
+              if (e.key === 'ArrowRight') move(1);
+              if (e.key === 'ArrowLeft') move(-1);
+            }}
+          >
+            {tab.label}
+          </button>
+        ))}
+      </div>
+      {tabs.map((tab) =>
+        tab.id === selected ? (
+          <div key={tab.id} role="tabpanel" id={`latch-tabpanel-${tab.id}`} aria-labelledby={`latch-tab-${tab.id}`}>
+            {tab.content}
+          </div>
+        ) : null,
+      )}
+    </>
+  );
+}
+
+function AlreadySignedIn() {
+  const { urls } = useLatchContext();
+  return (
+    <Alert kind="info">
+      You are already signed in. <Link href={urls.home}>Go home</Link> or <Link href={urls.signOut}>sign out</Link>.
+    </Alert>
+  );
+}
+
+/**
+ * The sign-in page: the project's enabled methods, links to sign-up and forgot-password that
+ * keep `after_auth_return_to`.
+ *
+ * @example
+ * <SignIn /> // or let <LatchHandler /> serve it at /handler/sign-in
+ */
+export function SignIn() {
+  const project = useProject();
+  const user = useUser();
+  const { urls } = useLatchContext();
+  const { search } = usePageLocation();
+  const returnTo = readReturnTo(search);
+  const { config } = project;
+  const tabs = [
+    ...(config.credential_enabled ? [{ id: 'password', label: 'Email & password', content: <PasswordSignInForm /> }] : []),
+    ...(config.magic_link_enabled ? [{ id: 'email-code', label: 'Email link or code', content: <MagicLinkForm kind="sign-in" /> }] : []),
+  ];
+  return (
+    <Page title="Sign in" subtitle={`to ${project.display_name}`}>
+      {user ? <AlreadySignedIn /> : null}
+      {tabs.length ? <MethodTabs tabs={tabs} /> : <Alert kind="info">No sign-in method is enabled for this project.</Alert>}
+      <div className="latch-footer">
+        {config.credential_enabled ? <Link href={withReturnTo(urls.forgotPassword, returnTo)}>Forgot password?</Link> : null}
+        {config.sign_up_enabled ? (
+          <span>
+            Don&apos;t have an account? <Link href={withReturnTo(urls.signUp, returnTo)}>Sign up</Link>
+          </span>
+        ) : null}
+      </div>
+    </Page>
+  );
+}
+
+/**
+ * The sign-up page: email + password with confirmation, and magic link when enabled; a clear
+ * message when the project has sign-up turned off.
+ *
+ * @example
+ * <SignUp /> // or let <LatchHandler /> serve it at /handler/sign-up
+ */
+export function SignUp() {
+  const project = useProject();
+  const user = useUser();
+  const { urls } = useLatchContext();
+  const { search } = usePageLocation();
+  const returnTo = readReturnTo(search);
+  const { config } = project;
+  const tabs = [
+    ...(config.credential_enabled ? [{ id: 'password', label: 'Email & password', content: <PasswordSignUpForm /> }] : []),
+    ...(config.magic_link_enabled ? [{ id: 'email-code', label: 'Email link or code', content: <MagicLinkForm kind="sign-up" /> }] : []),
+  ];
+  return (
+    <Page title="Create an account" subtitle={`for ${project.display_name}`}>
+      {user ? <AlreadySignedIn /> : null}
+      {!config.sign_up_enabled ? (
+        <Alert kind="info">Sign-up is not enabled for this project.</Alert>
+      ) : tabs.length ? (
+        <MethodTabs tabs={tabs} />
+      ) : (
+        <Alert kind="info">No sign-up method is enabled for this project.</Alert>
+      )}
+      <div className="latch-footer">
+        <span>
+          Already have an account? <Link href={withReturnTo(urls.signIn, returnTo)}>Sign in</Link>
+        </span>
+      </div>
+    </Page>
+  );
+}

@@ -1,0 +1,142 @@
+/**
+ * The kit's building blocks: a themed root, cards, labelled fields with their error text wired
+ * for screen readers, buttons with a loading state, alerts that are announced, and links that
+ * navigate with the provider's redirect method.
+ */
+import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type MouseEvent, type ReactNode, useId } from 'react';
+import { useLatchContext } from '../hooks.js';
+
+/** The scope of the kit's styles and theme variables. */
+export function LatchRoot({ children, className }: { children: ReactNode; className?: string }) {
+  const { theme } = useLatchContext();
+  return (
+    <div className={`latch-root${className ? ` ${className}` : ''}`} data-latch-theme={theme}>
+      {children}
+    </div>
+  );
+}
+
+/** A centred card on a page, the frame of every handler page. */
+export function Page({ title, subtitle, wide, children }: { title: string; subtitle?: ReactNode; wide?: boolean; children?: ReactNode }) {
+  return (
+    <LatchRoot className="latch-page">
+      <main className={`latch-card${wide ? ' latch-card-wide' : ''}`} aria-labelledby="latch-page-title">
+        <h1 className="latch-title" id="latch-page-title">
+          {title}
+        </h1>
+        {subtitle ? <p className="latch-subtitle">{subtitle}</p> : null}
+        {children}
+      </main>
+    </LatchRoot>
+  );
+}
+
+export interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
+  label: string;
+  error?: string | null | undefined;
+  hint?: ReactNode;
+}
+
+/** A labelled input; its error is linked by aria-describedby and marks it aria-invalid. */
+export function Field({ label, error, hint, ...input }: FieldProps) {
+  const id = useId();
+  const describedBy = [error ? `${id}-error` : null, hint ? `${id}-hint` : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className="latch-field">
+      <label className="latch-label" htmlFor={id}>
+        {label}
+      </label>
+      <input className="latch-input" id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
+      {hint ? (
+        <p className="latch-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="latch-field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
+  variant?: 'primary' | 'secondary' | 'danger';
+  size?: 'normal' | 'small';
+  block?: boolean;
+  loading?: boolean;
+}
+
+/** A button; while `loading` it is disabled, busy and shows a spinner. */
+export function Button({ variant = 'primary', size = 'normal', block, loading, disabled, children, className, type = 'button', ...rest }: ButtonProps) {
+  const classes = ['latch-button', variant !== 'primary' ? `latch-button-${variant}` : '', size === 'small' ? 'latch-button-small' : '', block ? 'latch-button-block' : '', className ?? '']
+    .filter(Boolean)
+    .join(' ');
+  return (
+    <button type={type} className={classes} disabled={disabled || loading} aria-busy={loading || undefined} {...rest}>
+      {loading ? <span className="latch-spinner" aria-hidden="true" /> : null}
+      {children}
+    </button>
+  );
+}
+
+/** A message box; errors are announced at once (role alert), others politely (role status). */
+export function Alert({ kind, children }: { kind: 'error' | 'success' | 'info'; children: ReactNode }) {
+  return (
+    <div className={`latch-alert latch-alert-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  );
+}
+
+/** A link to one of the app's pages that navigates with the provider's redirect method. */
+export function Link({ href, children, onClick, className = 'latch-link', ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
+  const { navigate, redirectMethod } = useLatchContext();
+  const follow = (event: MouseEvent<HTMLAnchorElement>) => {
+    onClick?.(event);
+    // Let the browser do modified clicks (new tab) and plain page loads itself.
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (redirectMethod === 'window' || redirectMethod === 'none') return;
+    event.preventDefault();
+    void navigate(href);
+  };
+  return (
+    <a className={className} href={href} onClick={follow} {...rest}>
+      {children}
+    </a>
+  );
+}
+
+/** A spinner with a label, for Suspense fallbacks and pending pages. */
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <div className="latch-loading" role="status">
+      <span className="latch-spinner" aria-hidden="true" />
+      <span>{label}</span>
+    </div>
+  );
+}
+
+/** The initials or image of a user or team. */
+export function Avatar({ name, imageUrl, large }: { name: string; imageUrl?: string | null; large?: boolean }) {
+  const className = `latch-avatar${large ? ' latch-avatar-large' : ''}`;
+  if (imageUrl) return <img className={className} src={imageUrl} alt="" />;
+  const initials = name
+    .split(/[\s@._-]+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((part) => part[0]?.toUpperCase() ?? '')
+    .join('');
+  return (
+    <span className={className} aria-hidden="true">
+      {initials || '?'}
+    </span>
+  );
+}
+
+/** The message of anything thrown, for an error alert. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error && error.message) return error.message;
+  return 'Something went wrong. Please try again.';
+}

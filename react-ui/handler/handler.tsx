@@ -1,0 +1,73 @@
+import { type ReactNode, Suspense } from 'react';
+import { SignIn, SignUp } from '../components/auth-forms.js';
+import { AccountSettings } from '../components/account-settings.js';
+import { Link, Loading, Page } from '../components/ui.js';
+import { useLatchContext } from '../hooks.js';
+import { LocationContext, type PageLocation, usePageLocation } from '../location.js';
+import { type HandlerRoute, parseHandlerRoute } from '../urls.js';
+import { EmailVerificationPage, MagicLinkCallbackPage, PasswordResetPage, TeamInvitationPage } from './code-pages.js';
+import { PageErrorBoundary } from './shared.js';
+import { CliAuthConfirmPage, ErrorPage, ForgotPasswordPage, MfaPage, OAuthCallbackPage, SignOutPage } from './simple-pages.js';
+
+const PAGES: Record<HandlerRoute, () => ReactNode> = {
+  'sign-in': () => <SignIn />,
+  'sign-up': () => <SignUp />,
+  'sign-out': () => <SignOutPage />,
+  'email-verification': () => <EmailVerificationPage />,
+  'password-reset': () => <PasswordResetPage />,
+  'forgot-password': () => <ForgotPasswordPage />,
+  'oauth-callback': () => <OAuthCallbackPage />,
+  'magic-link-callback': () => <MagicLinkCallbackPage />,
+  'account-settings': () => <AccountSettings />,
+  error: () => <ErrorPage />,
+  'team-invitation': () => <TeamInvitationPage />,
+  mfa: () => <MfaPage />,
+  'cli-auth-confirm': () => <CliAuthConfirmPage />,
+};
+
+export interface LatchHandlerProps {
+  /**
+   * The page's location, for frameworks that own it (server rendering, a router). Default:
+   * `window.location`, followed through back/forward and 'history' navigation.
+   */
+  location?: PageLocation;
+}
+
+/**
+ * Serves every handler route under the provider's handler path (default `/handler`): sign-in,
+ * sign-up, sign-out, email-verification, password-reset, forgot-password, oauth-callback,
+ * magic-link-callback, account-settings, error, team-invitation, mfa and cli-auth-confirm.
+ * Mount it on every path under the handler path; no router library is needed.
+ *
+ * @example
+ * function App() {
+ *   if (location.pathname.startsWith('/handler/')) return <LatchHandler />;
+ *   return <Home />;
+ * }
+ */
+export function LatchHandler({ location }: LatchHandlerProps) {
+  const content = <HandlerRoutes />;
+  return location ? <LocationContext.Provider value={location}>{content}</LocationContext.Provider> : content;
+}
+
+function HandlerRoutes() {
+  const { urls } = useLatchContext();
+  const { pathname } = usePageLocation();
+  const route = parseHandlerRoute(pathname, urls.handler);
+  if (!route) {
+    return (
+      <Page title="Page not found">
+        <p className="latch-hint">There is no page at {pathname}.</p>
+        <div className="latch-footer">
+          <Link href={urls.home}>Go home</Link>
+        </div>
+      </Page>
+    );
+  }
+  return (
+    // Keyed by route so an error on one page does not stick to the next.
+    <PageErrorBoundary key={route}>
+      <Suspense fallback={<Page title="Loading">{<Loading />}</Page>}>{PAGES[route]()}</Suspense>
+    </PageErrorBoundary>
+  );
+}

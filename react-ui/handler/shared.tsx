@@ -1,0 +1,92 @@
+/**
+ * What several handler pages share: a one-shot call per code (a code can be used once, and React
+ * may render a page twice), the delayed redirect after a message, and the "not enabled" state
+ * of routes whose feature has not landed.
+ */
+import { Component, type ErrorInfo, type ReactNode, use, useEffect, useState } from 'react';
+import { Alert, Link, Page, errorMessage } from '../components/ui.js';
+import { useLatchContext } from '../hooks.js';
+import { REDIRECT_WAIT_MS } from '../urls.js';
+
+const calls = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `run` once per `key` for the page's life (a verification code must not be sent twice:
+ * the second call would find it used) and suspends until it settles.
+ */
+export function useOnce<T>(key: string, run: () => Promise<T>): T {
+  let call = calls.get(key) as Promise<T> | undefined;
+  if (!call) {
+    call = run();
+    calls.set(key, call);
+  }
+  return use(call);
+}
+
+/** Navigates to `to` after the spec's redirect wait (2000 ms), so the message can be read first. */
+export function useDelayedRedirect(to: string | null): void {
+  const { navigate } = useLatchContext();
+  useEffect(() => {
+    if (!to) return;
+    const timer = setTimeout(() => void navigate(to), REDIRECT_WAIT_MS);
+    return () => clearTimeout(timer);
+  }, [to, navigate]);
+}
+
+/** The state of a route whose feature this project (or this version of Latch) does not offer. */
+export function NotEnabled({ title, feature }: { title: string; feature: string }) {
+  const { urls } = useLatchContext();
+  return (
+    <Page title={title}>
+      <Alert kind="info">{feature} is not enabled for this project.</Alert>
+      <div className="latch-footer">
+        <Link href={urls.home}>Go home</Link>
+      </div>
+    </Page>
+  );
+}
+
+/** A page that needs a `code` query parameter and has none (a truncated link, usually). */
+export function MissingCode({ title, parameter = 'code' }: { title: string; parameter?: string }) {
+  const { urls } = useLatchContext();
+  return (
+    <Page title={title}>
+      <Alert kind="error">This link is incomplete: it has no {parameter}. Open the link from the email again, or copy all of it.</Alert>
+      <div className="latch-footer">
+        <Link href={urls.home}>Go home</Link>
+      </div>
+    </Page>
+  );
+}
+
+/** Shows what a page threw (a network error, say) as a page, instead of a blank screen. */
+export class PageErrorBoundary extends Component<{ children: ReactNode }, { error: unknown }> {
+  override state: { error: unknown } = { error: null };
+  static getDerivedStateFromError(error: unknown) {
+    return { error };
+  }
+  override componentDidCatch(error: unknown, info: ErrorInfo) {
+    console.error('Latch page error', error, info.componentStack);
+  }
+  override render() {
+    if (this.state.error) {
+      return (
+        <Page title="Something went wrong">
+          <Alert kind="error">{errorMessage(this.state.error)}</Alert>
+          <div className="latch-footer">
+            <a className="latch-link" href="">
+              Reload the page
+            </a>
+          </div>
+        </Page>
+      );
+    }
+    return this.props.children;
+  }
+}
+
+/** Keeps a value across a re-render that would recompute it (the result of a one-shot call). */
+export function useFirst<T>(value: T): T {
+  const [first] = useState(value);
+  return first;
+}
