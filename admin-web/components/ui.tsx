@@ -121,16 +121,53 @@ export function Field({ label, error, hint, children }: { label: string; error?:
   );
 }
 
-export function Switch({ label, description, checked, onChange, disabled }: { label: string; description?: ReactNode; checked: boolean; onChange: (checked: boolean) => void; disabled?: boolean }) {
+/**
+ * A checked state that follows the click at once while the save is in flight (so a switch never
+ * snaps back and forth), and the server's value again once it arrives. `onChange` may return a
+ * promise of `false` (or reject) to mean the save failed: the control then shows the old value.
+ */
+export function useOptimisticChecked(checked: boolean, onChange: (checked: boolean) => unknown): [boolean, (next: boolean) => void] {
+  const [pending, setPending] = useState<boolean | null>(null);
+  useEffect(() => {
+    if (pending !== null && pending === checked) setPending(null);
+  }, [checked, pending]);
+  const change = (next: boolean) => {
+    const result = onChange(next);
+    if (result instanceof Promise) {
+      setPending(next);
+      result.then(
+        (ok) => {
+          if (ok === false) setPending(null);
+        },
+        () => setPending(null),
+      );
+    }
+  };
+  return [pending ?? checked, change];
+}
+
+export function Switch({ label, description, checked, onChange, disabled }: { label: string; description?: ReactNode; checked: boolean; onChange: (checked: boolean) => unknown; disabled?: boolean }) {
   const id = useId();
+  const [shown, change] = useOptimisticChecked(checked, onChange);
   return (
     <div className="switch-row">
       <div>
         <label htmlFor={id}>{label}</label>
         {description ? <div className="muted small">{description}</div> : null}
       </div>
-      <input id={id} type="checkbox" role="switch" className="switch" checked={checked} disabled={disabled} onChange={(event) => onChange(event.target.checked)} />
+      <input id={id} type="checkbox" role="switch" className="switch" checked={shown} disabled={disabled} onChange={(event) => change(event.target.checked)} />
     </div>
+  );
+}
+
+/** A labelled checkbox whose change is saved to the server (optimistic, like Switch). */
+export function SavedCheckbox({ label, checked, onChange }: { label: ReactNode; checked: boolean; onChange: (checked: boolean) => unknown }) {
+  const [shown, change] = useOptimisticChecked(checked, onChange);
+  return (
+    <label className="row">
+      <input type="checkbox" checked={shown} onChange={(event) => change(event.target.checked)} />
+      {label}
+    </label>
   );
 }
 

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { apiKeySetCreateSchema } from '../../server/domains/api-keys/schemas.js';
 import type { CreatedInternalApiKey } from '../../sdk/index.js';
-import { saveConfig } from '../components/config.js';
+import { saveConfigFrom } from '../components/config.js';
 import { NewKeys } from '../components/new-keys.js';
 import { Card, ConfirmButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, Switch, fieldErrors, formatDate } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
@@ -55,8 +55,8 @@ export function ApiKeysPage({ projectId, admin, project }: PageProps) {
       </Card>
       <Card title="User and team API keys">
         <p className="muted" style={{ marginTop: 0 }}>Let your users create API keys for themselves or their teams (for your own API).</p>
-        <Switch label="Allow user API keys" checked={project.config.allow_user_api_keys} onChange={(checked) => void saveConfig(admin, { allow_user_api_keys: checked }).catch(setError)} />
-        <Switch label="Allow team API keys" checked={project.config.allow_team_api_keys} onChange={(checked) => void saveConfig(admin, { allow_team_api_keys: checked }).catch(setError)} />
+        <Switch label="Allow user API keys" checked={project.config.allow_user_api_keys} onChange={(checked) => saveConfigFrom(admin, { allow_user_api_keys: checked }, setError)} />
+        <Switch label="Allow team API keys" checked={project.config.allow_team_api_keys} onChange={(checked) => saveConfigFrom(admin, { allow_team_api_keys: checked }, setError)} />
         <ErrorMessage error={error} title="Could not save" />
       </Card>
       <CreateKeysDialog open={creating} onClose={() => setCreating(false)} onCreated={(keySet) => { setCreating(false); setCreated(keySet); }} admin={admin} />

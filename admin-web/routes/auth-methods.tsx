@@ -25,18 +25,16 @@ const METHODS = [
 export function AuthMethodsPage({ admin, project }: PageProps) {
   const config = project.config;
   const [error, setError] = useState<unknown>(null);
-  const [saving, setSaving] = useState<string | null>(null);
   const [editing, setEditing] = useState<ProviderId | null>(null);
 
-  const save = async (key: string, patch: ConfigPatch) => {
-    setSaving(key);
+  const save = async (_key: string, patch: ConfigPatch): Promise<boolean> => {
     setError(null);
     try {
       await saveConfig(admin, patch);
+      return true;
     } catch (caught) {
       setError(caught);
-    } finally {
-      setSaving(null);
+      return false;
     }
   };
   const providers = OAUTH_PROVIDER_IDS.map((id) => config.oauth_providers.find((provider) => provider.id === id) ?? null);
@@ -52,8 +50,7 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
             label={method.label}
             description={method.description}
             checked={config[method.key]}
-            disabled={saving === method.key}
-            onChange={(checked) => void save(method.key, { [method.key]: checked })}
+            onChange={(checked) => save(method.key, { [method.key]: checked })}
           />
         ))}
       </Card>

@@ -25,8 +25,9 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
     setPending(true);
     try {
       const result = mode === 'sign-up' ? await internalApp.signUpWithPassword({ email, password }) : await internalApp.signInWithPassword({ email, password });
+      // On success the session changes and the console renders the page that was asked for
+      // (a deep link survives signing in); /sign-in and /sign-up themselves go on to /projects.
       if (result.status === 'error') setError(result.error);
-      else navigate('/projects', { replace: true });
     } catch (caught) {
       setError(caught);
     } finally {

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { domainSchema } from '../../server/domains/projects/schemas.js';
-import { saveConfig } from '../components/config.js';
+import { saveConfig, saveConfigFrom } from '../components/config.js';
 import { Link } from '../components/router.js';
 import { Card, ConfirmButton, Empty, ErrorMessage, Field, PageHeader, Switch, fieldErrors } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
@@ -50,7 +50,7 @@ export function DomainsPage({ projectId, admin, project }: PageProps) {
           label="Allow localhost"
           description="Lets redirects go to http://localhost during development. Turn off for production."
           checked={config.allow_localhost}
-          onChange={(checked) => void saveConfig(admin, { allow_localhost: checked }).catch(setError)}
+          onChange={(checked) => saveConfigFrom(admin, { allow_localhost: checked }, setError)}
         />
       </Card>
       <Card title="Trusted domains">

@@ -2,9 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { definitionCreateSchema } from '../../server/domains/permissions/schemas.js';
 import type { PermissionDefinition } from '../../sdk/index.js';
-import { type ConfigPatch, saveConfig } from '../components/config.js';
+import { type ConfigPatch, saveConfigFrom } from '../components/config.js';
 import { allowedChildren } from '../components/permission-graph.js';
-import { Card, ConfirmButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, fieldErrors } from '../components/ui.js';
+import { Card, ConfirmButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, fieldErrors } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 type Scope = 'team' | 'project';
@@ -130,8 +130,7 @@ function DefaultsCard({ admin, config, team, projectDefs }: { admin: PageProps['
     const current = config[key].map((ref) => ref.id);
     const next = on ? [...current, id] : current.filter((existing) => existing !== id);
     const patch: ConfigPatch = { [key]: next.map((value) => ({ id: value })) };
-    setError(null);
-    saveConfig(admin, patch).catch(setError);
+    return saveConfigFrom(admin, patch, setError);
   };
   return (
     <Card title="Default permissions">
@@ -144,10 +143,7 @@ function DefaultsCard({ admin, config, team, projectDefs }: { admin: PageProps['
               <legend>{label}</legend>
               {choices.length === 0 ? <span className="muted small">Define a {scope} permission first.</span> : null}
               {choices.map((definition) => (
-                <label key={definition.id} className="row">
-                  <input type="checkbox" checked={held.has(definition.id)} onChange={(event) => toggle(key, definition.id, event.target.checked)} />
-                  <code>{definition.id}</code>
-                </label>
+                <SavedCheckbox key={definition.id} label={<code>{definition.id}</code>} checked={held.has(definition.id)} onChange={(checked) => toggle(key, definition.id, checked)} />
               ))}
             </fieldset>
           );

@@ -56,7 +56,7 @@ export function SettingsPage({ projectId, admin, project }: PageProps) {
           label="Production mode"
           description={project.production_mode_problems.length > 0 ? `${project.production_mode_problems.length} problem(s) to fix first: see Domains.` : 'Strict checks for a live app.'}
           checked={project.is_production_mode}
-          onChange={(checked) => void admin.updateProject({ is_production_mode: checked }).catch(setError)}
+          onChange={(checked) => admin.updateProject({ is_production_mode: checked }).then(() => true, (caught: unknown) => { setError(caught); return false; })}
         />
       </Card>
       <TransferCard projectId={projectId} ownerTeamId={project.owner_team_id} />

@@ -4,7 +4,7 @@ import { sendCodeSchema } from '../../server/domains/team-invitations/schemas.js
 import { teamCreateSchema } from '../../server/domains/teams/schemas.js';
 import type { ServerTeam } from '../../sdk/index.js';
 import { Link, navigate } from '../components/router.js';
-import { Card, ConfirmButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, fieldErrors, formatDate } from '../components/ui.js';
+import { Card, ConfirmButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, fieldErrors, formatDate } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 /** Teams: the list and create; one team's members (with their permissions) and invitations. */
@@ -175,13 +175,15 @@ function MemberPermissionsDialog({ admin, teamId, userId, onClose }: { admin: Pa
   // Direct grants only: what can be granted and revoked here.
   const held = useQuery(admin.teamPermissionsQuery(teamId, { userId, recursive: false }), admin.queryClient);
   const [error, setError] = useState<unknown>(null);
-  const toggle = async (id: string, on: boolean) => {
+  const toggle = async (id: string, on: boolean): Promise<boolean> => {
     setError(null);
     try {
       if (on) await admin.grantTeamPermission(teamId, userId, id);
       else await admin.revokeTeamPermission(teamId, userId, id);
+      return true;
     } catch (caught) {
       setError(caught);
+      return false;
     }
   };
   return (
@@ -194,11 +196,12 @@ function MemberPermissionsDialog({ admin, teamId, userId, onClose }: { admin: Pa
               return (
                 <div className="stack">
                   {items.map((definition) => (
-                    <label key={definition.id} className="row">
-                      <input type="checkbox" checked={granted.has(definition.id)} onChange={(event) => void toggle(definition.id, event.target.checked)} />
-                      <code>{definition.id}</code>
-                      <span className="muted small">{definition.description}</span>
-                    </label>
+                    <SavedCheckbox
+                      key={definition.id}
+                      label={<><code>{definition.id}</code> <span className="muted small">{definition.description}</span></>}
+                      checked={granted.has(definition.id)}
+                      onChange={(checked) => toggle(definition.id, checked)}
+                    />
                   ))}
                 </div>
               );
