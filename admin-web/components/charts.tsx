@@ -1,14 +1,14 @@
 /** Hand-written SVG charts (no chart library): a bar chart of daily counts. */
-export function BarChart({ data, label, height = 160 }: { data: Array<{ date: string; count: number }>; label: string; height?: number }) {
-  const width = 600;
+export function BarChart({ data, label, height = 160, width = 600 }: { data: Array<{ date: string; count: number }>; label: string; height?: number; width?: number }) {
   const padding = { top: 10, right: 8, bottom: 22, left: 32 };
   const max = Math.max(1, ...data.map((d) => d.count));
+  // A round top with whole-number ticks: 0, half, top (half only when it is a whole number).
   const niceMax = max <= 4 ? max : Math.ceil(max / 4) * 4;
   const innerWidth = width - padding.left - padding.right;
   const innerHeight = height - padding.top - padding.bottom;
   const slot = innerWidth / Math.max(1, data.length);
   const total = data.reduce((sum, d) => sum + d.count, 0);
-  const ticks = [0, niceMax / 2, niceMax].map((value) => Math.round(value));
+  const ticks = [...new Set([0, niceMax / 2, niceMax])].filter((value) => Number.isInteger(value));
   return (
     <figure style={{ margin: 0 }}>
       <svg className="chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${label}: ${total} in the last ${data.length} days`}>
@@ -30,7 +30,7 @@ export function BarChart({ data, label, height = 160 }: { data: Array<{ date: st
             </rect>
           );
         })}
-        {data.map((d, i) => (i % 7 === 0 || i === data.length - 1 ? (
+        {data.map((d, i) => ((data.length - 1 - i) % 7 === 0 ? (
           <text key={`label-${d.date}`} className="axis" x={padding.left + i * slot + slot / 2} y={height - 6} textAnchor="middle">{d.date.slice(5)}</text>
         ) : null))}
       </svg>

@@ -12,15 +12,18 @@ export function NewKeys({ projectId, keys }: { projectId: string; keys: CreatedI
   ];
   const present = rows.filter((row): row is [string, string, string] => row[2] !== null);
   const env = [`LATCH_API_URL=${origin}`, ...present.map(([, name, value]) => `${name}=${value}`)].join('\n');
-  const snippet = `import { ClientApp } from 'latch/sdk';
+  // The SDK lives in this repository's sdk/ folder (no npm package yet): the import says so.
+  const snippet = `// The Latch SDK: the sdk/ folder of the Latch repository.
+import { ClientApp } from './sdk/index.js';
 
 export const latch = new ClientApp({
   projectId: '${projectId}',
-  publishableClientKey: process.env.LATCH_PUBLISHABLE_CLIENT_KEY,
+  publishableClientKey: '${keys.publishable_client_key ?? 'pck_…'}', // safe in a browser
   baseUrl: '${origin}',
 });
 
-const result = await latch.signUpWithPassword({ email, password });`;
+const result = await latch.signUpWithPassword({ email, password });
+if (result.status === 'error') console.error(result.error.message);`;
   return (
     <div className="stack" data-testid="new-keys">
       <div className="alert alert-warn" role="note">

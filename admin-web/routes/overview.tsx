@@ -24,7 +24,7 @@ export function OverviewPage({ projectId, admin, project }: PageProps) {
       <QueryView query={metrics} loadingLabel="Loading metrics…">
         {(data) => (
           <>
-            <div className="grid" style={{ marginTop: 12 }}>
+            <div className="stats">
               <Stat label="Total users" value={data.total_users} />
               <Stat label="Active today" value={data.active_users.last_day} hint="Last 24 hours" />
               <Stat label="Active this week" value={data.active_users.last_7_days} hint="Last 7 days" />
@@ -43,10 +43,10 @@ export function OverviewPage({ projectId, admin, project }: PageProps) {
             <Card title="Sign-ups per day">
               <BarChart data={data.sign_ups_per_day} label="Sign-ups per day" />
             </Card>
-            <div className="grid">
+            <div className="two">
               <Card title="Last seen per day">
                 <p className="muted small" style={{ marginTop: 0 }}>Users by the day of their most recent activity.</p>
-                <BarChart data={data.last_active_per_day} label="Users last seen per day" height={130} />
+                <BarChart data={data.last_active_per_day} label="Users last seen per day" height={150} width={380} />
               </Card>
               <Card title="Users by sign-in method">
                 <ProportionBars
