@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
 import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
@@ -22,6 +23,11 @@ beforeAll(async () => {
   await buildAdminIfStale();
   [h, browser, sink] = await Promise.all([startHarness(), launchBrowser(), startSmtpSink({ username: SMTP_USER, password: SMTP_PASSWORD })]);
 }, 120_000);
+// Contexts are closed here too, so a failed test leaves no page talking to the server.
+const openContexts: BrowserContext[] = [];
+afterEach(async () => {
+  await Promise.all(openContexts.splice(0).map((context) => context.close().catch(() => {})));
+});
 afterAll(async () => {
   await browser?.close();
   await h?.close();
@@ -30,12 +36,26 @@ afterAll(async () => {
 
 async function newPage(options: { clipboard?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext(options.clipboard ? { permissions: ['clipboard-read', 'clipboard-write'] } : {});
+  openContexts.push(context);
   const page = await context.newPage();
   // Fail with Playwright's message (what was awaited) well before the test's own timeout.
   page.setDefaultTimeout(8000);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   return { context, page, errors };
+}
+
+const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** axe-core's WCAG 2 A/AA rules on the page as it is now: no serious or critical violation. */
+async function expectAccessible(page: Page, where: string) {
+  await page.addScriptTag({ path: AXE_PATH });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`);
+  });
+  expect(violations, where).toEqual([]);
 }
 
 async function signIn(page: Page, email: string, path = '/') {
@@ -86,6 +106,7 @@ describe('admin console', () => {
     await page.goto(h.url);
     await page.getByRole('heading', { name: 'Sign in to Latch' }).waitFor({ state: 'attached' });
     await browser.screenshot(page, 'admin-web', '01-sign-in');
+    await expectAccessible(page, 'sign-in');
     await page.getByRole('tab', { name: 'Create account' }).click();
     const email = h.uniqueEmail('owner');
     await page.getByLabel('Email').fill('not-an-email');
@@ -104,6 +125,7 @@ describe('admin console', () => {
     const keys = page.getByTestId('new-keys');
     await keys.waitFor();
     await browser.screenshot(page, 'admin-web', '03-new-project-keys');
+    await expectAccessible(page, 'new project keys');
     await page.getByRole('button', { name: 'Copy publishable client key: copy to clipboard' }).click();
     const publishable = await page.evaluate(() => navigator.clipboard.readText());
     expect(publishable).toBe(await page.getByLabel('Publishable client key', { exact: true }).textContent());
@@ -135,6 +157,7 @@ describe('admin console', () => {
     await page.getByRole('img', { name: 'Sign-ups per day: 3 in the last 30 days' }).waitFor();
     expect(await page.locator('.stat-value').first().textContent()).toBe('3');
     await browser.screenshot(page, 'admin-web', '05-overview-charts');
+    await expectAccessible(page, 'overview');
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -174,6 +197,7 @@ describe('admin console', () => {
     await page.getByRole('table', { name: 'Sessions' }).waitFor();
     expect(await page.getByText('impersonation', { exact: true }).count()).toBe(1);
     await browser.screenshot(page, 'admin-web', '06-user-detail');
+    await expectAccessible(page, 'user detail');
     expect(await page.getByRole('table', { name: 'Sessions' }).getByRole('row').count()).toBe(3);
     await page.getByRole('button', { name: 'Revoke' }).first().click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
@@ -187,6 +211,7 @@ describe('admin console', () => {
     await expect.poll(() => page.getByRole('table', { name: 'Users' }).getByRole('row').count()).toBe(2);
     expect(await page.getByRole('table', { name: 'Users' }).textContent()).not.toContain(other.email);
     await browser.screenshot(page, 'admin-web', '07-users-search');
+    await expectAccessible(page, 'users');
     await page.getByLabel('Search users').fill('nobody-matches-this');
     await page.getByText('No users match').waitFor();
 
@@ -238,6 +263,7 @@ describe('admin console', () => {
     await page.getByRole('dialog').getByLabel('editor').check();
     await expect.poll(async () => (await h.get(`/team-permissions?user_id=${member.userId}&recursive=false`, project.server())).body.items.map((p: { id: string }) => p.id).sort()).toEqual(['docs:read', 'editor']);
     await browser.screenshot(page, 'admin-web', '09-team-member-permissions');
+    await expectAccessible(page, 'team');
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -258,6 +284,7 @@ describe('admin console', () => {
     await page.getByLabel(/When an OAuth sign-in/).selectOption('raise_error');
     await expect.poll(async () => (await config(project)).oauth_account_merge_strategy).toBe('raise_error');
     await browser.screenshot(page, 'admin-web', '10-auth-methods');
+    await expectAccessible(page, 'auth methods');
     const github = (await config(project)).oauth_providers.find((p: { id: string }) => p.id === 'github');
     expect(github).toMatchObject({ enabled: true, type: 'standard', client_id: 'gh-client' });
 
@@ -274,6 +301,7 @@ describe('admin console', () => {
     await page.getByRole('switch', { name: 'Allow localhost' }).uncheck();
     await page.getByText('No problems: this project is ready for production mode.').waitFor();
     await browser.screenshot(page, 'admin-web', '11-domains');
+    await expectAccessible(page, 'domains');
     expect(await config(project)).toMatchObject({ allow_localhost: false, domains: [{ domain: 'https://app.example.com', handler_path: '/handler' }] });
     expect(errors).toEqual([]);
     await context.close();
@@ -300,6 +328,7 @@ describe('admin console', () => {
     await page.getByText('The SMTP server refused the test email').waitFor();
     expect(await page.getByRole('alert').textContent()).toMatch(/535|Authentication/);
     await browser.screenshot(page, 'admin-web', '12-smtp-error');
+    await expectAccessible(page, 'emails');
 
     await page.getByLabel('Password', { exact: true }).fill(SMTP_PASSWORD);
     await page.getByRole('button', { name: 'Send test email' }).click();
@@ -334,6 +363,7 @@ describe('admin console', () => {
     await page.getByRole('row', { name: /^ci/ }).getByText('revoked').waitFor();
     expect((await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': adminKey! })).status).toBe(401);
     await browser.screenshot(page, 'admin-web', '14-api-keys');
+    await expectAccessible(page, 'api keys');
 
     await page.getByRole('link', { name: 'Project settings' }).click();
     await page.getByLabel('Project name').fill('');
@@ -349,6 +379,26 @@ describe('admin console', () => {
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
     expect((await h.get('/internal/projects/current', project.admin())).status).toBeGreaterThanOrEqual(400);
     expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('works in dark mode (system preference): readable, accessible', async () => {
+    const project = await h.createProject({ displayName: 'Dark' });
+    await h.signUpUser(project);
+    const context = await browser.newContext({ colorScheme: 'dark' });
+    openContexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(8000);
+    await signIn(page, project.owner.email, `/projects/${project.id}/overview`);
+    await page.getByRole('img', { name: /Sign-ups per day/ }).waitFor();
+    const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    expect(background).toBe('rgb(15, 17, 21)');
+    await browser.screenshot(page, 'admin-web', '16-dark-overview');
+    await expectAccessible(page, 'dark overview');
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('table', { name: 'Users' }).waitFor();
+    await browser.screenshot(page, 'admin-web', '17-dark-users');
+    await expectAccessible(page, 'dark users');
     await context.close();
   });
 });
