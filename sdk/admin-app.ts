@@ -34,6 +34,9 @@ export type EmailConfig = RouterInputs['emails']['sendTestEmail']['email_config'
 /** What a test email did: `success`, or the SMTP server's `error_message`. */
 export type SendTestEmailResult = RouterOutputs['emails']['sendTestEmail'];
 
+/** The project's overview numbers: totals, active users, sign-ups and last activity per day (30 days), users by auth method. */
+export type ProjectMetrics = RouterOutputs['metrics']['get'];
+
 /** The effective project configuration (the `config_string` of the wire, parsed). */
 export type ProjectConfig = Record<string, unknown>;
 
@@ -326,6 +329,32 @@ export class AdminApp extends ServerApp {
   async deleteProjectPermissionDefinition(permissionId: string): Promise<void> {
     await this.call((context) => this.trpc.permissions.deleteProjectDefinition.mutate({ permission_id: permissionId }, { context }));
     this.invalidate(['permissions.']);
+  }
+
+  // ─── Metrics ─────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * The project's overview numbers as a cached query (anonymous users counted only when asked).
+   *
+   * @example
+   * admin.subscribe(() => admin.metricsQuery(), (state) => console.log(state.data?.total_users));
+   */
+  metricsQuery(options: { includeAnonymous?: boolean } = {}): LatchQuery<ProjectMetrics> {
+    // A query-string boolean on REST, so a string on tRPC too (z.stringbool).
+    const input = { include_anonymous: options.includeAnonymous ? 'true' : 'false' };
+    return defineQuery(this.appKey('metrics.get', input), () => this.call((context) => this.trpc.metrics.get.query(input, { context })));
+  }
+
+  /**
+   * Totals, active users (last day, 7 and 30 days), sign-ups and last activity per day for the
+   * last 30 days, and users by auth method.
+   *
+   * @example
+   * const metrics = await admin.getMetrics({ includeAnonymous: true });
+   * console.log(metrics.sign_ups_per_day.at(-1)?.count);
+   */
+  async getMetrics(options: { includeAnonymous?: boolean } = {}): Promise<ProjectMetrics> {
+    return this.queryClient.fetchQuery(this.metricsQuery(options));
   }
 
   // ─── Emails ──────────────────────────────────────────────────────────────────────────────────

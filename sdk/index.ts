@@ -14,6 +14,7 @@ export {
   type PermissionDefinitionCreateInput,
   type PermissionDefinitionUpdateInput,
   type ProjectConfig,
+  type ProjectMetrics,
   type ProjectUpdateInput,
   type SendTestEmailResult,
   type SentEmail,

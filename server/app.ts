@@ -154,11 +154,21 @@ export function createApp(deps: Deps): express.Express {
   });
   hotPaths.set(app, { tagRequest, apiHeaders, parseJson, guardBody: guardBody({ checkStrings: false }), dispatcher, handleError: (error, req, res) => handleUncaught(error, req, res) });
 
-  // The admin console (a single-page app) when it has been built; otherwise a pointer to the docs.
+  // The admin console (a single-page app, built by `npm install` / `npm start`) when it has been
+  // built; otherwise a pointer to the docs.
   if (existsSync(path.join(ADMIN_DIST, 'index.html'))) {
     const indexHtml = readFileSync(path.join(ADMIN_DIST, 'index.html'), 'utf8');
-    app.use(express.static(ADMIN_DIST, { index: false }));
-    app.get('/{*any}', (_req, res) => res.type('html').send(indexHtml));
+    // Vite names every asset by its content hash: a year of caching is safe, a new build has new names.
+    app.use('/assets', express.static(path.join(ADMIN_DIST, 'assets'), { index: false, immutable: true, maxAge: '365d' }));
+    app.use('/assets', (_req, res) => res.status(404).type('text/plain').send('Not found'));
+    app.use(express.static(ADMIN_DIST, { index: false, maxAge: '1h' }));
+    // Client-side routes get index.html, never cached, so a new build is picked up on the next load.
+    // API, health and metrics paths are never the console's: an unknown one stays a 404.
+    app.get('/{*any}', (req, res, next) => {
+      if (/^\/(api|health|metrics)(\/|$)/.test(req.path)) return next();
+      res.setHeader('cache-control', 'no-cache');
+      res.type('html').send(indexHtml);
+    });
   } else {
     app.get('/', (_req, res) => {
       res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>Latch</title></head>

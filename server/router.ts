@@ -2,6 +2,7 @@ import { apiKeysRouter } from './domains/api-keys/router.js';
 import { authRouter } from './domains/auth/router.js';
 import { contactChannelsRouter } from './domains/contact-channels/router.js';
 import { emailsRouter } from './domains/emails/router.js';
+import { metricsRouter } from './domains/metrics/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
 import { projectsRouter } from './domains/projects/router.js';
 import { sessionsRouter } from './domains/sessions/router.js';
@@ -24,6 +25,7 @@ export const appRouter = router({
   userTeamApiKeys: userTeamApiKeysRouter,
   contactChannels: contactChannelsRouter,
   emails: emailsRouter,
+  metrics: metricsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,44 @@
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Node-side build helper of the console (used by scripts/build-admin.ts and the browser tests); never bundled. */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const ADMIN_DIST = path.join(root, 'dist/admin-web');
+
+/** Everything the bundle is made from: the console, the SDK, and the server modules it shares (schemas, error catalogue). */
+const SOURCES = ['admin-web', 'sdk', 'server/domains', 'server/validation', 'server/errors', 'vite.config.ts', 'package-lock.json'];
+
+function newestMtime(entry: string): number {
+  if (!existsSync(entry)) return 0;
+  const stat = statSync(entry);
+  if (!stat.isDirectory()) return /\.test\.tsx?$/.test(entry) ? 0 : stat.mtimeMs;
+  let newest = 0;
+  for (const child of readdirSync(entry)) {
+    if (child === 'node_modules' || child.startsWith('.')) continue;
+    newest = Math.max(newest, newestMtime(path.join(entry, child)));
+  }
+  return newest;
+}
+
+export function adminBuildIsStale(): boolean {
+  const index = path.join(ADMIN_DIST, 'index.html');
+  if (!existsSync(index)) return true;
+  const builtAt = statSync(index).mtimeMs;
+  return SOURCES.some((source) => newestMtime(path.join(root, source)) > builtAt);
+}
+
+/**
+ * Builds when stale. The build goes to a temporary folder first and is then moved into place, so
+ * a server (or a parallel test) never reads a half-written dist/admin-web.
+ */
+export async function buildAdminIfStale(options: { force?: boolean } = {}): Promise<boolean> {
+  if (!options.force && !adminBuildIsStale()) return false;
+  const { build } = await import('vite');
+  const temporary = `${ADMIN_DIST}.tmp-${process.pid}-${Date.now()}`;
+  mkdirSync(path.dirname(temporary), { recursive: true });
+  await build({ configFile: path.join(root, 'vite.config.ts'), root: path.join(root, 'admin-web'), logLevel: 'warn', build: { outDir: temporary, emptyOutDir: true } });
+  rmSync(ADMIN_DIST, { recursive: true, force: true });
+  renameSync(temporary, ADMIN_DIST);
+  return true;
+}

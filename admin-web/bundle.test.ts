@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The console shares the server's wire schemas and error catalogue (never copies them); this
+ * keeps that sharing honest: only pure modules may reach the browser, never the database, crypto,
+ * mail or HTTP server code (a schemas.ts importing a service would otherwise ship it silently).
+ */
+const ALLOWED_SERVER_MODULE = /^server\/(errors\/known-errors?\.ts|validation\/(schemas|urls)\.ts|domains\/[a-z-]+\/schemas\.ts|domains\/projects\/config\.ts)$/;
+
+describe('browser bundle of the admin console', () => {
+  it('contains only pure server modules (schemas, config defaults, error catalogue) and reports its size', async () => {
+    const result = await build({
+      entryPoints: [path.join(root, 'admin-web/main.tsx')],
+      absWorkingDir: root,
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      target: 'es2022',
+      minify: true,
+      metafile: true,
+      write: false,
+      outdir: 'out',
+      jsx: 'automatic',
+      logLevel: 'silent',
+      define: { 'process.env.NODE_ENV': '"production"' },
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    const serverModules = inputs.filter((input) => input.startsWith('server/'));
+    expect(serverModules.filter((input) => !ALLOWED_SERVER_MODULE.test(input))).toEqual([]);
+    expect(serverModules).toContain('server/domains/users/schemas.ts');
+    expect(inputs.filter((input) => /node_modules\/(@trpc\/server\/dist\/adapters|express|kysely|pg|jose|@node-rs|nodemailer|@electric-sql)\//.test(input) || input.startsWith('node:'))).toEqual([]);
+
+    const js = result.outputFiles.find((file) => file.path.endsWith('.js'))!;
+    const gzipped = gzipSync(js.contents, { level: 9 }).length;
+    // esbuild's figure, a little above Vite's own output (dist/admin-web/assets); a regression guard.
+    console.log(`Admin console bundle (esbuild, one chunk): ${(js.contents.length / 1024).toFixed(1)} KiB minified, ${(gzipped / 1024).toFixed(1)} KiB gzipped`);
+    expect(gzipped).toBeLessThan(300 * 1024);
+  });
+});

@@ -1,0 +1,61 @@
+/** Hand-written SVG charts (no chart library): a bar chart of daily counts. */
+export function BarChart({ data, label, height = 160, width = 600 }: { data: Array<{ date: string; count: number }>; label: string; height?: number; width?: number }) {
+  const padding = { top: 10, right: 8, bottom: 22, left: 32 };
+  const max = Math.max(1, ...data.map((d) => d.count));
+  // A round top with whole-number ticks: 0, half, top (half only when it is a whole number).
+  const niceMax = max <= 4 ? max : Math.ceil(max / 4) * 4;
+  const innerWidth = width - padding.left - padding.right;
+  const innerHeight = height - padding.top - padding.bottom;
+  const slot = innerWidth / Math.max(1, data.length);
+  const total = data.reduce((sum, d) => sum + d.count, 0);
+  const ticks = [...new Set([0, niceMax / 2, niceMax])].filter((value) => Number.isInteger(value));
+  return (
+    <figure style={{ margin: 0 }}>
+      <svg className="chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${label}: ${total} in the last ${data.length} days`}>
+        {ticks.map((tick) => {
+          const y = padding.top + innerHeight - (tick / niceMax) * innerHeight;
+          return (
+            <g key={tick}>
+              <line className="gridline" x1={padding.left} x2={width - padding.right} y1={y} y2={y} />
+              <text className="axis" x={padding.left - 6} y={y + 3} textAnchor="end">{tick}</text>
+            </g>
+          );
+        })}
+        {data.map((d, i) => {
+          const barHeight = (d.count / niceMax) * innerHeight;
+          const x = padding.left + i * slot + slot * 0.15;
+          return (
+            <rect key={d.date} className="bar" x={x} y={padding.top + innerHeight - barHeight} width={slot * 0.7} height={Math.max(barHeight, d.count > 0 ? 1 : 0)} rx={2}>
+              <title>{`${d.date}: ${d.count}`}</title>
+            </rect>
+          );
+        })}
+        {data.map((d, i) => ((data.length - 1 - i) % 7 === 0 ? (
+          <text key={`label-${d.date}`} className="axis" x={padding.left + i * slot + slot / 2} y={height - 6} textAnchor="middle">{d.date.slice(5)}</text>
+        ) : null))}
+      </svg>
+      <figcaption className="visually-hidden">{data.map((d) => `${d.date}: ${d.count}`).join(', ')}</figcaption>
+    </figure>
+  );
+}
+
+/** Horizontal proportion bars (users by auth method). */
+export function ProportionBars({ items }: { items: Array<{ label: string; value: number }> }) {
+  const max = Math.max(1, ...items.map((item) => item.value));
+  return (
+    <div className="stack" style={{ gap: 8 }}>
+      {items.map((item) => (
+        <div key={item.label}>
+          <div className="row" style={{ justifyContent: 'space-between' }}>
+            <span>{item.label}</span>
+            <strong>{item.value}</strong>
+          </div>
+          <svg className="chart" viewBox="0 0 100 6" preserveAspectRatio="none" style={{ height: 6 }} aria-hidden="true">
+            <rect className="area" x={0} y={0} width={100} height={6} rx={3} />
+            <rect className="bar" x={0} y={0} width={(item.value / max) * 100} height={6} rx={3} />
+          </svg>
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,268 @@
+import { type UseQueryResult } from '@tanstack/react-query';
+import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
+import type { z } from 'zod';
+import { errorCode, errorMessage } from '../api.js';
+
+/** Small building blocks shared by every page: one stylesheet (styles.css), no CSS framework. */
+
+export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <div>
+        <h1>{title}</h1>
+        {description ? <p className="muted">{description}</p> : null}
+      </div>
+      {actions ? <div className="actions">{actions}</div> : null}
+    </header>
+  );
+}
+
+export function Card({ title, children, actions }: { title?: string; children: ReactNode; actions?: ReactNode }) {
+  const id = useId();
+  return (
+    <section className="card" aria-labelledby={title ? id : undefined}>
+      {title || actions ? (
+        <div className="card-header">
+          {title ? <h2 id={id}>{title}</h2> : <span />}
+          {actions}
+        </div>
+      ) : null}
+      {children}
+    </section>
+  );
+}
+
+export function ErrorMessage({ error, title = 'Something went wrong' }: { error: unknown; title?: string }) {
+  if (!error) return null;
+  const code = errorCode(error);
+  return (
+    <div className="alert alert-error" role="alert">
+      <strong>{title}</strong>
+      <span>{errorMessage(error)}</span>
+      {code ? <code className="muted">{code}</code> : null}
+    </div>
+  );
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <div className="loading" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" /> {label}
+    </div>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="empty">
+      <strong>{title}</strong>
+      {children ? <div className="muted">{children}</div> : null}
+    </div>
+  );
+}
+
+/** The three states of every list: loading, error (with retry), then the content. */
+export function QueryView<T>({ query, children, loadingLabel }: { query: UseQueryResult<T>; children: (data: T) => ReactNode; loadingLabel?: string }) {
+  if (query.isPending) return <Loading label={loadingLabel} />;
+  if (query.isError) {
+    return (
+      <div>
+        <ErrorMessage error={query.error} title="Could not load" />
+        <button type="button" className="button" onClick={() => void query.refetch()}>Try again</button>
+      </div>
+    );
+  }
+  return <>{children(query.data)}</>;
+}
+
+/** Runs an async action with pending and error state; errors are kept for display, not thrown. */
+export function useAction<A extends unknown[], R>(action: (...args: A) => Promise<R>) {
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = useCallback(
+    async (...args: A): Promise<R | undefined> => {
+      setPending(true);
+      setError(null);
+      try {
+        return await action(...args);
+      } catch (caught) {
+        setError(caught);
+        return undefined;
+      } finally {
+        setPending(false);
+      }
+    },
+    [action],
+  );
+  return { run, pending, error, setError };
+}
+
+/** Field errors from a zod schema (the server's own), keyed by the first path segment. */
+export function fieldErrors(schema: z.ZodType, value: unknown): Record<string, string> | null {
+  const result = schema.safeParse(value);
+  if (result.success) return null;
+  const errors: Record<string, string> = {};
+  for (const issue of result.error.issues) {
+    const key = String(issue.path[0] ?? '_');
+    errors[key] ??= issue.message;
+  }
+  return errors;
+}
+
+export function Field({ label, error, hint, children }: { label: string; error?: string | undefined; hint?: ReactNode; children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => ReactNode }) {
+  const id = useId();
+  const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children({ id, 'aria-invalid': Boolean(error), ...(describedBy ? { 'aria-describedby': describedBy } : {}) })}
+      {error ? <span className="field-error" id={`${id}-error`}>{error}</span> : hint ? <span className="muted small" id={`${id}-hint`}>{hint}</span> : null}
+    </div>
+  );
+}
+
+/**
+ * A checked state that follows the click at once while the save is in flight (so a switch never
+ * snaps back and forth), and the server's value again once it arrives. `onChange` may return a
+ * promise of `false` (or reject) to mean the save failed: the control then shows the old value.
+ */
+export function useOptimisticChecked(checked: boolean, onChange: (checked: boolean) => unknown): [boolean, (next: boolean) => void] {
+  const [pending, setPending] = useState<boolean | null>(null);
+  useEffect(() => {
+    if (pending !== null && pending === checked) setPending(null);
+  }, [checked, pending]);
+  const change = (next: boolean) => {
+    const result = onChange(next);
+    if (result instanceof Promise) {
+      setPending(next);
+      result.then(
+        (ok) => {
+          if (ok === false) setPending(null);
+        },
+        () => setPending(null),
+      );
+    }
+  };
+  return [pending ?? checked, change];
+}
+
+export function Switch({ label, description, checked, onChange, disabled }: { label: string; description?: ReactNode; checked: boolean; onChange: (checked: boolean) => unknown; disabled?: boolean }) {
+  const id = useId();
+  const [shown, change] = useOptimisticChecked(checked, onChange);
+  return (
+    <div className="switch-row">
+      <div>
+        <label htmlFor={id}>{label}</label>
+        {description ? <div className="muted small">{description}</div> : null}
+      </div>
+      <input id={id} type="checkbox" role="switch" className="switch" checked={shown} disabled={disabled} onChange={(event) => change(event.target.checked)} />
+    </div>
+  );
+}
+
+/** A labelled checkbox whose change is saved to the server (optimistic, like Switch). */
+export function SavedCheckbox({ label, checked, onChange }: { label: ReactNode; checked: boolean; onChange: (checked: boolean) => unknown }) {
+  const [shown, change] = useOptimisticChecked(checked, onChange);
+  return (
+    <label className="row">
+      <input type="checkbox" checked={shown} onChange={(event) => change(event.target.checked)} />
+      {label}
+    </label>
+  );
+}
+
+export function CopyButton({ value, label = 'Copy' }: { value: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+    } catch {
+      // Clipboard API refused (insecure origin, permissions): fall back to a hidden textarea.
+      const area = document.createElement('textarea');
+      area.value = value;
+      document.body.append(area);
+      area.select();
+      document.execCommand('copy');
+      area.remove();
+    }
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  };
+  return (
+    <button type="button" className="button small" onClick={() => void copy()} aria-label={`${label}: ${copied ? 'copied' : 'copy to clipboard'}`}>
+      {copied ? 'Copied' : label}
+    </button>
+  );
+}
+
+/** A modal on the native <dialog> (focus trap, Escape and backdrop handled by the browser). */
+export function Modal({ title, open, onClose, children, wide }: { title: string; open: boolean; onClose: () => void; children: ReactNode; wide?: boolean }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const id = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog ref={ref} className={wide ? 'modal wide' : 'modal'} aria-labelledby={id} onClose={onClose} onCancel={onClose}>
+      <div className="modal-header">
+        <h2 id={id}>{title}</h2>
+        <button type="button" className="button ghost" aria-label="Close" onClick={onClose}>×</button>
+      </div>
+      {open ? children : null}
+    </dialog>
+  );
+}
+
+/** Confirmation for destructive actions: says what will happen, and shows the server's error if it fails. */
+export function ConfirmButton({ label, title, message, confirmLabel = label, onConfirm, className = 'button danger' }: { label: string; title: string; message: ReactNode; confirmLabel?: string; onConfirm: () => Promise<unknown>; className?: string }) {
+  const [open, setOpen] = useState(false);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const confirm = async () => {
+    setPending(true);
+    setError(null);
+    try {
+      await onConfirm();
+      setOpen(false);
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setPending(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" className={className} onClick={() => setOpen(true)}>{label}</button>
+      <Modal title={title} open={open} onClose={() => setOpen(false)}>
+        <div className="stack">
+          <div>{message}</div>
+          <ErrorMessage error={error} />
+          <div className="actions end">
+            <button type="button" className="button" onClick={() => setOpen(false)}>Cancel</button>
+            <button type="button" className="button danger" disabled={pending} onClick={() => void confirm()}>
+              {pending ? 'Working…' : confirmLabel}
+            </button>
+          </div>
+        </div>
+      </Modal>
+    </>
+  );
+}
+
+export function formatDate(millis: number | null | undefined): string {
+  if (millis === null || millis === undefined) return '—';
+  return new Date(millis).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** Calls `fn` with `value` once it has stopped changing for `delay` ms. */
+export function useDebounced<T>(value: T, delay = 250): T {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), delay);
+    return () => clearTimeout(timer);
+  }, [value, delay]);
+  return debounced;
+}

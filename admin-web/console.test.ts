@@ -1,0 +1,404 @@
+import { createRequire } from 'node:module';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
+import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
+import { type SmtpSink, startSmtpSink } from '../server/test/smtp-sink.js';
+import { buildAdminIfStale } from './build.js';
+
+/**
+ * The admin console in real headless Chromium against a real server (fresh database) that serves
+ * the built SPA, as an owner would use it. One browser for the file, a fresh context per test;
+ * screenshots go to test-artifacts/admin-web/. What the UI claims is checked through the API.
+ */
+const OWNER_PASSWORD = 'owner-password-1';
+let h: Harness;
+let browser: TestBrowser;
+let sink: SmtpSink;
+const SMTP_USER = 'smtp-user';
+const SMTP_PASSWORD = 'smtp-password-1';
+
+beforeAll(async () => {
+  // Built once when stale (seconds); the server reads dist/admin-web when it starts.
+  await buildAdminIfStale();
+  [h, browser, sink] = await Promise.all([startHarness(), launchBrowser(), startSmtpSink({ username: SMTP_USER, password: SMTP_PASSWORD })]);
+}, 120_000);
+// Contexts are closed here too, so a failed test leaves no page talking to the server.
+const openContexts: BrowserContext[] = [];
+afterEach(async () => {
+  await Promise.all(openContexts.splice(0).map((context) => context.close().catch(() => {})));
+});
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+  await sink?.close();
+});
+
+async function newPage(options: { clipboard?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext(options.clipboard ? { permissions: ['clipboard-read', 'clipboard-write'] } : {});
+  openContexts.push(context);
+  const page = await context.newPage();
+  // Fail with Playwright's message (what was awaited) well before the test's own timeout.
+  page.setDefaultTimeout(8000);
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  return { context, page, errors };
+}
+
+const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** axe-core's WCAG 2 A/AA rules on the page as it is now: no serious or critical violation. */
+async function expectAccessible(page: Page, where: string) {
+  await page.addScriptTag({ path: AXE_PATH });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`);
+  });
+  expect(violations, where).toEqual([]);
+}
+
+async function signIn(page: Page, email: string, path = '/') {
+  await page.goto(`${h.url}${path}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(OWNER_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** A project made through the API, and a page signed in as its owner, on the given project page. */
+async function ownerOn(pagePath: string, options: { config?: Record<string, unknown> } = {}) {
+  const project = await h.createProject({ displayName: 'Console test', ...options });
+  const { context, page, errors } = await newPage();
+  await signIn(page, project.owner.email, `/projects/${project.id}/${pagePath}`);
+  return { project, context, page, errors };
+}
+
+async function config(project: ProjectFixture) {
+  const res = await h.get('/internal/projects/current', project.admin());
+  expect(res.status).toBe(200);
+  return res.body.config;
+}
+
+describe('admin console', () => {
+  it('serves the SPA at / and at client-side routes, never for API paths; assets cached for a year', async () => {
+    const root = await fetch(`${h.url}/`);
+    expect(root.headers.get('content-type')).toContain('text/html');
+    expect(root.headers.get('cache-control')).toBe('no-cache');
+    const html = await root.text();
+    expect(html).toContain('<div id="root">');
+    const deep = await fetch(`${h.url}/projects/abc/users`);
+    expect(await deep.text()).toBe(html);
+    const asset = html.match(/src="(\/assets\/[^"]+\.js)"/)?.[1];
+    const assetResponse = await fetch(`${h.url}${asset}`);
+    expect(assetResponse.status).toBe(200);
+    expect(assetResponse.headers.get('cache-control')).toContain('immutable');
+    expect((await fetch(`${h.url}/assets/missing.js`)).status).toBe(404);
+    const api = await fetch(`${h.url}/api/v1/nope`);
+    expect(api.headers.get('content-type')).toContain('application/json');
+    const unknownApi = await fetch(`${h.url}/api/nope`);
+    expect(unknownApi.status).toBe(404);
+    expect(await unknownApi.text()).not.toContain('<div id="root">');
+    expect(await (await fetch(`${h.url}/health`)).json()).toMatchObject({ status: 'ok' });
+  });
+
+  it('signs an owner up, creates a project and shows its keys once, with copy buttons that copy working keys', async () => {
+    const { context, page, errors } = await newPage({ clipboard: true });
+    await page.goto(h.url);
+    await page.getByRole('heading', { name: 'Sign in to Latch' }).waitFor({ state: 'attached' });
+    await browser.screenshot(page, 'admin-web', '01-sign-in');
+    await expectAccessible(page, 'sign-in');
+    await page.getByRole('tab', { name: 'Create account' }).click();
+    const email = h.uniqueEmail('owner');
+    await page.getByLabel('Email').fill('not-an-email');
+    await page.getByLabel('Password').fill(OWNER_PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    // The server's own schema, run in the browser: no request was needed for this message.
+    await expect(page.getByText('must be a valid email').isVisible()).resolves.toBe(true);
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('No projects yet').waitFor();
+    await browser.screenshot(page, 'admin-web', '02-projects-empty');
+
+    await page.getByRole('button', { name: 'New project' }).click();
+    await page.getByLabel('Project name').fill('Shop');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    const keys = page.getByTestId('new-keys');
+    await keys.waitFor();
+    await browser.screenshot(page, 'admin-web', '03-new-project-keys');
+    await expectAccessible(page, 'new project keys');
+    await page.getByRole('button', { name: 'Copy publishable client key: copy to clipboard' }).click();
+    const publishable = await page.evaluate(() => navigator.clipboard.readText());
+    expect(publishable).toBe(await page.getByLabel('Publishable client key', { exact: true }).textContent());
+    await page.getByRole('button', { name: 'Copy secret server key: copy to clipboard' }).click();
+    const secret = await page.evaluate(() => navigator.clipboard.readText());
+    expect(await page.getByLabel('SDK snippet').textContent()).toContain("new ClientApp({");
+
+    const projectId = (await page.getByLabel('.env file').textContent())?.match(/LATCH_PROJECT_ID=(\S+)/)?.[1] ?? null;
+    expect(projectId).toBeTruthy();
+    // The copied keys work.
+    const current = await h.get('/projects/current', { 'x-latch-project-id': projectId!, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': publishable });
+    expect(current.body.display_name).toBe('Shop');
+    const users = await h.get('/users', { 'x-latch-project-id': projectId!, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': secret });
+    expect(users.status).toBe(200);
+
+    await page.getByRole('button', { name: /open the project/ }).click();
+    await page.getByRole('heading', { name: 'Shop' }).waitFor();
+    await page.getByText('Sign-ups per day').waitFor();
+    await browser.screenshot(page, 'admin-web', '04-overview-empty');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows the overview charts from /internal/metrics', async () => {
+    const project = await h.createProject({ displayName: 'Metrics' });
+    await Promise.all([h.signUpUser(project), h.signUpUser(project), h.signUpUser(project)]);
+    const { context, page, errors } = await newPage();
+    await signIn(page, project.owner.email, `/projects/${project.id}/overview`);
+    await page.getByRole('img', { name: 'Sign-ups per day: 3 in the last 30 days' }).waitFor();
+    expect(await page.locator('.stat-value').first().textContent()).toBe('3');
+    await browser.screenshot(page, 'admin-web', '05-overview-charts');
+    await expectAccessible(page, 'overview');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('creates a user, finds them by search, edits name and metadata (JSON checked), impersonates, revokes a session, deletes', async () => {
+    const { project, context, page, errors } = await ownerOn('users');
+    const other = await h.signUpUser(project, { email: h.uniqueEmail('someone-else') });
+    await page.getByRole('table', { name: 'Users' }).waitFor();
+    await page.getByRole('button', { name: 'Create user' }).first().click();
+    const email = h.uniqueEmail('ada');
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Display name').fill('Ada');
+    await page.getByLabel('Password (optional)').fill('correct-horse-battery');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create user' }).click();
+    await page.getByRole('heading', { name: 'Ada', exact: true }).waitFor();
+    const userId = page.url().split('/').pop()!;
+
+    await page.getByLabel('Display name').fill('Ada Lovelace');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByRole('heading', { name: 'Ada Lovelace', exact: true }).waitFor();
+
+    await page.getByLabel('Server metadata').fill('{"plan": "pro",');
+    await page.getByRole('button', { name: 'Save metadata' }).click();
+    await page.getByText(/Not valid JSON/).waitFor();
+    await page.getByLabel('Server metadata').fill('{"plan": "pro"}');
+    await page.getByRole('button', { name: 'Save metadata' }).click();
+    await page.getByRole('region', { name: 'Metadata' }).getByText('Saved.').waitFor();
+    const saved = await h.get(`/users/${userId}`, project.server());
+    expect(saved.body).toMatchObject({ display_name: 'Ada Lovelace', server_metadata: { plan: 'pro' }, primary_email: email });
+
+    // A session of the user's own, then revoke it from the console.
+    await h.post('/auth/password/sign-in', { email, password: 'correct-horse-battery' }, project.client());
+    await page.getByRole('button', { name: 'Impersonate' }).click();
+    await page.getByText('Impersonation session').waitFor();
+    await page.getByRole('button', { name: 'Close' }).click();
+    await page.reload();
+    await page.getByRole('table', { name: 'Sessions' }).waitFor();
+    expect(await page.getByText('impersonation', { exact: true }).count()).toBe(1);
+    await browser.screenshot(page, 'admin-web', '06-user-detail');
+    await expectAccessible(page, 'user detail');
+    expect(await page.getByRole('table', { name: 'Sessions' }).getByRole('row').count()).toBe(3);
+    await page.getByRole('button', { name: 'Revoke' }).first().click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Sessions' }).getByRole('row').count()).toBe(2);
+    const sessions = await h.get(`/auth/sessions?user_id=${userId}`, project.server());
+    expect(sessions.body.items).toHaveLength(1);
+
+    // Search the table.
+    await page.getByRole('link', { name: '← Users' }).click();
+    await page.getByLabel('Search users').fill('ada-');
+    await expect.poll(() => page.getByRole('table', { name: 'Users' }).getByRole('row').count()).toBe(2);
+    expect(await page.getByRole('table', { name: 'Users' }).textContent()).not.toContain(other.email);
+    await browser.screenshot(page, 'admin-web', '07-users-search');
+    await expectAccessible(page, 'users');
+    await page.getByLabel('Search users').fill('nobody-matches-this');
+    await page.getByText('No users match').waitFor();
+
+    // Delete, with confirmation.
+    await page.goto(`${h.url}/projects/${project.id}/users/${userId}`);
+    await page.getByRole('button', { name: 'Delete user' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete user' }).click();
+    await page.getByRole('table', { name: 'Users' }).waitFor();
+    expect((await h.get(`/users/${userId}`, project.server())).status).toBe(404);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('creates nested permissions (never offering a cycle), a team, a member and their permission', async () => {
+    const { project, context, page, errors } = await ownerOn('permissions');
+    const member = await h.signUpUser(project);
+    await page.getByRole('button', { name: 'New team permission' }).click();
+    await page.getByLabel('Permission ID').fill('Docs Read');
+    await page.getByRole('button', { name: 'Create permission' }).click();
+    await page.getByText('Only lowercase letters, numbers, ":", "_" and optional "$" at the beginning are allowed').waitFor();
+    await page.getByLabel('Permission ID').fill('docs:read');
+    await page.getByRole('button', { name: 'Create permission' }).click();
+    await page.getByRole('cell', { name: 'docs:read', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'New team permission' }).click();
+    await page.getByLabel('Permission ID').fill('editor');
+    await page.getByRole('dialog').getByLabel('docs:read').check();
+    await page.getByRole('button', { name: 'Create permission' }).click();
+    await page.getByRole('cell', { name: 'editor', exact: true }).waitFor();
+    // docs:read is inside editor, so editor is not offered inside docs:read.
+    await page.getByRole('row', { name: /^docs:read/ }).getByRole('button', { name: 'Edit' }).click();
+    expect(await page.getByRole('dialog').getByLabel('editor', { exact: true }).count()).toBe(0);
+    expect(await page.getByRole('dialog').getByLabel('$read_members').count()).toBe(1);
+    await browser.screenshot(page, 'admin-web', '08-permission-editor');
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    // Defaults.
+    await page.getByRole('group', { name: 'Team members get' }).getByLabel('docs:read').check();
+    await expect.poll(async () => (await config(project)).team_member_default_permissions).toEqual([{ id: 'docs:read' }]);
+
+    await page.getByRole('link', { name: 'Teams' }).click();
+    await page.getByText('No teams yet').waitFor();
+    await page.getByRole('button', { name: 'Create team' }).click();
+    await page.getByLabel('Team name').fill('Writers');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create team' }).click();
+    await page.getByRole('heading', { name: 'Writers' }).waitFor();
+    await page.getByLabel('Add a user by email').fill(member.email);
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await page.getByRole('table', { name: 'Members' }).waitFor();
+    await page.getByRole('button', { name: 'Permissions' }).click();
+    await page.getByRole('dialog').getByLabel('editor').check();
+    await expect.poll(async () => (await h.get(`/team-permissions?user_id=${member.userId}&recursive=false`, project.server())).body.items.map((p: { id: string }) => p.id).sort()).toEqual(['docs:read', 'editor']);
+    await browser.screenshot(page, 'admin-web', '09-team-member-permissions');
+    await expectAccessible(page, 'team');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('changes auth methods and domains, and shows the production-mode problems with their fix', async () => {
+    const { project, context, page, errors } = await ownerOn('auth-methods');
+    expect((await config(project)).magic_link_enabled).toBe(false);
+    await page.getByRole('switch', { name: 'Magic link and email code' }).check();
+    await expect.poll(async () => (await config(project)).magic_link_enabled).toBe(true);
+    await page.getByRole('button', { name: 'Configure GitHub' }).click();
+    await page.getByLabel('My own OAuth app').check();
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    await page.getByText('standard providers need client_id and client_secret').waitFor();
+    await page.getByLabel('Client ID').fill('gh-client');
+    await page.getByLabel('Client secret').fill('gh-secret');
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Own app (gh-client)').waitFor();
+    await page.getByLabel(/When an OAuth sign-in/).selectOption('raise_error');
+    await expect.poll(async () => (await config(project)).oauth_account_merge_strategy).toBe('raise_error');
+    await browser.screenshot(page, 'admin-web', '10-auth-methods');
+    await expectAccessible(page, 'auth methods');
+    const github = (await config(project)).oauth_providers.find((p: { id: string }) => p.id === 'github');
+    expect(github).toMatchObject({ enabled: true, type: 'standard', client_id: 'gh-client' });
+
+    await page.getByRole('link', { name: 'Project settings' }).click();
+    await page.getByRole('switch', { name: 'Production mode' }).check();
+    await page.getByRole('link', { name: 'Domains' }).click();
+    await page.getByRole('list', { name: 'Production mode problems' }).getByText('Localhost is not allowed in production mode').waitFor();
+    await page.getByLabel('Domain', { exact: true }).fill('not a url');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    expect(await page.locator('.field-error').count()).toBeGreaterThan(0);
+    await page.getByLabel('Domain', { exact: true }).fill('https://app.example.com');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await page.getByRole('cell', { name: 'https://app.example.com' }).waitFor();
+    await page.getByRole('switch', { name: 'Allow localhost' }).uncheck();
+    await page.getByText('No problems: this project is ready for production mode.').waitFor();
+    await browser.screenshot(page, 'admin-web', '11-domains');
+    await expectAccessible(page, 'domains');
+    expect(await config(project)).toMatchObject({ allow_localhost: false, domains: [{ domain: 'https://app.example.com', handler_path: '/handler' }] });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('sends a test email to the SMTP sink, shows the SMTP error for a bad login, and renders outbox emails', async () => {
+    const { project, context, page, errors } = await ownerOn('emails', { config: { magic_link_enabled: true } });
+    // An email to the outbox: with no SMTP server configured it stays there (the local inbox).
+    const to = h.uniqueEmail('reader');
+    expect((await h.post('/auth/otp/send-sign-in-code', { email: to, callback_url: 'http://localhost:3000/handler/magic-link-callback' }, project.client())).status).toBe(200);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByRole('table', { name: 'Sent emails' }).getByText(to).waitFor();
+
+    await page.getByLabel('My own SMTP server').check();
+    await page.getByLabel('SMTP host').fill('127.0.0.1');
+    await page.getByLabel('Port').fill(String(sink.port));
+    await page.getByLabel('Username').fill(SMTP_USER);
+    await page.getByLabel('Password', { exact: true }).fill('wrong-password');
+    await page.getByLabel('Sender name').fill('Shop');
+    await page.getByLabel('Sender email').fill('noreply@shop.test');
+    const recipient = h.uniqueEmail('test-recipient');
+    await page.getByLabel('Send a test email to').fill(recipient);
+    await page.getByRole('button', { name: 'Send test email' }).click();
+    await page.getByText('The SMTP server refused the test email').waitFor();
+    expect(await page.getByRole('alert').textContent()).toMatch(/535|Authentication/);
+    await browser.screenshot(page, 'admin-web', '12-smtp-error');
+    await expectAccessible(page, 'emails');
+
+    await page.getByLabel('Password', { exact: true }).fill(SMTP_PASSWORD);
+    await page.getByRole('button', { name: 'Send test email' }).click();
+    await page.getByText('Test email sent.').waitFor();
+    const received = await sink.waitForTo(recipient);
+    expect(received.from?.address).toBe('noreply@shop.test');
+    await page.getByRole('button', { name: 'Save email server' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect((await config(project)).email_config).toMatchObject({ type: 'standard', host: '127.0.0.1', port: sink.port });
+
+    await page.getByRole('table', { name: 'Sent emails' }).getByRole('link').first().click();
+    const frame = page.frameLocator('iframe.email-frame');
+    await frame.locator('body').waitFor();
+    expect(await frame.locator('body').textContent()).toMatch(/sign in|Sign in/i);
+    await browser.screenshot(page, 'admin-web', '13-email-rendered');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('creates and revokes project keys, renames and deletes the project', async () => {
+    const { project, context, page, errors } = await ownerOn('api-keys');
+    await page.getByRole('table', { name: 'Project keys' }).waitFor();
+    await page.getByRole('button', { name: 'Create keys' }).click();
+    await page.getByLabel('Description').fill('ci');
+    await page.getByRole('switch', { name: 'Super secret admin key' }).check();
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+    const adminKey = await page.getByLabel('Super secret admin key', { exact: true }).textContent();
+    expect((await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': adminKey! })).status).toBe(200);
+    await page.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('row', { name: /^ci/ }).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('row', { name: /^ci/ }).getByText('revoked').waitFor();
+    expect((await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': adminKey! })).status).toBe(401);
+    await browser.screenshot(page, 'admin-web', '14-api-keys');
+    await expectAccessible(page, 'api keys');
+
+    await page.getByRole('link', { name: 'Project settings' }).click();
+    await page.getByLabel('Project name').fill('');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('must be at least 1 characters').waitFor();
+    await page.getByLabel('Project name').fill('Renamed');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved.').waitFor();
+    await browser.screenshot(page, 'admin-web', '15-settings');
+    await page.getByRole('button', { name: 'Delete project' }).click();
+    await page.getByRole('dialog').getByLabel(/Type the project name/).fill('Renamed');
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete project' }).click();
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    expect((await h.get('/internal/projects/current', project.admin())).status).toBeGreaterThanOrEqual(400);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('works in dark mode (system preference): readable, accessible', async () => {
+    const project = await h.createProject({ displayName: 'Dark' });
+    await h.signUpUser(project);
+    const context = await browser.newContext({ colorScheme: 'dark' });
+    openContexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(8000);
+    await signIn(page, project.owner.email, `/projects/${project.id}/overview`);
+    await page.getByRole('img', { name: /Sign-ups per day/ }).waitFor();
+    const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    expect(background).toBe('rgb(15, 17, 21)');
+    await browser.screenshot(page, 'admin-web', '16-dark-overview');
+    await expectAccessible(page, 'dark overview');
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('table', { name: 'Users' }).waitFor();
+    await browser.screenshot(page, 'admin-web', '17-dark-users');
+    await expectAccessible(page, 'dark users');
+    await context.close();
+  });
+});

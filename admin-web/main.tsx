@@ -1,0 +1,46 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode, Suspense, lazy, useEffect } from 'react';
+import { createRoot } from 'react-dom/client';
+import { internalApp } from './api.js';
+import { Loading } from './components/ui.js';
+import { matchPath, navigate, useLocation } from './components/router.js';
+import { AuthPage } from './routes/auth.js';
+import { ProjectsPage } from './routes/projects.js';
+import { useOwner } from './session.js';
+import './styles.css';
+
+// A project's pages are a separate chunk: the sign-in page and the project list load first.
+const ProjectPage = lazy(() => import('./routes/project.js').then((module) => ({ default: module.ProjectPage })));
+
+/** The console: signed out, the sign-in page; signed in, the project list or one project's pages. */
+function App() {
+  const owner = useOwner();
+  const { pathname } = useLocation();
+  const onAuthPage = pathname === '/sign-in' || pathname === '/sign-up';
+  // Signed in on the sign-in page (just now, or from a bookmark): on to the projects. Any other
+  // page asked for while signed out is shown once signed in, so deep links survive.
+  useEffect(() => {
+    if (owner.data && onAuthPage) navigate('/projects', { replace: true });
+  }, [owner.data, onAuthPage]);
+
+  if (owner.isPending) return <div className="auth-screen"><Loading label="Loading the console…" /></div>;
+  if (!owner.data) return <AuthPage mode={pathname === '/sign-up' ? 'sign-up' : 'sign-in'} />;
+  if (onAuthPage) return null;
+  const project = matchPath('/projects/:projectId', pathname) ?? matchPath('/projects/:projectId/:page', pathname) ?? matchPath('/projects/:projectId/:page/:itemId', pathname);
+  if (project?.projectId && project.projectId !== 'new') {
+    return (
+      <Suspense fallback={<div className="auth-screen"><Loading label="Loading…" /></div>}>
+        <ProjectPage projectId={project.projectId} page={project.page ?? 'overview'} itemId={project.itemId ?? null} />
+      </Suspense>
+    );
+  }
+  return <ProjectsPage creating={pathname === '/projects/new'} />;
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={internalApp.queryClient}>
+      <App />
+    </QueryClientProvider>
+  </StrictMode>,
+);

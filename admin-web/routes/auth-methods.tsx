@@ -1,0 +1,165 @@
+import { type FormEvent, useState } from 'react';
+import { OAUTH_PROVIDER_IDS } from '../../server/domains/projects/config.js';
+import { oauthProviderInputSchema } from '../../server/domains/projects/schemas.js';
+import { type ConfigPatch, saveConfig } from '../components/config.js';
+import { Card, ErrorMessage, Field, Modal, PageHeader, Switch, fieldErrors } from '../components/ui.js';
+import type { PageProps } from './page-props.js';
+
+type Provider = PageProps['project']['config']['oauth_providers'][number];
+type ProviderId = (typeof OAUTH_PROVIDER_IDS)[number];
+
+const PROVIDER_NAMES: Record<ProviderId, string> = {
+  google: 'Google', github: 'GitHub', microsoft: 'Microsoft', spotify: 'Spotify', facebook: 'Facebook', discord: 'Discord',
+  gitlab: 'GitLab', bitbucket: 'Bitbucket', linkedin: 'LinkedIn', apple: 'Apple', x: 'X', twitch: 'Twitch',
+};
+
+const METHODS = [
+  { key: 'sign_up_enabled', label: 'Sign-up', description: 'New users can create accounts. When off, only users you create can sign in.' },
+  { key: 'credential_enabled', label: 'Email and password', description: 'Users sign in with their email address and a password.' },
+  { key: 'magic_link_enabled', label: 'Magic link and email code', description: 'Users get a one-time link or code by email.' },
+  { key: 'passkey_enabled', label: 'Passkeys', description: 'Users sign in with a passkey (WebAuthn) they registered.' },
+  { key: 'anonymous_enabled', label: 'Anonymous users', description: 'Guests get an account they can upgrade later.' },
+] as const;
+
+/** Auth methods: each switch saves at once; OAuth providers open an editor. */
+export function AuthMethodsPage({ admin, project }: PageProps) {
+  const config = project.config;
+  const [error, setError] = useState<unknown>(null);
+  const [editing, setEditing] = useState<ProviderId | null>(null);
+
+  const save = async (_key: string, patch: ConfigPatch): Promise<boolean> => {
+    setError(null);
+    try {
+      await saveConfig(admin, patch);
+      return true;
+    } catch (caught) {
+      setError(caught);
+      return false;
+    }
+  };
+  const providers = OAUTH_PROVIDER_IDS.map((id) => config.oauth_providers.find((provider) => provider.id === id) ?? null);
+
+  return (
+    <>
+      <PageHeader title="Auth methods" description="How users sign up and sign in to this project. Changes apply immediately." />
+      <ErrorMessage error={error} title="Could not save" />
+      <Card title="Sign-in methods">
+        {METHODS.map((method) => (
+          <Switch
+            key={method.key}
+            label={method.label}
+            description={method.description}
+            checked={config[method.key]}
+            onChange={(checked) => save(method.key, { [method.key]: checked })}
+          />
+        ))}
+      </Card>
+      <Card title="OAuth providers">
+        <p className="muted" style={{ marginTop: 0 }}>Shared providers use Latch's development credentials; use your own (standard) in production.</p>
+        <div className="table-wrap">
+          <table aria-label="OAuth providers">
+            <thead><tr><th scope="col">Provider</th><th scope="col">Status</th><th scope="col">Credentials</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+            <tbody>
+              {OAUTH_PROVIDER_IDS.map((id, index) => {
+                const provider = providers[index] ?? null;
+                return (
+                  <tr key={id}>
+                    <td>{PROVIDER_NAMES[id]}</td>
+                    <td>{provider?.enabled ? <span className="badge ok">enabled</span> : <span className="badge">off</span>}</td>
+                    <td>{provider ? (provider.type === 'standard' ? `Own app (${provider.client_id ?? ''})` : 'Shared') : '—'}</td>
+                    <td className="actions end"><button type="button" className="button small" onClick={() => setEditing(id)}>Configure {PROVIDER_NAMES[id]}</button></td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      </Card>
+      <Card title="Account merging">
+        <Field label="When an OAuth sign-in uses an email that already has an account" hint="Link: add the provider to the existing account. Raise error: refuse the sign-in. Allow duplicates: create a second account.">
+          {(props) => (
+            <select {...props} value={config.oauth_account_merge_strategy} onChange={(event) => void save('merge', { oauth_account_merge_strategy: event.target.value as ConfigPatch['oauth_account_merge_strategy'] & string })}>
+              <option value="link_method">Link to the existing account</option>
+              <option value="raise_error">Raise an error</option>
+              <option value="allow_duplicates">Allow duplicate accounts</option>
+            </select>
+          )}
+        </Field>
+      </Card>
+      {editing ? (
+        <ProviderDialog
+          id={editing}
+          provider={config.oauth_providers.find((provider) => provider.id === editing) ?? null}
+          onClose={() => setEditing(null)}
+          onSave={async (next) => {
+            const others = config.oauth_providers.filter((provider) => provider.id !== next.id).map(toInput);
+            await saveConfig(admin, { oauth_providers: [...others, next] });
+            setEditing(null);
+          }}
+        />
+      ) : null}
+    </>
+  );
+}
+
+type ProviderInput = NonNullable<ConfigPatch['oauth_providers']>[number];
+
+function toInput(provider: Provider): ProviderInput {
+  return {
+    id: provider.id, enabled: provider.enabled, type: provider.type, client_id: provider.client_id, client_secret: provider.client_secret,
+    facebook_config_id: provider.facebook_config_id, microsoft_tenant_id: provider.microsoft_tenant_id,
+  };
+}
+
+function ProviderDialog({ id, provider, onClose, onSave }: { id: ProviderId; provider: Provider | null; onClose: () => void; onSave: (provider: ProviderInput) => Promise<void> }) {
+  const [enabled, setEnabled] = useState(provider?.enabled ?? true);
+  const [type, setType] = useState<'shared' | 'standard'>(provider?.type ?? 'shared');
+  const [clientId, setClientId] = useState(provider?.client_id ?? '');
+  const [clientSecret, setClientSecret] = useState(provider?.client_secret ?? '');
+  const [extra, setExtra] = useState(provider?.facebook_config_id ?? provider?.microsoft_tenant_id ?? '');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const next: ProviderInput = {
+      id, enabled, type,
+      client_id: type === 'standard' ? clientId.trim() || null : null,
+      client_secret: type === 'standard' ? clientSecret || null : null,
+      facebook_config_id: id === 'facebook' && extra.trim() ? extra.trim() : null,
+      microsoft_tenant_id: id === 'microsoft' && extra.trim() ? extra.trim() : null,
+    };
+    const invalid = fieldErrors(oauthProviderInputSchema, next);
+    setErrors(invalid ?? {});
+    if (invalid) return;
+    try {
+      await onSave(next);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  return (
+    <Modal title={`${PROVIDER_NAMES[id]} sign-in`} open onClose={onClose}>
+      <form className="form" onSubmit={(event) => void submit(event)} noValidate>
+        <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
+        <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
+          <legend className="muted">Credentials</legend>
+          <label className="row"><input type="radio" name="type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared (development only)</label>
+          <label className="row"><input type="radio" name="type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own OAuth app</label>
+        </fieldset>
+        {type === 'standard' ? (
+          <>
+            <Field label="Client ID" error={errors.client_id}>{(props) => <input {...props} type="text" value={clientId} onChange={(event) => setClientId(event.target.value)} />}</Field>
+            <Field label="Client secret" error={errors.client_secret}>{(props) => <input {...props} type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} />}</Field>
+            {id === 'facebook' ? <Field label="Facebook business config ID (optional)">{(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}</Field> : null}
+            {id === 'microsoft' ? <Field label="Microsoft tenant ID (optional)">{(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}</Field> : null}
+          </>
+        ) : null}
+        <ErrorMessage error={error} title="Could not save" />
+        <div className="actions end">
+          <button type="button" className="button" onClick={onClose}>Cancel</button>
+          <button type="submit" className="button primary">Save</button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,96 @@
+import { type FormEvent, useState } from 'react';
+import { domainSchema } from '../../server/domains/projects/schemas.js';
+import { saveConfig, saveConfigFrom } from '../components/config.js';
+import { Link } from '../components/router.js';
+import { Card, ConfirmButton, Empty, ErrorMessage, Field, PageHeader, Switch, fieldErrors } from '../components/ui.js';
+import type { PageProps } from './page-props.js';
+
+/** Trusted domains with their handler paths, localhost, and the production-mode problem list. */
+export function DomainsPage({ projectId, admin, project }: PageProps) {
+  const config = project.config;
+  const [domain, setDomain] = useState('https://');
+  const [handlerPath, setHandlerPath] = useState('/handler');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const add = async (event: FormEvent) => {
+    event.preventDefault();
+    const entry = { domain: domain.trim(), handler_path: handlerPath.trim() };
+    const invalid = fieldErrors(domainSchema, entry);
+    setErrors(invalid ?? {});
+    if (invalid) return;
+    try {
+      setError(null);
+      await saveConfig(admin, { domains: [...config.domains, entry] });
+      setDomain('https://');
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  const problems = project.production_mode_problems;
+  return (
+    <>
+      <PageHeader title="Domains and handlers" description="Where your app runs: redirects and email links may only go to these domains." />
+      <Card title="Production readiness">
+        {problems.length === 0 ? (
+          <div className="alert alert-ok" role="status">No problems: this project is ready for production mode.</div>
+        ) : (
+          <ul aria-label="Production mode problems" className="stack" style={{ paddingLeft: 18, margin: 0 }}>
+            {problems.map((problem) => (
+              <li key={problem.message}>
+                {problem.message}{' '}
+                {problem.relative_fix_url !== `/projects/${projectId}/domains` ? <Link href={problem.relative_fix_url}>Fix</Link> : <span className="muted small">(fix below)</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+        <p className="muted small">Production mode is switched in <Link href={`/projects/${projectId}/settings`}>project settings</Link>.</p>
+      </Card>
+      <Card title="Localhost">
+        <Switch
+          label="Allow localhost"
+          description="Lets redirects go to http://localhost during development. Turn off for production."
+          checked={config.allow_localhost}
+          onChange={(checked) => saveConfigFrom(admin, { allow_localhost: checked }, setError)}
+        />
+      </Card>
+      <Card title="Trusted domains">
+        {config.domains.length === 0 ? (
+          <Empty title="No trusted domains">Add the domain your app is served from, for example https://app.example.com.</Empty>
+        ) : (
+          <div className="table-wrap">
+            <table aria-label="Trusted domains">
+              <thead><tr><th scope="col">Domain</th><th scope="col">Handler path</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+              <tbody>
+                {config.domains.map((entry, index) => (
+                  <tr key={`${entry.domain}-${index}`}>
+                    <td className="mono">{entry.domain}</td>
+                    <td className="mono">{entry.handler_path}</td>
+                    <td className="actions end">
+                      <ConfirmButton
+                        className="button small danger"
+                        label="Remove"
+                        title="Remove this domain?"
+                        message={<p>Redirects and email links to <code>{entry.domain}</code> will be refused.</p>}
+                        onConfirm={() => saveConfig(admin, { domains: config.domains.filter((_, i) => i !== index) })}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <form className="row" style={{ marginTop: 12, alignItems: 'flex-start' }} onSubmit={(event) => void add(event)} noValidate>
+          <div style={{ flex: 2, minWidth: 240 }}>
+            <Field label="Domain" error={errors.domain} hint="https://app.example.com, or a wildcard like https://*.example.com">{(props) => <input {...props} type="url" value={domain} onChange={(event) => setDomain(event.target.value)} />}</Field>
+          </div>
+          <div style={{ flex: 1, minWidth: 160 }}>
+            <Field label="Handler path" error={errors.handler_path}>{(props) => <input {...props} type="text" value={handlerPath} onChange={(event) => setHandlerPath(event.target.value)} />}</Field>
+          </div>
+          <button type="submit" className="button" style={{ marginTop: 26 }}>Add domain</button>
+        </form>
+        <ErrorMessage error={error} title="Could not save" />
+      </Card>
+    </>
+  );
+}

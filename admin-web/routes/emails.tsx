@@ -1,0 +1,203 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { emailConfigSchema } from '../../server/domains/projects/schemas.js';
+import { sendTestEmailSchema } from '../../server/domains/emails/schemas.js';
+import type { EmailConfig, SendTestEmailResult } from '../../sdk/index.js';
+import { saveConfig } from '../components/config.js';
+import { Link, navigate } from '../components/router.js';
+import { Card, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, fieldErrors, formatDate } from '../components/ui.js';
+import { useOwner } from '../session.js';
+import type { PageProps } from './page-props.js';
+
+const STATE_BADGE = { sent: 'badge ok', pending: 'badge', failed: 'badge danger', 'not-delivered': 'badge warn' } as const;
+
+/**
+ * Email server (shared, or the project's own SMTP with a test button showing the server's error),
+ * and the outbox: every email the project sent or would have sent. Without an SMTP server the
+ * emails stay `not-delivered` here, which makes this the local inbox during development.
+ */
+export function EmailsPage({ projectId, admin, project, emailId }: PageProps & { emailId: string | null }) {
+  return (
+    <>
+      <PageHeader title="Emails" description="Where emails are sent from, and what was sent." />
+      <ServerCard admin={admin} config={project.config.email_config} />
+      <OutboxCard projectId={projectId} admin={admin} />
+      {emailId ? <EmailDialog projectId={projectId} admin={admin} emailId={emailId} /> : null}
+    </>
+  );
+}
+
+type StoredConfig = PageProps['project']['config']['email_config'];
+
+function ServerCard({ admin, config }: { admin: PageProps['admin']; config: StoredConfig }) {
+  const owner = useOwner();
+  const standard = config.type === 'standard' ? config : null;
+  const [type, setType] = useState<'shared' | 'standard'>(config.type);
+  const [host, setHost] = useState(standard?.host ?? '');
+  const [port, setPort] = useState(String(standard?.port ?? 587));
+  const [username, setUsername] = useState(standard?.username ?? '');
+  const [password, setPassword] = useState(standard?.password ?? '');
+  const [senderName, setSenderName] = useState(standard?.sender_name ?? '');
+  const [senderEmail, setSenderEmail] = useState(standard?.sender_email ?? '');
+  const [recipient, setRecipient] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const [testing, setTesting] = useState(false);
+  const [testResult, setTestResult] = useState<SendTestEmailResult | null>(null);
+
+  const current = (): EmailConfig =>
+    type === 'shared'
+      ? { type: 'shared' }
+      : { type: 'standard', host: host.trim(), port: Number(port), username, password, sender_name: senderName.trim(), sender_email: senderEmail.trim() };
+
+  const check = (): EmailConfig | null => {
+    const value = current();
+    const invalid = fieldErrors(emailConfigSchema, value);
+    setErrors(invalid ?? {});
+    return invalid ? null : value;
+  };
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const value = check();
+    if (!value) return;
+    try {
+      setError(null);
+      await saveConfig(admin, { email_config: value });
+      setSaved(true);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+
+  const test = async () => {
+    setTestResult(null);
+    const value = check();
+    if (!value) return;
+    const to = recipient.trim() || owner.data?.primary_email || '';
+    const invalid = fieldErrors(sendTestEmailSchema, { recipient_email: to, email_config: value });
+    if (invalid?.recipient_email) {
+      setErrors({ recipient: invalid.recipient_email });
+      return;
+    }
+    setTesting(true);
+    try {
+      setError(null);
+      setTestResult(await admin.sendTestEmail({ recipientEmail: to, emailConfig: value }));
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setTesting(false);
+    }
+  };
+
+  return (
+    <Card title="Email server">
+      <form className="form" onSubmit={(event) => void save(event)} noValidate>
+        <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
+          <legend className="visually-hidden">Email server</legend>
+          <label className="row"><input type="radio" name="email-type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared — the deployment's default server (or the local inbox below when none is set)</label>
+          <label className="row"><input type="radio" name="email-type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own SMTP server</label>
+        </fieldset>
+        {type === 'standard' ? (
+          <>
+            <div className="row" style={{ alignItems: 'flex-start' }}>
+              <div style={{ flex: 3 }}><Field label="SMTP host" error={errors.host}>{(props) => <input {...props} type="text" value={host} onChange={(event) => setHost(event.target.value)} placeholder="smtp.example.com" />}</Field></div>
+              <div style={{ flex: 1 }}><Field label="Port" error={errors.port}>{(props) => <input {...props} type="number" value={port} onChange={(event) => setPort(event.target.value)} />}</Field></div>
+            </div>
+            <Field label="Username" error={errors.username}>{(props) => <input {...props} type="text" autoComplete="off" value={username} onChange={(event) => setUsername(event.target.value)} />}</Field>
+            <Field label="Password" error={errors.password}>{(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}</Field>
+            <Field label="Sender name" error={errors.sender_name}>{(props) => <input {...props} type="text" value={senderName} onChange={(event) => setSenderName(event.target.value)} />}</Field>
+            <Field label="Sender email" error={errors.sender_email}>{(props) => <input {...props} type="email" value={senderEmail} onChange={(event) => setSenderEmail(event.target.value)} />}</Field>
+            <div className="row" style={{ alignItems: 'flex-end' }}>
+              <div style={{ flex: 1 }}>
+                <Field label="Send a test email to" error={errors.recipient} hint={`Default: ${owner.data?.primary_email ?? 'your email'}`}>
+                  {(props) => <input {...props} type="email" value={recipient} onChange={(event) => setRecipient(event.target.value)} placeholder={owner.data?.primary_email ?? ''} />}
+                </Field>
+              </div>
+              <button type="button" className="button" onClick={() => void test()} disabled={testing}>{testing ? 'Sending…' : 'Send test email'}</button>
+            </div>
+            {testResult ? (
+              testResult.success ? (
+                <div className="alert alert-ok" role="status"><strong>Test email sent.</strong><span>The SMTP server accepted it.</span></div>
+              ) : (
+                <div className="alert alert-error" role="alert"><strong>The SMTP server refused the test email</strong><code>{testResult.error_message}</code></div>
+              )
+            ) : null}
+          </>
+        ) : null}
+        <ErrorMessage error={error} title="Could not save" />
+        <div className="actions">
+          <button type="submit" className="button primary">Save email server</button>
+          {saved ? <span className="muted" role="status">Saved.</span> : null}
+        </div>
+      </form>
+    </Card>
+  );
+}
+
+function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps['admin'] }) {
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const emails = useQuery({ ...admin.sentEmailsQuery({ limit: 25, ...(cursor ? { cursor } : {}) }), placeholderData: keepPreviousData }, admin.queryClient);
+  return (
+    <Card title="Sent emails" actions={<button type="button" className="button small" onClick={() => void emails.refetch()}>Refresh</button>}>
+      <p className="muted" style={{ marginTop: 0 }}>Emails in state “not delivered” were kept here because no SMTP server is configured: this is your local inbox.</p>
+      <QueryView query={emails} loadingLabel="Loading emails…">
+        {(page) =>
+          page.items.length === 0 ? (
+            <Empty title="No emails yet">Verification, password reset and magic link emails appear here.</Empty>
+          ) : (
+            <>
+              <div className="table-wrap">
+                <table aria-label="Sent emails">
+                  <thead><tr><th scope="col">To</th><th scope="col">Subject</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
+                  <tbody>
+                    {page.items.map((email) => (
+                      <tr key={email.id} className="clickable" onClick={() => navigate(`/projects/${projectId}/emails/${email.id}`)}>
+                        <td>{email.to}</td>
+                        <td><Link href={`/projects/${projectId}/emails/${email.id}`} onClick={(event) => event.stopPropagation()}>{email.subject}</Link></td>
+                        <td><span className={STATE_BADGE[email.state]} title={email.error ?? undefined}>{email.state}</span></td>
+                        <td>{formatDate(email.created_at_millis)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <nav className="pager" aria-label="Pages of emails">
+                <button type="button" className="button small" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous</button>
+                <button type="button" className="button small" disabled={!page.pagination.next_cursor} onClick={() => page.pagination.next_cursor && setCursors([...cursors, page.pagination.next_cursor])}>Next</button>
+              </nav>
+            </>
+          )
+        }
+      </QueryView>
+    </Card>
+  );
+}
+
+function EmailDialog({ projectId, admin, emailId }: { projectId: string; admin: PageProps['admin']; emailId: string }) {
+  const email = useQuery({ queryKey: ['console', 'email', emailId], queryFn: () => admin.getSentEmail(emailId) }, admin.queryClient);
+  const close = () => navigate(`/projects/${projectId}/emails`);
+  return (
+    <Modal title={email.data?.subject ?? 'Email'} open onClose={close} wide>
+      <QueryView query={email} loadingLabel="Loading the email…">
+        {(data) =>
+          data === null ? (
+            <Empty title="No such email" />
+          ) : (
+            <div className="stack">
+              <div className="small muted">To {data.to} · {formatDate(data.created_at_millis)} · <span className={STATE_BADGE[data.state]}>{data.state}</span></div>
+              {data.error ? <ErrorMessage error={new Error(data.error)} title="Delivery" /> : null}
+              {/* The email's own HTML, isolated: a sandboxed frame with no scripts and no access to the console. */}
+              <iframe className="email-frame" title={`Email: ${data.subject}`} sandbox="" srcDoc={data.html} />
+              <details><summary>Plain text</summary><pre className="code">{data.text}</pre></details>
+            </div>
+          )
+        }
+      </QueryView>
+    </Modal>
+  );
+}

@@ -1,0 +1,161 @@
+import { useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { projectCreateSchema } from '../../server/domains/projects/schemas.js';
+import type { AdminProject, CreatedInternalApiKey } from '../../sdk/index.js';
+import { adminAppFor, forgetAdminApps, internalApp } from '../api.js';
+import { NewKeys } from '../components/new-keys.js';
+import { Link, navigate } from '../components/router.js';
+import { Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, fieldErrors, formatDate } from '../components/ui.js';
+import { useOwner } from '../session.js';
+
+/** The owner's home: their projects, and the create-project flow that ends with the new keys. */
+export function ProjectsPage({ creating }: { creating: boolean }) {
+  const owner = useOwner();
+  const projects = useQuery(internalApp.ownedProjectsQuery(), internalApp.queryClient);
+  return (
+    <div className="shell">
+      <aside className="sidebar" aria-label="Console">
+        <Link className="brand" href="/projects"><span className="brand-mark" aria-hidden="true" /> Latch</Link>
+        <div className="nav-section">Console</div>
+        <Link className="nav-link" href="/projects" aria-current="page">Projects</Link>
+        <a className="nav-link" href="/api/v1/docs">API reference</a>
+        <OwnerFooter email={owner.data?.primary_email ?? null} />
+      </aside>
+      <main>
+        <PageHeader
+          title="Projects"
+          description="Each project has its own users, teams, keys and settings."
+          actions={<button type="button" className="button primary" onClick={() => navigate('/projects/new')}>New project</button>}
+        />
+        <QueryView query={projects} loadingLabel="Loading projects…">
+          {(items) =>
+            items.length === 0 ? (
+              <Empty title="No projects yet">
+                <p>Create your first project to get its API keys.</p>
+                <button type="button" className="button primary" onClick={() => navigate('/projects/new')}>Create a project</button>
+              </Empty>
+            ) : (
+              <div className="grid" role="list" aria-label="Your projects">
+                {items.map((project) => <ProjectCard key={project.id} project={project} />)}
+              </div>
+            )
+          }
+        </QueryView>
+        <CreateProjectDialog open={creating} onClose={() => navigate('/projects')} />
+      </main>
+    </div>
+  );
+}
+
+export function OwnerFooter({ email }: { email: string | null }) {
+  return (
+    <div className="sidebar-footer">
+      <span className="muted small" title={email ?? ''}>{email}</span>
+      <button
+        type="button"
+        className="button small"
+        onClick={async () => {
+          await internalApp.signOut();
+          forgetAdminApps();
+          navigate('/sign-in', { replace: true });
+        }}
+      >
+        Sign out
+      </button>
+    </div>
+  );
+}
+
+function ProjectCard({ project }: { project: AdminProject }) {
+  return (
+    <Link className="card project-card" href={`/projects/${project.id}`} role="listitem">
+      <strong>{project.display_name}</strong>
+      <span className="muted small">{project.description || 'No description'}</span>
+      <span className="row small">
+        {project.is_production_mode ? <span className="badge ok">Production</span> : <span className="badge">Development</span>}
+        <span className="muted">Created {formatDate(project.created_at_millis)}</span>
+      </span>
+    </Link>
+  );
+}
+
+function CreateProjectDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [pending, setPending] = useState(false);
+  const [created, setCreated] = useState<{ project: AdminProject; keys: CreatedInternalApiKey } | null>(null);
+
+  const close = () => {
+    setName('');
+    setDescription('');
+    setErrors({});
+    setError(null);
+    setCreated(null);
+    onClose();
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const input = { display_name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) };
+    const invalid = fieldErrors(projectCreateSchema, input);
+    setErrors(invalid ?? {});
+    if (invalid) return;
+    setPending(true);
+    setError(null);
+    try {
+      const project = await internalApp.createProject(input);
+      // A first key set right away, so the project is usable from the SDK with no extra step.
+      const keys = await adminAppFor(project.id).createInternalApiKey({
+        description: 'Created with the project',
+        has_publishable_client_key: true,
+        has_secret_server_key: true,
+        has_super_secret_admin_key: false,
+      });
+      setCreated({ project, keys });
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setPending(false);
+    }
+  };
+
+  return (
+    <Modal title={created ? `${created.project.display_name} is ready` : 'New project'} open={open} onClose={close} wide={Boolean(created)}>
+      {created ? (
+        <div className="stack">
+          <NewKeys projectId={created.project.id} keys={created.keys} />
+          <div className="actions end">
+            <button
+              type="button"
+              className="button primary"
+              onClick={() => {
+                const id = created.project.id;
+                setCreated(null);
+                navigate(`/projects/${id}`);
+              }}
+            >
+              I have copied the keys — open the project
+            </button>
+          </div>
+        </div>
+      ) : (
+        <form className="form" onSubmit={(event) => void submit(event)} noValidate>
+          <Field label="Project name" error={errors.display_name}>
+            {(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} placeholder="My app" autoFocus />}
+          </Field>
+          <Field label="Description (optional)" error={errors.description}>
+            {(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}
+          </Field>
+          <ErrorMessage error={error} title="Could not create the project" />
+          <div className="actions end">
+            <button type="button" className="button" onClick={close}>Cancel</button>
+            <button type="submit" className="button primary" disabled={pending}>{pending ? 'Creating…' : 'Create project'}</button>
+          </div>
+        </form>
+      )}
+    </Modal>
+  );
+}
+

@@ -1,0 +1,135 @@
+import { useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { projectTransferSchema, projectUpdateSchema } from '../../server/domains/projects/schemas.js';
+import { internalApp } from '../api.js';
+import { navigate } from '../components/router.js';
+import { Card, ConfirmButton, ErrorMessage, Field, PageHeader, QueryView, Switch, fieldErrors } from '../components/ui.js';
+import type { PageProps } from './page-props.js';
+
+/** Name, description, logos, production mode; transfer to another owner team; delete. */
+export function SettingsPage({ projectId, admin, project }: PageProps) {
+  const [name, setName] = useState(project.display_name);
+  const [description, setDescription] = useState(project.description ?? '');
+  const [logoUrl, setLogoUrl] = useState(project.logo_url ?? '');
+  const [fullLogoUrl, setFullLogoUrl] = useState(project.full_logo_url ?? '');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const [confirmName, setConfirmName] = useState('');
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const patch = { display_name: name.trim(), description: description.trim() || null, logo_url: logoUrl.trim() || null, full_logo_url: fullLogoUrl.trim() || null };
+    const invalid = fieldErrors(projectUpdateSchema, patch);
+    setErrors(invalid ?? {});
+    if (invalid) return;
+    try {
+      await admin.updateProject(patch);
+      internalApp.queryClient.invalidateQueries();
+      setError(null);
+      setSaved(true);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader title="Project settings" description={<>Project ID <code>{projectId}</code></>} />
+      <Card title="General">
+        <form className="form" onSubmit={(event) => void submit(event)} noValidate>
+          <Field label="Project name" error={errors.display_name}>{(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} />}</Field>
+          <Field label="Description" error={errors.description}>{(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}</Field>
+          <Field label="Logo URL" error={errors.logo_url} hint="A square logo, shown in emails and sign-in pages (https:// or a data: URL).">{(props) => <input {...props} type="url" value={logoUrl} onChange={(event) => setLogoUrl(event.target.value)} />}</Field>
+          <Field label="Full logo URL" error={errors.full_logo_url} hint="A wide logo with the name.">{(props) => <input {...props} type="url" value={fullLogoUrl} onChange={(event) => setFullLogoUrl(event.target.value)} />}</Field>
+          {logoUrl ? <img src={logoUrl} alt="Logo preview" style={{ width: 48, height: 48, objectFit: 'contain', borderRadius: 8, border: '1px solid var(--border)' }} /> : null}
+          <ErrorMessage error={error} title="Could not save" />
+          <div className="actions">
+            <button type="submit" className="button primary">Save</button>
+            {saved ? <span className="muted" role="status">Saved.</span> : null}
+          </div>
+        </form>
+      </Card>
+      <Card title="Production mode">
+        <Switch
+          label="Production mode"
+          description={project.production_mode_problems.length > 0 ? `${project.production_mode_problems.length} problem(s) to fix first: see Domains.` : 'Strict checks for a live app.'}
+          checked={project.is_production_mode}
+          onChange={(checked) => admin.updateProject({ is_production_mode: checked }).then(() => true, (caught: unknown) => { setError(caught); return false; })}
+        />
+      </Card>
+      <TransferCard projectId={projectId} ownerTeamId={project.owner_team_id} />
+      <Card title="Danger zone">
+        <div className="stack">
+          <p className="muted" style={{ margin: 0 }}>Deleting the project deletes its users, teams, keys and emails, at once and for good.</p>
+          <div>
+            <ConfirmButton
+              label="Delete project"
+              title={`Delete ${project.display_name}?`}
+              message={
+                <Field label={`Type the project name (${project.display_name}) to confirm`}>
+                  {(props) => <input {...props} type="text" value={confirmName} onChange={(event) => setConfirmName(event.target.value)} />}
+                </Field>
+              }
+              onConfirm={async () => {
+                if (confirmName !== project.display_name) throw new Error('The name does not match.');
+                await admin.deleteProject();
+                await internalApp.queryClient.invalidateQueries();
+                navigate('/projects');
+              }}
+            />
+          </div>
+        </div>
+      </Card>
+    </>
+  );
+}
+
+function TransferCard({ projectId, ownerTeamId }: { projectId: string; ownerTeamId: string | null }) {
+  const teams = useQuery(internalApp.teamsQuery(), internalApp.queryClient);
+  const [teamId, setTeamId] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState(false);
+  return (
+    <Card title="Transfer">
+      <p className="muted" style={{ marginTop: 0 }}>Move this project to another of your teams; its members become its owners.</p>
+      <QueryView query={teams} loadingLabel="Loading your teams…">
+        {(items) => {
+          const others = items.filter((team) => team.id !== ownerTeamId);
+          if (others.length === 0) return <p className="muted">You have no other team to move it to.</p>;
+          return (
+            <div className="row" style={{ alignItems: 'flex-end' }}>
+              <div style={{ minWidth: 260 }}>
+                <Field label="New owner team">
+                  {(props) => (
+                    <select {...props} value={teamId} onChange={(event) => setTeamId(event.target.value)}>
+                      <option value="">Choose a team…</option>
+                      {others.map((team) => <option key={team.id} value={team.id}>{team.display_name}</option>)}
+                    </select>
+                  )}
+                </Field>
+              </div>
+              <ConfirmButton
+                className="button"
+                label="Transfer"
+                title="Transfer this project?"
+                message={<p>The members of the chosen team will own it. If you are not one of them, you lose access.</p>}
+                onConfirm={async () => {
+                  setError(null);
+                  const input = { project_id: projectId, new_team_id: teamId };
+                  const invalid = fieldErrors(projectTransferSchema, input);
+                  if (invalid) throw new Error('Choose a team first.');
+                  await internalApp.transferProject(input);
+                  setDone(true);
+                }}
+              />
+            </div>
+          );
+        }}
+      </QueryView>
+      {done ? <div className="alert alert-ok" role="status">Transferred.</div> : null}
+      <ErrorMessage error={error} />
+    </Card>
+  );
+}

@@ -1,0 +1,286 @@
+import { useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { serverUserUpdateSchema } from '../../server/domains/users/schemas.js';
+import { contactChannelCreateSchema } from '../../server/domains/contact-channels/schemas.js';
+import type { ServerUser, ServerUserUpdate, SessionTokens } from '../../sdk/index.js';
+import { Link, navigate } from '../components/router.js';
+import { Card, ConfirmButton, CopyButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, fieldErrors, formatDate } from '../components/ui.js';
+import type { PageProps } from './page-props.js';
+
+/** One user: profile, emails, metadata, sessions (revoke), impersonation and deletion. */
+export function UserDetailPage({ projectId, admin, userId }: PageProps & { userId: string }) {
+  const user = useQuery(admin.userQuery(userId), admin.queryClient);
+  return (
+    <QueryView query={user} loadingLabel="Loading the user…">
+      {(data) =>
+        data === null ? (
+          <Empty title="No such user">
+            <Link href={`/projects/${projectId}/users`}>Back to users</Link>
+          </Empty>
+        ) : (
+          <UserDetail projectId={projectId} admin={admin} user={data} />
+        )
+      }
+    </QueryView>
+  );
+}
+
+function UserDetail({ projectId, admin, user }: { projectId: string; admin: PageProps['admin']; user: ServerUser }) {
+  const [impersonation, setImpersonation] = useState<SessionTokens | null>(null);
+  const [impersonationError, setImpersonationError] = useState<unknown>(null);
+  return (
+    <>
+      <p><Link href={`/projects/${projectId}/users`}>← Users</Link></p>
+      <PageHeader
+        title={user.display_name || user.primary_email || 'Unnamed user'}
+        description={<span className="mono small">{user.id}</span>}
+        actions={
+          <>
+            <button
+              type="button"
+              className="button"
+              onClick={async () => {
+                setImpersonationError(null);
+                try {
+                  setImpersonation(await admin.createSession({ user_id: user.id, is_impersonation: true, expires_in_millis: 3_600_000 }));
+                } catch (caught) {
+                  setImpersonationError(caught);
+                }
+              }}
+            >
+              Impersonate
+            </button>
+            <ConfirmButton
+              label="Delete user"
+              title="Delete this user?"
+              message={<p>This deletes <strong>{user.primary_email ?? user.id}</strong>, their sessions, team memberships and API keys. It cannot be undone.</p>}
+              onConfirm={async () => {
+                await admin.deleteUserById(user.id);
+                navigate(`/projects/${projectId}/users`);
+              }}
+            />
+          </>
+        }
+      />
+      <ErrorMessage error={impersonationError} title="Could not impersonate" />
+      <Modal title="Impersonation session" open={impersonation !== null} onClose={() => setImpersonation(null)} wide>
+        {impersonation ? (
+          <div className="stack">
+            <p className="muted">A one-hour session of this user, marked as an impersonation in their session list. Use these tokens in your app (for example as the SDK's token store) to see it as they do.</p>
+            <div className="key-row"><strong>Access token</strong><div className="key-value">{impersonation.access_token.slice(0, 40)}…</div><CopyButton value={impersonation.access_token} /></div>
+            <div className="key-row"><strong>Refresh token</strong><div className="key-value">{impersonation.refresh_token}</div><CopyButton value={impersonation.refresh_token} /></div>
+          </div>
+        ) : null}
+      </Modal>
+      <ProfileCard admin={admin} user={user} />
+      <EmailsCard admin={admin} user={user} />
+      <MetadataCard admin={admin} user={user} />
+      <SessionsCard admin={admin} userId={user.id} />
+    </>
+  );
+}
+
+function ProfileCard({ admin, user }: { admin: PageProps['admin']; user: ServerUser }) {
+  const [displayName, setDisplayName] = useState(user.display_name ?? '');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const patch = { display_name: displayName.trim() || null };
+    const invalid = fieldErrors(serverUserUpdateSchema, patch);
+    setErrors(invalid ?? {});
+    setSaved(false);
+    if (invalid) return;
+    try {
+      await admin.updateUserById(user.id, patch);
+      setError(null);
+      setSaved(true);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  return (
+    <Card title="Profile">
+      <form className="form" onSubmit={(event) => void submit(event)} noValidate>
+        <Field label="Display name" error={errors.display_name}>
+          {(props) => <input {...props} type="text" value={displayName} onChange={(event) => setDisplayName(event.target.value)} />}
+        </Field>
+        <dl className="row small muted" style={{ gap: 24, margin: 0 }}>
+          <div><dt>Signed up</dt><dd style={{ margin: 0 }}>{formatDate(user.signed_up_at_millis)}</dd></div>
+          <div><dt>Last active</dt><dd style={{ margin: 0 }}>{formatDate(user.last_active_at_millis)}</dd></div>
+          <div><dt>Password</dt><dd style={{ margin: 0 }}>{user.has_password ? 'set' : 'none'}</dd></div>
+          <div><dt>Anonymous</dt><dd style={{ margin: 0 }}>{user.is_anonymous ? 'yes' : 'no'}</dd></div>
+        </dl>
+        <ErrorMessage error={error} title="Could not save" />
+        <div className="actions">
+          <button type="submit" className="button primary">Save profile</button>
+          {saved ? <span className="muted" role="status">Saved.</span> : null}
+        </div>
+      </form>
+    </Card>
+  );
+}
+
+function EmailsCard({ admin, user }: { admin: PageProps['admin']; user: ServerUser }) {
+  const channels = useQuery(admin.contactChannelsQuery({ userId: user.id }), admin.queryClient);
+  const [value, setValue] = useState('');
+  const [fieldError, setFieldError] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>(null);
+  const add = async (event: FormEvent) => {
+    event.preventDefault();
+    const input = { type: 'email' as const, value: value.trim(), used_for_auth: true, is_verified: false };
+    const invalid = fieldErrors(contactChannelCreateSchema, { ...input, user_id: user.id });
+    setFieldError(invalid?.value);
+    if (invalid) return;
+    try {
+      await admin.createContactChannel(input, { userId: user.id });
+      setValue('');
+      setError(null);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  const act = async (action: () => Promise<unknown>) => {
+    try {
+      setError(null);
+      await action();
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  return (
+    <Card title="Emails">
+      <QueryView query={channels} loadingLabel="Loading emails…">
+        {(items) =>
+          items.length === 0 ? (
+            <Empty title="No email addresses" />
+          ) : (
+            <div className="table-wrap">
+              <table aria-label="Email addresses">
+                <thead><tr><th scope="col">Address</th><th scope="col">Status</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+                <tbody>
+                  {items.map((channel) => (
+                    <tr key={channel.id}>
+                      <td>{channel.value}</td>
+                      <td className="row">
+                        {channel.is_primary ? <span className="badge ok">primary</span> : null}
+                        {channel.is_verified ? <span className="badge ok">verified</span> : <span className="badge">unverified</span>}
+                        {channel.used_for_auth ? <span className="badge">sign-in</span> : null}
+                      </td>
+                      <td className="actions end">
+                        {!channel.is_verified ? <button type="button" className="button small" onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_verified: true }, { userId: user.id }))}>Mark verified</button> : null}
+                        {!channel.is_primary ? <button type="button" className="button small" onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_primary: true }, { userId: user.id }))}>Make primary</button> : null}
+                        <ConfirmButton className="button small danger" label="Remove" title="Remove this email?" message={<p>{channel.value} will no longer be able to sign in to this account.</p>} onConfirm={() => admin.deleteContactChannel(channel.id, { userId: user.id })} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </QueryView>
+      <form className="row" style={{ marginTop: 12, alignItems: 'flex-end' }} onSubmit={(event) => void add(event)} noValidate>
+        <div style={{ flex: 1, maxWidth: 360 }}>
+          <Field label="Add an email" error={fieldError}>
+            {(props) => <input {...props} type="email" value={value} onChange={(event) => setValue(event.target.value)} />}
+          </Field>
+        </div>
+        <button type="submit" className="button">Add email</button>
+      </form>
+      <ErrorMessage error={error} />
+    </Card>
+  );
+}
+
+const METADATA_FIELDS = [
+  { key: 'client_metadata', label: 'Client metadata', hint: 'Readable and writable by the user.' },
+  { key: 'client_read_only_metadata', label: 'Client read-only metadata', hint: 'Readable by the user, writable by your server.' },
+  { key: 'server_metadata', label: 'Server metadata', hint: 'Only your server sees it.' },
+] as const;
+
+type MetadataKey = (typeof METADATA_FIELDS)[number]['key'];
+
+function MetadataCard({ admin, user }: { admin: PageProps['admin']; user: ServerUser }) {
+  const initial = (key: MetadataKey) => JSON.stringify(user[key] ?? null, null, 2);
+  const [texts, setTexts] = useState<Record<MetadataKey, string>>({ client_metadata: initial('client_metadata'), client_read_only_metadata: initial('client_read_only_metadata'), server_metadata: initial('server_metadata') });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const patch: ServerUserUpdate = {};
+    const parseErrors: Record<string, string> = {};
+    for (const { key } of METADATA_FIELDS) {
+      try {
+        patch[key] = JSON.parse(texts[key]);
+      } catch (caught) {
+        parseErrors[key] = `Not valid JSON: ${caught instanceof Error ? caught.message : String(caught)}`;
+      }
+    }
+    // Then the server's own rules (any JSON value, or null).
+    const invalid = Object.keys(parseErrors).length > 0 ? parseErrors : fieldErrors(serverUserUpdateSchema, patch);
+    setErrors(invalid ?? {});
+    if (invalid) return;
+    try {
+      await admin.updateUserById(user.id, patch);
+      setError(null);
+      setSaved(true);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  return (
+    <Card title="Metadata">
+      <form className="stack" onSubmit={(event) => void submit(event)} noValidate>
+        <div className="grid">
+          {METADATA_FIELDS.map(({ key, label, hint }) => (
+            <Field key={key} label={label} error={errors[key]} hint={hint}>
+              {(props) => <textarea {...props} spellCheck={false} value={texts[key]} onChange={(event) => setTexts({ ...texts, [key]: event.target.value })} />}
+            </Field>
+          ))}
+        </div>
+        <ErrorMessage error={error} title="Could not save" />
+        <div className="actions">
+          <button type="submit" className="button primary">Save metadata</button>
+          {saved ? <span className="muted" role="status">Saved.</span> : null}
+        </div>
+      </form>
+    </Card>
+  );
+}
+
+function SessionsCard({ admin, userId }: { admin: PageProps['admin']; userId: string }) {
+  const sessions = useQuery(admin.sessionsQuery({ userId }), admin.queryClient);
+  return (
+    <Card title="Sessions">
+      <QueryView query={sessions} loadingLabel="Loading sessions…">
+        {(items) =>
+          items.length === 0 ? (
+            <Empty title="No active sessions">The user is signed out everywhere.</Empty>
+          ) : (
+            <div className="table-wrap">
+              <table aria-label="Sessions">
+                <thead><tr><th scope="col">Started</th><th scope="col">Last used</th><th scope="col">IP</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+                <tbody>
+                  {items.map((session) => (
+                    <tr key={session.id}>
+                      <td>{formatDate(session.created_at)} {session.is_impersonation ? <span className="badge warn">impersonation</span> : null}</td>
+                      <td>{formatDate(session.last_used_at)}</td>
+                      <td className="mono small">{session.last_used_at_end_user_ip_info?.ip ?? '—'}</td>
+                      <td className="actions end">
+                        <ConfirmButton className="button small danger" label="Revoke" title="Revoke this session?" message={<p>The device using it is signed out at its next refresh (within 10 minutes).</p>} onConfirm={() => admin.revokeSession(session.id, { userId })} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </QueryView>
+    </Card>
+  );
+}

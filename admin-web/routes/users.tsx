@@ -1,0 +1,190 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { userCreateSchema } from '../../server/domains/users/schemas.js';
+import { Link, navigate } from '../components/router.js';
+import { Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, Switch, fieldErrors, formatDate, useDebounced } from '../components/ui.js';
+import type { PageProps } from './page-props.js';
+
+const PAGE_SIZE = 50;
+
+/**
+ * The users table. Built for a million rows: keyset cursors from the API (each page is one index
+ * range scan, never OFFSET), no total count, a debounced search (the API searches email, name and
+ * id with trigram indexes), and the previous page kept on screen while the next one loads.
+ */
+export function UsersPage({ projectId, admin }: PageProps) {
+  const [search, setSearch] = useState('');
+  const [includeAnonymous, setIncludeAnonymous] = useState(false);
+  // Cursors of the pages before this one, so "Previous" needs no reverse query.
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const [creating, setCreating] = useState(false);
+  const query = useDebounced(search.trim(), 300);
+  const cursor = cursors[cursors.length - 1];
+  const users = useQuery(
+    {
+      ...admin.usersQuery({ limit: PAGE_SIZE, desc: true, include_anonymous: includeAnonymous, ...(query ? { query } : {}), ...(cursor ? { cursor } : {}) }),
+      placeholderData: keepPreviousData,
+    },
+    admin.queryClient,
+  );
+  const resetPaging = () => setCursors([undefined]);
+
+  return (
+    <>
+      <PageHeader title="Users" description="Everyone who signed up to this project, newest first." actions={<button type="button" className="button primary" onClick={() => setCreating(true)}>Create user</button>} />
+      <div className="toolbar">
+        <label className="visually-hidden" htmlFor="user-search">Search users</label>
+        <input
+          id="user-search"
+          type="search"
+          placeholder="Search by email, name or ID"
+          value={search}
+          onChange={(event) => {
+            setSearch(event.target.value);
+            resetPaging();
+          }}
+        />
+        <div style={{ minWidth: 240 }}>
+          <Switch
+            label="Show anonymous users"
+            checked={includeAnonymous}
+            onChange={(checked) => {
+              setIncludeAnonymous(checked);
+              resetPaging();
+            }}
+          />
+        </div>
+        {users.isFetching && !users.isPending ? <span className="muted small" role="status">Updating…</span> : null}
+      </div>
+      <QueryView query={users} loadingLabel="Loading users…">
+        {(page) =>
+          page.items.length === 0 ? (
+            query ? (
+              <Empty title="No users match">Nobody's email, name or ID contains “{query}”.</Empty>
+            ) : (
+              <Empty title="No users yet">
+                <p>Users appear here when they sign up through your app, or when you create one.</p>
+                <button type="button" className="button primary" onClick={() => setCreating(true)}>Create user</button>
+              </Empty>
+            )
+          ) : (
+            <>
+              <div className="table-wrap">
+                <table aria-label="Users">
+                  <thead>
+                    <tr>
+                      <th scope="col">User</th>
+                      <th scope="col">Email</th>
+                      <th scope="col">Signed up</th>
+                      <th scope="col">Last active</th>
+                      <th scope="col">Sign-in</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {page.items.map((user) => (
+                      <tr key={user.id} className="clickable" onClick={() => navigate(`/projects/${projectId}/users/${user.id}`)}>
+                        <td>
+                          <Link href={`/projects/${projectId}/users/${user.id}`} onClick={(event) => event.stopPropagation()}>
+                            {user.display_name || (user.is_anonymous ? 'Anonymous user' : user.primary_email ?? user.id.slice(0, 8))}
+                          </Link>
+                        </td>
+                        <td>
+                          {user.primary_email ?? <span className="muted">—</span>}{' '}
+                          {user.primary_email && user.primary_email_verified ? <span className="badge ok">verified</span> : null}
+                        </td>
+                        <td>{formatDate(user.signed_up_at_millis)}</td>
+                        <td>{formatDate(user.last_active_at_millis)}</td>
+                        <td className="small">
+                          {[user.has_password && 'password', user.auth_with_email && 'email code', user.passkey_auth_enabled && 'passkey', ...user.oauth_providers.map((p) => p.id), user.is_anonymous && 'anonymous']
+                            .filter(Boolean)
+                            .join(', ') || '—'}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <nav className="pager" aria-label="Pages of users">
+                <span className="muted small">Page {cursors.length}</span>
+                <button type="button" className="button small" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous</button>
+                <button
+                  type="button"
+                  className="button small"
+                  disabled={!page.pagination.next_cursor}
+                  onClick={() => page.pagination.next_cursor && setCursors([...cursors, page.pagination.next_cursor])}
+                >
+                  Next
+                </button>
+              </nav>
+            </>
+          )
+        }
+      </QueryView>
+      <CreateUserDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreate={async (input) => {
+          const user = await admin.createUser(input);
+          setCreating(false);
+          navigate(`/projects/${projectId}/users/${user.id}`);
+        }}
+      />
+    </>
+  );
+}
+
+function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose: () => void; onCreate: (input: Record<string, unknown>) => Promise<void> }) {
+  const [email, setEmail] = useState('');
+  const [displayName, setDisplayName] = useState('');
+  const [password, setPassword] = useState('');
+  const [verified, setVerified] = useState(false);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [pending, setPending] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const input = {
+      ...(email.trim() ? { primary_email: email.trim(), primary_email_auth_enabled: true, primary_email_verified: verified } : {}),
+      ...(displayName.trim() ? { display_name: displayName.trim() } : {}),
+      ...(password ? { password } : {}),
+    };
+    const invalid = fieldErrors(userCreateSchema, input);
+    setErrors(invalid ?? {});
+    if (invalid) return;
+    setPending(true);
+    setError(null);
+    try {
+      await onCreate(input);
+      setEmail('');
+      setDisplayName('');
+      setPassword('');
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setPending(false);
+    }
+  };
+
+  return (
+    <Modal title="Create user" open={open} onClose={onClose}>
+      <form className="form" onSubmit={(event) => void submit(event)} noValidate>
+        <Field label="Email" error={errors.primary_email}>
+          {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoFocus />}
+        </Field>
+        <Field label="Display name" error={errors.display_name}>
+          {(props) => <input {...props} type="text" value={displayName} onChange={(event) => setDisplayName(event.target.value)} />}
+        </Field>
+        <Field label="Password (optional)" error={errors.password} hint="Leave empty for a user who signs in with an email code or magic link.">
+          {(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
+        </Field>
+        <Switch label="Email is verified" checked={verified} onChange={setVerified} />
+        <ErrorMessage error={error} title="Could not create the user" />
+        <div className="actions end">
+          <button type="button" className="button" onClick={onClose}>Cancel</button>
+          <button type="submit" className="button primary" disabled={pending}>{pending ? 'Creating…' : 'Create user'}</button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

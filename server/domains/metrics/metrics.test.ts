@@ -1,0 +1,65 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../../test/harness.js';
+import { expectKnownError, expectStatus } from '../../test/team-fixtures.js';
+
+/** GET /internal/metrics through real HTTP: the admin console's overview numbers. */
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+describe('GET /internal/metrics', () => {
+  it('counts users, sign-ups per day and activity, with anonymous users only when asked', async () => {
+    const project = await h.createProject();
+    const other = await h.createProject();
+    await h.signUpUser(project);
+    await h.signUpUser(project);
+    await h.signUpUser(other);
+    const anonymous = await h.post('/auth/anonymous/sign-up', {}, { ...project.client(), 'x-latch-allow-anonymous-user': 'true' });
+    expectStatus(anonymous, 200);
+    // A user who signed up 3 days ago and was last active 2 days ago.
+    const old = await h.signUpUser(project);
+    await sql`update users set signed_up_at = now() - interval '3 days', last_active_at = now() - interval '2 days' where id = ${old.userId}`.execute(h.latch.deps.db);
+
+    const res = await h.get('/internal/metrics', project.ownerAdmin());
+    expectStatus(res, 200);
+    expect(res.body).toMatchObject({ total_users: 3 + 0, anonymous_users: 1, users_by_auth_method: { password: 3, passkey: 0 } });
+    expect(res.body.active_users).toEqual({ last_day: 2, last_7_days: 3, last_30_days: 3 });
+    expect(res.body.sign_ups_per_day).toHaveLength(30);
+    expect(res.body.sign_ups_per_day.at(-1)).toEqual({ date: today(), count: 2 });
+    const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+    expect(res.body.sign_ups_per_day.find((d: { date: string }) => d.date === threeDaysAgo)?.count).toBe(1);
+    expect(res.body.last_active_per_day.at(-1)).toEqual({ date: today(), count: 2 });
+
+    const withAnonymous = await h.get('/internal/metrics?include_anonymous=true', project.admin());
+    expectStatus(withAnonymous, 200);
+    expect(withAnonymous.body.total_users).toBe(4);
+    expect(withAnonymous.body.sign_ups_per_day.at(-1).count).toBe(3);
+    const withoutAnonymous = await h.get('/internal/metrics?include_anonymous=false', project.admin());
+    expect(withoutAnonymous.body.total_users).toBe(3);
+
+    // Tenant isolation: the other project sees only its own user.
+    const otherMetrics = await h.get('/internal/metrics', other.ownerAdmin());
+    expect(otherMetrics.body.total_users).toBe(1);
+  });
+
+  it('needs admin access', async () => {
+    const project = await h.createProject();
+    const res = await h.get('/internal/metrics', project.server());
+    expect(res.status).toBe(401);
+    expect(res.headers.get('x-latch-known-error')).toBeTruthy();
+    const client = await h.get('/internal/metrics', project.client());
+    expect(client.status).toBeGreaterThanOrEqual(400);
+  });
+
+  it('refuses a malformed include_anonymous', async () => {
+    const project = await h.createProject();
+    expectKnownError(await h.get('/internal/metrics?include_anonymous=maybe', project.admin()), 400, 'SCHEMA_ERROR');
+  });
+});

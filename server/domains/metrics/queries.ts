@@ -1,0 +1,66 @@
+import { sql } from 'kysely';
+import type { Executor } from '../projects/queries.js';
+
+/**
+ * The overview's numbers. Each function is one statement over the tenancy's users (the
+ * (tenancy_id, signed_up_at, id) index bounds the scan to one project); counts are cast in SQL
+ * because PGlite and pg return bigint differently.
+ */
+export interface UserTotalsRow {
+  total: number;
+  anonymous: number;
+  active_day: number;
+  active_week: number;
+  active_month: number;
+  password: number;
+  email_code: number;
+  passkey: number;
+  none: number;
+}
+
+export async function userTotals(db: Executor, tenancyId: string, includeAnonymous: boolean): Promise<UserTotalsRow> {
+  const counted = includeAnonymous ? sql`true` : sql`not is_anonymous`;
+  const row = await db
+    .selectFrom('users')
+    .select([
+      sql<number>`count(*) filter (where ${counted})::int`.as('total'),
+      sql<number>`count(*) filter (where is_anonymous)::int`.as('anonymous'),
+      sql<number>`count(*) filter (where ${counted} and last_active_at > now() - interval '1 day')::int`.as('active_day'),
+      sql<number>`count(*) filter (where ${counted} and last_active_at > now() - interval '7 days')::int`.as('active_week'),
+      sql<number>`count(*) filter (where ${counted} and last_active_at > now() - interval '30 days')::int`.as('active_month'),
+      sql<number>`count(*) filter (where ${counted} and password_hash is not null)::int`.as('password'),
+      sql<number>`count(*) filter (where ${counted} and auth_with_email)::int`.as('email_code'),
+      sql<number>`count(*) filter (where ${counted} and passkey_auth_enabled)::int`.as('passkey'),
+      sql<number>`count(*) filter (where ${counted} and password_hash is null and not auth_with_email and not passkey_auth_enabled)::int`.as('none'),
+    ])
+    .where('tenancy_id', '=', tenancyId)
+    .executeTakeFirstOrThrow();
+  return {
+    total: Number(row.total), anonymous: Number(row.anonymous), active_day: Number(row.active_day), active_week: Number(row.active_week),
+    active_month: Number(row.active_month), password: Number(row.password), email_code: Number(row.email_code), passkey: Number(row.passkey), none: Number(row.none),
+  };
+}
+
+/** Per UTC day since `since`: sign-ups (range scan on the list index) and users last active that day. */
+export async function dailyCounts(db: Executor, tenancyId: string, since: Date, includeAnonymous: boolean): Promise<{ signUps: Map<string, number>; lastActive: Map<string, number> }> {
+  const [signUps, lastActive] = await Promise.all([
+    db.selectFrom('users')
+      .select([sql<string>`to_char(signed_up_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'), sql<number>`count(*)::int`.as('count')])
+      .where('tenancy_id', '=', tenancyId)
+      .where('signed_up_at', '>=', since)
+      .$if(!includeAnonymous, (qb) => qb.where('is_anonymous', '=', false))
+      .groupBy(sql`1`)
+      .execute(),
+    db.selectFrom('users')
+      .select([sql<string>`to_char(last_active_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'), sql<number>`count(*)::int`.as('count')])
+      .where('tenancy_id', '=', tenancyId)
+      .where('last_active_at', '>=', since)
+      .$if(!includeAnonymous, (qb) => qb.where('is_anonymous', '=', false))
+      .groupBy(sql`1`)
+      .execute(),
+  ]);
+  return {
+    signUps: new Map(signUps.map((row) => [row.day, Number(row.count)])),
+    lastActive: new Map(lastActive.map((row) => [row.day, Number(row.count)])),
+  };
+}

@@ -1,0 +1,14 @@
+import { router } from '../../trpc/init.js';
+import { adminProcedure } from '../../trpc/procedures.js';
+import * as schemas from './schemas.js';
+import * as service from './service.js';
+
+const TAGS = ['Metrics'];
+
+export const metricsRouter = router({
+  get: adminProcedure
+    .meta({ openapi: { method: 'GET', path: '/internal/metrics', tags: TAGS, summary: "The project's user totals, sign-ups per day and activity (the console's overview)", protect: true } })
+    .input(schemas.metricsQuerySchema)
+    .output(schemas.metricsSchema)
+    .query(({ ctx, input }) => service.getMetrics(ctx.deps, ctx.auth, input)),
+});
