@@ -355,7 +355,10 @@ describe('admin console', () => {
     await page.getByLabel('Description').fill('ci');
     await page.getByRole('switch', { name: 'Super secret admin key' }).check();
     await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
-    const adminKey = await page.getByLabel('Super secret admin key', { exact: true }).textContent();
+    // The create form's switch has the same label: wait for the new keys themselves (their copy button).
+    await page.getByRole('button', { name: 'Copy super secret admin key' }).waitFor();
+    const adminKey = await page.locator('.key-value[aria-label="Super secret admin key"]').textContent();
+    expect(adminKey).toMatch(/\S{20,}/);
     expect((await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': adminKey! })).status).toBe(200);
     await page.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('row', { name: /^ci/ }).getByRole('button', { name: 'Revoke' }).click();
