@@ -201,7 +201,8 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
     if (invalid || !sent) return;
     setPending(true);
     try {
-      const result = await app.signInWithMagicLink(code.trim().toUpperCase(), { nonce: sent.nonce });
+      // Codes are upper-case letters and digits: accept what people type (lower case, spaces, a dash).
+      const result = await app.signInWithMagicLink(code.replace(/[\s-]/g, '').toUpperCase(), { nonce: sent.nonce });
       if (result.status === 'error') return setFormError(result.error.message);
       await finish(result.data.is_new_user);
     } catch (error) {
@@ -223,7 +224,7 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
           name="code"
           autoComplete="one-time-code"
           inputMode="text"
-          maxLength={6}
+          maxLength={8}
           value={code}
           onChange={(e) => setCode(e.target.value)}
           error={fieldError}
