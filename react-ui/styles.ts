@@ -88,6 +88,7 @@ export const STYLESHEET = `
 .latch-button-small { min-height: 32px; padding: 4px 10px; font-size: 13px; }
 .latch-button-block { width: 100%; }
 .latch-link { color: var(--latch-primary); text-decoration: underline; text-underline-offset: 2px; cursor: pointer; background: none; border: none; padding: 0; font: inherit; }
+.latch-file-button:has(:focus-visible) { outline: 2px solid var(--latch-focus); outline-offset: 2px; }
 .latch-root :focus-visible { outline: 2px solid var(--latch-focus); outline-offset: 2px; }
 .latch-alert { border-radius: calc(var(--latch-radius) - 4px); padding: 10px 12px; font-size: 14px; margin: 0 0 14px; }
 .latch-alert-error { background: var(--latch-danger-bg); color: var(--latch-danger); }

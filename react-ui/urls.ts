@@ -99,6 +99,8 @@ const ROUTE_KEYS: Record<HandlerRoute, keyof LatchUrls> = {
  * The app's pages: the handler routes under `handlerPath`, home `/`, after-sign-in → home,
  * after-sign-up → after-sign-in, after-sign-out → home (spec section 2), then `overrides`.
  * The defaults chain on the overridden values: overriding `home` moves after-sign-in too.
+ *
+ * @throws Error 'Redirect URL is not trusted; should be relative.' when an override is not relative.
  */
 export function resolveUrls(options: { handlerPath?: string; urls?: Partial<LatchUrls> } = {}): LatchUrls {
   const handler = normalizeHandlerPath(options.handlerPath ?? DEFAULT_HANDLER_PATH);
@@ -110,7 +112,10 @@ export function resolveUrls(options: { handlerPath?: string; urls?: Partial<Latc
   const afterSignUp = given.afterSignUp ?? afterSignIn;
   const afterSignOut = given.afterSignOut ?? home;
   const defined = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
-  return { ...routes, ...defined, handler: handler || '/', home, afterSignIn, afterSignUp, afterSignOut };
+  const urls: LatchUrls = { ...routes, ...defined, handler: handler || '/', home, afterSignIn, afterSignUp, afterSignOut };
+  // Fail when the app starts, not at the first redirect: every page must be a relative URL.
+  for (const url of Object.values(urls)) assertRelativeUrl(url);
+  return urls;
 }
 
 /**
