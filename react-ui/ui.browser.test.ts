@@ -48,14 +48,17 @@ const FULL_CONFIG = {
 };
 
 /** A project and a browser context whose pages run the example app against it. */
-async function setup(config: Record<string, unknown> = FULL_CONFIG): Promise<{ project: ProjectFixture; context: BrowserContext; page: Page; server: ServerApp }> {
+async function setup(
+  config: Record<string, unknown> = FULL_CONFIG,
+  redirectMethod: 'window' | 'history' = 'history',
+): Promise<{ project: ProjectFixture; context: BrowserContext; page: Page; server: ServerApp }> {
   const project = await h.createProject({ config, displayName: 'Acme notes' });
   const context = await browser.newContext();
   // Fail at the step that is stuck, inside the test's own timeout.
   context.setDefaultTimeout(8000);
   await context.addInitScript((latchConfig) => {
     (window as unknown as { __LATCH_CONFIG__: unknown }).__LATCH_CONFIG__ = latchConfig;
-  }, { projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url });
+  }, { projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, redirectMethod });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
@@ -208,6 +211,25 @@ describe('multi-factor required', () => {
     const stored = await page.evaluate(() => Object.entries(sessionStorage));
     expect(stored).toEqual([[`latch:${project.id}:mfa_attempt_code`, 'attempt-123']]);
     await expect.poll(() => page.getByRole('status').innerText()).toBe('Multi-factor authentication is not enabled for this project.');
+    await context.close();
+  });
+});
+
+describe('redirect method window (the default)', () => {
+  it('signs in and out with full page loads, still returning to after_auth_return_to', async () => {
+    const { page, context, project } = await setup(FULL_CONFIG, 'window');
+    const user = await h.signUpUser(project);
+    await page.goto(`${host.url}/protected`);
+    await page.waitForURL('**/handler/sign-in?after_auth_return_to=%2Fprotected');
+    // A marker that survives client-side navigation but not a page load.
+    await page.evaluate(() => ((window as unknown as { marker: boolean }).marker = true));
+    await signInThroughForm(page, user.email, user.password);
+    await page.waitForURL('**/protected');
+    await expect.poll(() => page.getByTestId('protected').innerText()).toContain(user.email);
+    expect(await page.evaluate(() => (window as unknown as { marker?: boolean }).marker)).toBeUndefined();
+    await page.goto(`${host.url}/handler/sign-out`);
+    await page.waitForURL(`${host.url}/`);
+    await expect.poll(() => page.getByRole('main').innerText()).toContain('You are signed out.');
     await context.close();
   });
 });
