@@ -27,6 +27,9 @@ export interface NavigationWindow {
  * (`false` for `'none'`, when the caller should show a link instead).
  *
  * @throws Error 'Redirect URL is not trusted; should be relative.' for any other URL.
+ *
+ * @example
+ * await redirectTo({ navigate: (to) => router.push(to) }, '/dashboard');
  */
 export async function redirectTo(method: RedirectMethod, to: string, win: NavigationWindow | undefined = typeof window === 'undefined' ? undefined : window): Promise<boolean> {
   assertRelativeUrl(to);

@@ -34,7 +34,12 @@ function Done({ to }: { to: string }) {
   );
 }
 
-/** Email + password sign-in. */
+/**
+ * Email + password sign-in, on its own (without the page around it).
+ *
+ * @example
+ * <PasswordSignInForm />
+ */
 export function PasswordSignInForm() {
   const app = useApp();
   const { urls, navigate } = useLatchContext();
@@ -93,7 +98,12 @@ export function PasswordSignInForm() {
   );
 }
 
-/** Email + password + confirmation sign-up; the verification email links back with the return location. */
+/**
+ * Email + password + confirmation sign-up; the verification email links back with the return location.
+ *
+ * @example
+ * <PasswordSignUpForm />
+ */
 export function PasswordSignUpForm() {
   const app = useApp();
   const { urls } = useLatchContext();
@@ -160,6 +170,9 @@ export function PasswordSignUpForm() {
  * Magic link and one-time code: emails a link and a 6-character code; the user follows the link
  * (the magic-link-callback page) or types the code here. A new address gets an account when the
  * project allows sign-up, so this form serves sign-in and sign-up alike.
+ *
+ * @example
+ * <MagicLinkForm kind="sign-in" />
  */
 export function MagicLinkForm({ kind }: { kind: Kind }) {
   const app = useApp();

@@ -108,7 +108,12 @@ export function Link({ href, children, onClick, className = 'latch-link', ...res
   );
 }
 
-/** A spinner with a label, for Suspense fallbacks and pending pages. */
+/**
+ * A spinner with a label, for Suspense fallbacks and pending pages.
+ *
+ * @example
+ * <Suspense fallback={<Loading />}><Dashboard /></Suspense>
+ */
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
     <div className="latch-loading" role="status">
