@@ -91,6 +91,7 @@ export const STYLESHEET = `
 .latch-file-button:has(:focus-visible) { outline: 2px solid var(--latch-focus); outline-offset: 2px; }
 .latch-root :focus-visible { outline: 2px solid var(--latch-focus); outline-offset: 2px; }
 .latch-alert { border-radius: calc(var(--latch-radius) - 4px); padding: 10px 12px; font-size: 14px; margin: 0 0 14px; }
+.latch-form > .latch-alert, .latch-list-item .latch-alert { margin: 0; }
 .latch-alert-error { background: var(--latch-danger-bg); color: var(--latch-danger); }
 .latch-alert-success { background: var(--latch-success-bg); color: var(--latch-success); }
 .latch-alert-info { background: var(--latch-muted-bg); color: var(--latch-fg); }

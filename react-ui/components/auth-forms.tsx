@@ -236,6 +236,8 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
           label="Code"
           name="code"
           autoComplete="one-time-code"
+          // The send button this replaces had focus: put it where the next step is.
+          autoFocus
           inputMode="text"
           maxLength={8}
           value={code}
