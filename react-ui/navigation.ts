@@ -45,6 +45,18 @@ export async function redirectTo(method: RedirectMethod, to: string, win: Naviga
     win.dispatchEvent(typeof PopStateEvent === 'function' ? new PopStateEvent('popstate', { state: null }) : new Event('popstate'));
     return true;
   }
+  leaving = true;
   win.location.assign(to);
   return true;
+}
+
+// Set once a full page load has started: the page is going away, so nothing should redirect it again.
+let leaving = false;
+
+/**
+ * Whether a 'window' redirect has already started a page load. A later redirect (a component
+ * noticing the user signed out, say) would cancel the one the user asked for.
+ */
+export function isLeavingPage(): boolean {
+  return leaving;
 }

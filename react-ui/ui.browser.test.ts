@@ -421,6 +421,9 @@ describe('account settings, user button and team switcher', () => {
     await page.getByRole('button', { name: 'Delete account' }).click();
     await page.getByRole('button', { name: 'Yes, delete my account' }).click();
     await page.waitForURL(`${host.url}/`);
+    // And it stays there: the settings page, now without a user, must not send it on to sign-in.
+    await page.waitForTimeout(500);
+    expect(path(page)).toBe('/');
     await expect.poll(() => page.getByRole('main').innerText()).toContain('You are signed out.');
     // Straight to the server (the ServerApp's cache still holds the user it read earlier).
     expect((await h.get(`/users/${user.userId}`, project.server())).status).toBe(404);
