@@ -76,6 +76,10 @@ export const STYLESHEET = `
 .latch-input { font: inherit; color: var(--latch-fg); background: var(--latch-surface); border: 1px solid var(--latch-border); border-radius: calc(var(--latch-radius) - 4px); padding: 9px 12px; width: 100%; min-height: 40px; }
 .latch-input[aria-invalid="true"] { border-color: var(--latch-danger); }
 .latch-input:disabled { opacity: 0.6; }
+.latch-password { position: relative; }
+.latch-password .latch-input { padding-right: 64px; }
+.latch-password-toggle { position: absolute; right: 4px; top: 50%; transform: translateY(-50%); font: inherit; font-size: 13px; font-weight: 550; color: var(--latch-muted-fg); background: none; border: none; border-radius: calc(var(--latch-radius) - 6px); padding: 6px 8px; cursor: pointer; }
+.latch-password-toggle:hover { color: var(--latch-fg); background: var(--latch-muted-bg); }
 .latch-field-error { color: var(--latch-danger); font-size: 13px; margin: 0; }
 .latch-hint { color: var(--latch-muted-fg); font-size: 13px; margin: 0; }
 .latch-button { font: inherit; font-weight: 550; display: inline-flex; align-items: center; justify-content: center; gap: 8px; min-height: 40px; padding: 8px 16px; border-radius: calc(var(--latch-radius) - 4px); border: 1px solid transparent; cursor: pointer; background: var(--latch-primary); color: var(--latch-primary-fg); text-decoration: none; }

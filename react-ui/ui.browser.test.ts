@@ -539,16 +539,23 @@ describe('accessibility', () => {
       card.setAttribute('tabindex', '-1');
       (card as HTMLElement).focus();
     });
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 7; i++) {
       await page.keyboard.press('Tab');
       order.push(await page.evaluate(() => {
         const el = document.activeElement as HTMLElement | null;
         if (!el) return '';
-        const label = (el as HTMLInputElement).labels?.[0]?.textContent;
+        const label = (el as HTMLInputElement).labels?.[0]?.textContent ?? el.querySelector('.latch-sr-only')?.textContent;
         return `${el.getAttribute('role') ?? el.tagName.toLowerCase()}:${label ?? el.textContent ?? ''}`;
       }));
     }
-    expect(order).toEqual(['tab:Email & password', 'input:Email', 'input:Password', 'button:Sign in', 'a:Forgot password?', 'a:Sign up']);
+    expect(order).toEqual(['tab:Email & password', 'input:Email', 'input:Password', 'button:Show password', 'button:Sign in', 'a:Forgot password?', 'a:Sign up']);
+    // The show-password toggle: a pressed state, and the field turns to plain text and back.
+    const toggle = page.getByRole('button', { name: 'Show password' });
+    await toggle.press('Enter');
+    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+    expect(await page.locator('input[name="password"]').getAttribute('type')).toBe('text');
+    await toggle.press('Space');
+    expect(await page.locator('input[name="password"]').getAttribute('type')).toBe('password');
     await page.getByRole('tab', { name: 'Email & password' }).focus();
     await page.keyboard.press('ArrowRight');
     await expect.poll(() => page.getByRole('tab', { name: 'Email link or code' }).getAttribute('aria-selected')).toBe('true');

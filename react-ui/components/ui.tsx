@@ -3,7 +3,7 @@
  * for screen readers, buttons with a loading state, alerts that are announced, and links that
  * navigate with the provider's redirect method.
  */
-import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type MouseEvent, type ReactNode, useId } from 'react';
+import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type MouseEvent, type ReactNode, useId, useState } from 'react';
 import { useLatchContext } from '../hooks.js';
 
 /** The scope of the kit's styles and theme variables. */
@@ -38,15 +38,37 @@ export interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 
 }
 
 /** A labelled input; its error is linked by aria-describedby and marks it aria-invalid. */
-export function Field({ label, error, hint, ...input }: FieldProps) {
+export function Field({ label, error, hint, type, ...input }: FieldProps) {
   const id = useId();
+  const [revealed, setRevealed] = useState(false);
   const describedBy = [error ? `${id}-error` : null, hint ? `${id}-hint` : null].filter(Boolean).join(' ') || undefined;
+  const field = (
+    <input
+      className="latch-input"
+      id={id}
+      type={type === 'password' && revealed ? 'text' : type}
+      aria-invalid={error ? true : undefined}
+      aria-describedby={describedBy}
+      {...input}
+    />
+  );
   return (
     <div className="latch-field">
       <label className="latch-label" htmlFor={id}>
         {label}
       </label>
-      <input className="latch-input" id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
+      {type === 'password' ? (
+        <div className="latch-password">
+          {field}
+          {/* A toggle button: its name stays "Show password", aria-pressed says whether it is shown. */}
+          <button type="button" className="latch-password-toggle" aria-pressed={revealed} aria-controls={id} onClick={() => setRevealed((shown) => !shown)}>
+            <span aria-hidden="true">{revealed ? 'Hide' : 'Show'}</span>
+            <span className="latch-sr-only">Show password</span>
+          </button>
+        </div>
+      ) : (
+        field
+      )}
       {hint ? (
         <p className="latch-hint" id={`${id}-hint`}>
           {hint}
