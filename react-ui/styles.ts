@@ -66,6 +66,7 @@ export const STYLESHEET = `
 .latch-card { width: 100%; max-width: 400px; background: var(--latch-surface); border: 1px solid var(--latch-border); border-radius: var(--latch-radius); box-shadow: var(--latch-shadow); padding: 28px; }
 .latch-card-wide { max-width: 720px; }
 .latch-title { font-size: 22px; font-weight: 650; margin: 0 0 4px; letter-spacing: -0.01em; }
+.latch-root .latch-title:focus { outline: none; }
 .latch-subtitle { color: var(--latch-muted-fg); margin: 0 0 20px; font-size: 14px; }
 .latch-section { border-top: 1px solid var(--latch-border); padding: 20px 0; }
 .latch-section:first-of-type { border-top: none; }

@@ -90,6 +90,8 @@ describe('sign-up, email verification, sign-out, sign-in', () => {
 
     await page.getByRole('link', { name: 'Sign up' }).click();
     await page.waitForURL('**/handler/sign-up?after_auth_return_to=%2Fprotected%3Ftab%3Dnotes');
+    // A client-side page change puts focus on the new page's title (the clicked link is gone).
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Create an account');
     await shot(page, 'sign-up');
 
     // Field validation with the spec's messages, before anything is sent.

@@ -3,7 +3,7 @@
  * for screen readers, buttons with a loading state, alerts that are announced, and links that
  * navigate with the provider's redirect method.
  */
-import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type MouseEvent, type ReactNode, useId, useState } from 'react';
+import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type MouseEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { useLatchContext } from '../hooks.js';
 
 /** The scope of the kit's styles and theme variables. */
@@ -18,10 +18,16 @@ export function LatchRoot({ children, className }: { children: ReactNode; classN
 
 /** A centred card on a page, the frame of every handler page. */
 export function Page({ title, subtitle, wide, children }: { title: string; subtitle?: ReactNode; wide?: boolean; children?: ReactNode }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    // After a client-side page change the focused link is gone and focus falls back to <body>:
+    // move it to the new page's title, so keyboard and screen-reader users start there.
+    if (!document.activeElement || document.activeElement === document.body) heading.current?.focus({ preventScroll: true });
+  }, []);
   return (
     <LatchRoot className="latch-page">
       <main className={`latch-card${wide ? ' latch-card-wide' : ''}`} aria-labelledby="latch-page-title">
-        <h1 className="latch-title" id="latch-page-title">
+        <h1 className="latch-title" id="latch-page-title" ref={heading} tabIndex={-1}>
           {title}
         </h1>
         {subtitle ? <p className="latch-subtitle">{subtitle}</p> : null}
