@@ -29,12 +29,12 @@ const PROJECT: ClientProject = {
   },
 };
 
-function render(pathname: string, options: { handlerPath?: string; project?: ClientProject; search?: string } = {}) {
+function render(pathname: string, options: { handlerPath?: string; project?: ClientProject; search?: string; theme?: 'light' | 'dark' } = {}) {
   const app = new ClientApp({ projectId: 'p1', publishableClientKey: 'pck', baseUrl: 'http://127.0.0.1:9', tokenStore: 'memory' });
   app.queryClient.setQueryData(app.projectQuery().queryKey, options.project ?? PROJECT);
   app.queryClient.setQueryData(app.currentUserQuery().queryKey, null);
   return renderToString(
-    <LatchProvider app={app} handlerPath={options.handlerPath}>
+    <LatchProvider app={app} handlerPath={options.handlerPath} theme={options.theme}>
       <LatchHandler location={{ pathname, search: options.search ?? '', hash: '' }} />
     </LatchProvider>,
   );
@@ -66,6 +66,11 @@ describe('LatchHandler', () => {
     expect(text(render('/handler/oauth-callback', { search: '?code=a&state=b' }))).toContain('OAuth sign-in is not enabled for this project.');
     expect(text(render('/handler/mfa'))).toContain('Multi-factor authentication is not enabled for this project.');
     expect(text(render('/handler/cli-auth-confirm', { search: '?login_code=abc' }))).toContain('CLI sign-in is not enabled for this project.');
+  });
+
+  it('a forced theme reaches every .latch-root; by default the system decides', () => {
+    expect(render('/handler/sign-in', { theme: 'dark' })).toMatch(/class="latch-root latch-page" data-latch-theme="dark"/);
+    expect(render('/handler/sign-in')).not.toContain('data-latch-theme');
   });
 
   it('callback pages without a code say the link is incomplete', () => {
