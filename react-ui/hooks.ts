@@ -2,6 +2,7 @@ import { useSuspenseQuery } from '@tanstack/react-query';
 import { use, useContext } from 'react';
 import { type ClientApp, type ClientProject, type ClientUser, type GetUserOptions, UserNotSignedInError } from '../sdk/index.js';
 import { LatchContext, type LatchContextValue } from './context.js';
+import { isLeavingPage } from './navigation.js';
 import { currentRelativeUrl, withReturnTo } from './urls.js';
 
 /** The hint thrown when code destructures the user out of `useUser()` (spec, "Client-side messages"). */
@@ -96,7 +97,13 @@ export function useUser(options: Omit<GetUserOptions, 'tokenStore'> = {}): Clien
       if (redirecting.get(app) !== to) {
         redirecting.set(app, to);
         // Not during render: a 'history' navigation makes the host re-render synchronously.
-        setTimeout(() => void navigate(to).finally(() => setTimeout(() => redirecting.delete(app), 2000)), 0);
+        // And only from the page that asked: after deleting an account, say, the page's own
+        // navigation (to after-sign-out) may already be under way, and wins.
+        setTimeout(() => {
+          const stillHere = typeof window === 'undefined' || currentRelativeUrl(window.location) === here;
+          if (!stillHere || isLeavingPage()) return void redirecting.delete(app);
+          void navigate(to).finally(() => setTimeout(() => redirecting.delete(app), 2000));
+        }, 0);
       }
       return use(NEVER);
     }

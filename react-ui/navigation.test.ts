@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type NavigationWindow, redirectTo } from './navigation.js';
+import { type NavigationWindow, isLeavingPage, redirectTo } from './navigation.js';
 
 function fakeWindow() {
   const calls: string[] = [];
@@ -14,8 +14,11 @@ function fakeWindow() {
 describe('redirectTo', () => {
   it('window: a full page load', async () => {
     const { win, calls } = fakeWindow();
+    expect(isLeavingPage()).toBe(false);
     expect(await redirectTo('window', '/home', win)).toBe(true);
     expect(calls).toEqual(['assign /home']);
+    // From now on the page is going away: components must not redirect it again.
+    expect(isLeavingPage()).toBe(true);
   });
   it('history: pushState then popstate, so the handler re-renders', async () => {
     const { win, calls } = fakeWindow();

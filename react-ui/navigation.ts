@@ -27,6 +27,9 @@ export interface NavigationWindow {
  * (`false` for `'none'`, when the caller should show a link instead).
  *
  * @throws Error 'Redirect URL is not trusted; should be relative.' for any other URL.
+ *
+ * @example
+ * await redirectTo({ navigate: (to) => router.push(to) }, '/dashboard');
  */
 export async function redirectTo(method: RedirectMethod, to: string, win: NavigationWindow | undefined = typeof window === 'undefined' ? undefined : window): Promise<boolean> {
   assertRelativeUrl(to);
@@ -42,6 +45,18 @@ export async function redirectTo(method: RedirectMethod, to: string, win: Naviga
     win.dispatchEvent(typeof PopStateEvent === 'function' ? new PopStateEvent('popstate', { state: null }) : new Event('popstate'));
     return true;
   }
+  leaving = true;
   win.location.assign(to);
   return true;
+}
+
+// Set once a full page load has started: the page is going away, so nothing should redirect it again.
+let leaving = false;
+
+/**
+ * Whether a 'window' redirect has already started a page load. A later redirect (a component
+ * noticing the user signed out, say) would cancel the one the user asked for.
+ */
+export function isLeavingPage(): boolean {
+  return leaving;
 }

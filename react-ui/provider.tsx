@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { type ReactNode, useEffect, useInsertionEffect, useMemo, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useInsertionEffect, useMemo, useState } from 'react';
 import type { ClientApp } from '../sdk/index.js';
 import { LatchContext, type LatchContextValue } from './context.js';
 import { type RedirectMethod, redirectTo } from './navigation.js';
@@ -39,10 +39,12 @@ export function LatchProvider({ app, handlerPath, urls, redirectMethod = 'window
   useEffect(() => app.onSessionChange(() => setSessionGeneration((n) => n + 1)), [app]);
   // Key the memo on the URL values, not the object identity, so an inline `urls={{…}}` is stable.
   const urlsKey = JSON.stringify(urls ?? {});
-  const resolved = useMemo(() => resolveUrls({ handlerPath, urls }), [handlerPath, urlsKey]); // eslint-disable-line react-hooks/exhaustive-deps
+  const resolved = useMemo(() => resolveUrls({ handlerPath, urls }), [handlerPath, urlsKey]);
+  // Stable across session changes, so a page's pending delayed redirect is not restarted by one.
+  const navigate = useCallback((to: string) => redirectTo(redirectMethod, to), [redirectMethod]);
   const value = useMemo<LatchContextValue>(
-    () => ({ app, urls: resolved, redirectMethod, theme, sessionGeneration, navigate: (to) => redirectTo(redirectMethod, to) }),
-    [app, resolved, redirectMethod, theme, sessionGeneration],
+    () => ({ app, urls: resolved, redirectMethod, theme, sessionGeneration, navigate }),
+    [app, resolved, redirectMethod, theme, sessionGeneration, navigate],
   );
   return (
     <QueryClientProvider client={app.queryClient}>

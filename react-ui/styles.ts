@@ -66,6 +66,7 @@ export const STYLESHEET = `
 .latch-card { width: 100%; max-width: 400px; background: var(--latch-surface); border: 1px solid var(--latch-border); border-radius: var(--latch-radius); box-shadow: var(--latch-shadow); padding: 28px; }
 .latch-card-wide { max-width: 720px; }
 .latch-title { font-size: 22px; font-weight: 650; margin: 0 0 4px; letter-spacing: -0.01em; }
+.latch-root .latch-title:focus { outline: none; }
 .latch-subtitle { color: var(--latch-muted-fg); margin: 0 0 20px; font-size: 14px; }
 .latch-section { border-top: 1px solid var(--latch-border); padding: 20px 0; }
 .latch-section:first-of-type { border-top: none; }
@@ -76,6 +77,10 @@ export const STYLESHEET = `
 .latch-input { font: inherit; color: var(--latch-fg); background: var(--latch-surface); border: 1px solid var(--latch-border); border-radius: calc(var(--latch-radius) - 4px); padding: 9px 12px; width: 100%; min-height: 40px; }
 .latch-input[aria-invalid="true"] { border-color: var(--latch-danger); }
 .latch-input:disabled { opacity: 0.6; }
+.latch-password { position: relative; }
+.latch-password .latch-input { padding-right: 64px; }
+.latch-password-toggle { position: absolute; right: 4px; top: 50%; transform: translateY(-50%); font: inherit; font-size: 13px; font-weight: 550; color: var(--latch-muted-fg); background: none; border: none; border-radius: calc(var(--latch-radius) - 6px); padding: 6px 8px; cursor: pointer; }
+.latch-password-toggle:hover { color: var(--latch-fg); background: var(--latch-muted-bg); }
 .latch-field-error { color: var(--latch-danger); font-size: 13px; margin: 0; }
 .latch-hint { color: var(--latch-muted-fg); font-size: 13px; margin: 0; }
 .latch-button { font: inherit; font-weight: 550; display: inline-flex; align-items: center; justify-content: center; gap: 8px; min-height: 40px; padding: 8px 16px; border-radius: calc(var(--latch-radius) - 4px); border: 1px solid transparent; cursor: pointer; background: var(--latch-primary); color: var(--latch-primary-fg); text-decoration: none; }
@@ -88,8 +93,10 @@ export const STYLESHEET = `
 .latch-button-small { min-height: 32px; padding: 4px 10px; font-size: 13px; }
 .latch-button-block { width: 100%; }
 .latch-link { color: var(--latch-primary); text-decoration: underline; text-underline-offset: 2px; cursor: pointer; background: none; border: none; padding: 0; font: inherit; }
+.latch-file-button:has(:focus-visible) { outline: 2px solid var(--latch-focus); outline-offset: 2px; }
 .latch-root :focus-visible { outline: 2px solid var(--latch-focus); outline-offset: 2px; }
 .latch-alert { border-radius: calc(var(--latch-radius) - 4px); padding: 10px 12px; font-size: 14px; margin: 0 0 14px; }
+.latch-form > .latch-alert, .latch-list-item .latch-alert { margin: 0; }
 .latch-alert-error { background: var(--latch-danger-bg); color: var(--latch-danger); }
 .latch-alert-success { background: var(--latch-success-bg); color: var(--latch-success); }
 .latch-alert-info { background: var(--latch-muted-bg); color: var(--latch-fg); }

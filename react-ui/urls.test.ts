@@ -70,6 +70,12 @@ describe('resolveUrls', () => {
     expect(resolveUrls({ urls: { afterSignUp: '/welcome', afterSignOut: '/bye' } })).toMatchObject({ afterSignIn: '/', afterSignUp: '/welcome', afterSignOut: '/bye' });
   });
 
+  it('refuses an override that is not relative, when the app starts', () => {
+    expect(() => resolveUrls({ urls: { afterSignIn: 'https://evil.example/' } })).toThrow('Redirect URL is not trusted; should be relative.');
+    expect(() => resolveUrls({ urls: { home: '//evil.example' } })).toThrow('Redirect URL is not trusted; should be relative.');
+    expect(() => resolveUrls({ urls: { signIn: 'javascript:alert(1)' } })).toThrow('Redirect URL is not trusted; should be relative.');
+  });
+
   it('moves every route with the handler path, and lets each be overridden', () => {
     const urls = resolveUrls({ handlerPath: '/auth', urls: { signIn: '/login', afterSignIn: undefined } });
     expect(urls.signIn).toBe('/login');

@@ -22,6 +22,9 @@ export const REDIRECT_WAIT_MS = 2000;
 /**
  * The session-storage key of the multi-factor attempt code. The spec asks for a key ending in
  * `mfa_attempt_code`; the project id keeps two projects on one origin apart.
+ *
+ * @example
+ * sessionStorage.getItem(mfaAttemptCodeKey(app.projectId)) // set by the sign-in form
  */
 export function mfaAttemptCodeKey(projectId: string): string {
   return `latch:${projectId}:mfa_attempt_code`;
@@ -99,6 +102,11 @@ const ROUTE_KEYS: Record<HandlerRoute, keyof LatchUrls> = {
  * The app's pages: the handler routes under `handlerPath`, home `/`, after-sign-in → home,
  * after-sign-up → after-sign-in, after-sign-out → home (spec section 2), then `overrides`.
  * The defaults chain on the overridden values: overriding `home` moves after-sign-in too.
+ *
+ * @throws Error 'Redirect URL is not trusted; should be relative.' when an override is not relative.
+ *
+ * @example
+ * resolveUrls({ handlerPath: '/auth', urls: { home: '/app' } }).afterSignUp // '/app'
  */
 export function resolveUrls(options: { handlerPath?: string; urls?: Partial<LatchUrls> } = {}): LatchUrls {
   const handler = normalizeHandlerPath(options.handlerPath ?? DEFAULT_HANDLER_PATH);
@@ -110,12 +118,18 @@ export function resolveUrls(options: { handlerPath?: string; urls?: Partial<Latc
   const afterSignUp = given.afterSignUp ?? afterSignIn;
   const afterSignOut = given.afterSignOut ?? home;
   const defined = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
-  return { ...routes, ...defined, handler: handler || '/', home, afterSignIn, afterSignUp, afterSignOut };
+  const urls: LatchUrls = { ...routes, ...defined, handler: handler || '/', home, afterSignIn, afterSignUp, afterSignOut };
+  // Fail when the app starts, not at the first redirect: every page must be a relative URL.
+  for (const url of Object.values(urls)) assertRelativeUrl(url);
+  return urls;
 }
 
 /**
  * Which handler route a path names, or null when it is outside the handler or names none.
  * Matching is exact per segment (`/handler/sign-in/` and `/handler/sign-in` match, `/handler/sign-inx` does not).
+ *
+ * @example
+ * parseHandlerRoute('/handler/sign-in') // 'sign-in'
  */
 export function parseHandlerRoute(pathname: string, handlerPath: string = DEFAULT_HANDLER_PATH): HandlerRoute | null {
   const base = normalizeHandlerPath(handlerPath);
@@ -131,6 +145,10 @@ const PROBE_ORIGIN = 'http://relative-url-probe.invalid';
  * Whether `url` is relative: it stays on the current origin whatever that origin is. Rejects
  * absolute URLs, scheme-relative `//evil.example`, backslash tricks `/\evil.example` and URLs
  * that the URL parser turns into one of those (tabs and newlines are stripped by it).
+ *
+ * @example
+ * isRelativeUrl('/dashboard') // true
+ * isRelativeUrl('//evil.example') // false
  */
 export function isRelativeUrl(url: string): boolean {
   if (typeof url !== 'string' || url.length === 0) return false;

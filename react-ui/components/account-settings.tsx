@@ -118,7 +118,7 @@ function ProfileSection({ user }: { user: ClientUser }) {
       <div className="latch-row" style={{ marginBottom: 16 }}>
         <Avatar name={label} imageUrl={user.profile_image_url} large />
         <div className="latch-field">
-          <label className="latch-button latch-button-secondary latch-button-small">
+          <label className="latch-button latch-button-secondary latch-button-small latch-file-button">
             Upload image
             <input className="latch-sr-only" type="file" accept="image/*" onChange={chooseImage} disabled={image.pending} aria-describedby="latch-image-hint" />
           </label>
@@ -441,7 +441,8 @@ function DeleteAccountSection() {
           <Button variant="danger" loading={action.pending} onClick={() => void action.run(async () => (await app.deleteUser(), await navigate(urls.afterSignOut), 'Your account is deleted.'))}>
             Yes, delete my account
           </Button>
-          <Button variant="secondary" onClick={() => setConfirming(false)} disabled={action.pending}>
+          {/* Focus lands on the safe choice, not on the destructive one. */}
+          <Button variant="secondary" onClick={() => setConfirming(false)} disabled={action.pending} autoFocus>
             Cancel
           </Button>
         </div>

@@ -34,7 +34,12 @@ function Done({ to }: { to: string }) {
   );
 }
 
-/** Email + password sign-in. */
+/**
+ * Email + password sign-in, on its own (without the page around it).
+ *
+ * @example
+ * <PasswordSignInForm />
+ */
 export function PasswordSignInForm() {
   const app = useApp();
   const { urls, navigate } = useLatchContext();
@@ -93,7 +98,12 @@ export function PasswordSignInForm() {
   );
 }
 
-/** Email + password + confirmation sign-up; the verification email links back with the return location. */
+/**
+ * Email + password + confirmation sign-up; the verification email links back with the return location.
+ *
+ * @example
+ * <PasswordSignUpForm />
+ */
 export function PasswordSignUpForm() {
   const app = useApp();
   const { urls } = useLatchContext();
@@ -160,6 +170,9 @@ export function PasswordSignUpForm() {
  * Magic link and one-time code: emails a link and a 6-character code; the user follows the link
  * (the magic-link-callback page) or types the code here. A new address gets an account when the
  * project allows sign-up, so this form serves sign-in and sign-up alike.
+ *
+ * @example
+ * <MagicLinkForm kind="sign-in" />
  */
 export function MagicLinkForm({ kind }: { kind: Kind }) {
   const app = useApp();
@@ -201,7 +214,8 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
     if (invalid || !sent) return;
     setPending(true);
     try {
-      const result = await app.signInWithMagicLink(code.trim().toUpperCase(), { nonce: sent.nonce });
+      // Codes are upper-case letters and digits: accept what people type (lower case, spaces, a dash).
+      const result = await app.signInWithMagicLink(code.replace(/[\s-]/g, '').toUpperCase(), { nonce: sent.nonce });
       if (result.status === 'error') return setFormError(result.error.message);
       await finish(result.data.is_new_user);
     } catch (error) {
@@ -222,8 +236,10 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
           label="Code"
           name="code"
           autoComplete="one-time-code"
+          // The send button this replaces had focus: put it where the next step is.
+          autoFocus
           inputMode="text"
-          maxLength={6}
+          maxLength={8}
           value={code}
           onChange={(e) => setCode(e.target.value)}
           error={fieldError}

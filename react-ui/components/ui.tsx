@@ -3,7 +3,7 @@
  * for screen readers, buttons with a loading state, alerts that are announced, and links that
  * navigate with the provider's redirect method.
  */
-import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type MouseEvent, type ReactNode, useId } from 'react';
+import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type MouseEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { useLatchContext } from '../hooks.js';
 
 /** The scope of the kit's styles and theme variables. */
@@ -18,10 +18,16 @@ export function LatchRoot({ children, className }: { children: ReactNode; classN
 
 /** A centred card on a page, the frame of every handler page. */
 export function Page({ title, subtitle, wide, children }: { title: string; subtitle?: ReactNode; wide?: boolean; children?: ReactNode }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    // After a client-side page change the focused link is gone and focus falls back to <body>:
+    // move it to the new page's title, so keyboard and screen-reader users start there.
+    if (!document.activeElement || document.activeElement === document.body) heading.current?.focus({ preventScroll: true });
+  }, []);
   return (
     <LatchRoot className="latch-page">
       <main className={`latch-card${wide ? ' latch-card-wide' : ''}`} aria-labelledby="latch-page-title">
-        <h1 className="latch-title" id="latch-page-title">
+        <h1 className="latch-title" id="latch-page-title" ref={heading} tabIndex={-1}>
           {title}
         </h1>
         {subtitle ? <p className="latch-subtitle">{subtitle}</p> : null}
@@ -38,15 +44,37 @@ export interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 
 }
 
 /** A labelled input; its error is linked by aria-describedby and marks it aria-invalid. */
-export function Field({ label, error, hint, ...input }: FieldProps) {
+export function Field({ label, error, hint, type, ...input }: FieldProps) {
   const id = useId();
+  const [revealed, setRevealed] = useState(false);
   const describedBy = [error ? `${id}-error` : null, hint ? `${id}-hint` : null].filter(Boolean).join(' ') || undefined;
+  const field = (
+    <input
+      className="latch-input"
+      id={id}
+      type={type === 'password' && revealed ? 'text' : type}
+      aria-invalid={error ? true : undefined}
+      aria-describedby={describedBy}
+      {...input}
+    />
+  );
   return (
     <div className="latch-field">
       <label className="latch-label" htmlFor={id}>
         {label}
       </label>
-      <input className="latch-input" id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
+      {type === 'password' ? (
+        <div className="latch-password">
+          {field}
+          {/* A toggle button: its name stays "Show password", aria-pressed says whether it is shown. */}
+          <button type="button" className="latch-password-toggle" aria-pressed={revealed} aria-controls={id} onClick={() => setRevealed((shown) => !shown)}>
+            <span aria-hidden="true">{revealed ? 'Hide' : 'Show'}</span>
+            <span className="latch-sr-only">Show password</span>
+          </button>
+        </div>
+      ) : (
+        field
+      )}
       {hint ? (
         <p className="latch-hint" id={`${id}-hint`}>
           {hint}
@@ -108,7 +136,12 @@ export function Link({ href, children, onClick, className = 'latch-link', ...res
   );
 }
 
-/** A spinner with a label, for Suspense fallbacks and pending pages. */
+/**
+ * A spinner with a label, for Suspense fallbacks and pending pages.
+ *
+ * @example
+ * <Suspense fallback={<Loading />}><Dashboard /></Suspense>
+ */
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
     <div className="latch-loading" role="status">

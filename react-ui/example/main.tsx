@@ -15,6 +15,8 @@ interface ExampleConfig {
   publishableClientKey: string;
   baseUrl: string;
   inboxUrl?: string;
+  /** How the kit navigates (default 'history': no page loads). */
+  redirectMethod?: 'window' | 'history';
 }
 
 declare global {
@@ -133,7 +135,7 @@ async function main() {
   if (!root) throw new Error('no #root element');
   createRoot(root).render(
     <StrictMode>
-      <LatchProvider app={app} redirectMethod="history">
+      <LatchProvider app={app} redirectMethod={config.redirectMethod ?? 'history'}>
         <App config={config} />
       </LatchProvider>
     </StrictMode>,

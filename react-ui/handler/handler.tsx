@@ -5,10 +5,20 @@ import { Link, Loading, Page } from '../components/ui.js';
 import { useLatchContext } from '../hooks.js';
 import { LocationContext, type PageLocation, usePageLocation } from '../location.js';
 import { type HandlerRoute, parseHandlerRoute } from '../urls.js';
-import { EmailVerificationPage, MagicLinkCallbackPage, PasswordResetPage, TeamInvitationPage } from './code-pages.js';
+import { CliAuthConfirmPage } from './cli-auth-confirm.js';
+import { EmailVerificationPage } from './email-verification.js';
+import { ErrorPage } from './error.js';
+import { ForgotPasswordPage } from './forgot-password.js';
+import { MagicLinkCallbackPage } from './magic-link-callback.js';
+import { MfaPage } from './mfa.js';
+import { OAuthCallbackPage } from './oauth-callback.js';
+import { PasswordResetPage } from './password-reset.js';
 import { PageErrorBoundary } from './shared.js';
-import { CliAuthConfirmPage, ErrorPage, ForgotPasswordPage, MfaPage, OAuthCallbackPage, SignOutPage } from './simple-pages.js';
+import { SignOutPage } from './sign-out.js';
+import { TeamInvitationPage } from './team-invitation.js';
 
+// One file per route in this folder; sign-in, sign-up and account settings are the components
+// of the same names (components/), which hosts can also embed in their own pages.
 const PAGES: Record<HandlerRoute, () => ReactNode> = {
   'sign-in': () => <SignIn />,
   'sign-up': () => <SignUp />,

@@ -6,6 +6,7 @@
 import { Component, type ErrorInfo, type ReactNode, use, useEffect, useState } from 'react';
 import { Alert, Link, Page, errorMessage } from '../components/ui.js';
 import { useLatchContext } from '../hooks.js';
+import { usePageLocation } from '../location.js';
 import { REDIRECT_WAIT_MS } from '../urls.js';
 
 const calls = new Map<string, Promise<unknown>>();
@@ -89,4 +90,10 @@ export class PageErrorBoundary extends Component<{ children: ReactNode }, { erro
 export function useFirst<T>(value: T): T {
   const [first] = useState(value);
   return first;
+}
+
+/** A query parameter of the page (the `code` of an emailed link, by default). */
+export function useCode(name = 'code'): string | null {
+  const { search } = usePageLocation();
+  return new URLSearchParams(search).get(name);
 }

@@ -1,0 +1,61 @@
+/** The forgot-password page. */
+import { type FormEvent, useState } from 'react';
+import { Alert, Button, Field, Link, Page, errorMessage } from '../components/ui.js';
+import { useApp, useLatchContext, useProject } from '../hooks.js';
+import { absoluteUrl, usePageLocation } from '../location.js';
+import { readReturnTo, withReturnTo } from '../urls.js';
+import { validateEmail } from '../validation.js';
+import { NotEnabled } from './shared.js';
+
+/** Emails a password-reset link to the password-reset page. */
+export function ForgotPasswordPage() {
+  const app = useApp();
+  const project = useProject();
+  const { urls } = useLatchContext();
+  const { search } = usePageLocation();
+  const [email, setEmail] = useState('');
+  const [fieldError, setFieldError] = useState<string | null>(null);
+  const [formError, setFormError] = useState<string | null>(null);
+  const [sentTo, setSentTo] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  if (!project.config.credential_enabled) return <NotEnabled title="Reset your password" feature="Password sign-in" />;
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = email.trim();
+    const invalid = validateEmail(trimmed);
+    setFieldError(invalid);
+    setFormError(null);
+    if (invalid) return;
+    setPending(true);
+    try {
+      const result = await app.sendForgotPasswordEmail(trimmed, { callbackUrl: absoluteUrl(urls.passwordReset) });
+      if (result.status === 'error') return setFormError(result.error.message);
+      setSentTo(trimmed);
+    } catch (error) {
+      setFormError(errorMessage(error));
+    } finally {
+      setPending(false);
+    }
+  };
+  return (
+    <Page title="Reset your password" subtitle="We will email you a link to choose a new password.">
+      {sentTo ? (
+        <Alert kind="success">
+          If an account uses <strong>{sentTo}</strong>, a link to reset its password is on its way. Check your inbox.
+        </Alert>
+      ) : (
+        <form className="latch-form" onSubmit={submit} noValidate aria-label="Send a password reset link">
+          {formError ? <Alert kind="error">{formError}</Alert> : null}
+          <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={fieldError} required />
+          <Button type="submit" block loading={pending}>
+            Send reset link
+          </Button>
+        </form>
+      )}
+      <div className="latch-footer">
+        <Link href={withReturnTo(urls.signIn, readReturnTo(search))}>Back to sign in</Link>
+      </div>
+    </Page>
+  );
+}

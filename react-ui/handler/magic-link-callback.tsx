@@ -1,0 +1,43 @@
+/** The magic-link callback: the link's `code` goes to the one-time-code sign-in call. */
+import { Alert, Link, Page } from '../components/ui.js';
+import { useApp, useLatchContext } from '../hooks.js';
+import { usePageLocation } from '../location.js';
+import { afterAuthUrl } from '../urls.js';
+import { MissingCode, useCode, useOnce } from './shared.js';
+
+/** Signs in with the magic link's code; a new user goes to after-sign-up, others to after-sign-in. */
+export function MagicLinkCallbackPage() {
+  const code = useCode();
+  if (!code) return <MissingCode title="Signing in" />;
+  return <MagicLinkCallback code={code} />;
+}
+
+function MagicLinkCallback({ code }: { code: string }) {
+  const app = useApp();
+  const { urls, navigate } = useLatchContext();
+  const { search } = usePageLocation();
+  const result = useOnce(`magic:${code}`, async () => {
+    const signIn = await app.signInWithMagicLink(code);
+    if (signIn.status === 'ok') {
+      const to = afterAuthUrl(signIn.data.is_new_user ? 'sign-up' : 'sign-in', urls, search);
+      return { ...signIn, to, navigated: await navigate(to) };
+    }
+    return signIn;
+  });
+  return (
+    <Page title="Signing in">
+      {result.status === 'ok' ? (
+        <Alert kind="success">
+          You are signed in. <Link href={result.to}>Continue</Link>
+        </Alert>
+      ) : (
+        <>
+          <Alert kind="error">{result.error.message}</Alert>
+          <div className="latch-footer">
+            <Link href={urls.signIn}>Back to sign in</Link>
+          </div>
+        </>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,81 @@
+/** The password-reset page: the link's `code` goes to check-code, then with the new password to reset. */
+import { type FormEvent, useState } from 'react';
+import { Alert, Button, Field, Link, Page, errorMessage } from '../components/ui.js';
+import { useApp, useLatchContext } from '../hooks.js';
+import { validateForm, validatePassword, validatePasswordConfirmation } from '../validation.js';
+import { MissingCode, useCode, useDelayedRedirect, useOnce } from './shared.js';
+
+/** Checks the reset code, asks for a new password (twice), resets, then goes to sign-in after 2000 ms. */
+export function PasswordResetPage() {
+  const code = useCode();
+  if (!code) return <MissingCode title="Choose a new password" />;
+  return <PasswordReset code={code} />;
+}
+
+function PasswordReset({ code }: { code: string }) {
+  const app = useApp();
+  const { urls } = useLatchContext();
+  const check = useOnce(`reset-check:${code}`, () => app.verifyPasswordResetCode(code));
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [errors, setErrors] = useState<{ password?: string; confirmation?: string }>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  const [done, setDone] = useState(false);
+  useDelayedRedirect(done ? urls.signIn : null);
+
+  if (check.status === 'error') {
+    return (
+      <Page title="Choose a new password">
+        <Alert kind="error">{check.error.message}</Alert>
+        <div className="latch-footer">
+          <Link href={urls.forgotPassword}>Send a new link</Link>
+        </div>
+      </Page>
+    );
+  }
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const found = validateForm({ password: () => validatePassword(password), confirmation: () => validatePasswordConfirmation(password, confirmation) });
+    setErrors(found);
+    setFormError(null);
+    if (Object.keys(found).length) return;
+    setPending(true);
+    try {
+      const result = await app.resetPassword({ code, password });
+      if (result.status === 'error') return setFormError(result.error.message);
+      setDone(true);
+    } catch (error) {
+      setFormError(errorMessage(error));
+    } finally {
+      setPending(false);
+    }
+  };
+  return (
+    <Page title="Choose a new password">
+      {done ? (
+        <Alert kind="success">
+          Your password is reset. Sign in with the new one. <Link href={urls.signIn}>Sign in</Link>
+        </Alert>
+      ) : (
+        <form className="latch-form" onSubmit={submit} noValidate aria-label="Choose a new password">
+          {formError ? <Alert kind="error">{formError}</Alert> : null}
+          <Field label="New password" type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} required />
+          <Field
+            label="Repeat new password"
+            type="password"
+            name="password-confirmation"
+            autoComplete="new-password"
+            value={confirmation}
+            onChange={(e) => setConfirmation(e.target.value)}
+            error={errors.confirmation}
+            required
+          />
+          <Button type="submit" block loading={pending}>
+            Reset password
+          </Button>
+        </form>
+      )}
+    </Page>
+  );
+}
