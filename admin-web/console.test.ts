@@ -215,8 +215,13 @@ describe('admin console', () => {
     await page.getByLabel('Search users').fill('nobody-matches-this');
     await page.getByText('No users match').waitFor();
 
-    // Delete, with confirmation.
+    // Project permissions: granted from the user's page.
+    expect((await h.post('/project-permission-definitions', { id: 'reports:export' }, project.admin())).status).toBe(201);
     await page.goto(`${h.url}/projects/${project.id}/users/${userId}`);
+    await page.getByRole('group', { name: 'Project permissions' }).getByLabel('reports:export').check();
+    await expect.poll(async () => (await h.get(`/project-permissions?user_id=${userId}`, project.server())).body.items.map((p: { id: string }) => p.id)).toEqual(['reports:export']);
+
+    // Delete, with confirmation.
     await page.getByRole('button', { name: 'Delete user' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete user' }).click();
     await page.getByRole('table', { name: 'Users' }).waitFor();
@@ -339,7 +344,15 @@ describe('admin console', () => {
     await page.getByText('Saved.').waitFor();
     expect((await config(project)).email_config).toMatchObject({ type: 'standard', host: '127.0.0.1', port: sink.port });
 
-    await page.getByRole('table', { name: 'Sent emails' }).getByRole('link').first().click();
+    // A sign-in invitation, now through the project's own (saved) server: it reaches the sink.
+    const invited = h.uniqueEmail('invited');
+    await page.getByLabel('Email address').fill(invited);
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByText(`Invitation sent to ${invited}.`).waitFor();
+    const invitation = await sink.waitForTo(invited);
+    expect(invitation.link).toContain('http://localhost:3000/handler/sign-in');
+
+    await page.getByRole('table', { name: 'Sent emails' }).getByRole('link', { name: /sign-in code/ }).first().click();
     const frame = page.frameLocator('iframe.email-frame');
     await frame.locator('body').waitFor();
     expect(await frame.locator('body').textContent()).toMatch(/sign in|Sign in/i);
@@ -372,7 +385,18 @@ describe('admin console', () => {
     await page.getByLabel('Project name').fill('Renamed');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved.').waitFor();
+    // Transfer to a new owner team (a team of the internal project the owner creates here).
+    await page.getByLabel('Create an owner team').fill('Agency');
+    await page.getByRole('button', { name: 'Create team' }).click();
+    await expect.poll(() => page.getByLabel('New owner team').inputValue()).not.toBe('');
+    await page.getByRole('button', { name: 'Transfer', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Transfer' }).click();
+    await page.getByText('Transferred.').waitFor();
+    const teams = await h.get('/teams?user_id=me', h.internalClient(project.owner.accessToken));
+    const agency = teams.body.items.find((team: { display_name: string }) => team.display_name === 'Agency');
+    expect((await h.get('/internal/projects/current', project.admin())).body.owner_team_id).toBe(agency.id);
     await browser.screenshot(page, 'admin-web', '15-settings');
+
     await page.getByRole('button', { name: 'Delete project' }).click();
     await page.getByRole('dialog').getByLabel(/Type the project name/).fill('Renamed');
     await page.getByRole('dialog').getByRole('button', { name: 'Delete project' }).click();

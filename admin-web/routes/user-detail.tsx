@@ -4,7 +4,7 @@ import { serverUserUpdateSchema } from '../../server/domains/users/schemas.js';
 import { contactChannelCreateSchema } from '../../server/domains/contact-channels/schemas.js';
 import type { ServerUser, ServerUserUpdate, SessionTokens } from '../../sdk/index.js';
 import { Link, navigate } from '../components/router.js';
-import { Card, ConfirmButton, CopyButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, fieldErrors, formatDate } from '../components/ui.js';
+import { Card, ConfirmButton, CopyButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, fieldErrors, formatDate } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 /** One user: profile, emails, metadata, sessions (revoke), impersonation and deletion. */
@@ -75,6 +75,7 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
       <ProfileCard admin={admin} user={user} />
       <EmailsCard admin={admin} user={user} />
       <MetadataCard admin={admin} user={user} />
+      <AccessCard projectId={projectId} admin={admin} userId={user.id} />
       <SessionsCard admin={admin} userId={user.id} />
     </>
   );
@@ -281,6 +282,65 @@ function SessionsCard({ admin, userId }: { admin: PageProps['admin']; userId: st
           )
         }
       </QueryView>
+    </Card>
+  );
+}
+
+/** The user's teams (links) and project permissions granted directly (grant and revoke here). */
+function AccessCard({ projectId, admin, userId }: { projectId: string; admin: PageProps['admin']; userId: string }) {
+  const teams = useQuery(admin.teamsQuery({ userId }), admin.queryClient);
+  const definitions = useQuery(admin.projectPermissionDefinitionsQuery(), admin.queryClient);
+  const granted = useQuery(admin.projectPermissionsQuery({ userId, recursive: false }), admin.queryClient);
+  const [error, setError] = useState<unknown>(null);
+  const toggle = async (id: string, on: boolean): Promise<boolean> => {
+    setError(null);
+    try {
+      if (on) await admin.grantProjectPermission(userId, id);
+      else await admin.revokeProjectPermission(userId, id);
+      return true;
+    } catch (caught) {
+      setError(caught);
+      return false;
+    }
+  };
+  return (
+    <Card title="Teams and project permissions">
+      <div className="two">
+        <div className="stack">
+          <strong>Teams</strong>
+          <QueryView query={teams} loadingLabel="Loading teams…">
+            {(items) =>
+              items.length === 0 ? <span className="muted">Not in any team.</span> : (
+                <ul style={{ margin: 0, paddingLeft: 18 }}>
+                  {items.map((team) => <li key={team.id}><Link href={`/projects/${projectId}/teams/${team.id}`}>{team.display_name}</Link></li>)}
+                </ul>
+              )
+            }
+          </QueryView>
+        </div>
+        <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
+          <legend><strong>Project permissions</strong></legend>
+          <QueryView query={definitions} loadingLabel="Loading permissions…">
+            {(items) => (
+              <QueryView query={granted}>
+                {(grants) => {
+                  const held = new Set(grants.map((grant) => grant.id));
+                  return items.length === 0 ? (
+                    <span className="muted">No project permissions are defined (Permissions page).</span>
+                  ) : (
+                    <>
+                      {items.map((definition) => (
+                        <SavedCheckbox key={definition.id} label={<code>{definition.id}</code>} checked={held.has(definition.id)} onChange={(checked) => toggle(definition.id, checked)} />
+                      ))}
+                    </>
+                  );
+                }}
+              </QueryView>
+            )}
+          </QueryView>
+          <ErrorMessage error={error} title="Could not change the permission" />
+        </fieldset>
+      </div>
     </Card>
   );
 }
