@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
@@ -226,6 +227,34 @@ describe('admin console', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete user' }).click();
     await page.getByRole('table', { name: 'Users' }).waitFor();
     expect((await h.get(`/users/${userId}`, project.server())).status).toBe(404);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('pages through users with keyset cursors, newest first (Next / Previous), no total count needed', async () => {
+    const { project, context, page, errors } = await ownerOn('users');
+    const db = h.latch.deps.db;
+    const tenancy = await db.selectFrom('tenancies').select('id').where('project_id', '=', project.id).executeTakeFirstOrThrow();
+    // 120 users straight into the table: Bulk 0001 signed up last, so it is first (newest first).
+    await sql`insert into users (tenancy_id, id, display_name, primary_email, signed_up_at)
+      select ${tenancy.id}, gen_random_uuid(), 'Bulk ' || lpad(i::text, 4, '0'), 'bulk-' || i || '@example.com', now() - make_interval(secs => i)
+      from generate_series(1, 120) as i`.execute(db);
+    await page.reload();
+    const table = page.getByRole('table', { name: 'Users' });
+    const firstName = () => table.getByRole('row').nth(1).getByRole('link').textContent();
+    await expect.poll(firstName).toBe('Bulk 0001');
+    expect(await table.getByRole('row').count()).toBe(51);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(firstName).toBe('Bulk 0051');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(firstName).toBe('Bulk 0101');
+    expect(await table.getByRole('row').count()).toBe(21);
+    expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await expect.poll(firstName).toBe('Bulk 0051');
+    await page.getByLabel('Search users').fill('bulk-77@');
+    await expect.poll(firstName).toBe('Bulk 0077');
+    expect(await page.getByText('Page 1').count()).toBe(1);
     expect(errors).toEqual([]);
     await context.close();
   });
