@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
+import { KnownErrors } from '../server/errors/known-errors.js';
 import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
 import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
 import { type SmtpSink, startSmtpSink } from '../server/test/smtp-sink.js';
@@ -154,11 +155,23 @@ describe('admin console', () => {
     const project = await h.createProject({ displayName: 'Metrics' });
     await Promise.all([h.signUpUser(project), h.signUpUser(project), h.signUpUser(project)]);
     const { context, page, errors } = await newPage();
-    await signIn(page, project.owner.email, `/projects/${project.id}/overview`);
+    // A wrong password first: the server's catalogued message, as the SDK's error class carries it.
+    await page.goto(`${h.url}/projects/${project.id}/overview`);
+    await page.getByLabel('Email').fill(project.owner.email);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText(new KnownErrors.EmailPasswordMismatch().message).waitFor();
+    await page.getByLabel('Password').fill(OWNER_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('img', { name: 'Sign-ups per day: 3 in the last 30 days' }).waitFor();
     expect(await page.locator('.stat-value').first().textContent()).toBe('3');
     await browser.screenshot(page, 'admin-web', '05-overview-charts');
     await expectAccessible(page, 'overview');
+    // A project the owner cannot open: the error state, with the catalogued message and code.
+    await page.goto(`${h.url}/projects/00000000-0000-4000-8000-000000000000/overview`);
+    await page.getByText('Could not open this project').waitFor();
+    expect(await page.getByRole('alert').textContent()).toMatch(/PROJECT_NOT_FOUND|CURRENT_PROJECT_NOT_FOUND|ADMIN_ACCESS_TOKEN/);
+    await browser.screenshot(page, 'admin-web', '05b-project-error');
     expect(errors).toEqual([]);
     await context.close();
   });
