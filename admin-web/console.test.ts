@@ -202,8 +202,16 @@ describe('admin console', () => {
     const saved = await h.get(`/users/${userId}`, project.server());
     expect(saved.body).toMatchObject({ display_name: 'Ada Lovelace', server_metadata: { plan: 'pro' }, primary_email: email });
 
+    // An admin-set password: the server's length rule first, then one that works.
+    await page.getByLabel('Set a new password').fill('short');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByRole('alert').getByText(new KnownErrors.PasswordTooShort(8).message).waitFor();
+    await page.getByLabel('Set a new password').fill('a-new-password-1');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('Password set.').waitFor();
+    expect((await h.post('/auth/password/sign-in', { email, password: 'a-new-password-1' }, project.client())).status).toBe(200);
+
     // A session of the user's own, then revoke it from the console.
-    await h.post('/auth/password/sign-in', { email, password: 'correct-horse-battery' }, project.client());
     await page.getByRole('button', { name: 'Impersonate' }).click();
     await page.getByText('Impersonation session').waitFor();
     await page.getByRole('button', { name: 'Close' }).click();
@@ -320,6 +328,8 @@ describe('admin console', () => {
     expect((await config(project)).magic_link_enabled).toBe(false);
     await page.getByRole('switch', { name: 'Magic link and email code' }).check();
     await expect.poll(async () => (await config(project)).magic_link_enabled).toBe(true);
+    await page.getByRole('switch', { name: 'Users can create teams' }).check();
+    await expect.poll(async () => (await config(project)).client_team_creation_enabled).toBe(true);
     await page.getByRole('button', { name: 'Configure GitHub' }).click();
     await page.getByLabel('My own OAuth app').check();
     await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();

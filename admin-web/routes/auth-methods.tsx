@@ -21,6 +21,12 @@ const METHODS = [
   { key: 'anonymous_enabled', label: 'Anonymous users', description: 'Guests get an account they can upgrade later.' },
 ] as const;
 
+const CAPABILITIES = [
+  { key: 'client_user_deletion_enabled', label: 'Users can delete their account', description: 'Signed-in users may delete themselves from your app.' },
+  { key: 'client_team_creation_enabled', label: 'Users can create teams', description: 'Otherwise only your server (or this console) creates teams.' },
+  { key: 'create_team_on_sign_up', label: 'Create a personal team on sign-up', description: 'Every new user gets a team of their own.' },
+] as const;
+
 /** Auth methods: each switch saves at once; OAuth providers open an editor. */
 export function AuthMethodsPage({ admin, project }: PageProps) {
   const config = project.config;
@@ -51,6 +57,17 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
             description={method.description}
             checked={config[method.key]}
             onChange={(checked) => save(method.key, { [method.key]: checked })}
+          />
+        ))}
+      </Card>
+      <Card title="What users can do">
+        {CAPABILITIES.map((capability) => (
+          <Switch
+            key={capability.key}
+            label={capability.label}
+            description={capability.description}
+            checked={config[capability.key]}
+            onChange={(checked) => save(capability.key, { [capability.key]: checked })}
           />
         ))}
       </Card>

@@ -44,7 +44,26 @@ export function SettingsPage({ projectId, admin, project }: PageProps) {
           <Field label="Description" error={errors.description}>{(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}</Field>
           <Field label="Logo URL" error={errors.logo_url} hint="A square logo, shown in emails and sign-in pages (https:// or a data: URL).">{(props) => <input {...props} type="url" value={logoUrl} onChange={(event) => setLogoUrl(event.target.value)} />}</Field>
           <Field label="Full logo URL" error={errors.full_logo_url} hint="A wide logo with the name.">{(props) => <input {...props} type="url" value={fullLogoUrl} onChange={(event) => setFullLogoUrl(event.target.value)} />}</Field>
-          {logoUrl ? <img src={logoUrl} alt="Logo preview" style={{ width: 48, height: 48, objectFit: 'contain', borderRadius: 8, border: '1px solid var(--border)' }} /> : null}
+          <div className="row">
+            {logoUrl ? <img src={logoUrl} alt="Logo preview" style={{ width: 48, height: 48, objectFit: 'contain', borderRadius: 8, border: '1px solid var(--border)' }} /> : null}
+            <Field label="Or upload a logo image" hint="Stored as a data URL (up to about 700 KB).">
+              {(props) => (
+                <input
+                  {...props}
+                  type="file"
+                  accept="image/*"
+                  onChange={(event) => {
+                    const file = event.target.files?.[0];
+                    if (!file) return;
+                    // Read in the browser: the project stores the image itself (no file storage needed).
+                    const reader = new FileReader();
+                    reader.onload = () => setLogoUrl(String(reader.result));
+                    reader.readAsDataURL(file);
+                  }}
+                />
+              )}
+            </Field>
+          </div>
           <ErrorMessage error={error} title="Could not save" />
           <div className="actions">
             <button type="submit" className="button primary">Save</button>

@@ -74,6 +74,7 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
       </Modal>
       <ProfileCard admin={admin} user={user} />
       <EmailsCard admin={admin} user={user} />
+      <PasswordCard admin={admin} user={user} />
       <MetadataCard admin={admin} user={user} />
       <AccessCard projectId={projectId} admin={admin} userId={user.id} />
       <SessionsCard admin={admin} userId={user.id} />
@@ -119,6 +120,43 @@ function ProfileCard({ admin, user }: { admin: PageProps['admin']; user: ServerU
           {saved ? <span className="muted" role="status">Saved.</span> : null}
         </div>
       </form>
+    </Card>
+  );
+}
+
+function PasswordCard({ admin, user }: { admin: PageProps['admin']; user: ServerUser }) {
+  const [password, setPassword] = useState('');
+  const [fieldError, setFieldError] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const invalid = fieldErrors(serverUserUpdateSchema, { password });
+    setFieldError(invalid?.password);
+    if (invalid) return;
+    try {
+      setError(null);
+      // The server checks the length rules and signs the user out everywhere.
+      await admin.updateUserById(user.id, { password });
+      setPassword('');
+      setSaved(true);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  return (
+    <Card title="Password">
+      <form className="row" style={{ alignItems: 'flex-end' }} onSubmit={(event) => void submit(event)} noValidate>
+        <div style={{ flex: 1, maxWidth: 360 }}>
+          <Field label={user.has_password ? 'Set a new password' : 'Set a password'} error={fieldError} hint="The user is signed out of every session.">
+            {(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
+          </Field>
+        </div>
+        <button type="submit" className="button">Set password</button>
+        {saved ? <span className="muted" role="status">Password set.</span> : null}
+      </form>
+      <ErrorMessage error={error} title="Could not set the password" />
     </Card>
   );
 }
