@@ -311,6 +311,9 @@ describe('admin console', () => {
     await page.getByLabel('Team name').fill('Writers');
     await page.getByRole('dialog').getByRole('button', { name: 'Create team' }).click();
     await page.getByRole('heading', { name: 'Writers' }).waitFor();
+    await page.getByLabel('Team name').fill('Authors');
+    await page.getByRole('button', { name: 'Save team' }).click();
+    await page.getByRole('heading', { name: 'Authors' }).waitFor();
     await page.getByLabel('Add a user by email').fill(member.email);
     await page.getByRole('button', { name: 'Add member' }).click();
     await page.getByRole('table', { name: 'Members' }).waitFor();

@@ -102,6 +102,12 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
           <label className="row"><input type="radio" name="email-type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared — the deployment's default server (or the local inbox below when none is set)</label>
           <label className="row"><input type="radio" name="email-type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own SMTP server</label>
         </fieldset>
+        {type === 'shared' ? (
+          <p className="muted small" style={{ margin: 0 }}>
+            A test email tries your own SMTP server, so it needs “My own SMTP server”. With the shared server, send yourself a
+            sign-in invitation below: it goes through the deployment's server, or lands in the local inbox when none is set.
+          </p>
+        ) : null}
         {type === 'standard' ? (
           <>
             <div className="row" style={{ alignItems: 'flex-start' }}>

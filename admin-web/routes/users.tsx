@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { userCreateSchema } from '../../server/domains/users/schemas.js';
+import type { UserCreateInput } from '../../sdk/index.js';
 import { Link, navigate } from '../components/router.js';
 import { Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, Switch, fieldErrors, formatDate, useDebounced } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
@@ -133,7 +134,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
   );
 }
 
-function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose: () => void; onCreate: (input: Record<string, unknown>) => Promise<void> }) {
+function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose: () => void; onCreate: (input: UserCreateInput) => Promise<void> }) {
   const [email, setEmail] = useState('');
   const [displayName, setDisplayName] = useState('');
   const [password, setPassword] = useState('');
@@ -144,7 +145,7 @@ function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose:
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const input = {
+    const input: UserCreateInput = {
       ...(email.trim() ? { primary_email: email.trim(), primary_email_auth_enabled: true, primary_email_verified: verified } : {}),
       ...(displayName.trim() ? { display_name: displayName.trim() } : {}),
       ...(password ? { password } : {}),
