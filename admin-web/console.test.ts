@@ -65,6 +65,8 @@ async function signIn(page: Page, email: string, path = '/') {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(OWNER_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  // Signed in (the session is in the cookies) once the console's chrome shows.
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
 /** A project made through the API, and a page signed in as its owner, on the given project page. */
@@ -178,8 +180,11 @@ describe('admin console', () => {
 
   it('creates a user, finds them by search, edits name and metadata (JSON checked), impersonates, revokes a session, deletes', async () => {
     const { project, context, page, errors } = await ownerOn('users');
+    await page.getByText('No users yet').waitFor();
+    // Someone signs up while the owner looks at the empty table: Refresh shows them.
     const other = await h.signUpUser(project, { email: h.uniqueEmail('someone-else') });
-    await page.getByRole('table', { name: 'Users' }).waitFor();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByRole('table', { name: 'Users' }).getByRole('link', { name: other.email }).waitFor();
     await page.getByRole('button', { name: 'Create user' }).first().click();
     const email = h.uniqueEmail('ada');
     await page.getByLabel('Email', { exact: true }).fill(email);
@@ -258,7 +263,7 @@ describe('admin console', () => {
     const tenancy = await db.selectFrom('tenancies').select('id').where('project_id', '=', project.id).executeTakeFirstOrThrow();
     // 120 users straight into the table: Bulk 0001 signed up last, so it is first (newest first).
     await sql`insert into users (tenancy_id, id, display_name, primary_email, signed_up_at)
-      select ${tenancy.id}, gen_random_uuid(), 'Bulk ' || lpad(i::text, 4, '0'), 'bulk-' || i || '@example.com', now() - make_interval(secs => i)
+      select ${tenancy.id}::uuid, gen_random_uuid(), 'Bulk ' || lpad(i::text, 4, '0'), 'bulk-' || i || '@example.com', now() - make_interval(secs => i)
       from generate_series(1, 120) as i`.execute(db);
     await page.reload();
     const table = page.getByRole('table', { name: 'Users' });
@@ -423,7 +428,8 @@ describe('admin console', () => {
     await page.getByLabel('Description').fill('ci');
     await page.getByRole('switch', { name: 'Super secret admin key' }).check();
     await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
-    const adminKey = await page.getByLabel('Super secret admin key', { exact: true }).textContent();
+    // The keys appear once the request is answered (the create dialog's switch has the same label).
+    const adminKey = await page.getByTestId('new-keys').getByLabel('Super secret admin key', { exact: true }).textContent();
     expect((await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': adminKey! })).status).toBe(200);
     await page.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('row', { name: /^ci/ }).getByRole('button', { name: 'Revoke' }).click();

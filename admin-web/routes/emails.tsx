@@ -185,7 +185,7 @@ function InvitationCard({ admin, domains }: { admin: PageProps['admin']; domains
 function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps['admin'] }) {
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const cursor = cursors[cursors.length - 1];
-  const emails = useQuery({ ...admin.sentEmailsQuery({ limit: 25, ...(cursor ? { cursor } : {}) }), placeholderData: keepPreviousData }, admin.queryClient);
+  const emails = useQuery({ ...admin.sentEmailsQuery({ limit: 25, ...(cursor ? { cursor } : {}) }), placeholderData: keepPreviousData, staleTime: 10_000, refetchOnWindowFocus: true }, admin.queryClient);
   return (
     <Card title="Sent emails" actions={<button type="button" className="button small" onClick={() => void emails.refetch()}>Refresh</button>}>
       <p className="muted" style={{ marginTop: 0 }}>Emails in state “not delivered” were kept here because no SMTP server is configured: this is your local inbox.</p>

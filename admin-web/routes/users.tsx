@@ -25,6 +25,10 @@ export function UsersPage({ projectId, admin }: PageProps) {
     {
       ...admin.usersQuery({ limit: PAGE_SIZE, desc: true, include_anonymous: includeAnonymous, ...(query ? { query } : {}), ...(cursor ? { cursor } : {}) }),
       placeholderData: keepPreviousData,
+      // End users sign up while the owner watches: unlike the SDK's default (fresh until a
+      // mutation), the table refreshes when the tab regains focus and after 30 s.
+      staleTime: 30_000,
+      refetchOnWindowFocus: true,
     },
     admin.queryClient,
   );
@@ -55,6 +59,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
             }}
           />
         </div>
+        <button type="button" className="button small" onClick={() => void users.refetch()} disabled={users.isFetching}>Refresh</button>
         {users.isFetching && !users.isPending ? <span className="muted small" role="status">Updating…</span> : null}
       </div>
       <QueryView query={users} loadingLabel="Loading users…">
