@@ -83,7 +83,8 @@ async function config(project: ProjectFixture) {
   return res.body.config;
 }
 
-describe('admin console', () => {
+// Generous per-test time: the machine is shared, and a browser flow is many round trips.
+describe('admin console', { timeout: 90_000 }, () => {
   it('serves the SPA at / and at client-side routes, never for API paths; assets cached for a year', async () => {
     const root = await fetch(`${h.url}/`);
     expect(root.headers.get('content-type')).toContain('text/html');
@@ -247,6 +248,18 @@ describe('admin console', () => {
     await page.goto(`${h.url}/projects/${project.id}/users/${userId}`);
     await page.getByRole('group', { name: 'Project permissions' }).getByLabel('reports:export').check();
     await expect.poll(async () => (await h.get(`/project-permissions?user_id=${userId}`, project.server())).body.items.map((p: { id: string }) => p.id)).toEqual(['reports:export']);
+
+    // A user API key made by the app, revoked from the console.
+    expect((await h.patch('/internal/projects/current', { config: { allow_user_api_keys: true } }, project.admin())).status).toBe(200);
+    const key = await h.post('/user-api-keys', { user_id: userId, description: 'cli' }, project.server());
+    expect(key.status).toBe(201);
+    await page.reload();
+    const keysTable = page.getByRole('table', { name: 'User API keys' });
+    await keysTable.getByText(`…${key.body.value.slice(-4)}`).waitFor();
+    await keysTable.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await keysTable.getByText('revoked').waitFor();
+    expect((await h.get(`/user-api-keys/${key.body.id}`, project.server())).body.manually_revoked_at_millis).toEqual(expect.any(Number));
 
     // Delete, with confirmation.
     await page.getByRole('button', { name: 'Delete user' }).click();

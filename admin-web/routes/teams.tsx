@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { sendCodeSchema } from '../../server/domains/team-invitations/schemas.js';
 import { teamCreateSchema, teamUpdateSchema } from '../../server/domains/teams/schemas.js';
 import type { ServerTeam } from '../../sdk/index.js';
+import { ApiKeyListCard } from '../components/key-list.js';
 import { Link, navigate } from '../components/router.js';
 import { Card, ConfirmButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, fieldErrors, formatDate } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
@@ -102,6 +103,7 @@ function TeamDetail({ projectId, admin, teamId }: { projectId: string; admin: Pa
               <TeamSettingsCard admin={admin} team={data as ServerTeam} />
               <MembersCard projectId={projectId} admin={admin} team={data as ServerTeam} />
               <InvitationsCard admin={admin} teamId={data.id} />
+              <TeamKeysCard admin={admin} teamId={data.id} />
             </>
           )
         }
@@ -303,4 +305,10 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
       <ErrorMessage error={error} title="Could not invite" />
     </Card>
   );
+}
+
+function TeamKeysCard({ admin, teamId }: { admin: PageProps['admin']; teamId: string }) {
+  const keys = useQuery(admin.teamApiKeysQuery(teamId), admin.queryClient);
+  const project = useQuery(admin.projectQuery(), admin.queryClient);
+  return <ApiKeyListCard title="Team API keys" query={keys} enabled={project.data?.config.allow_team_api_keys ?? false} onRevoke={(id) => admin.revokeTeamApiKey(id)} />;
 }

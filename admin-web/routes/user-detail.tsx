@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { serverUserUpdateSchema } from '../../server/domains/users/schemas.js';
 import { contactChannelCreateSchema } from '../../server/domains/contact-channels/schemas.js';
 import type { ServerUser, ServerUserUpdate, SessionTokens } from '../../sdk/index.js';
+import { ApiKeyListCard } from '../components/key-list.js';
 import { Link, navigate } from '../components/router.js';
 import { Card, ConfirmButton, CopyButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, fieldErrors, formatDate } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
@@ -78,6 +79,7 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
       <MetadataCard admin={admin} user={user} />
       <AccessCard projectId={projectId} admin={admin} userId={user.id} />
       <SessionsCard admin={admin} userId={user.id} />
+      <UserKeysCard admin={admin} userId={user.id} />
     </>
   );
 }
@@ -381,4 +383,10 @@ function AccessCard({ projectId, admin, userId }: { projectId: string; admin: Pa
       </div>
     </Card>
   );
+}
+
+function UserKeysCard({ admin, userId }: { admin: PageProps['admin']; userId: string }) {
+  const keys = useQuery(admin.userApiKeysQuery({ userId }), admin.queryClient);
+  const project = useQuery(admin.projectQuery(), admin.queryClient);
+  return <ApiKeyListCard title="User API keys" query={keys} enabled={project.data?.config.allow_user_api_keys ?? false} onRevoke={(id) => admin.revokeUserApiKey(id)} />;
 }
