@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -44,14 +45,19 @@ async function newPage(options: { clipboard?: boolean } = {}): Promise<{ context
   page.setDefaultTimeout(8000);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
+  // A Content-Security-Policy refusal is only a console message: count it as an error too.
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) errors.push(message.text());
+  });
   return { context, page, errors };
 }
 
-const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+// Evaluated through the DevTools protocol rather than a <script> tag, which the console's CSP refuses.
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** axe-core's WCAG 2 A/AA rules on the page as it is now: no serious or critical violation. */
 async function expectAccessible(page: Page, where: string) {
-  await page.addScriptTag({ path: AXE_PATH });
+  await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> } }).axe;
     const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
@@ -89,6 +95,8 @@ describe('admin console', { timeout: 90_000 }, () => {
     const root = await fetch(`${h.url}/`);
     expect(root.headers.get('content-type')).toContain('text/html');
     expect(root.headers.get('cache-control')).toBe('no-cache');
+    expect(root.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(root.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     const html = await root.text();
     expect(html).toContain('<div id="root">');
     const deep = await fetch(`${h.url}/projects/abc/users`);

@@ -19,6 +19,10 @@ import { sql } from 'kysely';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ADMIN_DIST = path.resolve(here, '../dist/admin-web');
+const ADMIN_CSP = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", 'img-src * data:', "connect-src 'self'",
+  "frame-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+].join('; ');
 
 /** Allowed on cross-origin requests: every x-latch-* request header, and our response headers exposed. */
 const ALLOWED_HEADERS = [
@@ -156,6 +160,12 @@ export function createApp(deps: Deps): express.Express {
     app.get('/{*any}', (req, res, next) => {
       if (/^\/(api|health|metrics)(\/|$)/.test(req.path)) return next();
       res.setHeader('cache-control', 'no-cache');
+      // The console holds an owner's session: only its own scripts run, it talks only to this
+      // server, and no other site may frame it. Images may come from anywhere (project logos);
+      // emails are shown in a sandboxed srcdoc frame, which inherits this policy.
+      res.setHeader('content-security-policy', ADMIN_CSP);
+      res.setHeader('x-content-type-options', 'nosniff');
+      res.setHeader('referrer-policy', 'same-origin');
       res.type('html').send(indexHtml);
     });
   } else {
