@@ -154,7 +154,6 @@ export function createApp(deps: Deps): express.Express {
     // Vite names every asset by its content hash: a year of caching is safe, a new build has new names.
     app.use('/assets', express.static(path.join(ADMIN_DIST, 'assets'), { index: false, immutable: true, maxAge: '365d' }));
     app.use('/assets', (_req, res) => res.status(404).type('text/plain').send('Not found'));
-    app.use(express.static(ADMIN_DIST, { index: false, maxAge: '1h' }));
     // Client-side routes get index.html, never cached, so a new build is picked up on the next load.
     // API, health and metrics paths are never the console's: an unknown one stays a 404.
     app.get('/{*any}', (req, res, next) => {
