@@ -15,6 +15,12 @@ import { buildAdminIfStale } from './build.js';
  * screenshots go to test-artifacts/admin-web/. What the UI claims is checked through the API.
  */
 const OWNER_PASSWORD = 'owner-password-1';
+
+/** A full-page screenshot from the top (the sticky sidebar would otherwise sit where the page was scrolled). */
+async function shot(page: Page, name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await browser.screenshot(page, 'admin-web', name);
+}
 let h: Harness;
 let browser: TestBrowser;
 let sink: SmtpSink;
@@ -118,7 +124,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     const { context, page, errors } = await newPage({ clipboard: true });
     await page.goto(h.url);
     await page.getByRole('heading', { name: 'Sign in to Latch' }).waitFor({ state: 'attached' });
-    await browser.screenshot(page, 'admin-web', '01-sign-in');
+    await shot(page, '01-sign-in');
     await expectAccessible(page, 'sign-in');
     await page.getByRole('tab', { name: 'Create account' }).click();
     const email = h.uniqueEmail('owner');
@@ -130,14 +136,14 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByLabel('Email').fill(email);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByText('No projects yet').waitFor();
-    await browser.screenshot(page, 'admin-web', '02-projects-empty');
+    await shot(page, '02-projects-empty');
 
     await page.getByRole('button', { name: 'New project' }).click();
     await page.getByLabel('Project name').fill('Shop');
     await page.getByRole('button', { name: 'Create project' }).click();
     const keys = page.getByTestId('new-keys');
     await keys.waitFor();
-    await browser.screenshot(page, 'admin-web', '03-new-project-keys');
+    await shot(page, '03-new-project-keys');
     await expectAccessible(page, 'new project keys');
     await page.getByRole('button', { name: 'Copy publishable client key: copy to clipboard' }).click();
     const publishable = await page.evaluate(() => navigator.clipboard.readText());
@@ -157,7 +163,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: /open the project/ }).click();
     await page.getByRole('heading', { name: 'Shop' }).waitFor();
     await page.getByText('Sign-ups per day').waitFor();
-    await browser.screenshot(page, 'admin-web', '04-overview-empty');
+    await shot(page, '04-overview-empty');
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -176,13 +182,13 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('img', { name: 'Sign-ups per day: 3 in the last 30 days' }).waitFor();
     expect(await page.locator('.stat-value').first().textContent()).toBe('3');
-    await browser.screenshot(page, 'admin-web', '05-overview-charts');
+    await shot(page, '05-overview-charts');
     await expectAccessible(page, 'overview');
     // A project the owner cannot open: the error state, with the catalogued message and code.
     await page.goto(`${h.url}/projects/00000000-0000-4000-8000-000000000000/overview`);
     await page.getByText('Could not open this project').waitFor();
     expect(await page.getByRole('alert').textContent()).toMatch(/PROJECT_NOT_FOUND|CURRENT_PROJECT_NOT_FOUND|ADMIN_ACCESS_TOKEN/);
-    await browser.screenshot(page, 'admin-web', '05b-project-error');
+    await shot(page, '05b-project-error');
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -232,7 +238,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.reload();
     await page.getByRole('table', { name: 'Sessions' }).waitFor();
     expect(await page.getByText('impersonation', { exact: true }).count()).toBe(1);
-    await browser.screenshot(page, 'admin-web', '06-user-detail');
+    await shot(page, '06-user-detail');
     await expectAccessible(page, 'user detail');
     expect(await page.getByRole('table', { name: 'Sessions' }).getByRole('row').count()).toBe(3);
     await page.getByRole('button', { name: 'Revoke' }).first().click();
@@ -246,7 +252,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByLabel('Search users').fill('ada-');
     await expect.poll(() => page.getByRole('table', { name: 'Users' }).getByRole('row').count()).toBe(2);
     expect(await page.getByRole('table', { name: 'Users' }).textContent()).not.toContain(other.email);
-    await browser.screenshot(page, 'admin-web', '07-users-search');
+    await shot(page, '07-users-search');
     await expectAccessible(page, 'users');
     await page.getByLabel('Search users').fill('nobody-matches-this');
     await page.getByText('No users match').waitFor();
@@ -325,7 +331,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('row', { name: /^docs:read/ }).getByRole('button', { name: 'Edit' }).click();
     expect(await page.getByRole('dialog').getByLabel('editor', { exact: true }).count()).toBe(0);
     expect(await page.getByRole('dialog').getByLabel('$read_members').count()).toBe(1);
-    await browser.screenshot(page, 'admin-web', '08-permission-editor');
+    await shot(page, '08-permission-editor');
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
     // Defaults.
     await page.getByRole('group', { name: 'Team members get' }).getByLabel('docs:read').check();
@@ -346,7 +352,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Permissions' }).click();
     await page.getByRole('dialog').getByLabel('editor').check();
     await expect.poll(async () => (await h.get(`/team-permissions?user_id=${member.userId}&recursive=false`, project.server())).body.items.map((p: { id: string }) => p.id).sort()).toEqual(['docs:read', 'editor']);
-    await browser.screenshot(page, 'admin-web', '09-team-member-permissions');
+    await shot(page, '09-team-member-permissions');
     await expectAccessible(page, 'team');
     expect(errors).toEqual([]);
     await context.close();
@@ -369,7 +375,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByText('Own app (gh-client)').waitFor();
     await page.getByLabel(/When an OAuth sign-in/).selectOption('raise_error');
     await expect.poll(async () => (await config(project)).oauth_account_merge_strategy).toBe('raise_error');
-    await browser.screenshot(page, 'admin-web', '10-auth-methods');
+    await shot(page, '10-auth-methods');
     await expectAccessible(page, 'auth methods');
     const github = (await config(project)).oauth_providers.find((p: { id: string }) => p.id === 'github');
     expect(github).toMatchObject({ enabled: true, type: 'standard', client_id: 'gh-client' });
@@ -386,7 +392,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('cell', { name: 'https://app.example.com' }).waitFor();
     await page.getByRole('switch', { name: 'Allow localhost' }).uncheck();
     await page.getByText('No problems: this project is ready for production mode.').waitFor();
-    await browser.screenshot(page, 'admin-web', '11-domains');
+    await shot(page, '11-domains');
     await expectAccessible(page, 'domains');
     expect(await config(project)).toMatchObject({ allow_localhost: false, domains: [{ domain: 'https://app.example.com', handler_path: '/handler' }] });
     expect(errors).toEqual([]);
@@ -413,7 +419,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Send test email' }).click();
     await page.getByText('The SMTP server refused the test email').waitFor();
     expect(await page.getByRole('alert').textContent()).toMatch(/535|Authentication/);
-    await browser.screenshot(page, 'admin-web', '12-smtp-error');
+    await shot(page, '12-smtp-error');
     await expectAccessible(page, 'emails');
 
     await page.getByLabel('Password', { exact: true }).fill(SMTP_PASSWORD);
@@ -437,7 +443,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     const frame = page.frameLocator('iframe.email-frame');
     await frame.locator('body').waitFor();
     expect(await frame.locator('body').textContent()).toMatch(/sign in|Sign in/i);
-    await browser.screenshot(page, 'admin-web', '13-email-rendered');
+    await shot(page, '13-email-rendered');
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -457,7 +463,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('row', { name: /^ci/ }).getByText('revoked').waitFor();
     expect((await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': adminKey! })).status).toBe(401);
-    await browser.screenshot(page, 'admin-web', '14-api-keys');
+    await shot(page, '14-api-keys');
     await expectAccessible(page, 'api keys');
 
     await page.getByRole('link', { name: 'Project settings' }).click();
@@ -477,7 +483,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     const teams = await h.get('/teams?user_id=me', h.internalClient(project.owner.accessToken));
     const agency = teams.body.items.find((team: { display_name: string }) => team.display_name === 'Agency');
     expect((await h.get('/internal/projects/current', project.admin())).body.owner_team_id).toBe(agency.id);
-    await browser.screenshot(page, 'admin-web', '15-settings');
+    await shot(page, '15-settings');
 
     await page.getByRole('button', { name: 'Delete project' }).click();
     await page.getByRole('dialog').getByLabel(/Type the project name/).fill('Renamed');
@@ -499,11 +505,11 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('img', { name: /Sign-ups per day/ }).waitFor();
     const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
     expect(background).toBe('rgb(15, 17, 21)');
-    await browser.screenshot(page, 'admin-web', '16-dark-overview');
+    await shot(page, '16-dark-overview');
     await expectAccessible(page, 'dark overview');
     await page.getByRole('link', { name: 'Users' }).click();
     await page.getByRole('table', { name: 'Users' }).waitFor();
-    await browser.screenshot(page, 'admin-web', '17-dark-users');
+    await shot(page, '17-dark-users');
     await expectAccessible(page, 'dark users');
     await context.close();
   });
