@@ -305,6 +305,9 @@ describe('admin console', { timeout: 90_000 }, () => {
     expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
     await page.getByRole('button', { name: 'Previous' }).click();
     await expect.poll(firstName).toBe('Bulk 0051');
+    await page.getByLabel('Order').selectOption('oldest');
+    await expect.poll(firstName).toBe('Bulk 0120');
+    await page.getByLabel('Order').selectOption('newest');
     await page.getByLabel('Search users').fill('bulk-77@');
     await expect.poll(firstName).toBe('Bulk 0077');
     expect(await page.getByText('Page 1').count()).toBe(1);

@@ -16,6 +16,7 @@ const PAGE_SIZE = 50;
 export function UsersPage({ projectId, admin }: PageProps) {
   const [search, setSearch] = useState('');
   const [includeAnonymous, setIncludeAnonymous] = useState(false);
+  const [newestFirst, setNewestFirst] = useState(true);
   // Cursors of the pages before this one, so "Previous" needs no reverse query.
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const [creating, setCreating] = useState(false);
@@ -23,7 +24,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
   const cursor = cursors[cursors.length - 1];
   const users = useQuery(
     {
-      ...admin.usersQuery({ limit: PAGE_SIZE, desc: true, include_anonymous: includeAnonymous, ...(query ? { query } : {}), ...(cursor ? { cursor } : {}) }),
+      ...admin.usersQuery({ limit: PAGE_SIZE, desc: newestFirst, include_anonymous: includeAnonymous, ...(query ? { query } : {}), ...(cursor ? { cursor } : {}) }),
       placeholderData: keepPreviousData,
       // End users sign up while the owner watches: unlike the SDK's default (fresh until a
       // mutation), the table refreshes when the tab regains focus and after 30 s.
@@ -36,7 +37,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
 
   return (
     <>
-      <PageHeader title="Users" description="Everyone who signed up to this project, newest first." actions={<button type="button" className="button primary" onClick={() => setCreating(true)}>Create user</button>} />
+      <PageHeader title="Users" description="Everyone who signed up to this project." actions={<button type="button" className="button primary" onClick={() => setCreating(true)}>Create user</button>} />
       <div className="toolbar">
         <label className="visually-hidden" htmlFor="user-search">Search users</label>
         <input
@@ -49,6 +50,19 @@ export function UsersPage({ projectId, admin }: PageProps) {
             resetPaging();
           }}
         />
+        <label className="visually-hidden" htmlFor="user-order">Order</label>
+        <select
+          id="user-order"
+          style={{ width: 'auto' }}
+          value={newestFirst ? 'newest' : 'oldest'}
+          onChange={(event) => {
+            setNewestFirst(event.target.value === 'newest');
+            resetPaging();
+          }}
+        >
+          <option value="newest">Newest first</option>
+          <option value="oldest">Oldest first</option>
+        </select>
         <div style={{ minWidth: 240 }}>
           <Switch
             label="Show anonymous users"
