@@ -349,6 +349,11 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByLabel('Team name').fill('Authors');
     await page.getByRole('button', { name: 'Save team' }).click();
     await page.getByRole('heading', { name: 'Authors' }).waitFor();
+    await page.getByLabel('Server metadata').fill('{"tier": "gold"}');
+    await page.getByRole('button', { name: 'Save metadata' }).click();
+    await page.getByRole('region', { name: 'Metadata' }).getByText('Saved.').waitFor();
+    const teamId = page.url().split('/').pop()!;
+    expect((await h.get(`/teams/${teamId}`, project.server())).body).toMatchObject({ display_name: 'Authors', server_metadata: { tier: 'gold' } });
     await page.getByLabel('Add a user by email').fill(member.email);
     await page.getByRole('button', { name: 'Add member' }).click();
     await page.getByRole('table', { name: 'Members' }).waitFor();

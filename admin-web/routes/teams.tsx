@@ -4,6 +4,7 @@ import { sendCodeSchema } from '../../server/domains/team-invitations/schemas.js
 import { teamCreateSchema, teamUpdateSchema } from '../../server/domains/teams/schemas.js';
 import type { ServerTeam } from '../../sdk/index.js';
 import { ApiKeyListCard } from '../components/key-list.js';
+import { MetadataEditor } from '../components/metadata-editor.js';
 import { Link, navigate } from '../components/router.js';
 import { Card, ConfirmButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, fieldErrors, formatDate } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
@@ -101,6 +102,7 @@ function TeamDetail({ projectId, admin, teamId }: { projectId: string; admin: Pa
                 }
               />
               <TeamSettingsCard admin={admin} team={data as ServerTeam} />
+              <MetadataEditor values={data as ServerTeam} schema={teamUpdateSchema} extra={{ team_id: data.id }} onSave={(patch) => admin.updateTeam(data.id, patch)} />
               <MembersCard projectId={projectId} admin={admin} team={data as ServerTeam} />
               <InvitationsCard admin={admin} teamId={data.id} />
               <TeamKeysCard admin={admin} teamId={data.id} />

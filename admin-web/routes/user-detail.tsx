@@ -2,8 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { serverUserUpdateSchema } from '../../server/domains/users/schemas.js';
 import { contactChannelCreateSchema } from '../../server/domains/contact-channels/schemas.js';
-import type { ServerUser, ServerUserUpdate, SessionTokens } from '../../sdk/index.js';
+import type { ServerUser, SessionTokens } from '../../sdk/index.js';
 import { ApiKeyListCard } from '../components/key-list.js';
+import { MetadataEditor } from '../components/metadata-editor.js';
 import { Link, navigate } from '../components/router.js';
 import { Card, ConfirmButton, CopyButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, fieldErrors, formatDate } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
@@ -76,7 +77,7 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
       <ProfileCard admin={admin} user={user} />
       <EmailsCard admin={admin} user={user} />
       <PasswordCard admin={admin} user={user} />
-      <MetadataCard admin={admin} user={user} />
+      <MetadataEditor values={user} schema={serverUserUpdateSchema} onSave={(patch) => admin.updateUserById(user.id, patch)} />
       <AccessCard projectId={projectId} admin={admin} userId={user.id} />
       <SessionsCard admin={admin} userId={user.id} />
       <UserKeysCard admin={admin} userId={user.id} />
@@ -231,64 +232,6 @@ function EmailsCard({ admin, user }: { admin: PageProps['admin']; user: ServerUs
         <button type="submit" className="button">Add email</button>
       </form>
       <ErrorMessage error={error} />
-    </Card>
-  );
-}
-
-const METADATA_FIELDS = [
-  { key: 'client_metadata', label: 'Client metadata', hint: 'Readable and writable by the user.' },
-  { key: 'client_read_only_metadata', label: 'Client read-only metadata', hint: 'Readable by the user, writable by your server.' },
-  { key: 'server_metadata', label: 'Server metadata', hint: 'Only your server sees it.' },
-] as const;
-
-type MetadataKey = (typeof METADATA_FIELDS)[number]['key'];
-
-function MetadataCard({ admin, user }: { admin: PageProps['admin']; user: ServerUser }) {
-  const initial = (key: MetadataKey) => JSON.stringify(user[key] ?? null, null, 2);
-  const [texts, setTexts] = useState<Record<MetadataKey, string>>({ client_metadata: initial('client_metadata'), client_read_only_metadata: initial('client_read_only_metadata'), server_metadata: initial('server_metadata') });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaved(false);
-    const patch: ServerUserUpdate = {};
-    const parseErrors: Record<string, string> = {};
-    for (const { key } of METADATA_FIELDS) {
-      try {
-        patch[key] = JSON.parse(texts[key]);
-      } catch (caught) {
-        parseErrors[key] = `Not valid JSON: ${caught instanceof Error ? caught.message : String(caught)}`;
-      }
-    }
-    // Then the server's own rules (any JSON value, or null).
-    const invalid = Object.keys(parseErrors).length > 0 ? parseErrors : fieldErrors(serverUserUpdateSchema, patch);
-    setErrors(invalid ?? {});
-    if (invalid) return;
-    try {
-      await admin.updateUserById(user.id, patch);
-      setError(null);
-      setSaved(true);
-    } catch (caught) {
-      setError(caught);
-    }
-  };
-  return (
-    <Card title="Metadata">
-      <form className="stack" onSubmit={(event) => void submit(event)} noValidate>
-        <div className="grid">
-          {METADATA_FIELDS.map(({ key, label, hint }) => (
-            <Field key={key} label={label} error={errors[key]} hint={hint}>
-              {(props) => <textarea {...props} spellCheck={false} value={texts[key]} onChange={(event) => setTexts({ ...texts, [key]: event.target.value })} />}
-            </Field>
-          ))}
-        </div>
-        <ErrorMessage error={error} title="Could not save" />
-        <div className="actions">
-          <button type="submit" className="button primary">Save metadata</button>
-          {saved ? <span className="muted" role="status">Saved.</span> : null}
-        </div>
-      </form>
     </Card>
   );
 }
