@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -111,6 +112,10 @@ describe('admin console', { timeout: 90_000 }, () => {
     const assetResponse = await fetch(`${h.url}${asset}`);
     expect(assetResponse.status).toBe(200);
     expect(assetResponse.headers.get('cache-control')).toContain('immutable');
+    // React's production build (a development build, as NODE_ENV=test would give, is half as big again).
+    const gzipped = gzipSync(Buffer.from(await assetResponse.arrayBuffer())).length;
+    console.log(`Admin console first chunk: ${(gzipped / 1024).toFixed(1)} KiB gzipped`);
+    expect(gzipped).toBeLessThan(160 * 1024);
     expect((await fetch(`${h.url}/assets/missing.js`)).status).toBe(404);
     const api = await fetch(`${h.url}/api/v1/nope`);
     expect(api.headers.get('content-type')).toContain('application/json');
