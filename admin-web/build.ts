@@ -37,7 +37,16 @@ export async function buildAdminIfStale(options: { force?: boolean } = {}): Prom
   const { build } = await import('vite');
   const temporary = `${ADMIN_DIST}.tmp-${process.pid}-${Date.now()}`;
   mkdirSync(path.dirname(temporary), { recursive: true });
-  await build({ configFile: path.join(root, 'vite.config.ts'), root: path.join(root, 'admin-web'), logLevel: 'warn', build: { outDir: temporary, emptyOutDir: true } });
+  await build({
+    configFile: path.join(root, 'vite.config.ts'),
+    root: path.join(root, 'admin-web'),
+    logLevel: 'warn',
+    // Always React's production build: Vite keeps an inherited NODE_ENV (vitest sets "test"), and a
+    // console built by the tests is the one `npm start` then serves.
+    mode: 'production',
+    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+    build: { outDir: temporary, emptyOutDir: true },
+  });
   rmSync(ADMIN_DIST, { recursive: true, force: true });
   renameSync(temporary, ADMIN_DIST);
   return true;

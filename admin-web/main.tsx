@@ -2,7 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode, Suspense, lazy, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import { internalApp } from './api.js';
-import { Loading } from './components/ui.js';
+import { ErrorMessage, Loading } from './components/ui.js';
 import { matchPath, navigate, useLocation } from './components/router.js';
 import { AuthPage } from './routes/auth.js';
 import { ProjectsPage } from './routes/projects.js';
@@ -24,6 +24,17 @@ function App() {
   }, [owner.data, onAuthPage]);
 
   if (owner.isPending) return <div className="auth-screen"><Loading label="Loading the console…" /></div>;
+  // The server could not be reached (not "signed out"): say so instead of showing the sign-in form.
+  if (owner.isError) {
+    return (
+      <div className="auth-screen">
+        <div className="card auth-card stack">
+          <ErrorMessage error={owner.error} title="Cannot reach Latch" />
+          <button type="button" className="button" onClick={() => void owner.refetch()}>Try again</button>
+        </div>
+      </div>
+    );
+  }
   if (!owner.data) return <AuthPage mode={pathname === '/sign-up' ? 'sign-up' : 'sign-in'} />;
   if (onAuthPage) return null;
   const project = matchPath('/projects/:projectId', pathname) ?? matchPath('/projects/:projectId/:page', pathname) ?? matchPath('/projects/:projectId/:page/:itemId', pathname);

@@ -25,6 +25,10 @@ const ADMIN_DIST = path.resolve(here, '../dist/admin-web');
  * JavaScript (the bundle and the standalone preset) just to return this path.
  */
 const SWAGGER_UI_DIST = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const ADMIN_CSP = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", 'img-src * data:', "connect-src 'self'",
+  "frame-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+].join('; ');
 
 /** Allowed on cross-origin requests: every x-latch-* request header, and our response headers exposed. */
 const ALLOWED_HEADERS = [
@@ -161,12 +165,17 @@ export function createApp(deps: Deps): express.Express {
     // Vite names every asset by its content hash: a year of caching is safe, a new build has new names.
     app.use('/assets', express.static(path.join(ADMIN_DIST, 'assets'), { index: false, immutable: true, maxAge: '365d' }));
     app.use('/assets', (_req, res) => res.status(404).type('text/plain').send('Not found'));
-    app.use(express.static(ADMIN_DIST, { index: false, maxAge: '1h' }));
     // Client-side routes get index.html, never cached, so a new build is picked up on the next load.
     // API, health and metrics paths are never the console's: an unknown one stays a 404.
     app.get('/{*any}', (req, res, next) => {
       if (/^\/(api|health|metrics)(\/|$)/.test(req.path)) return next();
       res.setHeader('cache-control', 'no-cache');
+      // The console holds an owner's session: only its own scripts run, it talks only to this
+      // server, and no other site may frame it. Images may come from anywhere (project logos);
+      // emails are shown in a sandboxed srcdoc frame, which inherits this policy.
+      res.setHeader('content-security-policy', ADMIN_CSP);
+      res.setHeader('x-content-type-options', 'nosniff');
+      res.setHeader('referrer-policy', 'same-origin');
       res.type('html').send(indexHtml);
     });
   } else {

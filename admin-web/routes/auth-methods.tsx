@@ -21,13 +21,21 @@ const METHODS = [
   { key: 'anonymous_enabled', label: 'Anonymous users', description: 'Guests get an account they can upgrade later.' },
 ] as const;
 
+const MERGE_STRATEGIES = ['link_method', 'raise_error', 'allow_duplicates'] as const;
+
+const CAPABILITIES = [
+  { key: 'client_user_deletion_enabled', label: 'Users can delete their account', description: 'Signed-in users may delete themselves from your app.' },
+  { key: 'client_team_creation_enabled', label: 'Users can create teams', description: 'Otherwise only your server (or this console) creates teams.' },
+  { key: 'create_team_on_sign_up', label: 'Create a personal team on sign-up', description: 'Every new user gets a team of their own.' },
+] as const;
+
 /** Auth methods: each switch saves at once; OAuth providers open an editor. */
 export function AuthMethodsPage({ admin, project }: PageProps) {
   const config = project.config;
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<ProviderId | null>(null);
 
-  const save = async (_key: string, patch: ConfigPatch): Promise<boolean> => {
+  const save = async (patch: ConfigPatch): Promise<boolean> => {
     setError(null);
     try {
       await saveConfig(admin, patch);
@@ -50,7 +58,18 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
             label={method.label}
             description={method.description}
             checked={config[method.key]}
-            onChange={(checked) => save(method.key, { [method.key]: checked })}
+            onChange={(checked) => save({ [method.key]: checked })}
+          />
+        ))}
+      </Card>
+      <Card title="What users can do">
+        {CAPABILITIES.map((capability) => (
+          <Switch
+            key={capability.key}
+            label={capability.label}
+            description={capability.description}
+            checked={config[capability.key]}
+            onChange={(checked) => save({ [capability.key]: checked })}
           />
         ))}
       </Card>
@@ -78,7 +97,10 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
       <Card title="Account merging">
         <Field label="When an OAuth sign-in uses an email that already has an account" hint="Link: add the provider to the existing account. Raise error: refuse the sign-in. Allow duplicates: create a second account.">
           {(props) => (
-            <select {...props} value={config.oauth_account_merge_strategy} onChange={(event) => void save('merge', { oauth_account_merge_strategy: event.target.value as ConfigPatch['oauth_account_merge_strategy'] & string })}>
+            <select {...props} value={config.oauth_account_merge_strategy} onChange={(event) => {
+                const strategy = MERGE_STRATEGIES.find((value) => value === event.target.value);
+                if (strategy) void save({ oauth_account_merge_strategy: strategy });
+              }}>
               <option value="link_method">Link to the existing account</option>
               <option value="raise_error">Raise an error</option>
               <option value="allow_duplicates">Allow duplicate accounts</option>

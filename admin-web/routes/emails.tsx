@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { emailConfigSchema } from '../../server/domains/projects/schemas.js';
-import { sendTestEmailSchema } from '../../server/domains/emails/schemas.js';
+import { sendSignInInvitationSchema, sendTestEmailSchema } from '../../server/domains/emails/schemas.js';
 import type { EmailConfig, SendTestEmailResult } from '../../sdk/index.js';
 import { saveConfig } from '../components/config.js';
 import { Link, navigate } from '../components/router.js';
@@ -21,6 +21,7 @@ export function EmailsPage({ projectId, admin, project, emailId }: PageProps & {
     <>
       <PageHeader title="Emails" description="Where emails are sent from, and what was sent." />
       <ServerCard admin={admin} config={project.config.email_config} />
+      <InvitationCard admin={admin} domains={project.config.domains} />
       <OutboxCard projectId={projectId} admin={admin} />
       {emailId ? <EmailDialog projectId={projectId} admin={admin} emailId={emailId} /> : null}
     </>
@@ -101,6 +102,12 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
           <label className="row"><input type="radio" name="email-type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared — the deployment's default server (or the local inbox below when none is set)</label>
           <label className="row"><input type="radio" name="email-type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own SMTP server</label>
         </fieldset>
+        {type === 'shared' ? (
+          <p className="muted small" style={{ margin: 0 }}>
+            A test email tries your own SMTP server, so it needs “My own SMTP server”. With the shared server, send yourself a
+            sign-in invitation below: it goes through the deployment's server, or lands in the local inbox when none is set.
+          </p>
+        ) : null}
         {type === 'standard' ? (
           <>
             <div className="row" style={{ alignItems: 'flex-start' }}>
@@ -138,10 +145,47 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
   );
 }
 
+function InvitationCard({ admin, domains }: { admin: PageProps['admin']; domains: PageProps['project']['config']['domains'] }) {
+  const [email, setEmail] = useState('');
+  // The app's sign-in page: under the first trusted domain's handler path, else a local dev server.
+  const first = domains[0];
+  const [callbackUrl, setCallbackUrl] = useState(first && !first.domain.includes('*') ? `${first.domain.replace(/\/+$/, '')}${first.handler_path.replace(/\/+$/, '')}/sign-in` : 'http://localhost:3000/handler/sign-in');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [sent, setSent] = useState<string | null>(null);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSent(null);
+    const input = { email: email.trim(), callback_url: callbackUrl.trim() };
+    const invalid = fieldErrors(sendSignInInvitationSchema, input);
+    setErrors(invalid ?? {});
+    if (invalid) return;
+    try {
+      setError(null);
+      await admin.sendSignInInvitation({ email: input.email, callbackUrl: input.callback_url });
+      setSent(input.email);
+      setEmail('');
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  return (
+    <Card title="Invite someone to sign in">
+      <form className="row" style={{ alignItems: 'flex-start' }} onSubmit={(event) => void submit(event)} noValidate>
+        <div style={{ flex: 1, minWidth: 220 }}><Field label="Email address" error={errors.email}>{(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}</Field></div>
+        <div style={{ flex: 1, minWidth: 260 }}><Field label="Sign-in page of your app" error={errors.callback_url} hint="A trusted domain of the project (Domains).">{(props) => <input {...props} type="url" value={callbackUrl} onChange={(event) => setCallbackUrl(event.target.value)} />}</Field></div>
+        <button type="submit" className="button" style={{ marginTop: 26 }}>Send invitation</button>
+      </form>
+      {sent ? <div className="alert alert-ok" role="status">Invitation sent to {sent}.</div> : null}
+      <ErrorMessage error={error} title="Could not send the invitation" />
+    </Card>
+  );
+}
+
 function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps['admin'] }) {
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const cursor = cursors[cursors.length - 1];
-  const emails = useQuery({ ...admin.sentEmailsQuery({ limit: 25, ...(cursor ? { cursor } : {}) }), placeholderData: keepPreviousData }, admin.queryClient);
+  const emails = useQuery({ ...admin.sentEmailsQuery({ limit: 25, ...(cursor ? { cursor } : {}) }), placeholderData: keepPreviousData, staleTime: 10_000, refetchOnWindowFocus: true }, admin.queryClient);
   return (
     <Card title="Sent emails" actions={<button type="button" className="button small" onClick={() => void emails.refetch()}>Refresh</button>}>
       <p className="muted" style={{ marginTop: 0 }}>Emails in state “not delivered” were kept here because no SMTP server is configured: this is your local inbox.</p>
@@ -190,7 +234,12 @@ function EmailDialog({ projectId, admin, emailId }: { projectId: string; admin: 
           ) : (
             <div className="stack">
               <div className="small muted">To {data.to} · {formatDate(data.created_at_millis)} · <span className={STATE_BADGE[data.state]}>{data.state}</span></div>
-              {data.error ? <ErrorMessage error={new Error(data.error)} title="Delivery" /> : null}
+              {data.error ? (
+                <div className={data.state === 'not-delivered' ? 'alert alert-warn' : 'alert alert-error'} role="note">
+                  <strong>{data.state === 'not-delivered' ? 'Kept in the local inbox' : 'Delivery failed'}</strong>
+                  <span>{data.error}</span>
+                </div>
+              ) : null}
               {/* The email's own HTML, isolated: a sandboxed frame with no scripts and no access to the console. */}
               <iframe className="email-frame" title={`Email: ${data.subject}`} sandbox="" srcDoc={data.html} />
               <details><summary>Plain text</summary><pre className="code">{data.text}</pre></details>

@@ -8,7 +8,8 @@ import type { PageProps } from './page-props.js';
 /** The project at a glance: totals, sign-ups and activity charts, and what to do next. */
 export function OverviewPage({ projectId, admin, project }: PageProps) {
   const [includeAnonymous, setIncludeAnonymous] = useState(false);
-  const metrics = useQuery(admin.metricsQuery({ includeAnonymous }), admin.queryClient);
+  // Metrics move on their own (sign-ups, activity): refreshed on focus and after 30 s.
+  const metrics = useQuery({ ...admin.metricsQuery({ includeAnonymous }), staleTime: 30_000, refetchOnWindowFocus: true }, admin.queryClient);
   return (
     <>
       <PageHeader title={project.display_name} description={project.description ?? `Project ID ${projectId}`} />

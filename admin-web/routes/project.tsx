@@ -37,7 +37,14 @@ export function ProjectPage({ projectId, page, itemId }: { projectId: string; pa
 
   let content: ReactNode;
   if (project.isPending) content = <Loading label="Loading the project…" />;
-  else if (project.isError) content = <ErrorMessage error={project.error} title="Could not open this project" />;
+  else if (project.isError) {
+    content = (
+      <>
+        <ErrorMessage error={project.error} title="Could not open this project" />
+        <Link className="button" href="/projects">Back to your projects</Link>
+      </>
+    );
+  }
   else {
     const props = { projectId, admin, project: project.data };
     switch (page) {

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { projectTransferSchema, projectUpdateSchema } from '../../server/domains/projects/schemas.js';
+import { teamCreateSchema } from '../../server/domains/teams/schemas.js';
 import { internalApp } from '../api.js';
 import { navigate } from '../components/router.js';
 import { Card, ConfirmButton, ErrorMessage, Field, PageHeader, QueryView, Switch, fieldErrors } from '../components/ui.js';
@@ -43,7 +44,26 @@ export function SettingsPage({ projectId, admin, project }: PageProps) {
           <Field label="Description" error={errors.description}>{(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}</Field>
           <Field label="Logo URL" error={errors.logo_url} hint="A square logo, shown in emails and sign-in pages (https:// or a data: URL).">{(props) => <input {...props} type="url" value={logoUrl} onChange={(event) => setLogoUrl(event.target.value)} />}</Field>
           <Field label="Full logo URL" error={errors.full_logo_url} hint="A wide logo with the name.">{(props) => <input {...props} type="url" value={fullLogoUrl} onChange={(event) => setFullLogoUrl(event.target.value)} />}</Field>
-          {logoUrl ? <img src={logoUrl} alt="Logo preview" style={{ width: 48, height: 48, objectFit: 'contain', borderRadius: 8, border: '1px solid var(--border)' }} /> : null}
+          <div className="row">
+            {logoUrl ? <img src={logoUrl} alt="Logo preview" style={{ width: 48, height: 48, objectFit: 'contain', borderRadius: 8, border: '1px solid var(--border)' }} /> : null}
+            <Field label="Or upload a logo image" hint="Stored as a data URL (up to about 700 KB).">
+              {(props) => (
+                <input
+                  {...props}
+                  type="file"
+                  accept="image/*"
+                  onChange={(event) => {
+                    const file = event.target.files?.[0];
+                    if (!file) return;
+                    // Read in the browser: the project stores the image itself (no file storage needed).
+                    const reader = new FileReader();
+                    reader.onload = () => setLogoUrl(String(reader.result));
+                    reader.readAsDataURL(file);
+                  }}
+                />
+              )}
+            </Field>
+          </div>
           <ErrorMessage error={error} title="Could not save" />
           <div className="actions">
             <button type="submit" className="button primary">Save</button>
@@ -89,41 +109,72 @@ export function SettingsPage({ projectId, admin, project }: PageProps) {
 function TransferCard({ projectId, ownerTeamId }: { projectId: string; ownerTeamId: string | null }) {
   const teams = useQuery(internalApp.teamsQuery(), internalApp.queryClient);
   const [teamId, setTeamId] = useState('');
+  const [newTeam, setNewTeam] = useState('');
+  const [newTeamError, setNewTeamError] = useState<string | undefined>();
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState(false);
+  // Owner teams are teams of the internal project: an owner may create one (e.g. for a client or
+  // a company) and invite co-owners to it with the SDK.
+  const createTeam = async (event: FormEvent) => {
+    event.preventDefault();
+    const input = { display_name: newTeam.trim() };
+    const invalid = fieldErrors(teamCreateSchema, input);
+    setNewTeamError(invalid?.display_name);
+    if (invalid) return;
+    try {
+      setError(null);
+      const team = await internalApp.createTeam(input);
+      setTeamId(team.id);
+      setNewTeam('');
+    } catch (caught) {
+      setError(caught);
+    }
+  };
   return (
     <Card title="Transfer">
-      <p className="muted" style={{ marginTop: 0 }}>Move this project to another of your teams; its members become its owners.</p>
+      <p className="muted" style={{ marginTop: 0 }}>Move this project to another of your owner teams; that team's members become its owners.</p>
       <QueryView query={teams} loadingLabel="Loading your teams…">
         {(items) => {
           const others = items.filter((team) => team.id !== ownerTeamId);
-          if (others.length === 0) return <p className="muted">You have no other team to move it to.</p>;
+          const current = items.find((team) => team.id === ownerTeamId);
           return (
-            <div className="row" style={{ alignItems: 'flex-end' }}>
-              <div style={{ minWidth: 260 }}>
-                <Field label="New owner team">
-                  {(props) => (
-                    <select {...props} value={teamId} onChange={(event) => setTeamId(event.target.value)}>
-                      <option value="">Choose a team…</option>
-                      {others.map((team) => <option key={team.id} value={team.id}>{team.display_name}</option>)}
-                    </select>
-                  )}
-                </Field>
-              </div>
-              <ConfirmButton
-                className="button"
-                label="Transfer"
-                title="Transfer this project?"
-                message={<p>The members of the chosen team will own it. If you are not one of them, you lose access.</p>}
-                onConfirm={async () => {
-                  setError(null);
-                  const input = { project_id: projectId, new_team_id: teamId };
-                  const invalid = fieldErrors(projectTransferSchema, input);
-                  if (invalid) throw new Error('Choose a team first.');
-                  await internalApp.transferProject(input);
-                  setDone(true);
-                }}
-              />
+            <div className="stack">
+              <p className="small" style={{ margin: 0 }}>Owned by: <strong>{current?.display_name ?? 'a team you are not in'}</strong></p>
+              {others.length === 0 ? (
+                <p className="muted" style={{ margin: 0 }}>You have no other owner team yet: create one below.</p>
+              ) : (
+                <div className="row" style={{ alignItems: 'flex-end' }}>
+                  <div style={{ minWidth: 260 }}>
+                    <Field label="New owner team">
+                      {(props) => (
+                        <select {...props} value={teamId} onChange={(event) => setTeamId(event.target.value)}>
+                          <option value="">Choose a team…</option>
+                          {others.map((team) => <option key={team.id} value={team.id}>{team.display_name}</option>)}
+                        </select>
+                      )}
+                    </Field>
+                  </div>
+                  <ConfirmButton
+                    className="button"
+                    label="Transfer"
+                    title="Transfer this project?"
+                    message={<p>The members of the chosen team will own it. If you are not one of them, you lose access.</p>}
+                    onConfirm={async () => {
+                      setDone(false);
+                      const input = { project_id: projectId, new_team_id: teamId };
+                      if (fieldErrors(projectTransferSchema, input)) throw new Error('Choose a team first.');
+                      await internalApp.transferProject(input);
+                      setDone(true);
+                    }}
+                  />
+                </div>
+              )}
+              <form className="row" style={{ alignItems: 'flex-end' }} onSubmit={(event) => void createTeam(event)} noValidate>
+                <div style={{ minWidth: 260 }}>
+                  <Field label="Create an owner team" error={newTeamError}>{(props) => <input {...props} type="text" value={newTeam} onChange={(event) => setNewTeam(event.target.value)} />}</Field>
+                </div>
+                <button type="submit" className="button">Create team</button>
+              </form>
             </div>
           );
         }}

@@ -1,8 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { sendCodeSchema } from '../../server/domains/team-invitations/schemas.js';
-import { teamCreateSchema } from '../../server/domains/teams/schemas.js';
+import { teamCreateSchema, teamUpdateSchema } from '../../server/domains/teams/schemas.js';
 import type { ServerTeam } from '../../sdk/index.js';
+import { ApiKeyListCard } from '../components/key-list.js';
+import { MetadataEditor } from '../components/metadata-editor.js';
 import { Link, navigate } from '../components/router.js';
 import { Card, ConfirmButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, fieldErrors, formatDate } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
@@ -99,13 +101,52 @@ function TeamDetail({ projectId, admin, teamId }: { projectId: string; admin: Pa
                   />
                 }
               />
+              <TeamSettingsCard admin={admin} team={data as ServerTeam} />
+              <MetadataEditor values={data as ServerTeam} schema={teamUpdateSchema} extra={{ team_id: data.id }} onSave={(patch) => admin.updateTeam(data.id, patch)} />
               <MembersCard projectId={projectId} admin={admin} team={data as ServerTeam} />
               <InvitationsCard admin={admin} teamId={data.id} />
+              <TeamKeysCard admin={admin} teamId={data.id} />
             </>
           )
         }
       </QueryView>
     </>
+  );
+}
+
+function TeamSettingsCard({ admin, team }: { admin: PageProps['admin']; team: ServerTeam }) {
+  const [name, setName] = useState(team.display_name);
+  const [image, setImage] = useState(team.profile_image_url ?? '');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const patch = { display_name: name.trim(), profile_image_url: image.trim() || null };
+    const invalid = fieldErrors(teamUpdateSchema, { team_id: team.id, ...patch });
+    setErrors(invalid ?? {});
+    if (invalid) return;
+    try {
+      setError(null);
+      await admin.updateTeam(team.id, patch);
+      setSaved(true);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  return (
+    <Card title="Team">
+      <form className="form" onSubmit={(event) => void submit(event)} noValidate>
+        <Field label="Team name" error={errors.display_name}>{(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} />}</Field>
+        <Field label="Profile image URL" error={errors.profile_image_url}>{(props) => <input {...props} type="url" value={image} onChange={(event) => setImage(event.target.value)} />}</Field>
+        <ErrorMessage error={error} title="Could not save" />
+        <div className="actions">
+          <button type="submit" className="button primary">Save team</button>
+          {saved ? <span className="muted" role="status">Saved.</span> : null}
+        </div>
+      </form>
+    </Card>
   );
 }
 
@@ -266,4 +307,10 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
       <ErrorMessage error={error} title="Could not invite" />
     </Card>
   );
+}
+
+function TeamKeysCard({ admin, teamId }: { admin: PageProps['admin']; teamId: string }) {
+  const keys = useQuery(admin.teamApiKeysQuery(teamId), admin.queryClient);
+  const project = useQuery(admin.projectQuery(), admin.queryClient);
+  return <ApiKeyListCard title="Team API keys" query={keys} enabled={project.data?.config.allow_team_api_keys ?? false} onRevoke={(id) => admin.revokeTeamApiKey(id)} />;
 }

@@ -2,9 +2,11 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { serverUserUpdateSchema } from '../../server/domains/users/schemas.js';
 import { contactChannelCreateSchema } from '../../server/domains/contact-channels/schemas.js';
-import type { ServerUser, ServerUserUpdate, SessionTokens } from '../../sdk/index.js';
+import type { ServerUser, SessionTokens } from '../../sdk/index.js';
+import { ApiKeyListCard } from '../components/key-list.js';
+import { MetadataEditor } from '../components/metadata-editor.js';
 import { Link, navigate } from '../components/router.js';
-import { Card, ConfirmButton, CopyButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, fieldErrors, formatDate } from '../components/ui.js';
+import { Card, ConfirmButton, CopyButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, fieldErrors, formatDate } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 /** One user: profile, emails, metadata, sessions (revoke), impersonation and deletion. */
@@ -74,8 +76,11 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
       </Modal>
       <ProfileCard admin={admin} user={user} />
       <EmailsCard admin={admin} user={user} />
-      <MetadataCard admin={admin} user={user} />
+      <PasswordCard admin={admin} user={user} />
+      <MetadataEditor values={user} schema={serverUserUpdateSchema} onSave={(patch) => admin.updateUserById(user.id, patch)} />
+      <AccessCard projectId={projectId} admin={admin} userId={user.id} />
       <SessionsCard admin={admin} userId={user.id} />
+      <UserKeysCard admin={admin} userId={user.id} />
     </>
   );
 }
@@ -118,6 +123,43 @@ function ProfileCard({ admin, user }: { admin: PageProps['admin']; user: ServerU
           {saved ? <span className="muted" role="status">Saved.</span> : null}
         </div>
       </form>
+    </Card>
+  );
+}
+
+function PasswordCard({ admin, user }: { admin: PageProps['admin']; user: ServerUser }) {
+  const [password, setPassword] = useState('');
+  const [fieldError, setFieldError] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const invalid = fieldErrors(serverUserUpdateSchema, { password });
+    setFieldError(invalid?.password);
+    if (invalid) return;
+    try {
+      setError(null);
+      // The server checks the length rules and signs the user out everywhere.
+      await admin.updateUserById(user.id, { password });
+      setPassword('');
+      setSaved(true);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  return (
+    <Card title="Password">
+      <form className="row" style={{ alignItems: 'flex-end' }} onSubmit={(event) => void submit(event)} noValidate>
+        <div style={{ flex: 1, maxWidth: 360 }}>
+          <Field label={user.has_password ? 'Set a new password' : 'Set a password'} error={fieldError} hint="The user is signed out of every session.">
+            {(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
+          </Field>
+        </div>
+        <button type="submit" className="button">Set password</button>
+        {saved ? <span className="muted" role="status">Password set.</span> : null}
+      </form>
+      <ErrorMessage error={error} title="Could not set the password" />
     </Card>
   );
 }
@@ -194,64 +236,6 @@ function EmailsCard({ admin, user }: { admin: PageProps['admin']; user: ServerUs
   );
 }
 
-const METADATA_FIELDS = [
-  { key: 'client_metadata', label: 'Client metadata', hint: 'Readable and writable by the user.' },
-  { key: 'client_read_only_metadata', label: 'Client read-only metadata', hint: 'Readable by the user, writable by your server.' },
-  { key: 'server_metadata', label: 'Server metadata', hint: 'Only your server sees it.' },
-] as const;
-
-type MetadataKey = (typeof METADATA_FIELDS)[number]['key'];
-
-function MetadataCard({ admin, user }: { admin: PageProps['admin']; user: ServerUser }) {
-  const initial = (key: MetadataKey) => JSON.stringify(user[key] ?? null, null, 2);
-  const [texts, setTexts] = useState<Record<MetadataKey, string>>({ client_metadata: initial('client_metadata'), client_read_only_metadata: initial('client_read_only_metadata'), server_metadata: initial('server_metadata') });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaved(false);
-    const patch: ServerUserUpdate = {};
-    const parseErrors: Record<string, string> = {};
-    for (const { key } of METADATA_FIELDS) {
-      try {
-        patch[key] = JSON.parse(texts[key]);
-      } catch (caught) {
-        parseErrors[key] = `Not valid JSON: ${caught instanceof Error ? caught.message : String(caught)}`;
-      }
-    }
-    // Then the server's own rules (any JSON value, or null).
-    const invalid = Object.keys(parseErrors).length > 0 ? parseErrors : fieldErrors(serverUserUpdateSchema, patch);
-    setErrors(invalid ?? {});
-    if (invalid) return;
-    try {
-      await admin.updateUserById(user.id, patch);
-      setError(null);
-      setSaved(true);
-    } catch (caught) {
-      setError(caught);
-    }
-  };
-  return (
-    <Card title="Metadata">
-      <form className="stack" onSubmit={(event) => void submit(event)} noValidate>
-        <div className="grid">
-          {METADATA_FIELDS.map(({ key, label, hint }) => (
-            <Field key={key} label={label} error={errors[key]} hint={hint}>
-              {(props) => <textarea {...props} spellCheck={false} value={texts[key]} onChange={(event) => setTexts({ ...texts, [key]: event.target.value })} />}
-            </Field>
-          ))}
-        </div>
-        <ErrorMessage error={error} title="Could not save" />
-        <div className="actions">
-          <button type="submit" className="button primary">Save metadata</button>
-          {saved ? <span className="muted" role="status">Saved.</span> : null}
-        </div>
-      </form>
-    </Card>
-  );
-}
-
 function SessionsCard({ admin, userId }: { admin: PageProps['admin']; userId: string }) {
   const sessions = useQuery(admin.sessionsQuery({ userId }), admin.queryClient);
   return (
@@ -283,4 +267,69 @@ function SessionsCard({ admin, userId }: { admin: PageProps['admin']; userId: st
       </QueryView>
     </Card>
   );
+}
+
+/** The user's teams (links) and project permissions granted directly (grant and revoke here). */
+function AccessCard({ projectId, admin, userId }: { projectId: string; admin: PageProps['admin']; userId: string }) {
+  const teams = useQuery(admin.teamsQuery({ userId }), admin.queryClient);
+  const definitions = useQuery(admin.projectPermissionDefinitionsQuery(), admin.queryClient);
+  const granted = useQuery(admin.projectPermissionsQuery({ userId, recursive: false }), admin.queryClient);
+  const [error, setError] = useState<unknown>(null);
+  const toggle = async (id: string, on: boolean): Promise<boolean> => {
+    setError(null);
+    try {
+      if (on) await admin.grantProjectPermission(userId, id);
+      else await admin.revokeProjectPermission(userId, id);
+      return true;
+    } catch (caught) {
+      setError(caught);
+      return false;
+    }
+  };
+  return (
+    <Card title="Teams and project permissions">
+      <div className="two">
+        <div className="stack">
+          <strong>Teams</strong>
+          <QueryView query={teams} loadingLabel="Loading teams…">
+            {(items) =>
+              items.length === 0 ? <span className="muted">Not in any team.</span> : (
+                <ul style={{ margin: 0, paddingLeft: 18 }}>
+                  {items.map((team) => <li key={team.id}><Link href={`/projects/${projectId}/teams/${team.id}`}>{team.display_name}</Link></li>)}
+                </ul>
+              )
+            }
+          </QueryView>
+        </div>
+        <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
+          <legend><strong>Project permissions</strong></legend>
+          <QueryView query={definitions} loadingLabel="Loading permissions…">
+            {(items) => (
+              <QueryView query={granted}>
+                {(grants) => {
+                  const held = new Set(grants.map((grant) => grant.id));
+                  return items.length === 0 ? (
+                    <span className="muted">No project permissions are defined (Permissions page).</span>
+                  ) : (
+                    <>
+                      {items.map((definition) => (
+                        <SavedCheckbox key={definition.id} label={<code>{definition.id}</code>} checked={held.has(definition.id)} onChange={(checked) => toggle(definition.id, checked)} />
+                      ))}
+                    </>
+                  );
+                }}
+              </QueryView>
+            )}
+          </QueryView>
+          <ErrorMessage error={error} title="Could not change the permission" />
+        </fieldset>
+      </div>
+    </Card>
+  );
+}
+
+function UserKeysCard({ admin, userId }: { admin: PageProps['admin']; userId: string }) {
+  const keys = useQuery(admin.userApiKeysQuery({ userId }), admin.queryClient);
+  const project = useQuery(admin.projectQuery(), admin.queryClient);
+  return <ApiKeyListCard title="User API keys" query={keys} enabled={project.data?.config.allow_user_api_keys ?? false} onRevoke={(id) => admin.revokeUserApiKey(id)} />;
 }

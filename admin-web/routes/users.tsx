@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { userCreateSchema } from '../../server/domains/users/schemas.js';
+import type { UserCreateInput } from '../../sdk/index.js';
 import { Link, navigate } from '../components/router.js';
 import { Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, Switch, fieldErrors, formatDate, useDebounced } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
@@ -15,6 +16,7 @@ const PAGE_SIZE = 50;
 export function UsersPage({ projectId, admin }: PageProps) {
   const [search, setSearch] = useState('');
   const [includeAnonymous, setIncludeAnonymous] = useState(false);
+  const [newestFirst, setNewestFirst] = useState(true);
   // Cursors of the pages before this one, so "Previous" needs no reverse query.
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const [creating, setCreating] = useState(false);
@@ -22,8 +24,12 @@ export function UsersPage({ projectId, admin }: PageProps) {
   const cursor = cursors[cursors.length - 1];
   const users = useQuery(
     {
-      ...admin.usersQuery({ limit: PAGE_SIZE, desc: true, include_anonymous: includeAnonymous, ...(query ? { query } : {}), ...(cursor ? { cursor } : {}) }),
+      ...admin.usersQuery({ limit: PAGE_SIZE, desc: newestFirst, include_anonymous: includeAnonymous, ...(query ? { query } : {}), ...(cursor ? { cursor } : {}) }),
       placeholderData: keepPreviousData,
+      // End users sign up while the owner watches: unlike the SDK's default (fresh until a
+      // mutation), the table refreshes when the tab regains focus and after 30 s.
+      staleTime: 30_000,
+      refetchOnWindowFocus: true,
     },
     admin.queryClient,
   );
@@ -31,7 +37,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
 
   return (
     <>
-      <PageHeader title="Users" description="Everyone who signed up to this project, newest first." actions={<button type="button" className="button primary" onClick={() => setCreating(true)}>Create user</button>} />
+      <PageHeader title="Users" description="Everyone who signed up to this project." actions={<button type="button" className="button primary" onClick={() => setCreating(true)}>Create user</button>} />
       <div className="toolbar">
         <label className="visually-hidden" htmlFor="user-search">Search users</label>
         <input
@@ -44,6 +50,19 @@ export function UsersPage({ projectId, admin }: PageProps) {
             resetPaging();
           }}
         />
+        <label className="visually-hidden" htmlFor="user-order">Order</label>
+        <select
+          id="user-order"
+          style={{ width: 'auto' }}
+          value={newestFirst ? 'newest' : 'oldest'}
+          onChange={(event) => {
+            setNewestFirst(event.target.value === 'newest');
+            resetPaging();
+          }}
+        >
+          <option value="newest">Newest first</option>
+          <option value="oldest">Oldest first</option>
+        </select>
         <div style={{ minWidth: 240 }}>
           <Switch
             label="Show anonymous users"
@@ -54,6 +73,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
             }}
           />
         </div>
+        <button type="button" className="button small" onClick={() => void users.refetch()} disabled={users.isFetching}>Refresh</button>
         {users.isFetching && !users.isPending ? <span className="muted small" role="status">Updating…</span> : null}
       </div>
       <QueryView query={users} loadingLabel="Loading users…">
@@ -133,7 +153,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
   );
 }
 
-function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose: () => void; onCreate: (input: Record<string, unknown>) => Promise<void> }) {
+function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose: () => void; onCreate: (input: UserCreateInput) => Promise<void> }) {
   const [email, setEmail] = useState('');
   const [displayName, setDisplayName] = useState('');
   const [password, setPassword] = useState('');
@@ -144,7 +164,7 @@ function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose:
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const input = {
+    const input: UserCreateInput = {
       ...(email.trim() ? { primary_email: email.trim(), primary_email_auth_enabled: true, primary_email_verified: verified } : {}),
       ...(displayName.trim() ? { display_name: displayName.trim() } : {}),
       ...(password ? { password } : {}),
