@@ -6,7 +6,10 @@
  * over rounds of server CPU µs per request and of PostgreSQL CPU µs per request (from /proc), and
  * req/s. The CPU medians and the A/B ratio are what to read; absolute req/s follows the noise.
  *
- * Env: AB_ROUNDS=6, AB_SECONDS=3, AB_CONNECTIONS=50, BENCH_POSTGRES_URL as for bench/run.ts.
+ * Scenarios: me, refresh, sign-in (the last also reports the event-loop delay p99 inside each server).
+ * Env: AB_ROUNDS=6, AB_SECONDS=3, AB_CONNECTIONS=50, BENCH_POSTGRES_URL as for bench/run.ts;
+ * AB_ENV_A / AB_ENV_B: JSON objects of extra environment for one side (e.g. to compare settings of
+ * one checkout: `AB_ENV_B='{"LATCH_PASSWORD_HASH_CONCURRENCY":"2"}' tsx bench/ab.ts . . sign-in`).
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -38,14 +41,14 @@ async function admin(text: string): Promise<void> {
 }
 
 const secret = randomBytes(48).toString('base64url');
-function start(dir: string, name: string) {
+function start(dir: string, name: string, extra: Record<string, string>) {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LATCH_') && k !== 'DATABASE_URL' && k !== 'PORT') env[k] = v;
   return startServer({
     name,
     args: ['--import', 'tsx', 'server/main.ts'],
     cwd: path.resolve(dir),
-    env: { ...env, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: dbUrl, LATCH_SECRET: secret, LATCH_LOG_LEVEL: 'error', LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600', LATCH_DATA_DIR: '/nonexistent' },
+    env: { ...env, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: dbUrl, LATCH_SECRET: secret, LATCH_LOG_LEVEL: 'error', LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600', LATCH_DATA_DIR: '/nonexistent', LATCH_BENCH_STATS: '1', ...extra },
     ready: /Latch is running at http:\/\/[^\s:]+:(\d+)/,
   });
 }
@@ -58,8 +61,8 @@ async function call(base: string, p: string, body: unknown, headers: Record<stri
 
 await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
 await admin(`CREATE DATABASE ${DB}`);
-const a = await start(dirA, 'A');
-const b = await start(dirB, 'B');
+const a = await start(dirA, 'A', JSON.parse(process.env.AB_ENV_A ?? '{}') as Record<string, string>);
+const b = await start(dirB, 'B', JSON.parse(process.env.AB_ENV_B ?? '{}') as Record<string, string>);
 try {
   const internal = { 'x-latch-project-id': 'internal', 'x-latch-access-type': 'client' };
   const owner = await call(a.url, '/auth/password/sign-up', { email: `owner-${Date.now()}@ab.example`, password: 'correct-horse-battery-staple' }, internal);
@@ -67,21 +70,34 @@ try {
   const keys = await call(a.url, '/internal/api-keys', { description: 'ab', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: false }, { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.access_token });
   const client = { 'x-latch-project-id': project.id, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': keys.publishable_client_key };
   const users: Array<{ access_token: string; refresh_token: string }> = [];
-  for (let i = 0; i < 20; i++) users.push(await call(a.url, '/auth/password/sign-up', { email: `u${i}-${Date.now()}@ab.example`, password: 'correct-horse-battery-staple' }, client));
+  const emails: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    emails.push(`u${i}-${Date.now()}@ab.example`);
+    users.push(await call(a.url, '/auth/password/sign-up', { email: emails[i], password: 'correct-horse-battery-staple' }, client));
+  }
   const pick = () => users[Math.floor(Math.random() * users.length)]!;
-  const scenario = which === 'refresh'
+  const scenario = which === 'sign-in'
+    ? { path: '/api/v1/auth/password/sign-in', method: 'POST' as const, body: '{}', headers: { ...client, 'content-type': 'application/json' }, vary: () => ({ body: JSON.stringify({ email: emails[Math.floor(Math.random() * emails.length)], password: 'correct-horse-battery-staple' }) }) }
+    : which === 'refresh'
     ? { path: '/api/v1/auth/sessions/current/refresh', method: 'POST' as const, body: '{}', headers: { ...client, 'content-type': 'application/json' }, vary: () => ({ headers: { 'x-latch-refresh-token': pick().refresh_token } }) }
     : { path: '/api/v1/users/me', method: 'GET' as const, headers: client, vary: () => ({ headers: { 'x-latch-access-token': pick().access_token } }) };
 
-  const samples = { A: [] as Array<{ cpu: number; pg: number; rps: number }>, B: [] as Array<{ cpu: number; pg: number; rps: number }> };
-  const once = async (proc: typeof a, durationSec: number) => {
+  type Sample = { cpu: number; pg: number; rps: number; loop: number };
+  const samples = { A: [] as Sample[], B: [] as Sample[] };
+  const loopP99 = async (proc: typeof a) => Number(/^latch_event_loop_delay_p99_ms ([\d.]+)$/m.exec(await (await fetch(`${proc.url}/metrics`)).text())?.[1] ?? NaN);
+  const once = async (proc: typeof a, durationSec: number): Promise<Sample> => {
+    await loopP99(proc); // resets the histogram
     const c0 = cpuMs(proc.pid)!;
     const p0 = postgresCpuByPid(DB);
     const r = await runLoad({ url: `${proc.url}${scenario.path}`, connections: CONNECTIONS, method: scenario.method, headers: scenario.headers, ...(scenario.body ? { body: scenario.body } : {}), vary: scenario.vary, durationSec });
     const cpu = cpuMs(proc.pid)! - c0;
     const pgMs = postgresCpuDelta(p0, postgresCpuByPid(DB));
-    if (r.non2xx || r.errors) throw new Error(`non-2xx ${r.non2xx}, errors ${r.errors}`);
-    return { cpu: (cpu * 1000) / r.total, pg: (pgMs * 1000) / r.total, rps: r.rps };
+    if (r.non2xx || r.errors) throw new Error(`non-2xx ${r.non2xx}, errors ${r.errors}, statuses ${JSON.stringify(r.statuses)}; stderr: ${proc.stderr().slice(-1500)}`);
+    const sample = { cpu: (cpu * 1000) / r.total, pg: (pgMs * 1000) / r.total, rps: r.rps, loop: await loopP99(proc) };
+    // Sign-ins still queued when the load stops finish afterwards: let them, so the two servers'
+    // attempts never overlap in the shared per-IP and per-email counters.
+    if (which === 'sign-in') await new Promise((resolve) => setTimeout(resolve, 3000));
+    return sample;
   };
   await once(a, 2);
   await once(b, 2);
@@ -90,11 +106,11 @@ try {
     for (const name of order) samples[name].push(await once(name === 'A' ? a : b, SECONDS));
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  const row = (name: 'A' | 'B') => ({ cpu: median(samples[name].map((s) => s.cpu)), pg: median(samples[name].map((s) => s.pg)), rps: median(samples[name].map((s) => s.rps)) });
+  const row = (name: 'A' | 'B') => ({ cpu: median(samples[name].map((s) => s.cpu)), pg: median(samples[name].map((s) => s.pg)), rps: median(samples[name].map((s) => s.rps)), loop: median(samples[name].map((s) => s.loop)) });
   const ra = row('A');
   const rb = row('B');
-  console.log(`${which}: A ${dirA}: server ${ra.cpu.toFixed(0)} µs + PG ${ra.pg.toFixed(0)} µs per request, ${ra.rps.toFixed(0)} req/s (median of ${ROUNDS})`);
-  console.log(`${which}: B ${dirB}: server ${rb.cpu.toFixed(0)} µs + PG ${rb.pg.toFixed(0)} µs per request, ${rb.rps.toFixed(0)} req/s (median of ${ROUNDS})`);
+  console.log(`${which}: A ${dirA}: server ${ra.cpu.toFixed(0)} µs + PG ${ra.pg.toFixed(0)} µs per request, ${ra.rps.toFixed(0)} req/s, loop delay p99 ${ra.loop.toFixed(1)} ms (medians of ${ROUNDS})`);
+  console.log(`${which}: B ${dirB}: server ${rb.cpu.toFixed(0)} µs + PG ${rb.pg.toFixed(0)} µs per request, ${rb.rps.toFixed(0)} req/s, loop delay p99 ${rb.loop.toFixed(1)} ms (medians of ${ROUNDS})`);
   console.log(`${which}: B/A server CPU ${(rb.cpu / ra.cpu).toFixed(2)}, PG CPU ${(rb.pg / ra.pg).toFixed(2)}, req/s ${(rb.rps / ra.rps).toFixed(2)}`);
 } finally {
   await a.stop();

@@ -122,6 +122,12 @@ export class Keyring {
     return claims;
   }
 
+  /** Whether this token was verified before and has not expired (no parsing, no signature check). */
+  isCachedValid(token: string): boolean {
+    const cached = this.verified.get(token);
+    return cached !== undefined && cached.exp > Math.floor(Date.now() / 1000);
+  }
+
   /** How many verified tokens are remembered (tests: the cache stays bounded). */
   get verifiedCacheSize(): number {
     return this.verified.size;

@@ -105,9 +105,10 @@ describe('password limits (spec sections 5 and 9)', () => {
 });
 
 describe('argon2id concurrency limit', () => {
-  it('defaults to cores - 1, at least 1', () => {
-    expect(defaultHashConcurrency(2)).toBe(1);
-    expect(defaultHashConcurrency(1)).toBe(1);
+  it('defaults to cores - 1, at least 2', () => {
+    expect(defaultHashConcurrency(2)).toBe(2);
+    expect(defaultHashConcurrency(1)).toBe(2);
+    expect(defaultHashConcurrency(4)).toBe(3);
     expect(defaultHashConcurrency(8)).toBe(7);
   });
 

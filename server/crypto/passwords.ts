@@ -10,7 +10,7 @@ export const PASSWORD_MAX_LENGTH = 70;
 
 /**
  * At most `env.passwordHashConcurrency` argon2id jobs run at once (set at start-up by
- * setPasswordHashConcurrency; default cores − 1); the rest wait in a FIFO queue. Hashing is
+ * setPasswordHashConcurrency; default cores − 1, at least 2); the rest wait in a FIFO queue. Hashing is
  * CPU-bound, so more jobs than cores do not finish sooner: they only take the cores from the event
  * loop and PostgreSQL, and fill libuv's 4-thread pool that DNS, file and zlib work share.
  */

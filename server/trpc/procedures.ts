@@ -8,9 +8,13 @@ import { t } from './init.js';
  * characters, unpaired surrogates and absurd nesting (see findInputProblem). One place for every
  * procedure and both transports, path and query parameters included.
  */
-const guardInput = t.middleware(async ({ getRawInput, next }) => {
+async function refuseUnstorableInput(getRawInput: () => Promise<unknown>): Promise<void> {
   const problem = findInputProblem(await getRawInput());
   if (problem) throw new KnownErrors.SchemaError(`Request validation failed:\n  - ${problem.path} ${problem.message}`, { issues: [problem] });
+}
+
+const guardInput = t.middleware(async ({ getRawInput, next }) => {
+  await refuseUnstorableInput(getRawInput);
   return next();
 });
 
@@ -44,12 +48,15 @@ export function projectAccessProcedure<const A extends readonly AccessType[]>(..
 }
 
 function accessProcedureWith<const A extends readonly AccessType[]>(options: { ignoreAccessToken: boolean }, ...allowed: A) {
-  return t.procedure.use(async ({ ctx, next }) => {
+  // One middleware, not two: tRPC copies the whole context at every level of the chain.
+  return t.procedure.use(async ({ ctx, next, getRawInput }) => {
     const auth = await (options.ignoreAccessToken ? ctx.getProjectAuth() : ctx.getAuth());
     if (!auth) throw authenticationRequired(allowed);
     if (!allowed.includes(auth.type)) throw new KnownErrors.InsufficientAccessType(auth.type, [...allowed]);
+    // The auth checks come first, then the input guard: the order of the former two middlewares.
+    await refuseUnstorableInput(getRawInput);
     return next({ ctx: { ...ctx, auth: auth as AuthContext & { type: A[number] } } });
-  }).use(guardInput);
+  });
 }
 
 /** Any project credential: client (with a user's session), server or admin. */

@@ -190,12 +190,24 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
           input = { ...fields, ...decoded };
         }
         const data = await route.procedure({ path: route.procedurePath, getRawInput: async () => input, ctx, type: route.procedure._def.type, signal: undefined, batchIndex: 0 });
-        res.status(route.successStatus).json(data);
+        sendJson(res, route.successStatus, data);
       } catch (error) {
         sendError(req, res, deps, requestId, error);
       }
     },
   };
+}
+
+/**
+ * What express's res.json does for our answers, without its generic send (ETag is off, API answers
+ * are never "fresh" since they carry no validators, and HEAD is not routed here).
+ */
+function sendJson(res: Response, status: number, data: unknown): void {
+  const body = JSON.stringify(data) ?? '';
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 /** Writes any error as `{code, details, error}` with x-latch-known-error; 500s are logged, never detailed. */

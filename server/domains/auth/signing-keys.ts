@@ -27,6 +27,8 @@ export class KeyringHolder {
   }
 
   async verify(token: string): Promise<AccessTokenClaims> {
+    // A token verified before needs no key lookup (and no parse of its header).
+    if (this.keyring.isCachedValid(token)) return this.keyring.verify(token);
     const kid = peekKid(token);
     if (kid && !this.keyring.hasKid(kid) && Date.now() - this.lastReload > RELOAD_THROTTLE_MS) {
       this.lastReload = Date.now();

@@ -186,6 +186,19 @@ describe('password sign-in', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(30);
   });
 
+  it('does not count refused attempts: a locked-out email does not use up the budget of its IP', async () => {
+    const project = await newProject();
+    const victim = await h.signUpUser(project);
+    const bystander = await h.signUpUser(project);
+    const office = '198.51.100.77';
+    for (let i = 0; i < 10; i++) expectKnownError(await signIn(project, victim.email, `wrong-password-${i}`, office), 'EMAIL_PASSWORD_MISMATCH', 400);
+    // Many more attempts on the locked email from the same IP: all refused, none counted.
+    for (let i = 0; i < LIMITS.signInPerIp; i++) expectRateLimited(await signIn(project, victim.email, PASSWORD, office));
+    expect((await signIn(project, bystander.email, bystander.password, office)).status).toBe(200);
+    const counts = await h.latch.deps.db.selectFrom('rate_limits').select(['bucket', 'count']).where('key', 'like', `%${office}`).execute();
+    expect(counts).toEqual([{ bucket: 'sign_in_ip', count: 10 }]);
+  });
+
   it('limits failures per client IP across many emails; other IPs are unaffected', async () => {
     const project = await newProject();
     const user = await h.signUpUser(project);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { SessionRow, UserRow } from '../../db/schema.js';
 import type { Executor } from '../projects/queries.js';
+import { precompiled } from '../../db/precompiled.js';
 
 export async function insertSession(
   db: Executor,
@@ -14,17 +15,21 @@ export async function findLiveSessionByTokenHash(
   db: Executor,
   tenancyId: string,
   tokenHash: string,
-): Promise<(UserRow & { session_id: string; session_last_used_at: Date; session_expires_at: Date | null }) | undefined> {
-  return db
-    .selectFrom('sessions as s')
-    .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 's.tenancy_id').onRef('u.id', '=', 's.user_id'))
-    .selectAll('u')
-    .select(['s.id as session_id', 's.last_used_at as session_last_used_at', 's.expires_at as session_expires_at'])
-    .where('s.refresh_token_hash', '=', tokenHash)
-    .where('s.tenancy_id', '=', tenancyId)
-    .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', sql<Date>`now()`)]))
-    .executeTakeFirst();
+): Promise<LiveSessionUser | undefined> {
+  // Every refresh: the precompiled form.
+  return (await liveSessionQuery(db, tokenHash, tenancyId))[0];
 }
+
+type LiveSessionUser = UserRow & { session_id: string; session_last_used_at: Date; session_expires_at: Date | null };
+
+const liveSessionQuery = precompiled((db, tokenHash: string, tenancyId: string) => db
+  .selectFrom('sessions as s')
+  .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 's.tenancy_id').onRef('u.id', '=', 's.user_id'))
+  .selectAll('u')
+  .select(['s.id as session_id', 's.last_used_at as session_last_used_at', 's.expires_at as session_expires_at'])
+  .where('s.refresh_token_hash', '=', tokenHash)
+  .where('s.tenancy_id', '=', tenancyId)
+  .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', sql<Date>`now()`)])));
 
 /** Records use at most once a minute, so a refresh storm does not turn into a write storm. */
 export async function touchSession(db: Executor, tenancyId: string, sessionId: string, ip: string | null): Promise<void> {

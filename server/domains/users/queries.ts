@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { NewUser, UserRow, UserUpdate } from '../../db/schema.js';
 import type { Executor } from '../projects/queries.js';
+import { precompiled } from '../../db/precompiled.js';
 
 export async function findUser(db: Executor, tenancyId: string, userId: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('tenancy_id', '=', tenancyId).where('id', '=', userId).executeTakeFirst();
@@ -17,6 +18,8 @@ export async function findSessionUser(
   sessionId: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<UserRow | undefined> {
+  // Every GET /users/me: the precompiled form.
+  if (!options.forUpdate) return (await sessionUserQuery(db, tenancyId, userId, sessionId))[0];
   let query = db
     .selectFrom('users as u')
     .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
@@ -28,6 +31,14 @@ export async function findSessionUser(
   if (options.forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
 }
+
+const sessionUserQuery = precompiled((db, tenancyId: string, userId: string, sessionId: string) => db
+  .selectFrom('users as u')
+  .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
+  .selectAll('u')
+  .where('u.tenancy_id', '=', tenancyId)
+  .where('u.id', '=', userId)
+  .where('s.id', '=', sessionId));
 
 /** The user whose auth-enabled email this is (case-insensitive), if any. */
 export async function findUserByAuthEmail(db: Executor, tenancyId: string, email: string): Promise<UserRow | undefined> {

@@ -1,0 +1,34 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../test/harness.js';
+import { precompiled } from './precompiled.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h?.close());
+
+describe('precompiled', () => {
+  it('compiles once and binds each call its own parameters', async () => {
+    let builds = 0;
+    const pair = precompiled((db, a: string, b: number) => {
+      builds++;
+      return db.selectNoFrom([sql<string>`${a}::text`.as('a'), sql<number>`${b}::int`.as('b')]);
+    });
+    expect(await pair(h.latch.deps.db, 'x', 1)).toEqual([{ a: 'x', b: 1 }]);
+    expect(await pair(h.latch.deps.db, 'y', 2)).toEqual([{ a: 'y', b: 2 }]);
+    expect(builds).toBe(1);
+  });
+
+  it('refuses a query whose SQL binds the parameters in another order', async () => {
+    const swapped = precompiled((db, a: string, b: string) => db.selectNoFrom([sql<string>`${b}::text`.as('b'), sql<string>`${a}::text`.as('a')]));
+    await expect(swapped(h.latch.deps.db, 'first', 'second')).rejects.toThrow(/not the parameters in their given order/);
+  });
+
+  it('runs inside a transaction with the transaction', async () => {
+    const one = precompiled((db, id: string) => db.selectFrom('projects').select('id').where('id', '=', id));
+    const rows = await h.latch.deps.db.transaction().execute((trx) => one(trx, 'internal'));
+    expect(rows).toEqual([{ id: 'internal' }]);
+  });
+});
