@@ -320,6 +320,21 @@ function AlreadySignedIn() {
   );
 }
 
+/** What the sign-in and sign-up pages share: the project, the visitor, and the tabs of the enabled methods. */
+function useAuthPage(kind: 'sign-in' | 'sign-up') {
+  const project = useProject();
+  const user = useUser();
+  const { urls } = useLatchContext();
+  const { search } = usePageLocation();
+  const returnTo = readReturnTo(search);
+  const { config } = project;
+  const tabs = [
+    ...(config.credential_enabled ? [{ id: 'password', label: 'Email & password', content: kind === 'sign-in' ? <PasswordSignInForm /> : <PasswordSignUpForm /> }] : []),
+    ...(config.magic_link_enabled ? [{ id: 'email-code', label: 'Email link or code', content: <MagicLinkForm kind={kind} /> }] : []),
+  ];
+  return { project, user, urls, returnTo, config, tabs };
+}
+
 /**
  * The sign-in page: the project's enabled methods, links to sign-up and forgot-password that
  * keep `after_auth_return_to`.
@@ -328,16 +343,7 @@ function AlreadySignedIn() {
  * <SignIn /> // or let <LatchHandler /> serve it at /handler/sign-in
  */
 export function SignIn() {
-  const project = useProject();
-  const user = useUser();
-  const { urls } = useLatchContext();
-  const { search } = usePageLocation();
-  const returnTo = readReturnTo(search);
-  const { config } = project;
-  const tabs = [
-    ...(config.credential_enabled ? [{ id: 'password', label: 'Email & password', content: <PasswordSignInForm /> }] : []),
-    ...(config.magic_link_enabled ? [{ id: 'email-code', label: 'Email link or code', content: <MagicLinkForm kind="sign-in" /> }] : []),
-  ];
+  const { project, user, urls, returnTo, config, tabs } = useAuthPage('sign-in');
   return (
     <Page title="Sign in" subtitle={`to ${project.display_name}`}>
       {user ? <AlreadySignedIn /> : null}
@@ -362,16 +368,7 @@ export function SignIn() {
  * <SignUp /> // or let <LatchHandler /> serve it at /handler/sign-up
  */
 export function SignUp() {
-  const project = useProject();
-  const user = useUser();
-  const { urls } = useLatchContext();
-  const { search } = usePageLocation();
-  const returnTo = readReturnTo(search);
-  const { config } = project;
-  const tabs = [
-    ...(config.credential_enabled ? [{ id: 'password', label: 'Email & password', content: <PasswordSignUpForm /> }] : []),
-    ...(config.magic_link_enabled ? [{ id: 'email-code', label: 'Email link or code', content: <MagicLinkForm kind="sign-up" /> }] : []),
-  ];
+  const { project, user, urls, returnTo, config, tabs } = useAuthPage('sign-up');
   return (
     <Page title="Create an account" subtitle={`for ${project.display_name}`}>
       {user ? <AlreadySignedIn /> : null}
