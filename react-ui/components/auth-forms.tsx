@@ -10,7 +10,7 @@ import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
 import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
 import { validateEmail, validateForm, validateOneTimeCode, validatePassword, validatePasswordConfirmation } from '../validation.js';
-import { Alert, Button, Field, Link, Page, errorMessage } from './ui.js';
+import { Alert, Button, Field, Link, Page, useFormAction } from './ui.js';
 
 type Kind = 'sign-in' | 'sign-up';
 
@@ -48,8 +48,7 @@ export function PasswordSignInForm() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  const { pending, formError, setFormError, run } = useFormAction();
   if (manual) return <Done to={manual} />;
 
   const submit = async (event: FormEvent) => {
@@ -59,22 +58,19 @@ export function PasswordSignInForm() {
     setErrors(found);
     setFormError(null);
     if (Object.keys(found).length) return;
-    setPending(true);
-    try {
-      const result = await app.signInWithPassword({ email: trimmed, password });
-      if (result.status === 'error') return setFormError(result.error.message);
-      await finish(result.data.is_new_user);
-    } catch (error) {
-      if (error instanceof KnownErrors.MultiFactorAuthenticationRequired) {
+    await run(async () => {
+      try {
+        const result = await app.signInWithPassword({ email: trimmed, password });
+        if (result.status === 'error') return result;
+        await finish(result.data.is_new_user);
+      } catch (error) {
+        if (!(error instanceof KnownErrors.MultiFactorAuthenticationRequired)) throw error;
         // Spec: keep the attempt code in session storage, then go to the mfa route.
         sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), error.details.attempt_code);
         await navigate(withReturnTo(urls.mfa, readReturnTo(search)));
-        return;
       }
-      setFormError(errorMessage(error));
-    } finally {
-      setPending(false);
-    }
+      return undefined;
+    });
   };
 
   return (
@@ -113,8 +109,7 @@ export function PasswordSignUpForm() {
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
   const [errors, setErrors] = useState<{ email?: string; password?: string; confirmation?: string }>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  const { pending, formError, setFormError, run } = useFormAction();
   if (manual) return <Done to={manual} />;
 
   const submit = async (event: FormEvent) => {
@@ -128,20 +123,15 @@ export function PasswordSignUpForm() {
     setErrors(found);
     setFormError(null);
     if (Object.keys(found).length) return;
-    setPending(true);
-    try {
+    await run(async () => {
       const result = await app.signUpWithPassword({
         email: trimmed,
         password,
         verification_callback_url: absoluteUrl(withReturnTo(urls.emailVerification, readReturnTo(search))),
       });
-      if (result.status === 'error') return setFormError(result.error.message);
+      if (result.status === 'error') return result;
       await finish(true);
-    } catch (error) {
-      setFormError(errorMessage(error));
-    } finally {
-      setPending(false);
-    }
+    });
   };
 
   return (
@@ -183,8 +173,7 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
   const [sent, setSent] = useState<{ email: string; nonce: string } | null>(null);
   const [code, setCode] = useState('');
   const [fieldError, setFieldError] = useState<string | null>(null);
-  const [formError, setFormError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  const { pending, formError, setFormError, run } = useFormAction();
   if (manual) return <Done to={manual} />;
 
   const send = async (event: FormEvent) => {
@@ -194,16 +183,11 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
     setFieldError(invalid);
     setFormError(null);
     if (invalid) return;
-    setPending(true);
-    try {
+    await run(async () => {
       const result = await app.sendMagicLinkEmail(trimmed, { callbackUrl: absoluteUrl(withReturnTo(urls.magicLinkCallback, readReturnTo(search))) });
-      if (result.status === 'error') return setFormError(result.error.message);
+      if (result.status === 'error') return result;
       setSent({ email: trimmed, nonce: result.data.nonce });
-    } catch (error) {
-      setFormError(errorMessage(error));
-    } finally {
-      setPending(false);
-    }
+    });
   };
 
   const verify = async (event: FormEvent) => {
@@ -212,17 +196,12 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
     setFieldError(invalid);
     setFormError(null);
     if (invalid || !sent) return;
-    setPending(true);
-    try {
+    await run(async () => {
       // Codes are upper-case letters and digits: accept what people type (lower case, spaces, a dash).
       const result = await app.signInWithMagicLink(code.replace(/[\s-]/g, '').toUpperCase(), { nonce: sent.nonce });
-      if (result.status === 'error') return setFormError(result.error.message);
+      if (result.status === 'error') return result;
       await finish(result.data.is_new_user);
-    } catch (error) {
-      setFormError(errorMessage(error));
-    } finally {
-      setPending(false);
-    }
+    });
   };
 
   if (sent) {

@@ -173,3 +173,38 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error && error.message) return error.message;
   return 'Something went wrong. Please try again.';
 }
+
+/**
+ * One form's submission: the pending flag and the form-level error, for the SDK's two ways of
+ * failing (a thrown error, or a result whose status is 'error'), handled once for every form.
+ * `action` returns the failed result to show it; anything else counts as done.
+ *
+ * @example
+ * const { pending, formError, run } = useFormAction();
+ * const submit = () => run(async () => {
+ *   const result = await app.sendForgotPasswordEmail(email, { callbackUrl });
+ *   if (result.status === 'error') return result;
+ *   setSent(true);
+ * });
+ */
+export function useFormAction() {
+  const [pending, setPending] = useState(false);
+  const [formError, setFormError] = useState<string | null>(null);
+  const run = async (action: () => Promise<unknown>) => {
+    setFormError(null);
+    setPending(true);
+    try {
+      const outcome = await action();
+      if (isErrorResult(outcome)) setFormError(outcome.error.message);
+    } catch (error) {
+      setFormError(errorMessage(error));
+    } finally {
+      setPending(false);
+    }
+  };
+  return { pending, formError, setFormError, run };
+}
+
+function isErrorResult(value: unknown): value is { status: 'error'; error: { message: string } } {
+  return typeof value === 'object' && value !== null && (value as { status?: unknown }).status === 'error' && typeof (value as { error?: { message?: unknown } }).error?.message === 'string';
+}

@@ -1,6 +1,6 @@
 /** The forgot-password page. */
 import { type FormEvent, useState } from 'react';
-import { Alert, Button, Field, Link, Page, errorMessage } from '../components/ui.js';
+import { Alert, Button, Field, Link, Page, useFormAction } from '../components/ui.js';
 import { useApp, useLatchContext, useProject } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
 import { readReturnTo, withReturnTo } from '../urls.js';
@@ -15,9 +15,8 @@ export function ForgotPasswordPage() {
   const { search } = usePageLocation();
   const [email, setEmail] = useState('');
   const [fieldError, setFieldError] = useState<string | null>(null);
-  const [formError, setFormError] = useState<string | null>(null);
+  const { pending, formError, setFormError, run } = useFormAction();
   const [sentTo, setSentTo] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
   if (!project.config.credential_enabled) return <NotEnabled title="Reset your password" feature="Password sign-in" />;
 
   const submit = async (event: FormEvent) => {
@@ -27,16 +26,11 @@ export function ForgotPasswordPage() {
     setFieldError(invalid);
     setFormError(null);
     if (invalid) return;
-    setPending(true);
-    try {
+    await run(async () => {
       const result = await app.sendForgotPasswordEmail(trimmed, { callbackUrl: absoluteUrl(urls.passwordReset) });
-      if (result.status === 'error') return setFormError(result.error.message);
+      if (result.status === 'error') return result;
       setSentTo(trimmed);
-    } catch (error) {
-      setFormError(errorMessage(error));
-    } finally {
-      setPending(false);
-    }
+    });
   };
   return (
     <Page title="Reset your password" subtitle="We will email you a link to choose a new password.">

@@ -1,6 +1,6 @@
 /** The password-reset page: the link's `code` goes to check-code, then with the new password to reset. */
 import { type FormEvent, useState } from 'react';
-import { Alert, Button, Field, Link, Page, errorMessage } from '../components/ui.js';
+import { Alert, Button, Field, Link, Page, useFormAction } from '../components/ui.js';
 import { useApp, useLatchContext } from '../hooks.js';
 import { validateForm, validatePassword, validatePasswordConfirmation } from '../validation.js';
 import { MissingCode, useCode, useDelayedRedirect, useOnce } from './shared.js';
@@ -19,8 +19,7 @@ function PasswordReset({ code }: { code: string }) {
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
   const [errors, setErrors] = useState<{ password?: string; confirmation?: string }>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  const { pending, formError, setFormError, run } = useFormAction();
   const [done, setDone] = useState(false);
   useDelayedRedirect(done ? urls.signIn : null);
 
@@ -40,16 +39,11 @@ function PasswordReset({ code }: { code: string }) {
     setErrors(found);
     setFormError(null);
     if (Object.keys(found).length) return;
-    setPending(true);
-    try {
+    await run(async () => {
       const result = await app.resetPassword({ code, password });
-      if (result.status === 'error') return setFormError(result.error.message);
+      if (result.status === 'error') return result;
       setDone(true);
-    } catch (error) {
-      setFormError(errorMessage(error));
-    } finally {
-      setPending(false);
-    }
+    });
   };
   return (
     <Page title="Choose a new password">
