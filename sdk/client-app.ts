@@ -308,6 +308,9 @@ export class ClientApp<U extends ClientUser = ClientUser, V extends ClientTeamVi
     this.queryClient = createQueryClient();
     const store = resolveTokenStore(options.tokenStore === undefined ? this.defaultTokenStore() : options.tokenStore, this.projectId);
     this.session = this.tokenSessionFor(store, () => this.#sessionChanged());
+    // A store that sees outside changes (cookies shared by tabs) reports them as session changes.
+    // Only the app's own, long-lived store is watched: a per-call store override is not.
+    store.subscribe?.(() => this.#sessionChanged());
   }
 
   // ─── Extension points of ServerApp and AdminApp ────────────────────────────────────────────────

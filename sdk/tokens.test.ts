@@ -140,7 +140,9 @@ describe('access-token expiry rules (unit)', () => {
     try {
       const store = cookieTokenStore('proj-poll');
       let changes = 0;
+      // Wired as ClientApp wires its own store: session changes and the store's outside changes.
       const session = new TokenSession(store, async () => 'unused', () => changes++);
+      store.subscribe?.(() => changes++);
       await session.setTokens({ accessToken: 'at-1', refreshToken: 'rt-1' });
       expect(changes).toBe(1); // the sign-in itself
       vi.advanceTimersByTime(COOKIE_POLL_INTERVAL_MS * 3);
@@ -152,6 +154,36 @@ describe('access-token expiry rules (unit)', () => {
       vi.advanceTimersByTime(COOKIE_POLL_INTERVAL_MS);
       expect(changes).toBe(3);
       expect(await session.peek()).toEqual({ accessToken: null, refreshToken: null });
+    } finally {
+      vi.useRealTimers();
+      Reflect.deleteProperty(globalThis, 'document');
+    }
+  });
+
+  it("a ClientApp with the cookie store tells its session listeners of another tab's sign-in, with one poll timer", async () => {
+    const jar = new Map<string, string>();
+    const fakeDocument = {
+      get cookie() {
+        return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+      },
+      set cookie(value: string) {
+        const [pair] = value.split(';');
+        const [name, val] = pair!.split('=') as [string, string];
+        jar.set(name, val);
+      },
+    };
+    Object.defineProperty(globalThis, 'document', { value: fakeDocument, configurable: true });
+    vi.useFakeTimers();
+    try {
+      const app = new ClientApp({ projectId: 'proj-app', publishableClientKey: 'pck_x', baseUrl: 'http://127.0.0.1:9', tokenStore: 'cookie' });
+      let changes = 0;
+      app.onSessionChange(() => changes++);
+      vi.advanceTimersByTime(COOKIE_POLL_INTERVAL_MS * 2);
+      expect(changes).toBe(0);
+      jar.set('latch-refresh-proj-app', 'rt-from-another-tab');
+      vi.advanceTimersByTime(COOKIE_POLL_INTERVAL_MS);
+      expect(changes).toBe(1);
+      expect(vi.getTimerCount()).toBe(1);
     } finally {
       vi.useRealTimers();
       Reflect.deleteProperty(globalThis, 'document');

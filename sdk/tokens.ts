@@ -232,8 +232,6 @@ export class TokenSession {
     this.#store = store;
     this.#refresh = refresh;
     this.#onSessionChange = onSessionChange;
-    // A store that can see outside changes (cookies shared by tabs) reports them as session changes.
-    store.subscribe?.(() => this.#onSessionChange());
   }
 
   /** The stored tokens, as they are. Throws the spec's message when the app has no token store. */
