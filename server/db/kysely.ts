@@ -4,6 +4,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
+import { useNamedStatements } from './prepared-statements.js';
 import type { DB } from './schema.js';
 
 export type Database = Kysely<DB>;
@@ -22,6 +23,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<{ db: Databa
     const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize });
     // A pool-level error (e.g. the server restarts) must not crash the process.
     pool.on('error', (error) => console.error('[latch] PostgreSQL pool error:', error.message));
+    pool.on('connect', useNamedStatements);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, close: () => db.destroy() };
   }

@@ -31,4 +31,19 @@ describe('precompiled', () => {
     const rows = await h.latch.deps.db.transaction().execute((trx) => one(trx, 'internal'));
     expect(rows).toEqual([{ id: 'internal' }]);
   });
+
+  it.runIf(process.env.LATCH_TEST_DB === 'postgres')('runs as a named prepared statement on PostgreSQL, prepared once per connection', async () => {
+    const byId = precompiled((db, id: string) => db.selectFrom('projects').select('display_name').where('id', '=', id));
+    const prepared = await h.latch.deps.db.transaction().execute(async (trx) => {
+      expect(await byId(trx, 'internal')).toHaveLength(1);
+      expect(await byId(trx, 'no-such-project')).toEqual([]);
+      // Other text on the same connection stays unnamed.
+      await sql`select 1`.execute(trx);
+      return (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(trx)).rows;
+    });
+    const mine = prepared.filter((row) => row.statement.includes('"display_name"'));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.name).toMatch(/^latch_\d+$/);
+    expect(prepared.some((row) => row.statement === 'select 1')).toBe(false);
+  });
 });
