@@ -9,6 +9,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Deps } from './deps.js';
 import { KnownErrors } from './errors/known-errors.js';
+import { KnownError } from './errors/known-error.js';
 import { toWireError } from './errors/wire.js';
 import { findInputProblem } from './validation/schemas.js';
 import { createRequestContext } from './trpc/context.js';
@@ -16,6 +17,7 @@ import { buildOpenApiDocument } from './trpc/openapi.js';
 import { createRestDispatcher, sendError } from './trpc/rest.js';
 import { appRouter } from './router.js';
 import { handleOAuthToken } from './domains/sessions/oauth-token.js';
+import { readLeanJsonBody } from './json-body.js';
 import { sql } from 'kysely';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -194,6 +196,9 @@ export function createApp(deps: Deps): express.Express {
     let mapped: unknown = error;
     if (type === 'entity.too.large' || status === 413) mapped = new KnownErrors.PayloadTooLarge();
     else if (type === 'entity.parse.failed' || type === 'charset.unsupported' || type === 'encoding.unsupported') mapped = new KnownErrors.BodyParsingError('The request body is not valid JSON.');
+    // body-parser's other refusals (a body that does not match its content-encoding, a length that
+    // does not match content-length, an aborted upload) carry a 4xx status and no catalogued code.
+    else if (typeof status === 'number' && status >= 400 && status < 500 && !(error instanceof KnownError)) mapped = new KnownErrors.BodyParsingError('The request body could not be read (check content-encoding and content-length).');
     sendError(req, res, deps, String(res.locals.requestId), mapped);
   };
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => handleUncaught(error, req, res));
@@ -220,7 +225,7 @@ const HOT_ROUTES = new Set(['GET /api/v1/users/me', 'POST /api/v1/auth/sessions/
  * The node:http handler: the app, with a lean path for the hottest routes. A hot request skips
  * only express's router (its walk over every mounted layer and path pattern); it runs the same
  * middlewares as through the app, in the same order (request id and metrics, CORS and no-store,
- * the JSON body parser and its guard), then the same REST dispatcher (auth context, procedure,
+ * the JSON body parser — or, for a small plain JSON body, json-body.ts — and its guard), then the same REST dispatcher (auth context, procedure,
  * errors, DTOs), and body-parser failures go to the same error mapping. Anything else, including
  * other spellings of these paths, goes through express.
  */
@@ -243,10 +248,13 @@ export function createRequestHandler(deps: Deps): (req: IncomingMessage, res: Se
     req.originalUrl = req.url;
     const fail = (error: unknown) => parts.handleError(error, req, res);
     try {
-      parts.tagRequest(req, res, () => parts.apiHeaders(req, res, () => parts.parseJson(req, res, (error?: unknown) => {
+      const afterBody = (error?: unknown) => {
         if (error) return fail(error);
         parts.guardBody(req, res, () => void parts.dispatcher.handle(req, res));
-      })));
+      };
+      parts.tagRequest(req, res, () => parts.apiHeaders(req, res, () => {
+        if (!readLeanJsonBody(req, afterBody)) parts.parseJson(req, res, afterBody);
+      }));
     } catch (error) {
       fail(error);
     }

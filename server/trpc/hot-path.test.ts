@@ -66,6 +66,19 @@ describe('lean path for the hottest routes', () => {
       [{ ...project.client(), 'x-latch-refresh-token': 'wrong' }, '{}'],
       [project.client(), '{}'],
       [{ ...withToken, origin: 'https://app.example' }, '{}'],
+      // The lean JSON reader (json-body.ts) and body-parser must agree on every body and type.
+      [withToken, ''],
+      [withToken, '"x"'],
+      [withToken, '5'],
+      [withToken, 'null'],
+      [withToken, ' {} '],
+      [withToken, '{"extra": 1}'],
+      [{ ...withToken, 'content-type': 'application/json; charset=utf-8' }, '{}'],
+      [{ ...withToken, 'content-type': 'Application/JSON' }, '{"extra": 1}'],
+      [{ ...withToken, 'content-type': 'application/json; charset=latin1' }, '{}'],
+      [{ ...withToken, 'content-type': 'text/plain' }, '{"extra": 1}'],
+      [{ ...withToken, 'content-type': 'application/json', 'content-encoding': 'gzip' }, '{}'],
+      [withToken, `{"pad": "${'x'.repeat(20_000)}"}`],
     ];
     for (const [headers, body] of cases) {
       const [hot, viaExpress] = await both('POST', '/auth/sessions/current/refresh', headers, body);
@@ -77,6 +90,9 @@ describe('lean path for the hottest routes', () => {
     const [bad] = await both('POST', '/auth/sessions/current/refresh', withToken, '{"unexpected": ');
     expect(bad.status).toBe(400);
     expect(bad.headers.get('x-latch-known-error')).toBe(bad.body.code);
+    // A body that is not what its content-encoding says was a 500 once: a catalogued 400 now.
+    const [gzip] = await both('POST', '/auth/sessions/current/refresh', { ...withToken, 'content-encoding': 'gzip' }, '{}');
+    expect([gzip.status, gzip.body.code, gzip.headers.get('x-latch-known-error')]).toEqual([400, 'BODY_PARSING_ERROR', 'BODY_PARSING_ERROR']);
   });
 
   it('counts hot requests in /metrics like any other', async () => {

@@ -3,7 +3,8 @@ import type { AnyRouter } from '@trpc/server';
 import { KnownErrors } from '../errors/known-errors.js';
 import { toWireError } from '../errors/wire.js';
 import type { Deps } from '../deps.js';
-import { type RequestContext, createRequestContext } from './context.js';
+import { createRequestContext } from './context.js';
+import { type ProcedureRunner, procedureRunner } from './run-procedure.js';
 import type { LatchMeta } from './init.js';
 
 /**
@@ -22,8 +23,10 @@ interface Route {
   template: string;
   segments: Segment[];
   procedurePath: string;
-  /** The procedure itself, resolved once here instead of through a caller proxy per request. */
-  procedure: CallableProcedure;
+  /** The procedure, resolved once here instead of through a caller proxy per request. */
+  procedure: ProcedureLike;
+  /** Runs the procedure's middlewares and resolver (run-procedure.ts). */
+  run: ProcedureRunner;
   inputShape: Record<string, ZodLike> | null;
   hasInput: boolean;
   successStatus: number;
@@ -36,9 +39,6 @@ interface ZodLike {
 interface ProcedureLike {
   _def: { meta?: LatchMeta; inputs: unknown[]; type: 'query' | 'mutation' | 'subscription' };
 }
-
-/** What tRPC's own createCaller does with a procedure (v11): call it with the context and the raw input. */
-type CallableProcedure = ProcedureLike & ((opts: { path: string; getRawInput: () => Promise<unknown>; ctx: RequestContext; type: ProcedureLike['_def']['type']; signal: undefined; batchIndex: number }) => Promise<unknown>);
 
 function unwrap(schema: ZodLike): ZodLike {
   let current = schema;
@@ -87,7 +87,8 @@ export function collectRoutes(router: AnyRouter): Route[] {
       template: openapi.path,
       segments: parseTemplate(openapi.path),
       procedurePath,
-      procedure: procedure as CallableProcedure,
+      procedure,
+      run: procedureRunner(procedure),
       inputShape: shapeOf(input),
       hasInput: input !== undefined && (input as ZodLike)._zod?.def.type !== 'void',
       successStatus: procedure._def.meta?.successStatus ?? 200,
@@ -189,7 +190,7 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
           }
           input = { ...fields, ...decoded };
         }
-        const data = await route.procedure({ path: route.procedurePath, getRawInput: async () => input, ctx, type: route.procedure._def.type, signal: undefined, batchIndex: 0 });
+        const data = await route.run({ path: route.procedurePath, ctx, getRawInput: async () => input });
         sendJson(res, route.successStatus, data);
       } catch (error) {
         sendError(req, res, deps, requestId, error);
