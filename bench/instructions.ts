@@ -1,0 +1,123 @@
+/**
+ * `tsx bench/instructions.ts <dir> [me|refresh] [<dir2> …]`: user-space instructions per request of
+ * a Latch checkout, counted by valgrind's callgrind, for A/B comparisons that the machine's load
+ * cannot move (bench/ab.ts measures CPU time, which a busy shared machine inflates by ±10 %).
+ *
+ * The server runs under `valgrind --tool=callgrind --instr-atstart=no` on PostgreSQL (database
+ * latch_instructions, dropped afterwards); after a warm-up (so V8 has optimised the hot code), the
+ * collection is switched on for a fixed number of requests and off again. The count covers the
+ * server process's user-space code (JavaScript, V8, libuv, OpenSSL, pg parsing), not the kernel
+ * (socket writes) and not PostgreSQL: read it beside the CPU figures of ab.ts, not instead of them.
+ *
+ * Env: INSTR_REQUESTS=3000 counted requests, INSTR_WARMUP=6000, INSTR_CONNECTIONS=4,
+ * BENCH_POSTGRES_URL as for bench/run.ts. Slow: each server starts in about a minute under valgrind.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { stopChild, track } from './lib/proc.js';
+
+const args = process.argv.slice(2);
+const scenario = args.find((a) => a === 'me' || a === 'refresh') ?? 'me';
+const dirs = args.filter((a) => a !== scenario);
+if (dirs.length === 0) throw new Error('usage: tsx bench/instructions.ts <dir> [me|refresh] [<dir2> …]');
+const REQUESTS = Number(process.env.INSTR_REQUESTS ?? 3000);
+const WARMUP = Number(process.env.INSTR_WARMUP ?? 6000);
+const CONNECTIONS = Number(process.env.INSTR_CONNECTIONS ?? 4);
+const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB = 'latch_instructions';
+/**
+ * Where valgrind and callgrind_control meet: the file name also carries $USER and $HOST, and the
+ * server's HOST=127.0.0.1 must be the controller's too.
+ */
+const VGDB_PREFIX = '/tmp/latch-vgdb';
+const CONTROL = { stdio: 'ignore' as const, env: { ...process.env, HOST: '127.0.0.1' } };
+const dbUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${DB}` }).toString();
+
+async function admin(text: string): Promise<void> {
+  const c = new pg.Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}
+
+async function startUnderCallgrind(dir: string, outFile: string): Promise<{ child: ChildProcess; url: string }> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LATCH_') && k !== 'DATABASE_URL' && k !== 'PORT') env[k] = v;
+  Object.assign(env, { HOST: '127.0.0.1', PORT: '0', DATABASE_URL: dbUrl, LATCH_SECRET: 'instructions-bench-secret-0123456789abcdef', LATCH_LOG_LEVEL: 'error', LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600', LATCH_DATA_DIR: '/nonexistent' });
+  const child = track(spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--vgdb-prefix=${VGDB_PREFIX}`, `--callgrind-out-file=${outFile}`, process.execPath, '--import', 'tsx', 'server/main.ts'], { cwd: path.resolve(dir), env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${dir}: no start within 300 s\n${err.slice(-2000)}`)), 300_000);
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /Latch is running at http:\/\/[^\s:]+:(\d+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${dir}: exited ${code}\n${err.slice(-2000)}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+async function call(base: string, p: string, body: unknown, headers: Record<string, string>): Promise<any> {
+  const res = await fetch(`${base}/api/v1${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+async function drive(url: string, count: number, request: () => Promise<Response>): Promise<void> {
+  let left = count;
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (left-- > 0) {
+      const res = await request();
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`${url}: ${res.status}`);
+    }
+  }));
+}
+
+const results: string[] = [];
+for (const dir of dirs) {
+  await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${DB}`);
+  const outFile = `/tmp/latch-callgrind-${randomBytes(4).toString('hex')}.out`;
+  const { child, url } = await startUnderCallgrind(dir, outFile);
+  try {
+    const internal = { 'x-latch-project-id': 'internal', 'x-latch-access-type': 'client' };
+    const owner = await call(url, '/auth/password/sign-up', { email: `owner-${Date.now()}@instr.example`, password: 'correct-horse-battery-staple' }, internal);
+    const project = await call(url, '/internal/projects', { display_name: 'Instr' }, { ...internal, 'x-latch-access-token': owner.access_token });
+    const keys = await call(url, '/internal/api-keys', { description: 'instr', has_publishable_client_key: true, has_secret_server_key: false, has_super_secret_admin_key: false }, { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.access_token });
+    const client = { 'x-latch-project-id': project.id, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': keys.publishable_client_key };
+    const users: Array<{ access_token: string; refresh_token: string }> = [];
+    for (let i = 0; i < 8; i++) users.push(await call(url, '/auth/password/sign-up', { email: `u${i}-${Date.now()}@instr.example`, password: 'correct-horse-battery-staple' }, client));
+    let n = 0;
+    const request = scenario === 'refresh'
+      ? () => fetch(`${url}/api/v1/auth/sessions/current/refresh`, { method: 'POST', headers: { ...client, 'content-type': 'application/json', 'x-latch-refresh-token': users[n++ % users.length]!.refresh_token }, body: '{}' })
+      : () => fetch(`${url}/api/v1/users/me`, { headers: { ...client, 'x-latch-access-token': users[n++ % users.length]!.access_token } });
+    await drive(url, WARMUP, request);
+    execFileSync('callgrind_control', [`--vgdb-prefix=${VGDB_PREFIX}`, '-i', 'on', String(child.pid)], CONTROL);
+    await drive(url, REQUESTS, request);
+    execFileSync('callgrind_control', [`--vgdb-prefix=${VGDB_PREFIX}`, '-i', 'off', String(child.pid)], CONTROL);
+  } finally {
+    await stopChild(child);
+  }
+  // The header's `summary:` stays 0 when instrumentation starts off; `totals:` at the end has the count.
+  const summary = /^totals:\s+(\d+)/m.exec(readFileSync(outFile, 'utf8'))?.[1];
+  if (process.env.INSTR_KEEP !== "1") rmSync(outFile, { force: true });
+  else console.log(`kept ${outFile}`);
+  const perRequest = Number(summary) / REQUESTS;
+  results.push(`${scenario}: ${dir}: ${Math.round(perRequest).toLocaleString('en-US')} instructions per request (${REQUESTS} requests after ${WARMUP} warm-up, ${CONNECTIONS} connections)`);
+  console.log(results[results.length - 1]);
+}
+await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`).catch(() => undefined);
+if (results.length > 1) console.log(results.join('\n'));
