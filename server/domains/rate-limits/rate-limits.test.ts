@@ -277,3 +277,38 @@ describe('API-key checks', () => {
     expect((await check(key.body.value, '198.51.100.31')).status).toBe(200);
   });
 });
+
+describe('across instances: code checks and API-key checks', () => {
+  it.skipIf(!IS_POSTGRES)('counts code checks and API keys not found on one budget for every instance on one PostgreSQL database (skipped on PGlite, as above)', async () => {
+    const second: RunningLatch = await startLatch({ env: h.latch.deps.env, database: h.database, quiet: true });
+    try {
+      const project = await newProject({ allow_user_api_keys: true });
+      const user = await h.signUpUser(project);
+      const key = await h.post('/user-api-keys', { user_id: user.userId, description: 'k' }, project.server());
+      expect(key.status).toBe(201);
+      // Request i goes to the first instance when even, to the second when odd.
+      const on = (i: number, path: string) => (i % 2 ? `${second.url}/api/v1${path}` : path);
+
+      const codeIp = '198.51.100.40';
+      const guess = (i: number) => h.call(on(i, '/team-invitations/accept/check-code'), { body: { code: `guess-${i}` }, headers: fromIp(codeIp, project.client(user.accessToken)) });
+      // The budget is spent half on each instance; were counters per instance, neither would be over.
+      for (let i = 0; i < LIMITS.codeChecksPerIp; i++) expectKnownError(await guess(i), 'CODE_NOT_FOUND', 404);
+      for (const i of [0, 1]) expectRateLimited(await guess(i));
+
+      const keyIp = '198.51.100.41';
+      const check = (i: number, apiKey: string) => h.call(on(i, '/user-api-keys/check'), { body: { api_key: apiKey }, headers: fromIp(keyIp, project.server()) });
+      expect((await check(1, key.body.value)).status).toBe(200);
+      for (let i = 0; i < LIMITS.apiKeyChecksPerIp; i++) expectKnownError(await check(i, `garbage-${i}`), 'API_KEY_NOT_FOUND', 404);
+      for (const i of [0, 1]) expectRateLimited(await check(i, key.body.value));
+
+      // The counters are rows of the shared database, not memory of either process.
+      const rows = await h.latch.deps.db.selectFrom('rate_limits').select(['bucket', 'count']).where((eb) => eb.or([eb('key', 'like', `%:${codeIp}`), eb('key', 'like', `%:${keyIp}`)])).orderBy('bucket').execute();
+      expect(rows).toEqual([
+        { bucket: 'api_key_check_ip', count: LIMITS.apiKeyChecksPerIp },
+        { bucket: 'code_check_ip', count: LIMITS.codeChecksPerIp + 2 },
+      ]);
+    } finally {
+      await second.close();
+    }
+  });
+});
