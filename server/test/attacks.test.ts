@@ -17,7 +17,12 @@ import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture,
  *   server/domains/rate-limits/rate-limits.test.ts.
  * - Codes single-use, expiring and attempt-limited: server/domains/verification/verification.test.ts;
  *   single use under a race: server/test/concurrency.test.ts.
- * - A client's own password change ends its other sessions: server/domains/auth/auth.test.ts.
+ * - A client's own password change ends its other sessions: server/domains/auth/auth.test.ts;
+ *   a reset by emailed code ends every session: server/domains/emails/emails.test.ts.
+ * - Password reset answers alike (status and body) for known and unknown emails:
+ *   server/domains/emails/emails.test.ts; here, that it also takes alike.
+ * Sign-up is not in the enumeration tests: the spec answers a taken email with
+ * USER_EMAIL_ALREADY_EXISTS 409, which names the account by status whatever the timing.
  * This server runs without brute-force limits, so the timing test can repeat one email freely.
  */
 
@@ -257,6 +262,26 @@ describe('entropy of codes and tokens', () => {
       expect(bitsOf(code, 64)).toBeGreaterThanOrEqual(20);
       expect(bitsOf(code, 64)).toBeGreaterThanOrEqual(128);
     }
+    expect(new Set(codes).size).toBe(codes.length);
+  });
+});
+
+describe('entropy of one-time codes', () => {
+  it('one-time sign-in codes carry ≥ 20 bits: 40 samples, their length times log2 of the symbols seen, all distinct', async () => {
+    const project = await newProject({ magic_link_enabled: true });
+    const nonces: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const sent = await h.post('/auth/otp/send-sign-in-code', { email: h.uniqueEmail('otp'), callback_url: 'http://localhost:3000/handler/magic-link-callback' }, project.client());
+      expect(sent.status).toBe(200);
+      nonces.push(sent.body.nonce);
+    }
+    const texts = await outboxTexts(h, await tenancyId(project.id));
+    // The link's code is the short code the person types, then the nonce.
+    const codes = nonces.map((nonce) => texts.map((text) => new RegExp(`[?&]code=([^&\\s]+)${nonce}`).exec(text)?.[1]).find(Boolean));
+    for (const code of codes) expect(code).toMatch(/^\S+$/);
+    const alphabet = new Set(codes.join(''));
+    // 240 symbols drawn: a 32-symbol alphabet shows (nearly) all of its symbols, a numeric one at most 10.
+    for (const code of codes) expect(bitsOf(code!, alphabet.size), `${code} over ${alphabet.size} symbols`).toBeGreaterThanOrEqual(20);
     expect(new Set(codes).size).toBe(codes.length);
   });
 });
