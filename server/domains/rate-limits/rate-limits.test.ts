@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../env.js';
 import { KnownError } from '../../errors/known-error.js';
@@ -259,6 +260,37 @@ describe('verification-code checks', () => {
     }
     for (const route of routes) expectRateLimited(await h.post(route, { code: 'guess-next' }, fromIp(ip, project.client(user.accessToken))));
     expectKnownError(await h.post(routes[0]!, { code: 'guess-other-ip' }, fromIp('198.51.100.21', project.client(user.accessToken))), 'CODE_NOT_FOUND', 404);
+  });
+});
+
+describe('every operation that takes a code (from openapi.json, so a new one is covered the day it is added)', () => {
+  const openapi = JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8')) as {
+    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>>;
+  };
+  const codeOperations = Object.entries(openapi.paths).flatMap(([path, item]) =>
+    Object.entries(item).flatMap(([method, op]) => {
+      const properties = Object.values(op.requestBody?.content ?? {})[0]?.schema.properties ?? {};
+      return 'code' in properties ? [{ method: method.toUpperCase(), path, takesPassword: 'password' in properties }] : [];
+    }));
+
+  it('finds the code operations (not vacuous)', () => {
+    expect(codeOperations.map((op) => op.path)).toEqual(expect.arrayContaining(['/auth/password/reset', '/auth/otp/sign-in', '/contact-channels/verify', '/team-invitations/accept']));
+  });
+
+  it.each(codeOperations)('$method $path: wrong codes are limited per IP, other IPs unaffected', async ({ method, path, takesPassword }) => {
+    const project = await newProject({ magic_link_enabled: true });
+    const user = await h.signUpUser(project);
+    // The other field such an operation may take is valid, so only the code is wrong.
+    const body = (i: number) => ({ code: `guess-${i}`, ...(takesPassword ? { password: 'a-brand-new-password' } : {}) });
+    const guess = (i: number, ip: string) => h.call(path, { method, body: body(i), headers: fromIp(ip, project.client(user.accessToken)) });
+    const ip = `198.51.100.${50 + codeOperations.findIndex((op) => op.path === path)}`;
+    for (let i = 0; i < LIMITS.codeChecksPerIp; i++) {
+      const res = await guess(i, ip);
+      expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(400);
+      expect(res.body.code).not.toBe('RATE_LIMITED');
+    }
+    expectRateLimited(await guess(LIMITS.codeChecksPerIp, ip));
+    expect((await guess(0, '203.0.113.99')).body.code).not.toBe('RATE_LIMITED');
   });
 });
 
