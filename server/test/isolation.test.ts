@@ -13,7 +13,9 @@ import { type ApiResponse, type CallOptions, type Harness, type Headers_, type P
  *
  * A request "aimed at A" fills path parameters with A's ids (pathParams), query parameters with
  * A's (queryParams) and the body from BODIES (else {}). A new endpoint needs nothing to be
- * covered; mapping its parameters and body here aims it at real data of A.
+ * covered; mapping its parameters and body here aims it at real data of A. One whose body {} does
+ * not fit fails the matrix (SCHEMA_ERROR: refused by validation, so the callers who may pass
+ * authorization never reached it) until BODIES maps it.
  */
 
 const OPENAPI = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as {
@@ -167,6 +169,14 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'POST /auth/password/reset/check-code': () => ({ code: 'not-a-code-of-anyone' }),
   'POST /auth/password/reset': () => ({ code: 'not-a-code-of-anyone', password: 'pwned-password-1' }),
   'POST /auth/otp/sign-in': () => ({ code: 'not-a-code-of-anyone' }),
+  // Mail to an address: anyone may ask for a reset or a sign-in link, so these go to a fresh
+  // address (a 2xx is then about nobody's data); a verification link only for one's own primary
+  // email, so that one names U1's.
+  'POST /auth/password/send-reset-code': () => ({ email: h.uniqueEmail('probe'), callback_url: 'http://localhost:3000/handler/password-reset' }),
+  'POST /auth/otp/send-sign-in-code': () => ({ email: h.uniqueEmail('probe'), callback_url: 'http://localhost:3000/handler/magic-link-callback' }),
+  'POST /contact-channels/send-verification-code': () => ({ email: U1.email, callback_url: 'http://localhost:3000/handler/email-verification' }),
+  'POST /internal/send-sign-in-invitation': () => ({ email: h.uniqueEmail('probe'), callback_url: 'http://localhost:3000/handler/sign-in' }),
+  'POST /internal/send-test-email': () => ({ recipient_email: h.uniqueEmail('probe'), email_config: { type: 'standard', host: '127.0.0.1', port: 1, username: 'probe', password: 'probe', sender_name: 'Probe', sender_email: 'probe@example.com' } }),
 };
 
 function buildRequest(op: Operation, caller: Caller): { url: string; options: CallOptions } {
@@ -315,7 +325,7 @@ function deleteOrder(op: Operation): number {
 beforeAll(async () => {
   h = await startHarness();
   // Everything a client may do switched on, so refusals come from ownership, not from a disabled feature.
-  const config = { client_user_deletion_enabled: true, anonymous_enabled: true, client_team_creation_enabled: true, allow_user_api_keys: true, allow_team_api_keys: true };
+  const config = { client_user_deletion_enabled: true, anonymous_enabled: true, magic_link_enabled: true, client_team_creation_enabled: true, allow_user_api_keys: true, allow_team_api_keys: true };
   A = await h.createProject({ config, displayName: A_NAME });
   B = await h.createProject({ config, displayName: 'Project B' });
   [U1, U2, BU] = await Promise.all([
@@ -419,6 +429,10 @@ describe('tenant isolation', () => {
     }
     const problems = results.flatMap(judge);
     expect(problems, `${problems.length} isolation problems:\n${problems.join('\n')}`).toEqual([]);
+    // Every request fitted its operation: a SCHEMA_ERROR is a refusal by validation, which says
+    // nothing about who may call it (map the operation's body in BODIES).
+    const unaimed = results.filter((s) => (s.res.body as { code?: string } | undefined)?.code === 'SCHEMA_ERROR').map((s) => `[${s.caller.name}] ${s.op.key}: ${JSON.stringify(s.res.body).slice(0, 200)}`);
+    expect(unaimed, `requests refused by validation, not aimed at anything:\n${unaimed.join('\n')}`).toEqual([]);
 
     // Foreign callers were refused on every non-public operation (not just "not leaked").
     for (const sent of results) {
@@ -429,8 +443,11 @@ describe('tenant isolation', () => {
       expect(results.some((s) => s.caller === caller && s.res.status < 300), `${caller.name} never succeeded`).toBe(true);
     }
 
-    // A is exactly as it was.
-    expect(await snapshotA()).toEqual(before);
+    // A is exactly as it was, but for mail U2's client (A's own public key) legitimately asked A
+    // to send to a fresh address of its choosing (a sign-in link).
+    const mailedForU2 = new Set(results.filter((s) => s.caller.name.startsWith('U2') && s.res.status < 300).map((s) => (s.options.body as { email?: unknown } | undefined)?.email).filter((email): email is string => typeof email === 'string'));
+    const after = await snapshotA();
+    expect({ ...after, emails: after.emails.filter((email) => !mailedForU2.has(email.to)) }).toEqual(before);
     // No user appeared in A except those U2's client (A's own public key) legitimately signed up.
     const createdByU2 = new Set(results.filter((s) => s.caller.name.startsWith('U2') && s.res.status < 300).map((s) => (s.res.body as { user_id?: string })?.user_id).filter((id): id is string => typeof id === 'string'));
     const usersAfter = await userIdsOfA();

@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { hashPassword } from '../../crypto/passwords.js';
+import { withMinimumDuration } from '../../crypto/timing.js';
 import { randomSecret } from '../../crypto/tokens.js';
 import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
@@ -14,6 +15,12 @@ import { assertTrustedCallbackUrl, createCode, deleteUnusedCodesOfUser, limitCod
 
 /** The verification_codes purpose of password reset links. */
 export const PASSWORD_RESET_PURPOSE = 'password_reset';
+/**
+ * Every answer to a reset request takes at least this long. An unknown address writes nothing and
+ * a known one a code and an email, which measured 10.3 ms against 7.8 ms (median) on PGlite: a
+ * timing oracle on whether the account exists. The floor sits well above both.
+ */
+export const RESET_REQUEST_FLOOR_MILLIS = 50;
 /** A reset link works for an hour. */
 export const PASSWORD_RESET_TTL_MILLIS = 60 * 60 * 1000;
 
@@ -27,13 +34,14 @@ interface ResetData {
 /**
  * Emails a password reset link to the account that signs in with `email`, if there is one. The
  * answer is the same either way (no user enumeration): the rate limit is checked first for every
- * address, and an unknown address costs the same rendering work as a known one.
+ * address, an unknown address costs the same rendering work as a known one, and both answers are
+ * padded to RESET_REQUEST_FLOOR_MILLIS so the known one's writes do not show in the time taken.
  */
 export async function sendResetCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string): Promise<{ success: true }> {
   const config = auth.project.config;
   if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   assertTrustedCallbackUrl(config, callbackUrl);
-  await deps.db.transaction().execute(async (trx) => {
+  await withMinimumDuration(RESET_REQUEST_FLOOR_MILLIS, () => deps.db.transaction().execute(async (trx) => {
     await checkEmailRateLimit(trx, deps, auth.tenancy);
     const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', email);
     if (!channel) {
@@ -43,7 +51,7 @@ export async function sendResetCode(deps: Deps, auth: AuthContext, email: string
     const data: ResetData = { user_id: channel.user_id, contact_channel_id: channel.id, value: channel.value };
     const issued = await createCode(trx, auth.tenancy, PASSWORD_RESET_PURPOSE, data, PASSWORD_RESET_TTL_MILLIS);
     await queueEmail(trx, deps, auth, channel.value, { type: 'password-reset', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt });
-  });
+  }));
   return { success: true };
 }
 

@@ -15,7 +15,9 @@ export function compose(branding: EmailBranding, email: BuiltInEmail): { subject
     case 'password-reset':
       return { subject: `Reset your password for ${project}`, element: <PasswordResetEmail branding={branding} link={email.link} expiresAt={email.expiresAt} /> };
     case 'magic-link':
-      return { subject: `Your sign-in code for ${project}: ${email.otp}`, element: <MagicLinkEmail branding={branding} link={email.link} otp={email.otp} expiresAt={email.expiresAt} /> };
+      // Not the code itself: the subject is stored in the outbox in plain text (bodies are sealed),
+      // and the code with the nonce its requester holds signs in, so it must not rest readable.
+      return { subject: `Your sign-in code for ${project}`, element: <MagicLinkEmail branding={branding} link={email.link} otp={email.otp} expiresAt={email.expiresAt} /> };
     case 'team-invitation':
       return { subject: `You are invited to join ${email.teamDisplayName} on ${project}`, element: <TeamInvitationEmail branding={branding} link={email.link} teamDisplayName={email.teamDisplayName} expiresAt={email.expiresAt} /> };
     case 'sign-in-invitation':

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../env.js';
 import { KnownError } from '../../errors/known-error.js';
@@ -262,6 +263,37 @@ describe('verification-code checks', () => {
   });
 });
 
+describe('every operation that takes a code (from openapi.json, so a new one is covered the day it is added)', () => {
+  const openapi = JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8')) as {
+    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>>;
+  };
+  const codeOperations = Object.entries(openapi.paths).flatMap(([path, item]) =>
+    Object.entries(item).flatMap(([method, op]) => {
+      const properties = Object.values(op.requestBody?.content ?? {})[0]?.schema.properties ?? {};
+      return 'code' in properties ? [{ method: method.toUpperCase(), path, takesPassword: 'password' in properties }] : [];
+    }));
+
+  it('finds the code operations (not vacuous)', () => {
+    expect(codeOperations.map((op) => op.path)).toEqual(expect.arrayContaining(['/auth/password/reset', '/auth/otp/sign-in', '/contact-channels/verify', '/team-invitations/accept']));
+  });
+
+  it.each(codeOperations)('$method $path: wrong codes are limited per IP, other IPs unaffected', async ({ method, path, takesPassword }) => {
+    const project = await newProject({ magic_link_enabled: true });
+    const user = await h.signUpUser(project);
+    // The other field such an operation may take is valid, so only the code is wrong.
+    const body = (i: number) => ({ code: `guess-${i}`, ...(takesPassword ? { password: 'a-brand-new-password' } : {}) });
+    const guess = (i: number, ip: string) => h.call(path, { method, body: body(i), headers: fromIp(ip, project.client(user.accessToken)) });
+    const ip = `198.51.100.${50 + codeOperations.findIndex((op) => op.path === path)}`;
+    for (let i = 0; i < LIMITS.codeChecksPerIp; i++) {
+      const res = await guess(i, ip);
+      expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(400);
+      expect(res.body.code).not.toBe('RATE_LIMITED');
+    }
+    expectRateLimited(await guess(LIMITS.codeChecksPerIp, ip));
+    expect((await guess(0, '203.0.113.99')).body.code).not.toBe('RATE_LIMITED');
+  });
+});
+
 describe('API-key checks', () => {
   it('limits keys not found per calling IP; successful checks do not count', async () => {
     const project = await newProject({ allow_user_api_keys: true });
@@ -275,5 +307,40 @@ describe('API-key checks', () => {
     for (let i = 0; i < LIMITS.apiKeyChecksPerIp; i++) expectKnownError(await check(i % 2 ? forged : 'garbage'), 'API_KEY_NOT_FOUND', 404);
     expectRateLimited(await check(key.body.value));
     expect((await check(key.body.value, '198.51.100.31')).status).toBe(200);
+  });
+});
+
+describe('across instances: code checks and API-key checks', () => {
+  it.skipIf(!IS_POSTGRES)('counts code checks and API keys not found on one budget for every instance on one PostgreSQL database (skipped on PGlite, as above)', async () => {
+    const second: RunningLatch = await startLatch({ env: h.latch.deps.env, database: h.database, quiet: true });
+    try {
+      const project = await newProject({ allow_user_api_keys: true });
+      const user = await h.signUpUser(project);
+      const key = await h.post('/user-api-keys', { user_id: user.userId, description: 'k' }, project.server());
+      expect(key.status).toBe(201);
+      // Request i goes to the first instance when even, to the second when odd.
+      const on = (i: number, path: string) => (i % 2 ? `${second.url}/api/v1${path}` : path);
+
+      const codeIp = '198.51.100.40';
+      const guess = (i: number) => h.call(on(i, '/team-invitations/accept/check-code'), { body: { code: `guess-${i}` }, headers: fromIp(codeIp, project.client(user.accessToken)) });
+      // The budget is spent half on each instance; were counters per instance, neither would be over.
+      for (let i = 0; i < LIMITS.codeChecksPerIp; i++) expectKnownError(await guess(i), 'CODE_NOT_FOUND', 404);
+      for (const i of [0, 1]) expectRateLimited(await guess(i));
+
+      const keyIp = '198.51.100.41';
+      const check = (i: number, apiKey: string) => h.call(on(i, '/user-api-keys/check'), { body: { api_key: apiKey }, headers: fromIp(keyIp, project.server()) });
+      expect((await check(1, key.body.value)).status).toBe(200);
+      for (let i = 0; i < LIMITS.apiKeyChecksPerIp; i++) expectKnownError(await check(i, `garbage-${i}`), 'API_KEY_NOT_FOUND', 404);
+      for (const i of [0, 1]) expectRateLimited(await check(i, key.body.value));
+
+      // The counters are rows of the shared database, not memory of either process.
+      const rows = await h.latch.deps.db.selectFrom('rate_limits').select(['bucket', 'count']).where((eb) => eb.or([eb('key', 'like', `%:${codeIp}`), eb('key', 'like', `%:${keyIp}`)])).orderBy('bucket').execute();
+      expect(rows).toEqual([
+        { bucket: 'api_key_check_ip', count: LIMITS.apiKeyChecksPerIp },
+        { bucket: 'code_check_ip', count: LIMITS.codeChecksPerIp + 2 },
+      ]);
+    } finally {
+      await second.close();
+    }
   });
 });
