@@ -9,7 +9,8 @@
  * server process's user-space code (JavaScript, V8, libuv, OpenSSL, pg parsing), not the kernel
  * (socket writes) and not PostgreSQL: read it beside the CPU figures of ab.ts, not instead of them.
  *
- * Env: INSTR_REQUESTS=3000 counted requests, INSTR_WARMUP=6000, INSTR_CONNECTIONS=4,
+ * Env: INSTR_REQUESTS=3000 counted requests, INSTR_WARMUP=6000, INSTR_CONNECTIONS=4, INSTR_NODE_ARGS
+ * (extra node flags for the server, space-separated, e.g. "--max-semi-space-size=32"),
  * BENCH_POSTGRES_URL as for bench/run.ts. Slow: each server starts in about a minute under valgrind.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -26,6 +27,7 @@ if (dirs.length === 0) throw new Error('usage: tsx bench/instructions.ts <dir> [
 const REQUESTS = Number(process.env.INSTR_REQUESTS ?? 3000);
 const WARMUP = Number(process.env.INSTR_WARMUP ?? 6000);
 const CONNECTIONS = Number(process.env.INSTR_CONNECTIONS ?? 4);
+const NODE_ARGS = (process.env.INSTR_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = 'latch_instructions';
 /**
@@ -50,7 +52,7 @@ async function startUnderCallgrind(dir: string, outFile: string): Promise<{ chil
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LATCH_') && k !== 'DATABASE_URL' && k !== 'PORT') env[k] = v;
   Object.assign(env, { HOST: '127.0.0.1', PORT: '0', DATABASE_URL: dbUrl, LATCH_SECRET: 'instructions-bench-secret-0123456789abcdef', LATCH_LOG_LEVEL: 'error', LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600', LATCH_DATA_DIR: '/nonexistent' });
-  const child = track(spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--vgdb-prefix=${VGDB_PREFIX}`, `--callgrind-out-file=${outFile}`, process.execPath, '--import', 'tsx', 'server/main.ts'], { cwd: path.resolve(dir), env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--vgdb-prefix=${VGDB_PREFIX}`, `--callgrind-out-file=${outFile}`, process.execPath, ...NODE_ARGS, '--import', 'tsx', 'server/main.ts'], { cwd: path.resolve(dir), env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));

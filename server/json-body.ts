@@ -7,12 +7,17 @@ const LEAN_CONTENT_TYPES = new Set(['application/json', 'application/json; chars
 
 /**
  * Reads a small plain JSON body the way express.json({ strict: false }) would (an empty body is
- * `{}`), for the hot routes only and only in the common case: a JSON content type in utf-8, no
+ * `{}`, no body at all leaves req.body unset), for the hot routes only and only in the common case: a JSON content type in utf-8, no
  * content encoding, a content-length within LEAN_BODY_LIMIT. Returns false for anything else, which
  * then goes through body-parser (charsets, compression, chunked and large bodies, its limits and
  * errors). body-parser's generic machinery (type-is, raw-body, iconv) costs about 6 % of a refresh.
  */
 export function readLeanJsonBody(req: IncomingMessage & { body?: unknown }, done: (error?: unknown) => void): boolean {
+  // No body at all (a GET): nothing to read, as body-parser decides from the same two headers.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    done();
+    return true;
+  }
   const type = req.headers['content-type'];
   const length = req.headers['content-length'];
   const encoding = req.headers['content-encoding'];

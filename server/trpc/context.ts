@@ -159,6 +159,31 @@ async function lookUpProject(deps: Deps, projectId: string, branchId: string, ke
   return row;
 }
 
+/**
+ * The project as the request sees it, built once per looked-up row: a cached row is the same
+ * object on every request of its lifetime, so its record (with the merged config) is too. Frozen,
+ * since requests share it.
+ */
+const projectRecords = new WeakMap<ProjectForRequest, ProjectRecord>();
+function projectRecordOf(row: ProjectForRequest): ProjectRecord {
+  let record = projectRecords.get(row);
+  if (!record) {
+    record = Object.freeze({
+      id: row.id,
+      displayName: row.display_name,
+      description: row.description,
+      isProductionMode: row.is_production_mode,
+      logoUrl: row.logo_url,
+      fullLogoUrl: row.full_logo_url,
+      ownerTeamId: row.owner_team_id,
+      createdAt: row.created_at,
+      config: Object.freeze(effectiveConfig(row.config)),
+    });
+    projectRecords.set(row, record);
+  }
+  return record;
+}
+
 /** The order of checks follows spec sections 6 and 8; each failure is a catalogued error. */
 export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options: { ignoreAccessToken?: boolean } = {}): Promise<AuthContext | null> {
   const parsed = applyAuthHeader(rawHeaders);
@@ -176,17 +201,7 @@ export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options:
   const row = await lookUpProject(deps, h.projectId, h.branchId ?? DEFAULT_BRANCH_ID, key);
   if (!row) throw new KnownErrors.CurrentProjectNotFound(h.projectId);
   if (!row.tenancy_id) throw new KnownErrors.BranchDoesNotExist(h.branchId ?? DEFAULT_BRANCH_ID);
-  const project: ProjectRecord = {
-    id: row.id,
-    displayName: row.display_name,
-    description: row.description,
-    isProductionMode: row.is_production_mode,
-    logoUrl: row.logo_url,
-    fullLogoUrl: row.full_logo_url,
-    ownerTeamId: row.owner_team_id,
-    createdAt: row.created_at,
-    config: effectiveConfig(row.config),
-  };
+  const project = projectRecordOf(row);
   const tenancy: Tenancy = { id: row.tenancy_id, projectId: row.id, branchId: h.branchId ?? DEFAULT_BRANCH_ID };
 
   let adminUserId: string | null = null;

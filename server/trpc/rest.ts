@@ -119,6 +119,8 @@ function coerceQuery(params: URLSearchParams, shape: Record<string, ZodLike> | n
   return out;
 }
 
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)+$/;
+
 export interface RestDispatcher {
   handle(req: Request, res: Response): Promise<void>;
   routes: Route[];
@@ -159,7 +161,9 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
       const requestId = String(res.locals.requestId);
       const ctx = createRequestContext(deps, req, requestId);
       try {
-        const url = new URL(req.originalUrl, 'http://localhost');
+        // Most calls are a plain path (letters, digits, - and _ between slashes): the URL parser
+        // would return it unchanged. Anything else (query, dots, escapes) is parsed and normalised.
+        const url = PLAIN_PATH.test(req.originalUrl) ? { pathname: req.originalUrl, searchParams: new URLSearchParams() } : new URL(req.originalUrl, 'http://localhost');
         const rest = url.pathname.replace(/^\/api\/v1/, '');
         const parts = rest.split('/').filter(Boolean);
         const found = match(req.method, parts);
