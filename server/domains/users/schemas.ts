@@ -78,6 +78,10 @@ export const serverUserSchema = clientUserSchema.extend({
   last_active_at_millis: z.number(),
 });
 
-/** Client callers get the client view; server and admin get server fields too. */
-export const userOutputSchema = z.union([serverUserSchema, clientUserSchema]);
+/**
+ * Client callers get the client view; server and admin get server fields too. The strict client
+ * view goes first: the hottest answer (a client's GET /users/me) then passes on the first try,
+ * and a server view, whose extra keys the strict object refuses, on the second.
+ */
+export const userOutputSchema = z.union([z.strictObject(clientUserSchema.shape), serverUserSchema]);
 export const userListSchema = paginatedList(serverUserSchema);
