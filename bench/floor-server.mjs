@@ -6,7 +6,8 @@
 //                                         user, whose claims go in the token), one ES256 sign.
 // No framework, no validation layer, no project/key check, no error catalogue: a floor, not a product.
 // Env: DATABASE_URL, FLOOR_JWKS (JSON), FLOOR_TENANCY_ID, FLOOR_PROJECT_ID, PORT (0 = any),
-// DATABASE_POOL_SIZE (default 20, as Latch). Prints "floor listening on <port>".
+// DATABASE_POOL_SIZE (default 20, as Latch), FLOOR_NAMED_STATEMENTS=1 (run both queries as named
+// prepared statements, parsed and planned once per connection, as Latch does). Prints "floor listening on <port>".
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { SignJWT, generateKeyPair, importJWK, jwtVerify } from 'jose';
@@ -15,6 +16,8 @@ import pg from 'pg';
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 20) });
 pool.on('error', (error) => console.error('pool error', error.message));
 const tenancyId = process.env.FLOOR_TENANCY_ID;
+const named = process.env.FLOOR_NAMED_STATEMENTS === '1';
+const query = (name, text, values) => pool.query(named ? { name, text, values } : { text, values });
 const projectId = process.env.FLOOR_PROJECT_ID;
 const jwks = JSON.parse(process.env.FLOOR_JWKS ?? '{"keys":[]}');
 const verifyKeys = new Map();
@@ -51,7 +54,7 @@ async function me(req, res) {
   } catch {
     return send(res, 401, { code: 'UNPARSABLE_ACCESS_TOKEN' });
   }
-  const { rows } = await pool.query('SELECT * FROM users WHERE tenancy_id = $1 AND id = $2', [tenancyId, claims.sub]);
+  const { rows } = await query('floor_me', 'SELECT * FROM users WHERE tenancy_id = $1 AND id = $2', [tenancyId, claims.sub]);
   if (!rows[0]) return send(res, 404, { code: 'USER_NOT_FOUND' });
   send(res, 200, userJson(rows[0]));
 }
@@ -61,7 +64,7 @@ async function refresh(req, res) {
   const token = req.headers['x-latch-refresh-token'];
   if (!token) return send(res, 401, { code: 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED' });
   const hash = createHash('sha256').update(String(token)).digest('hex');
-  const { rows } = await pool.query(
+  const { rows } = await query('floor_refresh',
     `SELECT u.*, s.id AS session_id FROM sessions s JOIN users u ON u.tenancy_id = s.tenancy_id AND u.id = s.user_id
      WHERE s.refresh_token_hash = $1 AND (s.expires_at IS NULL OR s.expires_at > now())`, [hash]);
   const u = rows[0];
