@@ -20,12 +20,16 @@ export async function findLiveSessionByTokenHash(
   return (await liveSessionQuery(db, tokenHash, tenancyId))[0];
 }
 
-type LiveSessionUser = UserRow & { session_id: string; session_last_used_at: Date; session_expires_at: Date | null };
+/** The user fields an access token carries (its claims), nothing more. */
+export type TokenUser = Pick<UserRow, 'id' | 'display_name' | 'primary_email' | 'primary_email_verified' | 'selected_team_id' | 'is_anonymous'>;
+type LiveSessionUser = TokenUser & { session_id: string; session_last_used_at: Date; session_expires_at: Date | null };
 
+// Only the token's claims: every column fetched is also described, parsed and converted per call
+// (the whole user row was 22 columns, its dates and JSON metadata included).
 const liveSessionQuery = precompiled((db, tokenHash: string, tenancyId: string) => db
   .selectFrom('sessions as s')
   .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 's.tenancy_id').onRef('u.id', '=', 's.user_id'))
-  .selectAll('u')
+  .select(['u.id', 'u.display_name', 'u.primary_email', 'u.primary_email_verified', 'u.selected_team_id', 'u.is_anonymous'])
   .select(['s.id as session_id', 's.last_used_at as session_last_used_at', 's.expires_at as session_expires_at'])
   .where('s.refresh_token_hash', '=', tokenHash)
   .where('s.tenancy_id', '=', tenancyId)

@@ -44,7 +44,7 @@ export async function issueSession(
  * outlives its session: most routes check only the signature, so a short session (impersonation,
  * `expires_in_millis`) would otherwise keep working for up to a full access-token lifetime.
  */
-export function mintAccessToken(deps: Deps, tenancy: Tenancy, user: UserRow, sessionId: string, sessionExpiresAt: Date | null): Promise<string> {
+export function mintAccessToken(deps: Deps, tenancy: Tenancy, user: q.TokenUser, sessionId: string, sessionExpiresAt: Date | null): Promise<string> {
   const untilSessionEnds = sessionExpiresAt ? Math.floor((sessionExpiresAt.getTime() - Date.now()) / 1000) : Infinity;
   return deps.keyring.current().sign(
     {
