@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import type { Reporter, TestCase } from 'vitest/node';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
 
 /**
  * Prints the plain closing line CI reads (`pglite: N passed, N failed`), and appends the counts to
@@ -17,9 +17,15 @@ export default class SummaryReporter implements Reporter {
     else this.skipped++;
   }
 
-  onTestRunEnd(_modules: unknown, errors: readonly unknown[]): void {
-    // An error outside any test (a file that fails to load) counts as a failure.
-    const failed = this.failed + errors.length;
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: readonly unknown[]): void {
+    // An error outside any test counts as a failure: a file that fails to load, or a beforeAll /
+    // afterAll hook that throws (its tests are then reported as skipped, not failed).
+    let outside = errors.length;
+    for (const module of modules) {
+      outside += module.errors().length;
+      for (const suite of module.children.allSuites()) outside += suite.errors().length;
+    }
+    const failed = this.failed + outside;
     const label = process.env.LATCH_TEST_LABEL ?? (process.env.LATCH_TEST_DB === 'postgres' ? 'postgres' : 'pglite');
     console.log(`\n${label}: ${this.passed} passed, ${failed} failed, ${this.skipped} skipped`);
     if (process.env.LATCH_TEST_SUMMARY_FILE) appendFileSync(process.env.LATCH_TEST_SUMMARY_FILE, `${this.passed} ${failed} ${this.skipped}\n`);
