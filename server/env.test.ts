@@ -45,3 +45,12 @@ describe('the client IP behind proxies (what per-IP limits and session IPs see)'
     expect(otherNetwork).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
   });
 });
+
+describe('DATABASE_PREPARED_STATEMENTS', () => {
+  it('is on by default, off with false, and refuses anything but a boolean', () => {
+    expect(envWith({}).databasePreparedStatements).toBe(true);
+    expect(envWith({ DATABASE_PREPARED_STATEMENTS: 'false' }).databasePreparedStatements).toBe(false);
+    expect(envWith({ DATABASE_PREPARED_STATEMENTS: 'true' }).databasePreparedStatements).toBe(true);
+    expect(() => envWith({ DATABASE_PREPARED_STATEMENTS: 'sometimes' })).toThrow('DATABASE_PREPARED_STATEMENTS must be true or false, got "sometimes"');
+  });
+});

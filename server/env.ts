@@ -17,6 +17,8 @@ export interface LatchEnv {
   databaseUrl: string | null;
   /** DATABASE_POOL_SIZE — pg pool size (default 20). */
   databasePoolSize: number;
+  /** DATABASE_PREPARED_STATEMENTS — hot queries as named prepared statements (default true; false behind a transaction-mode pooler). */
+  databasePreparedStatements: boolean;
   /** LATCH_PASSWORD_HASH_CONCURRENCY — argon2id hashes run at once, the rest queue (default: cores − 1, at least 2). */
   passwordHashConcurrency: number;
   /** LATCH_DATA_DIR — embedded data folder (default ./.latch-data). */
@@ -181,6 +183,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     host: source.HOST?.trim() || '0.0.0.0',
     databaseUrl,
     databasePoolSize: intFrom('DATABASE_POOL_SIZE', source.DATABASE_POOL_SIZE, 20, 1, 1000),
+    databasePreparedStatements: boolFrom('DATABASE_PREPARED_STATEMENTS', source.DATABASE_PREPARED_STATEMENTS, true),
     passwordHashConcurrency: intFrom('LATCH_PASSWORD_HASH_CONCURRENCY', source.LATCH_PASSWORD_HASH_CONCURRENCY, defaultHashConcurrency(), 1, 64),
     dataDir,
     secret: resolveSecret(source.LATCH_SECRET, databaseUrl, dataDir),

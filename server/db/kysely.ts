@@ -10,7 +10,7 @@ import type { DB } from './schema.js';
 export type Database = Kysely<DB>;
 
 export type DatabaseTarget =
-  | { kind: 'postgres'; url: string; poolSize: number }
+  | { kind: 'postgres'; url: string; poolSize: number; /** Named statements for the hot queries (default true). */ preparedStatements?: boolean }
   | { kind: 'pglite'; dataDir: string | null; loadDataDir?: Blob };
 
 // int8 (count(*), bigint) comes back as a string from pg and as a number from PGlite; make both
@@ -23,7 +23,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<{ db: Databa
     const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize });
     // A pool-level error (e.g. the server restarts) must not crash the process.
     pool.on('error', (error) => console.error('[latch] PostgreSQL pool error:', error.message));
-    pool.on('connect', useNamedStatements);
+    // Off behind a pooler in transaction mode (PgBouncer before 1.21), where a statement prepared on
+    // one server connection is missing on the next.
+    if (target.preparedStatements !== false) pool.on('connect', useNamedStatements);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, close: () => db.destroy() };
   }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../test/harness.js';
+import { openDatabase } from './kysely.js';
 import { precompiled } from './precompiled.js';
 
 let h: Harness;
@@ -45,5 +46,20 @@ describe('precompiled', () => {
     expect(mine).toHaveLength(1);
     expect(mine[0]!.name).toMatch(/^latch_\d+$/);
     expect(prepared.some((row) => row.statement === 'select 1')).toBe(false);
+  });
+
+  it.runIf(process.env.LATCH_TEST_DB === 'postgres')('names no statement when prepared statements are off (DATABASE_PREPARED_STATEMENTS=false)', async () => {
+    if (h.database.kind !== 'postgres') throw new Error('expected PostgreSQL');
+    const { db, close } = await openDatabase({ ...h.database, poolSize: 1, preparedStatements: false });
+    try {
+      const byId = precompiled((d, id: string) => d.selectFrom('projects').select('description').where('id', '=', id));
+      const prepared = await db.transaction().execute(async (trx) => {
+        expect(await byId(trx, 'internal')).toHaveLength(1);
+        return (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(trx)).rows;
+      });
+      expect(prepared).toEqual([]);
+    } finally {
+      await close();
+    }
   });
 });

@@ -85,6 +85,7 @@ export function testEnv(overrides: Partial<LatchEnv> = {}): LatchEnv {
     host: '127.0.0.1',
     databaseUrl: null,
     databasePoolSize: 10,
+    databasePreparedStatements: true,
     passwordHashConcurrency: 2,
     dataDir: '/nonexistent',
     secret: randomBytes(48).toString('base64url'),
