@@ -82,6 +82,8 @@ export interface RateLimitSettings {
   codeChecksPerIp: number;
   /** LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP — failed user/team API-key checks per calling IP (default 1000). */
   apiKeyChecksPerIp: number;
+  /** LATCH_RATE_LIMIT_EMAIL_PROBES_PER_IP — answers that told a client IP an address has an account, or has none (default 100). */
+  emailProbesPerIp: number;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
@@ -90,6 +92,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   signInPerIp: 100,
   codeChecksPerIp: 100,
   apiKeyChecksPerIp: 1000,
+  emailProbesPerIp: 100,
 };
 
 /**
@@ -199,6 +202,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
       signInPerIp: intFrom('LATCH_RATE_LIMIT_SIGN_IN_PER_IP', source.LATCH_RATE_LIMIT_SIGN_IN_PER_IP, DEFAULT_RATE_LIMITS.signInPerIp, 0, 1_000_000),
       codeChecksPerIp: intFrom('LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP', source.LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP, DEFAULT_RATE_LIMITS.codeChecksPerIp, 0, 1_000_000),
       apiKeyChecksPerIp: intFrom('LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP', source.LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP, DEFAULT_RATE_LIMITS.apiKeyChecksPerIp, 0, 1_000_000),
+      emailProbesPerIp: intFrom('LATCH_RATE_LIMIT_EMAIL_PROBES_PER_IP', source.LATCH_RATE_LIMIT_EMAIL_PROBES_PER_IP, DEFAULT_RATE_LIMITS.emailProbesPerIp, 0, 1_000_000),
     },
     email: {
       smtpUrl: smtpUrlFrom(source.LATCH_SMTP_URL),

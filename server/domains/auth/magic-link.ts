@@ -4,6 +4,7 @@ import type { AuthContext } from '../../trpc/context.js';
 import { findAuthChannel } from '../contact-channels/queries.js';
 import { markChannelVerified } from '../contact-channels/service.js';
 import { checkEmailRateLimit, queueEmail } from '../emails/service.js';
+import { limitEmailProbes } from '../rate-limits/service.js';
 import { type AuthResponse, authResponse, issueSession } from '../sessions/service.js';
 import { findUser } from '../users/queries.js';
 import { insertUserWithEmail } from '../users/service.js';
@@ -24,10 +25,12 @@ interface MagicLinkData {
  * createCode). For an address without an account the email goes out too, and signing in creates
  * the account, as long as sign-up is enabled (SIGN_UP_NOT_ENABLED otherwise).
  */
-export async function sendSignInCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string): Promise<{ nonce: string }> {
+export async function sendSignInCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null): Promise<{ nonce: string }> {
   const config = auth.project.config;
   if (!config.magic_link_enabled) throw new KnownErrors.MagicLinkAuthenticationNotEnabled();
   assertTrustedCallbackUrl(config, callbackUrl);
+  // With sign-up off, an unknown address is refused: an answer that reveals an account (limited).
+  const probe = config.sign_up_enabled ? null : await limitEmailProbes(deps, auth.tenancy, ip);
   return deps.db.transaction().execute(async (trx) => {
     await checkEmailRateLimit(trx, deps, auth.tenancy);
     const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', email);
@@ -37,6 +40,9 @@ export async function sendSignInCode(deps: Deps, auth: AuthContext, email: strin
     const issued = await createCode(trx, auth.tenancy, MAGIC_LINK_PURPOSE, data, MAGIC_LINK_TTL_MILLIS, { otp: true });
     await queueEmail(trx, deps, auth, address, { type: 'magic-link', link: linkWithCode(callbackUrl, issued.code), otp: issued.otp!, expiresAt: issued.expiresAt });
     return { nonce: issued.nonce! };
+  }).catch(async (error: unknown) => {
+    if (probe && error instanceof KnownErrors.SignUpNotEnabled) await probe.revealed();
+    throw error;
   });
 }
 

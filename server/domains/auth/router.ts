@@ -62,7 +62,7 @@ export const authRouter = router({
     .meta({ openapi: { method: 'POST', path: '/auth/otp/send-sign-in-code', tags: TAGS, summary: 'Email a magic link and a 6-character sign-in code (magic_link_enabled)' } })
     .input(schemas.otpSendSignInCodeSchema)
     .output(schemas.otpSendSignInCodeResultSchema)
-    .mutation(({ ctx, input }) => magicLink.sendSignInCode(ctx.deps, ctx.auth, input.email, input.callback_url)),
+    .mutation(({ ctx, input }) => magicLink.sendSignInCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip)),
 
   otpSignIn: accessProcedure('client')
     .meta({ openapi: { method: 'POST', path: '/auth/otp/sign-in', tags: TAGS, summary: 'Sign in (or sign up) with a magic link code, or a typed code followed by the nonce' } })

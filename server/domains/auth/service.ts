@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
 import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
-import { limitSignIn } from '../rate-limits/service.js';
+import { limitEmailProbes, limitSignIn } from '../rate-limits/service.js';
 import { findPrimaryChannel } from '../contact-channels/queries.js';
 import { queueVerificationEmail } from '../contact-channels/service.js';
 import { assertTrustedCallbackUrl } from '../verification/service.js';
@@ -25,6 +25,7 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
   if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   if (verificationCallbackUrl !== undefined) assertTrustedCallbackUrl(config, verificationCallbackUrl);
   checkPasswordRequirements(password);
+  const probe = await limitEmailProbes(deps, auth.tenancy, ip);
   const passwordHash = await hashPassword(password);
   return deps.db.transaction().execute(async (trx) => {
     // Locked: of concurrent upgrades of one anonymous user, the first wins and the others find its
@@ -58,6 +59,9 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
     }
     const session = await issueSession(trx, auth.tenancy, user.id, { ip });
     return authResponse(deps, auth.tenancy, user, session, true);
+  }).catch(async (error: unknown) => {
+    if (error instanceof KnownErrors.UserWithEmailAlreadyExists) await probe.revealed();
+    throw error;
   });
 }
 

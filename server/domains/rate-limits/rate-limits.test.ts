@@ -14,7 +14,7 @@ import { type RateLimit, checkRateLimits, cleanUpExpiredCounters, consumeRateLim
  * IPs other than 127.0.0.1 come from X-Forwarded-For, which the server trusts from loopback only.
  */
 
-const LIMITS: RateLimitSettings = { ...DEFAULT_RATE_LIMITS, signInPerIp: 25, codeChecksPerIp: 5, apiKeyChecksPerIp: 5 };
+const LIMITS: RateLimitSettings = { ...DEFAULT_RATE_LIMITS, signInPerIp: 25, codeChecksPerIp: 5, apiKeyChecksPerIp: 5, emailProbesPerIp: 3 };
 const PASSWORD = 'correct-horse-battery';
 const IS_POSTGRES = process.env.LATCH_TEST_DB === 'postgres';
 
@@ -342,5 +342,39 @@ describe('across instances: code checks and API-key checks', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('answers that reveal an account (sign-up 409, magic link SIGN_UP_NOT_ENABLED)', () => {
+  const signUp = (project: ProjectFixture, email: string, ip: string) => h.post('/auth/password/sign-up', { email, password: PASSWORD }, fromIp(ip, project.client()));
+  const sendCode = (project: ProjectFixture, email: string, ip: string) =>
+    h.post('/auth/otp/send-sign-in-code', { email, callback_url: 'http://localhost:3000/handler/magic-link-callback' }, fromIp(ip, project.client()));
+
+  it('counts only duplicate-email sign-ups per IP, and past the limit refuses every sign-up from that IP', async () => {
+    const project = await newProject();
+    const ip = '198.51.100.41';
+    const taken = h.uniqueEmail('taken');
+    expect((await signUp(project, taken, ip)).status).toBe(200);
+    // New addresses never count: more of them than the limit all succeed.
+    for (let i = 0; i < LIMITS.emailProbesPerIp + 1; i++) expect((await signUp(project, h.uniqueEmail('fresh'), ip)).status).toBe(200);
+    for (let i = 0; i < LIMITS.emailProbesPerIp; i++) expectKnownError(await signUp(project, taken, ip), 'USER_EMAIL_ALREADY_EXISTS', 409);
+    expectRateLimited(await signUp(project, taken, ip));
+    // Refused before the lookup: a new address from that IP now gets the same answer as a taken one.
+    expectRateLimited(await signUp(project, h.uniqueEmail('fresh'), ip));
+    // Another IP, or the same IP on another project, keeps its own budget.
+    expectKnownError(await signUp(project, taken, '198.51.100.42'), 'USER_EMAIL_ALREADY_EXISTS', 409);
+    expect((await signUp(await newProject(), taken, ip)).status).toBe(200);
+  });
+
+  it('counts magic-link requests for unknown addresses when sign-up is off, and never known ones', async () => {
+    const project = await newProject({ magic_link_enabled: true });
+    const ip = '198.51.100.43';
+    const known = h.uniqueEmail('known');
+    expect((await signUp(project, known, ip)).status).toBe(200);
+    await h.patch('/internal/projects/current', { config: { sign_up_enabled: false } }, project.admin());
+    for (let i = 0; i < LIMITS.emailProbesPerIp + 1; i++) expect((await sendCode(project, known, ip)).status).toBe(200);
+    for (let i = 0; i < LIMITS.emailProbesPerIp; i++) expectKnownError(await sendCode(project, h.uniqueEmail('unknown'), ip), 'SIGN_UP_NOT_ENABLED', 400);
+    expectRateLimited(await sendCode(project, h.uniqueEmail('unknown'), ip));
+    expectRateLimited(await sendCode(project, known, ip));
   });
 });

@@ -159,6 +159,21 @@ export async function limitCodeCheck(deps: Deps, tenancy: Tenancy, ip: string | 
  * check costs one indexed read; concurrency may overshoot the limit by the requests in flight,
  * which is harmless here because keys carry ≥ 224 random bits.
  */
+/**
+ * Answers that the spec makes reveal whether an address has an account: sign-up's
+ * USER_EMAIL_ALREADY_EXISTS and the magic link's SIGN_UP_NOT_ENABLED for an unknown address (when
+ * sign-up is off). They cannot be made uniform, so they are made scarce: per client IP and
+ * project, only revealing answers count, and past the limit every such request is refused
+ * (RATE_LIMITED) before it looks anything up. A person who mistypes an address is far below it; a
+ * script walking a list of addresses is stopped after `emailProbesPerIp` per window.
+ */
+export async function limitEmailProbes(deps: Deps, tenancy: Tenancy, ip: string | null): Promise<{ revealed: () => Promise<void> }> {
+  const { windowSeconds, emailProbesPerIp } = settings(deps);
+  const limits: RateLimit[] = ip ? [{ bucket: 'email_probe_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: emailProbesPerIp, windowSeconds }] : [];
+  await checkRateLimits(deps.db, limits);
+  return { revealed: () => recordRateLimits(deps.db, limits) };
+}
+
 export async function limitApiKeyCheck(deps: Deps, tenancy: Tenancy, ip: string | null): Promise<{ failed: () => Promise<void> }> {
   const { windowSeconds, apiKeyChecksPerIp } = settings(deps);
   const limits: RateLimit[] = ip ? [{ bucket: 'api_key_check_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: apiKeyChecksPerIp, windowSeconds }] : [];
