@@ -227,10 +227,12 @@ describe('soak', () => {
         return { accessToken: res.body.access_token as string, refreshToken: res.body.refresh_token as string };
       }));
       let n = 0;
-      // The mix: reads of the signed-in user, refreshes, and server-side user lists.
+      // The mix: reads of the signed-in user, refreshes, and server-side user lists. Each user
+      // refreshes every 100 requests and uses its new access token, as a client does: the soak
+      // outlasts the first tokens (10 minutes by default).
       const one = async (stats: Sampled) => {
         const i = n++;
-        const user = users[i % users.length]!;
+        const user = users[Math.floor(i / 10) % users.length]!;
         const res = i % 10 === 0
           ? await call(server.url, '/auth/sessions/current/refresh', { headers: { ...project.client(), 'x-latch-refresh-token': user.refreshToken }, body: {} })
           : i % 10 === 1
@@ -238,6 +240,7 @@ describe('soak', () => {
             : await call(server.url, '/users/me', { headers: project.client(user.accessToken) });
         stats.requests++;
         if (res.status !== 200) stats.errors.push(`${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+        else if (i % 10 === 0) user.accessToken = res.body.access_token as string;
       };
 
       // Maximum: closed loop, 32 in flight, 5 s.
