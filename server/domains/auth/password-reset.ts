@@ -6,7 +6,8 @@ import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
 import { findAuthChannel, findChannel, lockUser } from '../contact-channels/queries.js';
 import { markChannelVerified } from '../contact-channels/service.js';
-import { checkEmailRateLimit, brandingOf, queueEmail } from '../emails/service.js';
+import { brandingOf, queueEmail } from '../emails/service.js';
+import { limitPasswordResetRequests } from '../rate-limits/service.js';
 import { renderEmail } from '../emails/render.js';
 import { deleteSessionsOfUser } from '../sessions/queries.js';
 import { updateUser } from '../users/queries.js';
@@ -33,25 +34,29 @@ interface ResetData {
 
 /**
  * Emails a password reset link to the account that signs in with `email`, if there is one. The
- * answer is the same either way (no user enumeration): the rate limit is checked first for every
- * address, an unknown address costs the same rendering work as a known one, and both answers are
- * padded to RESET_REQUEST_FLOOR_MILLIS so the known one's writes do not show in the time taken.
+ * answer is the same either way (no user enumeration): every request counts against the project's
+ * hourly limit, known address or not (limitPasswordResetRequests; the outbox count that limits other
+ * emails would count only the known ones), an unknown address costs the same rendering work as a
+ * known one, and both answers are padded to RESET_REQUEST_FLOOR_MILLIS so the known one's writes do
+ * not show in the time taken.
  */
 export async function sendResetCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string): Promise<{ success: true }> {
   const config = auth.project.config;
   if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   assertTrustedCallbackUrl(config, callbackUrl);
-  await withMinimumDuration(RESET_REQUEST_FLOOR_MILLIS, () => deps.db.transaction().execute(async (trx) => {
-    await checkEmailRateLimit(trx, deps, auth.tenancy);
-    const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', email);
-    if (!channel) {
-      await renderEmail(brandingOf(auth.project), { type: 'password-reset', link: linkWithCode(callbackUrl, randomSecret()), expiresAt: new Date() });
-      return;
-    }
-    const data: ResetData = { user_id: channel.user_id, contact_channel_id: channel.id, value: channel.value };
-    const issued = await createCode(trx, auth.tenancy, PASSWORD_RESET_PURPOSE, data, PASSWORD_RESET_TTL_MILLIS);
-    await queueEmail(trx, deps, auth, channel.value, { type: 'password-reset', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt });
-  }));
+  await withMinimumDuration(RESET_REQUEST_FLOOR_MILLIS, async () => {
+    await limitPasswordResetRequests(deps, auth.tenancy);
+    await deps.db.transaction().execute(async (trx) => {
+      const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', email);
+      if (!channel) {
+        await renderEmail(brandingOf(auth.project), { type: 'password-reset', link: linkWithCode(callbackUrl, randomSecret()), expiresAt: new Date() });
+        return;
+      }
+      const data: ResetData = { user_id: channel.user_id, contact_channel_id: channel.id, value: channel.value };
+      const issued = await createCode(trx, auth.tenancy, PASSWORD_RESET_PURPOSE, data, PASSWORD_RESET_TTL_MILLIS);
+      await queueEmail(trx, deps, auth, channel.value, { type: 'password-reset', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt }, { limitedByCaller: true });
+    });
+  });
   return { success: true };
 }
 

@@ -280,6 +280,25 @@ describe('password reset', () => {
     expectStatus(await h.post('/auth/password/sign-in', { email: user.email, password: PASSWORD }, project.client()), 200);
   });
 
+  it('counts every reset request against the hourly limit, known address or not, so the limit tells neither apart', async () => {
+    const send = (p: ProjectFixture, email: string) => h.post('/auth/password/send-reset-code', { email, callback_url: callback('password-reset') }, p.client());
+    // Requests for unknown addresses use the budget up too (they send nothing).
+    const project = await h.createProject();
+    const user = await signUp(project);
+    for (let i = 0; i < HOURLY_LIMIT; i++) expectStatus(await send(project, h.uniqueEmail('unknown')), 200);
+    expectKnownError(await send(project, user.email), 429, 'EMAIL_RATE_LIMITED');
+    expectKnownError(await send(project, h.uniqueEmail('unknown')), 429, 'EMAIL_RATE_LIMITED');
+    // A budget spent on other emails (magic links) does not refuse a known address's reset while
+    // an unknown one passes: both pass.
+    const magic = await h.createProject({ config: { magic_link_enabled: true } });
+    const member = await signUp(magic);
+    const sendLink = (email: string) => h.post('/auth/otp/send-sign-in-code', { email, callback_url: callback('magic-link-callback') }, magic.client());
+    for (let i = 0; i < HOURLY_LIMIT; i++) expectStatus(await sendLink(h.uniqueEmail('link')), 200);
+    expectKnownError(await sendLink(h.uniqueEmail('link')), 429, 'EMAIL_RATE_LIMITED');
+    expectStatus(await send(magic, member.email), 200);
+    expectStatus(await send(magic, h.uniqueEmail('unknown')), 200);
+  });
+
   it('limits how many emails a project sends per hour with EMAIL_RATE_LIMITED, for known and unknown addresses alike; other projects are unaffected', async () => {
     const project = await h.createProject();
     const other = await h.createProject();

@@ -50,8 +50,9 @@ export async function checkEmailRateLimit(db: Executor, deps: Deps, tenancy: Ten
  *   await queueEmail(trx, deps, auth, 'ada@example.com', { type: 'email-verification', link, expiresAt });
  * });
  */
-export async function queueEmail(trx: Executor, deps: Deps, sender: EmailSender, to: string, email: BuiltInEmail): Promise<string> {
-  await checkEmailRateLimit(trx, deps, sender.tenancy);
+export async function queueEmail(trx: Executor, deps: Deps, sender: EmailSender, to: string, email: BuiltInEmail, options: { limitedByCaller?: boolean } = {}): Promise<string> {
+  // limitedByCaller: the caller counted this email against its own budget (password reset).
+  if (!options.limitedByCaller) await checkEmailRateLimit(trx, deps, sender.tenancy);
   const rendered = await renderEmail(brandingOf(sender.project), email);
   const id = randomUUID();
   const sealed = sealEmailBody(deps.env.secret, id, rendered);

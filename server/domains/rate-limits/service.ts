@@ -174,6 +174,23 @@ export async function limitEmailProbes(deps: Deps, tenancy: Tenancy, ip: string 
   return { revealed: () => recordRateLimits(deps.db, limits) };
 }
 
+/**
+ * Password-reset requests per project and hour, counted for every request whether or not the
+ * address has an account, against the project's hourly email limit (LATCH_EMAIL_RATE_LIMIT_PER_HOUR).
+ * The outbox count behind every other email counts only emails that were sent, and only known
+ * addresses get one: a reset refused by it would have told an unknown address from a known one.
+ */
+export async function limitPasswordResetRequests(deps: Deps, tenancy: Tenancy): Promise<void> {
+  const max = deps.env.email.perProjectPerHour;
+  if (max <= 0) return;
+  try {
+    await consumeRateLimits(deps.db, [{ bucket: 'password_reset_project', key: tenancy.id, max, windowSeconds: 3600 }]);
+  } catch (error) {
+    if (error instanceof KnownErrors.RateLimited) throw new KnownErrors.EmailRateLimited(error.details.retry_after_seconds, max);
+    throw error;
+  }
+}
+
 export async function limitApiKeyCheck(deps: Deps, tenancy: Tenancy, ip: string | null): Promise<{ failed: () => Promise<void> }> {
   const { windowSeconds, apiKeyChecksPerIp } = settings(deps);
   const limits: RateLimit[] = ip ? [{ bucket: 'api_key_check_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: apiKeyChecksPerIp, windowSeconds }] : [];
