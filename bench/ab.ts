@@ -13,9 +13,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import pg from 'pg';
 import { runLoad } from './lib/load.js';
 import { cpuMs, postgresCpuByPid, postgresCpuDelta, startServer } from './lib/proc.js';
+import { adminStatement, databaseUrl, setUpProject } from './lib/setup.js';
 
 const [dirA, dirB, which = 'me'] = process.argv.slice(2);
 if (!dirA || !dirB) throw new Error('usage: tsx bench/ab.ts <dirA> <dirB> [me|refresh]');
@@ -24,21 +24,8 @@ const SECONDS = Number(process.env.AB_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 50);
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = 'latch_ab';
-const dbUrl = (() => {
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${DB}`;
-  return u.toString();
-})();
-
-async function admin(text: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
-}
+const dbUrl = databaseUrl(ADMIN_URL, DB);
+const admin = (text: string) => adminStatement(ADMIN_URL, text);
 
 const secret = randomBytes(48).toString('base64url');
 function start(dir: string, name: string, extra: Record<string, string>) {
@@ -53,28 +40,13 @@ function start(dir: string, name: string, extra: Record<string, string>) {
   });
 }
 
-async function call(base: string, p: string, body: unknown, headers: Record<string, string>): Promise<any> {
-  const res = await fetch(`${base}/api/v1${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
-
 await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
 await admin(`CREATE DATABASE ${DB}`);
 const a = await start(dirA, 'A', JSON.parse(process.env.AB_ENV_A ?? '{}') as Record<string, string>);
 const b = await start(dirB, 'B', JSON.parse(process.env.AB_ENV_B ?? '{}') as Record<string, string>);
 try {
-  const internal = { 'x-latch-project-id': 'internal', 'x-latch-access-type': 'client' };
-  const owner = await call(a.url, '/auth/password/sign-up', { email: `owner-${Date.now()}@ab.example`, password: 'correct-horse-battery-staple' }, internal);
-  const project = await call(a.url, '/internal/projects', { display_name: 'AB' }, { ...internal, 'x-latch-access-token': owner.access_token });
-  const keys = await call(a.url, '/internal/api-keys', { description: 'ab', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: false }, { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.access_token });
-  const client = { 'x-latch-project-id': project.id, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': keys.publishable_client_key };
-  const users: Array<{ access_token: string; refresh_token: string }> = [];
-  const emails: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    emails.push(`u${i}-${Date.now()}@ab.example`);
-    users.push(await call(a.url, '/auth/password/sign-up', { email: emails[i], password: 'correct-horse-battery-staple' }, client));
-  }
+  const { client, users } = await setUpProject(a.url, 20, 'correct-horse-battery-staple');
+  const emails = users.map((user) => user.email);
   const pick = () => users[Math.floor(Math.random() * users.length)]!;
   const scenario = which === 'sign-in'
     ? { path: '/api/v1/auth/password/sign-in', method: 'POST' as const, body: '{}', headers: { ...client, 'content-type': 'application/json' }, vary: () => ({ body: JSON.stringify({ email: emails[Math.floor(Math.random() * emails.length)], password: 'correct-horse-battery-staple' }) }) }

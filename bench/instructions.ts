@@ -17,8 +17,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { stopChild, track } from './lib/proc.js';
+import { adminStatement, databaseUrl, setUpProject } from './lib/setup.js';
 
 const args = process.argv.slice(2);
 const scenario = args.find((a) => a === 'me' || a === 'refresh') ?? 'me';
@@ -36,17 +36,9 @@ const DB = 'latch_instructions';
  */
 const VGDB_PREFIX = '/tmp/latch-vgdb';
 const CONTROL = { stdio: 'ignore' as const, env: { ...process.env, HOST: '127.0.0.1' } };
-const dbUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${DB}` }).toString();
+const dbUrl = databaseUrl(ADMIN_URL, DB);
 
-async function admin(text: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
-}
+const admin = (text: string) => adminStatement(ADMIN_URL, text);
 
 async function startUnderCallgrind(dir: string, outFile: string): Promise<{ child: ChildProcess; url: string }> {
   const env: NodeJS.ProcessEnv = {};
@@ -71,12 +63,6 @@ async function startUnderCallgrind(dir: string, outFile: string): Promise<{ chil
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-async function call(base: string, p: string, body: unknown, headers: Record<string, string>): Promise<any> {
-  const res = await fetch(`${base}/api/v1${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
-
 async function drive(url: string, count: number, request: () => Promise<Response>): Promise<void> {
   let left = count;
   await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
@@ -95,13 +81,7 @@ for (const dir of dirs) {
   const outFile = `/tmp/latch-callgrind-${randomBytes(4).toString('hex')}.out`;
   const { child, url } = await startUnderCallgrind(dir, outFile);
   try {
-    const internal = { 'x-latch-project-id': 'internal', 'x-latch-access-type': 'client' };
-    const owner = await call(url, '/auth/password/sign-up', { email: `owner-${Date.now()}@instr.example`, password: 'correct-horse-battery-staple' }, internal);
-    const project = await call(url, '/internal/projects', { display_name: 'Instr' }, { ...internal, 'x-latch-access-token': owner.access_token });
-    const keys = await call(url, '/internal/api-keys', { description: 'instr', has_publishable_client_key: true, has_secret_server_key: false, has_super_secret_admin_key: false }, { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.access_token });
-    const client = { 'x-latch-project-id': project.id, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': keys.publishable_client_key };
-    const users: Array<{ access_token: string; refresh_token: string }> = [];
-    for (let i = 0; i < 8; i++) users.push(await call(url, '/auth/password/sign-up', { email: `u${i}-${Date.now()}@instr.example`, password: 'correct-horse-battery-staple' }, client));
+    const { client, users } = await setUpProject(url, 8, 'correct-horse-battery-staple');
     let n = 0;
     const request = scenario === 'refresh'
       ? () => fetch(`${url}/api/v1/auth/sessions/current/refresh`, { method: 'POST', headers: { ...client, 'content-type': 'application/json', 'x-latch-refresh-token': users[n++ % users.length]!.refresh_token }, body: '{}' })
