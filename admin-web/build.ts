@@ -34,20 +34,35 @@ export function adminBuildIsStale(): boolean {
  */
 export async function buildAdminIfStale(options: { force?: boolean } = {}): Promise<boolean> {
   if (!options.force && !adminBuildIsStale()) return false;
-  const { build } = await import('vite');
   const temporary = `${ADMIN_DIST}.tmp-${process.pid}-${Date.now()}`;
   mkdirSync(path.dirname(temporary), { recursive: true });
-  await build({
-    configFile: path.join(root, 'vite.config.ts'),
-    root: path.join(root, 'admin-web'),
-    logLevel: 'warn',
-    // Always React's production build: Vite keeps an inherited NODE_ENV (vitest sets "test"), and a
-    // console built by the tests is the one `npm start` then serves.
-    mode: 'production',
-    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
-    build: { outDir: temporary, emptyOutDir: true },
-  });
+  await buildAdminInto(temporary);
   rmSync(ADMIN_DIST, { recursive: true, force: true });
   renameSync(temporary, ADMIN_DIST);
   return true;
+}
+
+/**
+ * One production build of the console into `outDir`, whoever calls it. Vite keeps an inherited
+ * NODE_ENV (vitest sets "test") and the React plugin then emits development JSX (`jsxDEV`), which
+ * React's production build does not have: the page threw on load. So NODE_ENV is "production"
+ * for the build and restored after.
+ */
+export async function buildAdminInto(outDir: string): Promise<void> {
+  const { build } = await import('vite');
+  const inherited = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({
+      configFile: path.join(root, 'vite.config.ts'),
+      root: path.join(root, 'admin-web'),
+      logLevel: 'warn',
+      mode: 'production',
+      define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+      build: { outDir, emptyOutDir: true },
+    });
+  } finally {
+    if (inherited === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = inherited;
+  }
 }

@@ -1,8 +1,11 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { buildAdminInto } from './build.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -11,7 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * keeps that sharing honest: only pure modules may reach the browser, never the database, crypto,
  * mail or HTTP server code (a schemas.ts importing a service would otherwise ship it silently).
  */
-const ALLOWED_SERVER_MODULE = /^server\/(errors\/known-errors?\.ts|validation\/(schemas|urls)\.ts|domains\/[a-z-]+\/schemas\.ts|domains\/projects\/config\.ts)$/;
+const ALLOWED_SERVER_MODULE = /^server\/(errors\/known-errors?\.ts|validation\/(schemas|urls|email)\.ts|domains\/[a-z-]+\/schemas\.ts|domains\/projects\/config\.ts)$/;
 
 describe('browser bundle of the admin console', () => {
   it('contains only pure server modules (schemas, config defaults, error catalogue) and reports its size', async () => {
@@ -41,5 +44,20 @@ describe('browser bundle of the admin console', () => {
     // esbuild's figure, a little above Vite's own output (dist/admin-web/assets); a regression guard.
     console.log(`Admin console bundle (esbuild, one chunk): ${(js.contents.length / 1024).toFixed(1)} KiB minified, ${(gzipped / 1024).toFixed(1)} KiB gzipped`);
     expect(gzipped).toBeLessThan(300 * 1024);
+  });
+
+  it('builds with production JSX even when started from the tests (NODE_ENV=test): a test run that rebuilds a stale console must not leave a broken one for npm start', { timeout: 60_000 }, async () => {
+    expect(process.env.NODE_ENV).toBe('test');
+    const outDir = mkdtempSync(path.join(tmpdir(), 'latch-admin-build-'));
+    try {
+      await buildAdminInto(outDir);
+      const assets = readdirSync(path.join(outDir, 'assets')).filter((name) => name.endsWith('.js'));
+      expect(assets.length).toBeGreaterThan(0);
+      const code = assets.map((name) => readFileSync(path.join(outDir, 'assets', name), 'utf8')).join('\n');
+      expect(code).not.toContain('jsxDEV');
+      expect(process.env.NODE_ENV).toBe('test');
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
+    }
   });
 });
