@@ -1,11 +1,13 @@
 /**
  * Field validation of the forms, with the spec's messages (section 5) and limits (section 9).
  * The server checks everything again; these checks only spare a round trip and say what is wrong
- * next to the field. Kept free of zod so the UI bundle stays small; `validation.test.ts` checks
- * the email rule agrees with the server's on the same cases.
+ * next to the field. Kept free of zod so the UI bundle stays small; the email rule is the
+ * server's own function (server/validation/email.ts, which imports nothing).
  */
 
-export const EMAIL_MAX_LENGTH = 256;
+import { EMAIL_MAX_LENGTH, isValidEmail } from '../server/validation/email.js';
+
+export { EMAIL_MAX_LENGTH, isValidEmail };
 export const PASSWORD_MAX_LENGTH = 70;
 export const DISPLAY_NAME_MAX_LENGTH = 256;
 /** Profile images: under 100 KB and square (spec section 9). */
@@ -24,25 +26,6 @@ export const MESSAGES = {
   imageNotSquare: 'The image must be square.',
   imageNotImage: 'Please choose an image file.',
 } as const;
-
-/**
- * Email shape of spec section 5 (the same rule as the server's `isValidEmail`): one @, a local
- * part without leading, trailing or consecutive dots, a dotted domain whose top level has at
- * least two letters, 256 characters at most.
- */
-export function isValidEmail(value: string): boolean {
-  if (value.length > EMAIL_MAX_LENGTH) return false;
-  const at = value.lastIndexOf('@');
-  if (at <= 0 || at !== value.indexOf('@')) return false;
-  const local = value.slice(0, at);
-  const domain = value.slice(at + 1);
-  if (!/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+$/.test(local)) return false;
-  if (local.startsWith('.') || local.endsWith('.') || local.includes('..')) return false;
-  const labels = domain.split('.');
-  if (labels.length < 2) return false;
-  if (!labels.every((label) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label))) return false;
-  return /^[A-Za-z]{2,}$/.test(labels[labels.length - 1] ?? '');
-}
 
 /** The message for an email field, or null when it is fine. Surrounding spaces are the caller's to trim. */
 export function validateEmail(value: string): string | null {

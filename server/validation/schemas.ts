@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { EMAIL_MAX_LENGTH, isValidEmail } from './email.js';
+
+export { EMAIL_MAX_LENGTH, isValidEmail };
 
 /**
  * Wire schemas shared by every domain (spec section 5). The admin console imports these too, so
@@ -18,29 +21,10 @@ z.config({
   },
 });
 
-export const EMAIL_MAX_LENGTH = 256;
 export const DISPLAY_NAME_MAX_LENGTH = 256;
 export const IMAGE_URL_MAX_LENGTH = 1_000_000;
 export const IDENTIFIER_MAX_LENGTH = 63;
 export const BRANCH_MAX_LENGTH = 255;
-
-/**
- * Email shape of spec section 5: one @, a local part without leading, trailing or consecutive
- * dots, a dotted domain whose top level has at least two letters.
- */
-export function isValidEmail(value: string): boolean {
-  if (value.length > EMAIL_MAX_LENGTH) return false;
-  const at = value.lastIndexOf('@');
-  if (at <= 0 || at !== value.indexOf('@')) return false;
-  const local = value.slice(0, at);
-  const domain = value.slice(at + 1);
-  if (!/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+$/.test(local)) return false;
-  if (local.startsWith('.') || local.endsWith('.') || local.includes('..')) return false;
-  const labels = domain.split('.');
-  if (labels.length < 2) return false;
-  if (!labels.every((label) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label))) return false;
-  return /^[A-Za-z]{2,}$/.test(labels[labels.length - 1]!);
-}
 
 export const emailSchema = z.string().max(EMAIL_MAX_LENGTH).refine(isValidEmail, 'must be a valid email');
 
