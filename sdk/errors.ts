@@ -5,7 +5,7 @@
  * that never come from the server (network, assertion, misuse) are small classes defined here.
  */
 import { KnownError } from '../server/errors/known-error.js';
-import { knownErrorFromBody } from '../server/errors/known-errors.js';
+import { KnownErrors, type KnownErrorOf, knownErrorFromBody } from '../server/errors/known-errors.js';
 
 export { KnownError } from '../server/errors/known-error.js';
 export {
@@ -72,6 +72,27 @@ export type Result<T, E extends Error = KnownError> = { status: 'ok'; data: T } 
 
 /** Any catalogue class: what a Result-returning method lists as its expected errors. */
 export type KnownErrorClass = abstract new (...args: never[]) => KnownError;
+
+// ─── Expected failures that several features return as results ──────────────────────────────────
+
+/** The catalogue classes of these codes' names: what a Result-returning method lists as expected. */
+export type ExpectedErrors<K extends keyof typeof KnownErrors> = KnownErrorOf<K>;
+
+/** Why an emailed code (reset, magic link, verification, team invitation) did not work: not found (or withdrawn), expired, already used, or out of attempts. */
+export type VerificationCodeError = ExpectedErrors<
+  'VerificationCodeError' | 'VerificationCodeNotFound' | 'VerificationCodeExpired' | 'VerificationCodeAlreadyUsed' | 'VerificationCodeMaxAttemptsReached'
+>;
+export const VERIFICATION_CODE_ERRORS = [
+  KnownErrors.VerificationCodeError,
+  KnownErrors.VerificationCodeNotFound,
+  KnownErrors.VerificationCodeExpired,
+  KnownErrors.VerificationCodeAlreadyUsed,
+  KnownErrors.VerificationCodeMaxAttemptsReached,
+];
+
+/** Why `sendForgotPasswordEmail` / `sendContactChannelVerificationEmail` did not send: the callback URL is not a trusted domain. */
+export type SendEmailError = ExpectedErrors<'RedirectUrlNotWhitelisted'>;
+export const SEND_EMAIL_ERRORS = [KnownErrors.RedirectUrlNotWhitelisted];
 
 /**
  * Runs `call`; a known error that is an instance of one of `expected` becomes `{status: 'error'}`,

@@ -1,0 +1,89 @@
+/** Sessions: signing out, a user's sessions and ending them (all levels); creating one (server). */
+import type { LatchQuery } from '../cache.js';
+import { defineQuery } from '../cache.js';
+import { AppCore, isSignedOutError } from '../core.js';
+import { isKnownErrorInGroup } from '../errors.js';
+import type { RouterInputs, RouterOutputs } from '../transport.js';
+
+/** One of a user's sessions. */
+export type UserSession = RouterOutputs['sessions']['list']['items'][number];
+export type SessionCreateInput = RouterInputs['sessions']['create'];
+/** The tokens of a session created by the server (impersonation, your own sign-in flows). */
+export type SessionTokens = RouterOutputs['sessions']['create'];
+
+/** Sign-out and the sessions of a user. */
+export abstract class SessionsFeature extends AppCore {
+  /**
+   * Signs out: ends the session on the server and clears both tokens (they are cleared even if
+   * the server cannot be reached).
+   *
+   * @example
+   * await app.signOut();
+   */
+  async signOut(): Promise<void> {
+    const tokens = await this.session.peek();
+    if (!tokens.accessToken && !tokens.refreshToken) return;
+    try {
+      await this.call((context) => this.trpc.sessions.signOut.mutate({}, { context }), { session: true });
+    } catch (error) {
+      // Already over on the server: nothing left to end.
+      if (!(isSignedOutError(error) || isKnownErrorInGroup(error, 'RefreshTokenError'))) throw error;
+    } finally {
+      await this.session.clear();
+    }
+  }
+
+  /**
+   * A user's active sessions as a cached query (default: the signed-in user's).
+   *
+   * @example
+   * app.subscribe(() => app.sessionsQuery(), (state) => console.log(state.data));
+   */
+  sessionsQuery(options: { userId?: string } = {}): LatchQuery<UserSession[]> {
+    const input = { user_id: options.userId ?? 'me' };
+    const useSession = this.sessionFor(options.userId);
+    return defineQuery(useSession ? this.sessionKey('sessions.list', input) : this.appKey('sessions.list', input), async () => {
+      const list = await this.call((context) => this.trpc.sessions.list.query(input, { context }), { session: useSession });
+      return list.items;
+    });
+  }
+
+  /**
+   * A user's active sessions (default: the signed-in user's), `is_current_session` marking this one.
+   *
+   * @example
+   * const sessions = await app.listSessions();
+   */
+  async listSessions(options: { userId?: string } = {}): Promise<UserSession[]> {
+    return this.queryClient.fetchQuery(this.sessionsQuery(options));
+  }
+
+  /**
+   * Ends another session of a user (the current one: use signOut).
+   *
+   * @example
+   * await app.revokeSession(sessions[1].id);
+   */
+  async revokeSession(sessionId: string, options: { userId?: string } = {}): Promise<void> {
+    await this.call((context) => this.trpc.sessions.revoke.mutate({ id: sessionId, user_id: options.userId ?? 'me' }, { context }), {
+      session: this.sessionFor(options.userId),
+    });
+    this.invalidate(['sessions.']);
+  }
+}
+
+/** Sessions made by server code. */
+export abstract class ServerSessionsFeature extends AppCore {
+  /**
+   * Creates a session for a user and returns its tokens (default lifetime 1 year); for
+   * impersonation, set `is_impersonation`.
+   *
+   * @example
+   * const { access_token, refresh_token } = await server.createSession({ user_id: user.id, is_impersonation: true });
+   */
+  async createSession(input: SessionCreateInput): Promise<SessionTokens> {
+    const tokens = await this.call((context) => this.trpc.sessions.create.mutate(input, { context }));
+    this.invalidate(['sessions.']);
+    return tokens;
+  }
+}
