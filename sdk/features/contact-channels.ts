@@ -19,7 +19,7 @@ const VERIFY_EMAIL_ERRORS = [...VERIFICATION_CODE_ERRORS, KnownErrors.EmailAlrea
 
 /** Email verification and contact channels (`sendVerificationEmail` reads the user, hence {@link CurrentUserFeature}). */
 export abstract class ContactChannelsFeature<U extends ClientUser = ClientUser> extends CurrentUserFeature<U> {
-  // ─── Email verification ─────────────────────────────────────────────────────────────────────────────
+  // ─── Email verification ────────────────────────────────────────────────────────────────────────
 
   /**
    * Verifies an email address with the code of its verification link (no signed-in user needed).
@@ -54,7 +54,7 @@ export abstract class ContactChannelsFeature<U extends ClientUser = ClientUser> 
     return toResult(send, SEND_EMAIL_ERRORS);
   }
 
-  // ─── Contact channels ───────────────────────────────────────────────────────────────────────────────
+  // ─── Contact channels ──────────────────────────────────────────────────────────────────────────
 
   /**
    * A user's contact channels as a cached query (default: the signed-in user's).

@@ -86,7 +86,7 @@ export abstract class PasswordFeature extends AppCore {
     return toResult(set, PASSWORD_SET_ERRORS);
   }
 
-  // ─── Password reset ─────────────────────────────────────────────────────────────────────────────────
+  // ─── Password reset ────────────────────────────────────────────────────────────────────────────
 
   /**
    * Emails a password-reset link to `email` (`callbackUrl?code=…`; default: the

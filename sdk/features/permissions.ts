@@ -104,7 +104,7 @@ export abstract class PermissionsFeature extends AppCore {
 
 /** Grants, and the definitions read by server code. */
 export abstract class ServerPermissionsFeature extends AppCore {
-  // ─── Permission grants ──────────────────────────────────────────────────────────────────────────────
+  // ─── Permission grants ─────────────────────────────────────────────────────────────────────────
 
   /**
    * Grants a team permission (system or custom) to a member of the team; granting it again
@@ -158,7 +158,7 @@ export abstract class ServerPermissionsFeature extends AppCore {
     this.invalidate(['permissions.listProjectPermissions']);
   }
 
-  // ─── Permission definitions (read; AdminApp writes them) ────────────────────────────────────────────
+  // ─── Permission definitions (read; AdminApp writes them) ───────────────────────────────────────
 
   /**
    * The team permission definitions as a cached query, system permissions first.

@@ -46,7 +46,7 @@ export abstract class ProjectsFeature extends AppCore {
     return this.queryClient.fetchQuery(this.projectQuery());
   }
 
-  // ─── Owned projects (the internal project's signed-in owners) ───────────────────────────────────────
+  // ─── Owned projects (the internal project's signed-in owners) ──────────────────────────────────
 
   /**
    * The projects the signed-in owner's teams own, as a cached query. Internal project only.
@@ -123,7 +123,7 @@ export abstract class AdminProjectsFeature extends AppCore {
     this.queryClient.clear();
   }
 
-  // ─── Configuration ──────────────────────────────────────────────────────────────────────────────────
+  // ─── Configuration ─────────────────────────────────────────────────────────────────────────────
 
   /**
    * The effective configuration as a cached query.

@@ -166,7 +166,7 @@ export abstract class TeamsFeature<U extends ClientUser = ClientUser, V extends 
     return this.updateUser({ selected_team_id: teamId });
   }
 
-  // ─── Memberships and member profiles ────────────────────────────────────────────────────────────────
+  // ─── Memberships and member profiles ───────────────────────────────────────────────────────────
 
   /**
    * Leaves a team: the signed-in user's membership ends, with their permissions in it (and it is
