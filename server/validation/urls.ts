@@ -235,7 +235,7 @@ export function matchHostPattern(patternLabels: readonly string[], hostname: str
         if (reach[j]) seen = true;
       }
     } else {
-      for (let j = 1; j <= labels.length; j++) next[j] = reach[j - 1]! && labels[j - 1]!.length <= MAX_LABEL_LENGTH + 1 && matchLabel(pattern, labels[j - 1]!);
+      for (let j = 1; j <= labels.length; j++) next[j] = reach[j - 1]! && labels[j - 1]!.length <= MAX_LABEL_LENGTH && matchLabel(pattern, labels[j - 1]!);
     }
     reach = next;
     if (!reach.includes(true)) return false;
