@@ -125,6 +125,18 @@ export function resolveUrls(options: { handlerPath?: string; urls?: Partial<Latc
 }
 
 /**
+ * `path` without its leading and trailing slashes. Not `/^\/+|\/+$/g`: an unanchored `\/+$` retries
+ * from every slash, quadratic on a link like `/handler/x//////…/a` (10 KB froze the page 0.3 s).
+ */
+function trimSlashes(path: string): string {
+  let start = 0;
+  let end = path.length;
+  while (start < end && path[start] === '/') start += 1;
+  while (end > start && path[end - 1] === '/') end -= 1;
+  return path.slice(start, end);
+}
+
+/**
  * Which handler route a path names, or null when it is outside the handler or names none.
  * Matching is exact per segment (`/handler/sign-in/` and `/handler/sign-in` match, `/handler/sign-inx` does not).
  *
@@ -134,7 +146,7 @@ export function resolveUrls(options: { handlerPath?: string; urls?: Partial<Latc
 export function parseHandlerRoute(pathname: string, handlerPath: string = DEFAULT_HANDLER_PATH): HandlerRoute | null {
   const base = normalizeHandlerPath(handlerPath);
   if (pathname !== base && !pathname.startsWith(`${base}/`)) return null;
-  const rest = pathname.slice(base.length).replace(/^\/+|\/+$/g, '');
+  const rest = trimSlashes(pathname.slice(base.length));
   return (HANDLER_ROUTES as readonly string[]).includes(rest) ? (rest as HandlerRoute) : null;
 }
 

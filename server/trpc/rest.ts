@@ -97,6 +97,9 @@ export function collectRoutes(router: AnyRouter): Route[] {
   return routes.sort(compareSpecificity);
 }
 
+/** Exported for the ReDoS test (server/validation/redos.test.ts). */
+export const QUERY_NUMBER = /^-?\d+(\.\d+)?$/;
+
 /**
  * Query values arrive as strings: numbers and booleans are converted where the schema wants them.
  * Parameter names are attacker-chosen: only the shape's own keys are looked up (`?__proto__=` must
@@ -110,7 +113,7 @@ function coerceQuery(params: URLSearchParams, shape: Record<string, ZodLike> | n
     const field = shape && Object.hasOwn(shape, key) ? shape[key] : undefined;
     const type = field ? unwrap(field)._zod.def.type : 'string';
     const convert = (value: string): unknown => {
-      if (type === 'number' && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+      if (type === 'number' && QUERY_NUMBER.test(value)) return Number(value);
       if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
       return value;
     };
@@ -119,7 +122,8 @@ function coerceQuery(params: URLSearchParams, shape: Record<string, ZodLike> | n
   return out;
 }
 
-const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)+$/;
+/** Exported for the ReDoS test (server/validation/redos.test.ts); `/` never matches the inner class, so no backtracking. */
+export const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)+$/;
 
 export interface RestDispatcher {
   handle(req: Request, res: Response): Promise<void>;

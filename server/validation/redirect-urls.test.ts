@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTrustedRedirectUrl, matchesTrustedDomain, parseTrustedDomain, type RedirectPolicy } from './urls.js';
+import { isTrustedRedirectUrl, matchesTrustedDomain, matchHostPattern, parseTrustedDomain, type RedirectPolicy, trustedDomainReach, validateTrustedDomain } from './urls.js';
 
 /**
  * The redirect/callback URL matcher (spec section 5: URLs, wildcard domains, localhost): every
@@ -193,5 +193,142 @@ describe('localhost (spec section 5: localhost, *.localhost, 127.x.x.x)', () => 
     const p = policy(['http://localhost:3000']);
     expect(isTrustedRedirectUrl('http://localhost:3000/cb', p)).toBe(true);
     expect(isTrustedRedirectUrl('http://localhost:4000/cb', p)).toBe(false);
+  });
+});
+
+describe('stacked wildcards (issue 13 item 2)', () => {
+  it.each(['https://***.example.com', 'https://****************.x.com', 'https://a**.example.com', 'https://**b.example.com', 'https://*.***.example.com', 'https://x.**-**.example.com'])(
+    '%s is refused at validation and matches nothing',
+    (domain) => {
+      expect(validateTrustedDomain(domain)).toMatch(/adjacent wildcards/);
+      expect(parseTrustedDomain(domain)).toBeNull();
+      expect(isTrustedRedirectUrl('https://a.example.com/', policy([domain]))).toBe(false);
+    },
+  );
+
+  it('a single * and a whole ** label stay valid', () => {
+    for (const domain of ['https://*.example.com', 'https://**.example.com', 'https://a-*-b.example.com', 'https://*.**.example.com', 'https://**.*.**.example.com']) expect(validateTrustedDomain(domain)).toBeNull();
+    expect(isTrustedRedirectUrl('https://a-x-b.example.com/', policy(['https://a-*-b.example.com']))).toBe(true);
+    expect(isTrustedRedirectUrl('https://a-x.y-b.example.com/', policy(['https://a-*-b.example.com']))).toBe(false);
+    expect(isTrustedRedirectUrl('https://a-b.example.com/', policy(['https://a-*-b.example.com']))).toBe(false);
+    expect(isTrustedRedirectUrl('https://q.r.s.t.example.com/', policy(['https://**.*.**.example.com']))).toBe(true);
+    expect(isTrustedRedirectUrl('https://q.r.example.com/', policy(['https://**.*.**.example.com']))).toBe(false);
+  });
+
+  it('* within a label backtracks correctly (several stars, repeated letters)', () => {
+    const p = policy(['https://a*a*a.example.com']);
+    expect(isTrustedRedirectUrl('https://aXaYa.example.com/', p)).toBe(true);
+    expect(isTrustedRedirectUrl('https://aaaaaaa.example.com/', p)).toBe(true);
+    expect(isTrustedRedirectUrl('https://aaaa.example.com/', p)).toBe(false);
+    expect(isTrustedRedirectUrl('https://aXaYb.example.com/', p)).toBe(false);
+  });
+
+  it('matches a host against stacked wildcards without a blow-up, even on a pattern stored before validation refused it', () => {
+    // The old matcher built a regex from the pattern: 18 stars against a 30-letter host took 1.4 s.
+    const hostLabels = ['*'.repeat(64), 'x', 'com'];
+    const start = performance.now();
+    expect(matchHostPattern(hostLabels, `${'a'.repeat(60)}.y.com`)).toBe(false);
+    expect(matchHostPattern(['**', '**', '**', '**', '**', '**', '**', '**', 'x'], `${'a.'.repeat(120)}y`)).toBe(false);
+    expect(isTrustedRedirectUrl(`https://${'a'.repeat(60)}.y.com/`, policy([`https://${'*'.repeat(64)}.x.com`]))).toBe(false);
+    expect(performance.now() - start).toBeLessThan(50);
+  });
+});
+
+describe('encoded dot segments do not leave a path-scoped trusted domain (issue 13 item 12)', () => {
+  const scoped = policy(['https://app.example.com/auth/']);
+  it.each([
+    'https://app.example.com/auth/..%2fadmin',
+    'https://app.example.com/auth/..%2Fadmin',
+    'https://app.example.com/auth/%2e%2e%2fadmin',
+    'https://app.example.com/auth/%2E%2E%2Fadmin',
+    'https://app.example.com/auth/.%2e%2fadmin',
+    'https://app.example.com/auth/..%5cadmin',
+    'https://app.example.com/auth/..%5Cadmin',
+    'https://app.example.com/auth/x/..%2f..%2fadmin',
+    'https://app.example.com/auth/..%252fadmin',
+    'https://app.example.com/auth/%252e%252e%252fadmin',
+    'https://app.example.com/auth/%25252e%25252e%25252fadmin',
+    'https://app.example.com/auth/..;/admin',
+    'https://app.example.com/auth/%2e%2e;x/admin',
+    // These the URL parser resolves itself; they stay refused.
+    'https://app.example.com/auth/../admin',
+    'https://app.example.com/auth/%2e%2e/admin',
+    'https://app.example.com/auth/..\\admin',
+  ])('refuses %s', (url) => {
+    expect(isTrustedRedirectUrl(url, scoped)).toBe(false);
+  });
+
+  it.each(['https://app.example.com/auth/', 'https://app.example.com/auth/callback', 'https://app.example.com/auth/a%2fb', 'https://app.example.com/auth/..x/y', 'https://app.example.com/auth/x..', 'https://app.example.com/auth/cb?next=..%2fadmin'])(
+    'still trusts %s',
+    (url) => {
+      expect(isTrustedRedirectUrl(url, scoped)).toBe(true);
+    },
+  );
+
+  it('a domain without a path has nothing to escape from', () => {
+    expect(isTrustedRedirectUrl('https://app.example.com/a/..%2fb', policy(['https://app.example.com']))).toBe(true);
+  });
+});
+
+describe('production mode enforces its own problems (issue 13 item 12)', () => {
+  const prod = (domains: string[], allowLocalhost = true): RedirectPolicy => ({ ...policy(domains, allowLocalhost), productionMode: true });
+
+  it.each([
+    'http://localhost:3000/cb',
+    'http://localhost./cb',
+    'http://app.localhost/cb',
+    'http://127.0.0.1/cb',
+    'http://127.1/cb',
+    'http://2130706433/cb',
+    'http://0x7f000001/cb',
+    'http://0x7f.0.0.1/cb',
+    'http://0177.0.0.1/cb',
+    'http://[::1]/cb',
+    'http://[::ffff:127.0.0.1]/cb',
+    'http://[0:0:0:0:0:0:0:1]/cb',
+  ])('refuses the localhost URL %s even with allow_localhost on and a trusted domain naming it', (url) => {
+    const origin = new URL(url).origin;
+    expect(isTrustedRedirectUrl(url, policy([origin], true))).toBe(true);
+    expect(isTrustedRedirectUrl(url, prod([origin, 'http://**', 'http://*'], true))).toBe(false);
+  });
+
+  it('refuses a bare IP address in production mode, trusts real domains', () => {
+    expect(isTrustedRedirectUrl('https://10.0.0.1/cb', policy(['https://10.0.0.1']))).toBe(true);
+    expect(isTrustedRedirectUrl('https://10.0.0.1/cb', prod(['https://10.0.0.1']))).toBe(false);
+    expect(isTrustedRedirectUrl('https://167772161/cb', prod(['https://10.0.0.1']))).toBe(false);
+    expect(isTrustedRedirectUrl('https://[2001:db8::1]/cb', prod(['https://[2001:db8::1]']))).toBe(false);
+    expect(isTrustedRedirectUrl('https://app.example.com/cb', prod(['https://app.example.com']))).toBe(true);
+    expect(isTrustedRedirectUrl('https://a.example.com/cb', prod(['https://*.example.com']))).toBe(true);
+  });
+
+  it('outside production mode a localhost URL still needs allow_localhost or a trusted domain', () => {
+    expect(isTrustedRedirectUrl('http://2130706433/cb', policy([], false))).toBe(false);
+    expect(isTrustedRedirectUrl('http://2130706433/cb', policy([], true))).toBe(true);
+  });
+});
+
+describe('trustedDomainReach (what production mode reports)', () => {
+  it.each([
+    ['http://localhost:3000', { localhost: true, ipAddress: false }],
+    ['http://2130706433', { localhost: true, ipAddress: true }],
+    ['https://0x7f000001', { localhost: true, ipAddress: true }],
+    ['https://0177.0.0.1', { localhost: true, ipAddress: true }],
+    ['https://[::1]', { localhost: true, ipAddress: true }],
+    ['https://*.localhost', { localhost: true, ipAddress: false }],
+    ['https://localhos*', { localhost: true, ipAddress: false }],
+    ['https://**', { localhost: true, ipAddress: true }],
+    ['https://127.*.*.*', { localhost: true, ipAddress: true }],
+    ['https://10.0.0.*', { localhost: false, ipAddress: true }],
+    ['https://167772161', { localhost: false, ipAddress: true }],
+    ['https://*.example.com', { localhost: false, ipAddress: false }],
+    ['https://**.example.com', { localhost: false, ipAddress: false }],
+    ['https://app.example.com', { localhost: false, ipAddress: false }],
+  ])('%s', (domain, reach) => {
+    expect(trustedDomainReach(domain)).toEqual(reach);
+  });
+
+  it('is null for a domain that is not valid', () => {
+    expect(trustedDomainReach('https://***.example.com')).toBeNull();
+    expect(trustedDomainReach('ftp://example.com')).toBeNull();
   });
 });

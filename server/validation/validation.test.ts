@@ -169,7 +169,13 @@ describe('isLocalhost (spec section 5)', () => {
     expect(isLocalhost(host)).toBe(true);
   });
 
-  it.each(['128.0.0.1', '126.0.0.1', '10.0.0.1', '0.0.0.0', 'localhost.com', 'mylocalhost', 'localhostx', 'localhost.example.com', 'example.com', '1127.0.0.1', '127.0.0', '127.0.0.1.5', '127.0.0.1.example.com', ''])(
+  // Every spelling the URL parser (and so a browser) sends to 127.x.x.x, ::1 or a .localhost name:
+  // otherwise `http://2130706433/` would pass as "not localhost" where the localhost rule applies.
+  it.each(['127.0.0', '127.1', '2130706433', '0x7f000001', '0x7F.0.0.1', '0177.0.0.1', '017700000001', 'localhost.', 'app.localhost.', '[::ffff:127.0.0.1]', '::ffff:127.0.0.1', '[::ffff:7f00:1]', '[0:0:0:0:0:0:0:1]', '0:0::1', 'local%68ost', 'LocalHost'])('%s is localhost too', (host) => {
+    expect(isLocalhost(host)).toBe(true);
+  });
+
+  it.each(['128.0.0.1', '126.0.0.1', '10.0.0.1', '0.0.0.0', 'localhost.com', 'mylocalhost', 'localhostx', 'localhost.example.com', 'example.com', '1127.0.0.1', '127.0.0.1.5', '128.1', '0x80000001', '[::ffff:10.0.0.1]', '[::2]', 'localhost..', 'localhost:3000', 'localhost/x', 'evil.test@localhost', '127.0.0.1.example.com', ''])(
     '%s is not localhost',
     (host) => {
       expect(isLocalhost(host)).toBe(false);
@@ -180,7 +186,11 @@ describe('isLocalhost (spec section 5)', () => {
 describe('isIpAddress', () => {
   it('recognises IPv4 and IPv6 literals only', () => {
     for (const ip of ['10.0.0.1', '192.168.1.1', '8.8.8.8', '[2001:db8::1]', '::1']) expect(isIpAddress(ip)).toBe(true);
-    for (const host of ['example.com', 'localhost', '10.0.0', 'a.b.c.d']) expect(isIpAddress(host)).toBe(false);
+    for (const host of ['example.com', 'localhost', 'a.b.c.d', '1.2.3.4.example.com', '']) expect(isIpAddress(host)).toBe(false);
+  });
+
+  it('recognises the short, numeric and hex IPv4 spellings the URL parser accepts', () => {
+    for (const ip of ['10.0.0', '10.1', '167772161', '0xa000001', '012.0.0.1', '[::ffff:10.0.0.1]']) expect(isIpAddress(ip)).toBe(true);
   });
 });
 

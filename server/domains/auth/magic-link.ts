@@ -28,7 +28,7 @@ interface MagicLinkData {
 export async function sendSignInCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null): Promise<{ nonce: string }> {
   const config = auth.project.config;
   if (!config.magic_link_enabled) throw new KnownErrors.MagicLinkAuthenticationNotEnabled();
-  assertTrustedCallbackUrl(config, callbackUrl);
+  assertTrustedCallbackUrl(auth.project, callbackUrl);
   // With sign-up off, an unknown address is refused: an answer that reveals an account (limited).
   const probe = config.sign_up_enabled ? null : await limitEmailProbes(deps, auth.tenancy, ip);
   return deps.db.transaction().execute(async (trx) => {

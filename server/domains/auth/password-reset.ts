@@ -43,7 +43,7 @@ interface ResetData {
 export async function sendResetCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string): Promise<{ success: true }> {
   const config = auth.project.config;
   if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
-  assertTrustedCallbackUrl(config, callbackUrl);
+  assertTrustedCallbackUrl(auth.project, callbackUrl);
   await withMinimumDuration(RESET_REQUEST_FLOOR_MILLIS, async () => {
     await limitPasswordResetRequests(deps, auth.tenancy);
     await deps.db.transaction().execute(async (trx) => {

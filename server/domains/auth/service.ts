@@ -23,7 +23,7 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
   const config = auth.project.config;
   if (!config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
   if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
-  if (verificationCallbackUrl !== undefined) assertTrustedCallbackUrl(config, verificationCallbackUrl);
+  if (verificationCallbackUrl !== undefined) assertTrustedCallbackUrl(auth.project, verificationCallbackUrl);
   checkPasswordRequirements(password);
   const probe = await limitEmailProbes(deps, auth.tenancy, ip);
   const passwordHash = await hashPassword(password);

@@ -162,7 +162,7 @@ export async function queueVerificationEmail(trx: Executor, deps: Deps, sender: 
 
 /** Emails a verification link for one channel of a user; EMAIL_ALREADY_VERIFIED when there is nothing to verify. */
 export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, callbackUrl: string): Promise<{ success: true }> {
-  assertTrustedCallbackUrl(auth.project.config, callbackUrl);
+  assertTrustedCallbackUrl(auth.project, callbackUrl);
   const userId = await resolveExistingUserId(deps, auth, userIdParam);
   await deps.db.transaction().execute(async (trx) => {
     const channel = await lockedChannel(trx, auth.tenancy, userId, channelId);
@@ -174,7 +174,7 @@ export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext,
 
 /** The signed-in user's variant: `email` must be their primary email (EMAIL_IS_NOT_PRIMARY_EMAIL). */
 export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string): Promise<{ success: true }> {
-  assertTrustedCallbackUrl(auth.project.config, callbackUrl);
+  assertTrustedCallbackUrl(auth.project, callbackUrl);
   if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
   const userId = await resolveExistingUserId(deps, auth, 'me');
   await deps.db.transaction().execute(async (trx) => {

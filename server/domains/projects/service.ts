@@ -5,7 +5,7 @@ import type { ProjectRow } from '../../db/schema.js';
 import { decrypt, encrypt } from '../../crypto/encryption.js';
 import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
-import { isIpAddress, isLocalhost, validateTrustedDomain } from '../../validation/urls.js';
+import { trustedDomainReach } from '../../validation/urls.js';
 import { insertTeam, insertTeamMember } from '../teams/queries.js';
 import { setSelectedTeam } from '../users/queries.js';
 import {
@@ -45,13 +45,15 @@ export function productionModeProblems(projectId: string, config: ProjectConfig)
   const problems: { message: string; relative_fix_url: string }[] = [];
   if (config.allow_localhost) problems.push({ message: 'Localhost is not allowed in production mode', relative_fix_url: fix });
   for (const { domain } of config.domains) {
-    if (validateTrustedDomain(domain) !== null) {
+    // The host as the URL parser reads it, so `http://2130706433` or `https://*.localhost` is
+    // reported as the localhost it is (production mode refuses such callbacks either way).
+    const reach = trustedDomainReach(domain);
+    if (!reach) {
       problems.push({ message: `Trusted domain ${domain} is not a valid URL`, relative_fix_url: fix });
       continue;
     }
-    const hostname = /^https?:\/\/([^/:?#]+)/i.exec(domain)?.[1] ?? '';
-    if (isLocalhost(hostname)) problems.push({ message: `Localhost is not allowed in production mode: remove ${domain} from the trusted domains`, relative_fix_url: fix });
-    else if (isIpAddress(hostname)) problems.push({ message: `Direct IPs are not valid trusted domains in production mode: ${domain}`, relative_fix_url: fix });
+    if (reach.localhost) problems.push({ message: `Localhost is not allowed in production mode: remove ${domain} from the trusted domains`, relative_fix_url: fix });
+    else if (reach.ipAddress) problems.push({ message: `Direct IPs are not valid trusted domains in production mode: ${domain}`, relative_fix_url: fix });
     else if (!domain.toLowerCase().startsWith('https://')) problems.push({ message: `Trusted domains should be HTTPS: ${domain}`, relative_fix_url: fix });
   }
   return problems;

@@ -96,7 +96,11 @@ export async function recordRateLimits(db: Database, limits: readonly RateLimit[
  * @example ipKey('2001:db8:1:2:3:4:5:6') // '2001:db8:1:2::/64'
  */
 export function ipKey(ip: string): string {
-  const address = ip.trim().toLowerCase().replace(/%.*$/, '');
+  // The zone (`fe80::1%eth0`) is cut with indexOf: `/%.*$/` backtracked quadratically on a run of
+  // `%` followed by a line break (issue 13 item 2).
+  const trimmed = ip.trim().toLowerCase();
+  const zone = trimmed.indexOf('%');
+  const address = zone >= 0 ? trimmed.slice(0, zone) : trimmed;
   const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(address);
   if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
   if (isIPv4(address) || !isIPv6(address)) return address;

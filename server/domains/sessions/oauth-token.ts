@@ -5,6 +5,9 @@ import { clientIp, resolveAuth, parseLatchHeaders } from '../../trpc/context.js'
 import { sendError } from '../../trpc/rest.js';
 import { refreshAccessToken } from './service.js';
 
+/** `Basic <base64>`; exported for the ReDoS test (server/validation/redos.test.ts). */
+export const BASIC_AUTHORIZATION = /^basic ([A-Za-z0-9+/=]+)$/i;
+
 /**
  * POST /api/v1/auth/oauth/token, grant_type=refresh_token, as form or JSON (OAuth 2.0 §6). The
  * client authenticates as the project: client_id = project id, client_secret = publishable client
@@ -22,7 +25,7 @@ export async function handleOAuthToken(deps: Deps, req: Request, res: Response):
     if (authorization) {
       const malformed = () => new KnownErrors.SchemaError('Authorization header must be in the format "Basic <base64>"');
       // The scheme is case-insensitive (RFC 7235 §2.1).
-      const match = /^basic ([A-Za-z0-9+/=]+)$/i.exec(authorization.trim());
+      const match = BASIC_AUTHORIZATION.exec(authorization.trim());
       const decoded = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : '';
       if (!match || !decoded.includes(':')) throw malformed();
       const colon = decoded.indexOf(':');

@@ -38,7 +38,7 @@ export function isTrustedCallbackUrl(config: ProjectConfig, callbackUrl: string)
  * transaction. Clients need $invite_members in the team.
  */
 export async function sendInvitation(deps: Deps, auth: AuthContext, input: z.infer<typeof sendCodeSchema>) {
-  assertTrustedCallbackUrl(auth.project.config, input.callback_url);
+  assertTrustedCallbackUrl(auth.project, input.callback_url);
   await authorizeTeamAction(deps, auth, input.team_id, '$invite_members');
   const id = randomUUID();
   await deps.db.transaction().execute(async (trx) => {

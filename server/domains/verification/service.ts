@@ -5,9 +5,8 @@ import type { VerificationCodeRow } from '../../db/schema.js';
 import { constantTimeEqual, hashSecret, randomSecret } from '../../crypto/tokens.js';
 import type { KnownError } from '../../errors/known-error.js';
 import { KnownErrors } from '../../errors/known-errors.js';
-import type { Tenancy } from '../../trpc/context.js';
+import type { ProjectRecord, Tenancy } from '../../trpc/context.js';
 import { isTrustedRedirectUrl } from '../../validation/urls.js';
-import type { ProjectConfig } from '../projects/config.js';
 import type { Executor } from '../projects/queries.js';
 import { limitCodeCheck } from '../rate-limits/service.js';
 import * as q from './queries.js';
@@ -166,9 +165,12 @@ export async function withCode<T, R>(
 /**
  * REDIRECT_URL_NOT_WHITELISTED unless `url` is a trusted domain of the project (or localhost while
  * allow_localhost is on): every link Latch emails goes through here before anything is written.
+ * Takes the project, not its config, because production mode refuses localhost and bare-IP
+ * callbacks whatever the config allows.
  */
-export function assertTrustedCallbackUrl(config: ProjectConfig, url: string): void {
-  if (!isTrustedRedirectUrl(url, { domains: config.domains, allowLocalhost: config.allow_localhost })) throw new KnownErrors.RedirectUrlNotWhitelisted(url);
+export function assertTrustedCallbackUrl(project: Pick<ProjectRecord, 'config' | 'isProductionMode'>, url: string): void {
+  const { config, isProductionMode } = project;
+  if (!isTrustedRedirectUrl(url, { domains: config.domains, allowLocalhost: config.allow_localhost, productionMode: isProductionMode })) throw new KnownErrors.RedirectUrlNotWhitelisted(url);
 }
 
 /**
