@@ -1,5 +1,5 @@
-import { type JsonWebKey, type KeyObject, createPrivateKey, createPublicKey, randomUUID, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
-import { type JWK, exportJWK, generateKeyPair } from 'jose';
+import { type KeyObject, createECDH, createPrivateKey, createPublicKey, hkdfSync, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
+import type { JWK } from 'jose';
 
 /** Claims of a Latch access token (ARCHITECTURE.md "Tokens and sessions"). */
 export interface AccessTokenClaims {
@@ -19,10 +19,14 @@ export interface AccessTokenClaims {
   is_anonymous: boolean;
 }
 
-export interface StoredSigningKey {
-  kid: string;
-  publicJwk: JWK;
-  privateJwk: JWK;
+/**
+ * One generation of the deployment's signing keys: a random 256-bit seed from which every project's
+ * key pair of that generation is derived. Generations are numbered upwards; the seed is stored
+ * encrypted (signing-keys.ts), never in the clear.
+ */
+export interface SigningGeneration {
+  generation: number;
+  seed: Buffer;
   createdAt: Date;
 }
 
@@ -34,75 +38,196 @@ export class TokenVerificationError extends Error {
   }
 }
 
-/** Creates a fresh ES256 key pair for the keyring. */
-export async function generateSigningKey(): Promise<StoredSigningKey> {
-  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const kid = randomUUID();
-  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
-  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'ES256' };
-  return { kid, publicJwk, privateJwk, createdAt: new Date() };
+/** The order n of the P-256 group, and n / 2: the bound of a canonical (low-S) signature's s. */
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+const P256_HALF_ORDER = P256_ORDER >> 1n;
+/** SubjectPublicKeyInfo DER of a P-256 key up to its uncompressed point (0x04 || x || y follows). */
+const P256_SPKI_PREFIX = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d030107034200', 'hex');
+
+/** A project id as it may appear in a kid: what project ids are (UUIDs, `internal`), bounded. */
+const KID_PROJECT = /^[A-Za-z0-9_-]{1,64}$/;
+const KID_GENERATION = /^[1-9][0-9]{0,8}$/;
+
+/** `<project id>.<generation>`: the kid names the project and the generation of its key. */
+export function kidFor(projectId: string, generation: number): string {
+  return `${projectId}.${generation}`;
 }
 
-/** Verified tokens remembered per keyring (a client reuses one access token for minutes). */
-const VERIFIED_CACHE_MAX = 10_000;
+/** The project and generation a kid names, or null when it is not a kid Latch issues. */
+export function parseKid(kid: string): { projectId: string; generation: number } | null {
+  const dot = kid.lastIndexOf('.');
+  if (dot < 0) return null;
+  const projectId = kid.slice(0, dot);
+  const generation = kid.slice(dot + 1);
+  if (!KID_PROJECT.test(projectId) || !KID_GENERATION.test(generation)) return null;
+  return { projectId, generation: Number(generation) };
+}
 
 /**
- * The deployment's signing keys. The newest key signs; every loaded key verifies, so rotation has
- * overlap. Verification is pure CPU (no database): the hot path of every authenticated request.
+ * The private scalar of a project's key for one generation: HKDF-SHA256 of the generation's seed,
+ * with the project id and generation as context, reduced into [1, n-1] as FIPS 186-5 A.2.1 does
+ * (40 bytes, 64 bits more than n, so the bias of the reduction is below 2^-64). Deterministic, so
+ * every instance that holds the seed derives the same key and nothing per project is stored.
+ */
+export function deriveProjectScalar(seed: Buffer, projectId: string, generation: number): Buffer {
+  const okm = Buffer.from(hkdfSync('sha256', seed, 'latch:project-signing-key:v1', `${projectId}\0${generation}`, 40));
+  const d = (BigInt(`0x${okm.toString('hex')}`) % (P256_ORDER - 1n)) + 1n;
+  return Buffer.from(d.toString(16).padStart(64, '0'), 'hex');
+}
+
+/** A project's key pair of one generation, derived once and kept in the keyring's bounded cache. */
+export interface ProjectSigningKey {
+  kid: string;
+  projectId: string;
+  generation: number;
+  publicKey: KeyObject;
+  publicJwk: JWK;
+  /** The base64url header every token signed with this key carries. */
+  encodedHeader: string;
+  /** Made on first use: verification never needs the private key. */
+  privateKey: () => KeyObject;
+}
+
+/** Derives a project's key pair (one P-256 scalar multiplication for the public point). */
+export function deriveProjectKey(seed: Buffer, projectId: string, generation: number): ProjectSigningKey {
+  const d = deriveProjectScalar(seed, projectId, generation);
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(d);
+  const point = ecdh.getPublicKey();
+  const kid = kidFor(projectId, generation);
+  const x = point.subarray(1, 33).toString('base64url');
+  const y = point.subarray(33, 65).toString('base64url');
+  let privateKey: KeyObject | null = null;
+  return {
+    kid,
+    projectId,
+    generation,
+    publicKey: createPublicKey({ key: Buffer.concat([P256_SPKI_PREFIX, point]), format: 'der', type: 'spki' }),
+    publicJwk: { kty: 'EC', crv: 'P-256', x, y, kid, alg: 'ES256', use: 'sig' },
+    encodedHeader: base64url(JSON.stringify({ alg: 'ES256', kid, typ: 'JWT' })),
+    privateKey: () => (privateKey ??= createPrivateKey({ key: { kty: 'EC', crv: 'P-256', x, y, d: d.toString('base64url') }, format: 'jwk' })),
+  };
+}
+
+/**
+ * Whether an IEEE P1363 (r || s) P-256 signature is canonical: 1 <= r < n and 1 <= s <= n/2.
+ * ECDSA is malleable: (r, n - s) verifies whenever (r, s) does, and neither OpenSSL nor WebCrypto
+ * refuses the high-S twin. Accepting only low S gives every token exactly one valid encoding, so a
+ * token's string identifies it (the verified-token cache, logs and deny lists rely on that).
+ */
+export function isCanonicalSignature(signature: Buffer): boolean {
+  if (signature.length !== 64) return false;
+  const r = BigInt(`0x${signature.subarray(0, 32).toString('hex')}`);
+  const s = BigInt(`0x${signature.subarray(32).toString('hex')}`);
+  return r >= 1n && r < P256_ORDER && s >= 1n && s <= P256_HALF_ORDER;
+}
+
+/** The low-S form of a signature: s replaced by n - s when s > n/2 (the same signature, canonical). */
+export function toLowS(signature: Buffer): Buffer {
+  const s = BigInt(`0x${signature.subarray(32).toString('hex')}`);
+  if (s <= P256_HALF_ORDER) return signature;
+  return Buffer.concat([signature.subarray(0, 32), Buffer.from((P256_ORDER - s).toString(16).padStart(64, '0'), 'hex')]);
+}
+
+/** Verified tokens remembered (a client reuses one access token for minutes). */
+const VERIFIED_CACHE_MAX = 10_000;
+/** Derived project keys remembered: one per active (project, generation); least recently used evicted. */
+export const PROJECT_KEY_CACHE_MAX = 10_000;
+
+/**
+ * The deployment's signing keys: a set of generations, each a seed from which every project derives
+ * its own ES256 key pair. A project's token is signed with that project's key of the signing
+ * generation and verifies only with that project's key, so a token minted in one project never
+ * verifies against another project's JWKS. Every loaded generation verifies, so rotation has overlap.
+ *
+ * Verification is pure CPU (no database): the hot path of every authenticated request. A project's
+ * key is derived once per process (one scalar multiplication) and kept in a bounded LRU; a key is
+ * cached only once a token has verified with it (or this server signed with it), so tokens naming
+ * made-up projects cannot push real projects' keys out.
  *
  * ES256 runs synchronously on node:crypto KeyObjects: a P-256 verify is ≈ 60 µs of CPU, about half
- * of jose's WebCrypto path (a libuv pool job plus promise plumbing, queued behind argon2id hashes
- * during a sign-in burst). The checks are jose's: compact form, `alg` exactly ES256, a known `kid`,
- * no `crit`, the signature (IEEE P1363 r||s), then the claims (`exp` in the future, `nbf` reached,
- * numeric `iat`) and the presence of every access-token claim.
+ * of jose's WebCrypto path. The checks are jose's: compact form, `alg` exactly ES256, a kid that
+ * names a loaded generation, no `crit`, a canonical (low-S) signature, the signature itself, then
+ * the claims (`exp` in the future, `nbf` reached, numeric `iat`), the presence of every access-token
+ * claim, and `project_id` equal to the project the kid names (the key is the project's).
  */
 export class Keyring {
   /** token string → its verified claims, until their `exp`; bounded, oldest insertion evicted. */
   private readonly verified = new Map<string, AccessTokenClaims>();
+  /** kid → derived key; a Map in recency order (a hit moves the entry to the end). */
+  private readonly projectKeys = new Map<string, ProjectSigningKey>();
+  private generations = new Map<number, SigningGeneration>();
+  private signingGeneration = 0;
 
-  private constructor(
-    private readonly signingKid: string,
-    private readonly signingKey: KeyObject,
-    private readonly verifyKeys: Map<string, KeyObject>,
-    private readonly publicJwks: JWK[],
-    private readonly encodedHeader: string,
-  ) {}
-
-  static async create(keys: StoredSigningKey[]): Promise<Keyring> {
-    const newest = [...keys].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
-    if (!newest) throw new Error('the keyring needs at least one key');
-    const verifyKeys = new Map<string, KeyObject>();
-    for (const key of keys) verifyKeys.set(key.kid, createPublicKey({ key: ecJwk(key.publicJwk, false), format: 'jwk' }));
-    const signingKey = createPrivateKey({ key: ecJwk(newest.privateJwk, true), format: 'jwk' });
-    const encodedHeader = base64url(JSON.stringify({ alg: 'ES256', kid: newest.kid, typ: 'JWT' }));
-    return new Keyring(newest.kid, signingKey, verifyKeys, keys.map((k) => k.publicJwk), encodedHeader);
+  constructor(generations: SigningGeneration[], signingGeneration?: number, private readonly projectKeyCacheMax = PROJECT_KEY_CACHE_MAX) {
+    this.setGenerations(generations, signingGeneration);
   }
 
-  get newestKid(): string {
-    return this.signingKid;
+  /**
+   * Replaces the loaded generations (after a rotation or a reload). Keys of generations that stay
+   * are kept; when a generation is dropped, the tokens it verified are forgotten too.
+   */
+  setGenerations(generations: SigningGeneration[], signingGeneration?: number): void {
+    if (generations.length === 0) throw new Error('the keyring needs at least one generation');
+    const next = new Map(generations.map((g) => [g.generation, g]));
+    const signing = signingGeneration ?? Math.max(...next.keys());
+    if (!next.has(signing)) throw new Error('the signing generation is not loaded');
+    let dropped = false;
+    for (const [generation, old] of this.generations) {
+      const kept = next.get(generation);
+      if (!kept || !kept.seed.equals(old.seed)) dropped = true;
+    }
+    if (dropped) {
+      this.verified.clear();
+      for (const [kid, key] of this.projectKeys) {
+        const kept = next.get(key.generation);
+        if (!kept || !kept.seed.equals(this.generations.get(key.generation)!.seed)) this.projectKeys.delete(kid);
+      }
+    }
+    this.generations = next;
+    this.signingGeneration = signing;
   }
 
-  hasKid(kid: string): boolean {
-    return this.verifyKeys.has(kid);
+  get newestGeneration(): number {
+    return Math.max(...this.generations.keys());
   }
 
-  jwks(): { keys: JWK[] } {
-    return { keys: this.publicJwks };
+  get currentGeneration(): number {
+    return this.signingGeneration;
   }
 
+  hasGeneration(generation: number): boolean {
+    return this.generations.has(generation);
+  }
+
+  /** The kid this keyring signs a project's tokens with now. */
+  signingKid(projectId: string): string {
+    return kidFor(projectId, this.signingGeneration);
+  }
+
+  /** The project's public keys, one per loaded generation, newest first. */
+  jwks(projectId: string): { keys: JWK[] } {
+    const generations = [...this.generations.keys()].sort((a, b) => b - a);
+    return { keys: generations.map((g) => this.keyFor(projectId, g).publicJwk) };
+  }
+
+  /** Signs with the key of the project the claims name (`project_id`), of the signing generation. */
   async sign(claims: Omit<AccessTokenClaims, 'iat' | 'exp'>, ttlSeconds: number): Promise<string> {
+    // A project id that cannot be a kid's would give tokens nothing can verify: refuse to sign.
+    if (!KID_PROJECT.test(claims.project_id)) throw new Error(`cannot sign for the project id ${JSON.stringify(claims.project_id)}`);
+    const key = this.keyFor(claims.project_id, this.signingGeneration);
     const { sub, iss, aud, ...rest } = claims;
     const iat = Math.floor(Date.now() / 1000);
     const payload = { ...rest, sub, iss, aud, iat, exp: iat + Math.floor(ttlSeconds) };
-    const signingInput = `${this.encodedHeader}.${base64url(JSON.stringify(payload))}`;
-    const signature = cryptoSign('sha256', Buffer.from(signingInput), { key: this.signingKey, dsaEncoding: 'ieee-p1363' });
-    return `${signingInput}.${signature.toString('base64url')}`;
+    const signingInput = `${key.encodedHeader}.${base64url(JSON.stringify(payload))}`;
+    const signature = cryptoSign('sha256', Buffer.from(signingInput), { key: key.privateKey(), dsaEncoding: 'ieee-p1363' });
+    return `${signingInput}.${toLowS(signature).toString('base64url')}`;
   }
 
   /**
    * Verifies signature, algorithm (ES256 only: `alg: none` and HS256-with-the-public-key are
    * refused by construction), expiry and the presence of every claim. Project and audience checks
-   * are the caller's, because their errors differ.
+   * against the request are the caller's, because their errors differ.
    */
   async verify(token: string): Promise<AccessTokenClaims> {
     return this.verifySync(token);
@@ -133,6 +258,41 @@ export class Keyring {
     return this.verified.size;
   }
 
+  /** Whether a project's derived key of a generation is in the cache (tests: eviction order). */
+  cachesKey(kid: string): boolean {
+    return this.projectKeys.has(kid);
+  }
+
+  /** How many derived project keys are remembered (tests: the cache stays bounded). */
+  get projectKeyCacheSize(): number {
+    return this.projectKeys.size;
+  }
+
+  /** The project's key of a loaded generation: from the cache, else derived and remembered. */
+  private keyFor(projectId: string, generation: number): ProjectSigningKey {
+    const kid = kidFor(projectId, generation);
+    const hit = this.cachedKey(kid);
+    if (hit) return hit;
+    const key = deriveProjectKey(this.generations.get(generation)!.seed, projectId, generation);
+    this.remember(key);
+    return key;
+  }
+
+  private cachedKey(kid: string): ProjectSigningKey | undefined {
+    const hit = this.projectKeys.get(kid);
+    if (hit) {
+      // Recency: move to the end, so the first entry is always the least recently used.
+      this.projectKeys.delete(kid);
+      this.projectKeys.set(kid, hit);
+    }
+    return hit;
+  }
+
+  private remember(key: ProjectSigningKey): void {
+    if (this.projectKeys.size >= this.projectKeyCacheMax) this.projectKeys.delete(this.projectKeys.keys().next().value as string);
+    this.projectKeys.set(key.kid, key);
+  }
+
   private check(token: string, now: number): AccessTokenClaims {
     const unparsable = (message = 'Access token could not be parsed or its signature is invalid') => new TokenVerificationError('unparsable', message);
     const first = token.indexOf('.');
@@ -140,20 +300,26 @@ export class Keyring {
     if (first <= 0 || second < 0 || token.indexOf('.', second + 1) !== -1) throw unparsable();
     const header = parseSegment(token.slice(0, first));
     if (!header || header.alg !== 'ES256' || header.crit !== undefined || header.b64 !== undefined) throw unparsable();
-    const key = typeof header.kid === 'string' ? this.verifyKeys.get(header.kid) : undefined;
-    if (!key) throw unparsable('Unknown signing key');
+    const named = typeof header.kid === 'string' ? parseKid(header.kid) : null;
+    if (!named || !this.generations.has(named.generation)) throw unparsable('Unknown signing key');
     const encodedSignature = token.slice(second + 1);
     if (!BASE64URL.test(encodedSignature)) throw unparsable();
     const signature = Buffer.from(encodedSignature, 'base64url');
-    // A P-256 signature in IEEE P1363 form is exactly 64 bytes (r || s).
-    if (signature.length !== 64) throw unparsable();
-    if (!cryptoVerify('sha256', Buffer.from(token.slice(0, second)), { key, dsaEncoding: 'ieee-p1363' }, signature)) throw unparsable();
+    // A P-256 signature in IEEE P1363 form is exactly 64 bytes (r || s), and Latch signs low-S only.
+    if (!isCanonicalSignature(signature)) throw unparsable();
+    // parseKid accepts only the canonical form, so header.kid is the cache key kidFor would build.
+    const cached = this.cachedKey(header.kid as string);
+    const key = cached ?? deriveProjectKey(this.generations.get(named.generation)!.seed, named.projectId, named.generation);
+    if (!cryptoVerify('sha256', Buffer.from(token.slice(0, second)), { key: key.publicKey, dsaEncoding: 'ieee-p1363' }, signature)) throw unparsable();
+    if (!cached) this.remember(key);
     const payload = parseSegment(token.slice(first + 1, second));
     if (!payload) throw unparsable();
     if (payload.iat !== undefined && typeof payload.iat !== 'number') throw unparsable();
     if (payload.nbf !== undefined && (typeof payload.nbf !== 'number' || payload.nbf > now)) throw unparsable();
     if (payload.exp !== undefined && typeof payload.exp !== 'number') throw unparsable();
     if (!isAccessTokenClaims(payload)) throw unparsable('Missing access token claims');
+    // The key is the project's: a token verifies only as a token of the project its key belongs to.
+    if (payload.project_id !== named.projectId) throw unparsable();
     if (payload.exp <= now) throw new TokenVerificationError('expired', 'Access token has expired');
     return Object.freeze(payload);
   }
@@ -174,12 +340,6 @@ function parseSegment(segment: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
-}
-
-/** The EC members node:crypto reads from a JWK (it refuses unknown `use`/`alg` combinations otherwise). */
-function ecJwk(jwk: JWK, withPrivate: boolean): JsonWebKey {
-  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y || (withPrivate && !jwk.d)) throw new Error('a signing key is not an ES256 (P-256) key');
-  return { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, ...(withPrivate ? { d: jwk.d } : {}) };
 }
 
 /** Reads the `kid` without verifying, to decide whether the keyring must be reloaded. */

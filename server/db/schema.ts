@@ -105,10 +105,11 @@ export interface TeamMembersTable {
   created_at: Timestamp;
 }
 
-export interface SigningKeysTable {
-  kid: string;
-  public_jwk: ColumnType<Record<string, unknown>, string, string>;
-  private_jwk_encrypted: string;
+/** One generation of signing seeds: every project's key pair of the generation derives from it. */
+export interface SigningKeyGenerationsTable {
+  generation: number;
+  /** AES-256-GCM of the base64url seed, associated data `signing-generation:<n>`. */
+  seed_encrypted: string;
   created_at: Timestamp;
 }
 
@@ -208,7 +209,7 @@ export interface DB {
   sessions: SessionsTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;
-  signing_keys: SigningKeysTable;
+  signing_key_generations: SigningKeyGenerationsTable;
   permission_definitions: PermissionDefinitionsTable;
   permission_inclusions: PermissionInclusionsTable;
   team_permission_grants: TeamPermissionGrantsTable;

@@ -151,6 +151,7 @@ const samples: { [K in Key]: () => KnownErrorOf<K> } = {
   DataVaultStoreHashedKeyDoesNotExist: () => new KnownErrors.DataVaultStoreHashedKeyDoesNotExist('secrets', 'abc123'),
   WorkflowTokenDoesNotExist: () => new KnownErrors.WorkflowTokenDoesNotExist(),
   WorkflowTokenExpired: () => new KnownErrors.WorkflowTokenExpired(),
+  RecentSignInRequired: () => new KnownErrors.RecentSignInRequired(300),
 };
 
 const entries = Object.entries(KnownErrors) as [Key, (typeof KnownErrors)[Key]][];

@@ -887,6 +887,12 @@ export const KnownErrors = {
   WorkflowTokenExpired: defineKnownError('WORKFLOW_TOKEN_EXPIRED', 400, () => ({
     message: 'The workflow token in the x-latch-workflow-token header has expired. Use the token of the current workflow run.',
   })),
+
+  /** A change that needs a fresh proof of identity (e.g. two-factor settings) from a session signed in too long ago. */
+  RecentSignInRequired: defineKnownError('RECENT_SIGN_IN_REQUIRED', 403, (maxAgeSeconds: number) => ({
+    message: `This change needs a recent sign-in: the current session was signed in more than ${maxAgeSeconds} seconds ago. Sign in again, then retry with the new session's access token.`,
+    details: { max_age_seconds: maxAgeSeconds },
+  })),
 } as const;
 
 /** Any class in the catalogue. */

@@ -2,7 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { type CryptoKey, SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK } from 'jose';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccessTokenClaims, Keyring, TokenVerificationError, generateSigningKey } from '../crypto/jwt.js';
+import { randomBytes } from 'node:crypto';
+import { type AccessTokenClaims, Keyring, TokenVerificationError, deriveProjectKey, deriveProjectScalar, kidFor, toLowS } from '../crypto/jwt.js';
 import { DEFAULT_RATE_LIMITS } from '../env.js';
 import { outboxTexts } from './outbox.js';
 import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture, type UserSession, startHarness } from './harness.js';
@@ -191,20 +192,25 @@ describe('access tokens: what the JWT tests do not already cover', () => {
     }
   });
 
-  it('verifies with the key its kid names, never another key of the keyring (kid of another key)', async () => {
-    const [older, newer] = [await generateSigningKey(), await generateSigningKey()];
-    const keyring = await Keyring.create([{ ...older, createdAt: new Date(Date.now() - 60_000) }, newer]);
+  it('verifies with the key its kid names, never another generation of the keyring (kid of another key)', async () => {
+    const [older, newer] = [{ generation: 1, seed: randomBytes(32), createdAt: new Date(Date.now() - 7_200_000) }, { generation: 2, seed: randomBytes(32), createdAt: new Date() }];
+    const keyring = new Keyring([older, newer]);
     const claims: Omit<AccessTokenClaims, 'iat' | 'exp'> = { sub: 'u', iss: 'i', aud: 'p', project_id: 'p', branch_id: 'main', refresh_token_id: 'r', role: 'authenticated', name: null, email: null, email_verified: false, selected_team_id: null, is_anonymous: false };
-    const signWith = async (privateJwk: typeof older.privateJwk, kid: string) =>
-      new SignJWT({ ...claims }).setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' }).setIssuedAt().setExpirationTime('10m').sign((await importJWK(privateJwk, 'ES256')) as CryptoKey);
+    const signWith = async (gen: typeof older, kid: string) => {
+      const jwk = { ...deriveProjectKey(gen.seed, 'p', gen.generation).publicJwk, d: deriveProjectScalar(gen.seed, 'p', gen.generation).toString('base64url') };
+      const token = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' }).setIssuedAt().setExpirationTime('10m').sign((await importJWK(jwk, 'ES256')) as CryptoKey);
+      const [h, p, s] = token.split('.') as [string, string, string];
+      return `${h}.${p}.${toLowS(Buffer.from(s, 'base64url')).toString('base64url')}`;
+    };
     // Each key verifies its own tokens...
-    expect((await keyring.verify(await signWith(older.privateJwk, older.kid))).sub).toBe('u');
-    expect((await keyring.verify(await signWith(newer.privateJwk, newer.kid))).sub).toBe('u');
+    expect((await keyring.verify(await signWith(older, kidFor('p', 1)))).sub).toBe('u');
+    expect((await keyring.verify(await signWith(newer, kidFor('p', 2)))).sub).toBe('u');
     // ...and a token signed by one key but naming the other is refused, both ways.
-    for (const token of [await signWith(older.privateJwk, newer.kid), await signWith(newer.privateJwk, older.kid)]) {
+    for (const token of [await signWith(older, kidFor('p', 2)), await signWith(newer, kidFor('p', 1))]) {
       await expect(keyring.verify(token)).rejects.toBeInstanceOf(TokenVerificationError);
     }
   });
+
 });
 
 /** Bits of a random string: its length times log2 of the alphabet it draws from. */
@@ -377,7 +383,7 @@ describe('secrets at rest', () => {
     // Every table of the schema, every row, as JSON text.
     const db = h.latch.deps.db;
     const tables = await sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(db);
-    expect(tables.rows.map((t) => t.table_name)).toEqual(expect.arrayContaining(['api_key_sets', 'sessions', 'users', 'user_team_api_keys', 'verification_codes', 'projects', 'signing_keys']));
+    expect(tables.rows.map((t) => t.table_name)).toEqual(expect.arrayContaining(['api_key_sets', 'sessions', 'users', 'user_team_api_keys', 'verification_codes', 'projects', 'signing_key_generations']));
     const leaks: string[] = [];
     for (const { table_name: table } of tables.rows) {
       const rows = await sql<{ row: string }>`SELECT row_to_json(t)::text AS row FROM ${sql.table(table)} t`.execute(db);
@@ -395,10 +401,7 @@ describe('secrets at rest', () => {
     expect(userRow.password_hash).toMatch(/^\$argon2id\$/);
     expect(userRow.totp_secret_encrypted).toMatch(/^v1\./);
     for (const row of await db.selectFrom('sessions').select('refresh_token_hash').where('tenancy_id', '=', tenancy).execute()) expect(row.refresh_token_hash).toMatch(/^[0-9a-f]{64}$/);
-    for (const row of await db.selectFrom('signing_keys').select('private_jwk_encrypted').execute()) {
-      expect(row.private_jwk_encrypted).toMatch(/^v1\./);
-      expect(row.private_jwk_encrypted).not.toContain('"d"');
-    }
+    for (const row of await db.selectFrom('signing_key_generations').select('seed_encrypted').execute()) expect(row.seed_encrypted).toMatch(/^v1\./);
     const projectRow = await db.selectFrom('projects').select('config').where('id', '=', project.id).executeTakeFirstOrThrow();
     const stored = projectRow.config as { oauth_providers?: { client_secret?: string }[]; email_config?: { password?: string } };
     expect(stored.oauth_providers?.[0]?.client_secret).toMatch(/^v1\./);

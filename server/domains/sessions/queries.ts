@@ -35,6 +35,12 @@ const liveSessionQuery = precompiled((db, tokenHash: string, tenancyId: string) 
   .where('s.tenancy_id', '=', tenancyId)
   .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', sql<Date>`now()`)])));
 
+/** When the session was created, i.e. when its user signed in (refreshes do not move it); undefined when gone. */
+export async function findSessionSignedInAt(db: Executor, tenancyId: string, sessionId: string, userId: string): Promise<Date | undefined> {
+  const row = await db.selectFrom('sessions').select('created_at').where('tenancy_id', '=', tenancyId).where('id', '=', sessionId).where('user_id', '=', userId).executeTakeFirst();
+  return row?.created_at;
+}
+
 /** Records use at most once a minute, so a refresh storm does not turn into a write storm. */
 export async function touchSession(db: Executor, tenancyId: string, sessionId: string, ip: string | null): Promise<void> {
   await db

@@ -52,7 +52,8 @@ export const sessionsRouter = router({
     .output(schemas.jwksSchema)
     .query(async ({ ctx, input }) => {
       if (!(await findProject(ctx.deps.db, input.project_id))) throw new KnownErrors.ProjectNotFound(input.project_id);
-      return ctx.deps.keyring.current().jwks() as { keys: Record<string, unknown>[] };
+      // The project's own keys only: a token of another project never verifies against them.
+      return ctx.deps.keyring.jwks(input.project_id);
     }),
 });
 

@@ -46,7 +46,7 @@ export async function issueSession(
  */
 export function mintAccessToken(deps: Deps, tenancy: Tenancy, user: q.TokenUser, sessionId: string, sessionExpiresAt: Date | null): Promise<string> {
   const untilSessionEnds = sessionExpiresAt ? Math.floor((sessionExpiresAt.getTime() - Date.now()) / 1000) : Infinity;
-  return deps.keyring.current().sign(
+  return deps.keyring.sign(
     {
       sub: user.id,
       iss: `${deps.baseUrl()}/api/v1/projects/${tenancy.projectId}`,

@@ -10,7 +10,7 @@ import type { AuthContext, Tenancy } from '../../trpc/context.js';
 import type { ProjectConfig } from '../projects/config.js';
 import type { Executor } from '../projects/queries.js';
 import { isTeamMember } from '../projects/queries.js';
-import { deleteSessionsOfUser } from '../sessions/queries.js';
+import { deleteSessionsOfUser, findSessionSignedInAt } from '../sessions/queries.js';
 import { resolveUserId } from '../sessions/service.js';
 import { grantUserDefaults } from '../permissions/service.js';
 import { insertTeamWithCreator } from '../teams/service.js';
@@ -37,6 +37,20 @@ export interface NewUserFields {
   serverMetadata?: unknown;
   otpAuthEnabled?: boolean;
   totpSecretBase64?: string | null;
+}
+
+/**
+ * How recently a client's session must have been signed in to change its two-factor secret. Until
+ * TOTP enrolment proves possession of the secret (a code from the authenticator), a fresh sign-in is
+ * the proof: a stolen access or refresh token alone cannot turn MFA on (locking the owner out with
+ * the attacker's secret) or off. Server and admin access set the field as before.
+ */
+export const TOTP_CHANGE_MAX_SIGN_IN_AGE_SECONDS = 300;
+
+async function requireRecentSignIn(db: Executor, auth: AuthContext, userId: string, maxAgeSeconds: number): Promise<void> {
+  const signedInAt = auth.user ? await findSessionSignedInAt(db, auth.tenancy.id, auth.user.refresh_token_id, userId) : undefined;
+  if (!signedInAt) throw new KnownErrors.AccessTokenExpired();
+  if (Date.now() - signedInAt.getTime() > maxAgeSeconds * 1000) throw new KnownErrors.RecentSignInRequired(maxAgeSeconds);
 }
 
 function jsonOrNull(value: unknown): string | null {
@@ -169,7 +183,10 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
     if (input.selected_team_id !== undefined) patch.selected_team_id = input.selected_team_id;
     if (input.otp_auth_enabled !== undefined) patch.otp_auth_enabled = input.otp_auth_enabled;
     if (input.passkey_auth_enabled !== undefined) patch.passkey_auth_enabled = input.passkey_auth_enabled;
-    if (input.totp_secret_base64 !== undefined) Object.assign(patch, totpFields(deps, auth.tenancy, userId, input.totp_secret_base64));
+    if (input.totp_secret_base64 !== undefined) {
+      if (auth.type === 'client') await requireRecentSignIn(trx, auth, userId, TOTP_CHANGE_MAX_SIGN_IN_AGE_SECONDS);
+      Object.assign(patch, totpFields(deps, auth.tenancy, userId, input.totp_secret_base64));
+    }
     if (s.client_read_only_metadata !== undefined) patch.client_read_only_metadata = jsonOrNull(s.client_read_only_metadata);
     if (s.server_metadata !== undefined) patch.server_metadata = jsonOrNull(s.server_metadata);
     if (passwordHash !== undefined) patch.password_hash = passwordHash;
