@@ -243,8 +243,12 @@ export function matchHostPattern(patternLabels: readonly string[], hostname: str
   return reach[labels.length]!;
 }
 
-function percentDecode(text: string): string {
-  return text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+// Only the escapes that can spell a way up: `.`, `/`, `\`, `;`, and `%` itself (double encoding).
+// Any other escape decodes to a byte that cannot, so decoding it would only cost time.
+const PATH_ESCAPES: Record<string, string> = { '2e': '.', '2f': '/', '5c': '\\', '3b': ';', '25': '%' };
+
+function decodePathEscapes(text: string): string {
+  return text.replace(/%(2e|2f|5c|3b|25)/gi, (_, hex: string) => PATH_ESCAPES[hex.toLowerCase()]!);
 }
 
 /** A `..` segment, with `/` or `\` as separators and a `;param` tail ignored (servers differ on both). */
@@ -275,7 +279,7 @@ function hidesParentSegment(path: string): boolean {
   let current = path;
   for (let round = 0; round <= DECODING_ROUNDS; round++) {
     if (hasParentSegment(current)) return true;
-    const decoded = percentDecode(current);
+    const decoded = decodePathEscapes(current);
     if (decoded === current) return false;
     current = decoded;
   }
@@ -285,9 +289,8 @@ function hidesParentSegment(path: string): boolean {
 /** Whether `path` is `prefix` or below it, segment-wise (`/app` covers `/app/x`, not `/application`). */
 function isWithinPath(path: string, prefix: string): boolean {
   if (prefix === '/') return true;
-  if (hidesParentSegment(path)) return false;
-  if (path === prefix) return true;
-  return path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
+  const inside = path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
+  return inside && !hidesParentSegment(path);
 }
 
 function matchesPattern(url: URL, pattern: TrustedDomainPattern): boolean {
