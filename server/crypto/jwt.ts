@@ -188,21 +188,12 @@ export class Keyring {
     this.signingGeneration = signing;
   }
 
-  get newestGeneration(): number {
-    return Math.max(...this.generations.keys());
-  }
-
   get currentGeneration(): number {
     return this.signingGeneration;
   }
 
   hasGeneration(generation: number): boolean {
     return this.generations.has(generation);
-  }
-
-  /** The kid this keyring signs a project's tokens with now. */
-  signingKid(projectId: string): string {
-    return kidFor(projectId, this.signingGeneration);
   }
 
   /** The project's public keys, one per loaded generation, newest first. */
