@@ -201,7 +201,8 @@ describe('admin access tokens', () => {
     expect((await h.get('/internal/projects/current', project.ownerAdmin())).status).toBe(200);
     const signOut = await h.del('/auth/sessions/current', h.internalClient(project.owner.accessToken));
     expect(signOut.status).toBe(200);
-    expectKnownError(await h.get('/internal/projects/current', project.ownerAdmin()), 401, 'ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN');
+    // The token's session is gone: it is expired (issue 13 item 5), not "not an admin".
+    expectKnownError(await h.get('/internal/projects/current', project.ownerAdmin()), 401, 'ADMIN_ACCESS_TOKEN_EXPIRED');
   });
 });
 
