@@ -19,6 +19,7 @@ import type { UserRow } from '../db/schema.js';
 import { KnownErrors } from '../errors/known-errors.js';
 import type { AuthContext } from '../trpc/context.js';
 import { findSessionUser } from '../domains/users/queries.js';
+import type { Executor } from '../domains/projects/queries.js';
 
 /** One lookup per request: keyed by the request's auth context (built once per request). */
 const sessionUsers = new WeakMap<AuthContext, Promise<UserRow | undefined>>();
@@ -28,21 +29,20 @@ const sessionUsers = new WeakMap<AuthContext, Promise<UserRow | undefined>>();
  * USER_AUTHENTICATION_REQUIRED without an access token and ACCESS_TOKEN_EXPIRED when the session is
  * gone (signed out, revoked, the user deleted). Memoised per request.
  *
- * Inside a transaction this is safe only after the procedure's access middleware ran the check
- * (it always does, except for sign-in procedures): the memoised answer needs no connection, while a
- * first lookup on `deps.db` inside a PGlite transaction would wait for the transaction's own
- * connection.
+ * Inside a transaction pass `trx` as `db`: the access middleware has normally run the check already
+ * (the memoised answer needs no connection), but a first lookup on `deps.db` inside a PGlite
+ * transaction would wait for the transaction's own connection.
  *
  * @example
  * const user = await liveSessionUser(deps, auth);
  * if (!user.password_hash) throw new KnownErrors.UserDoesNotHavePassword();
  */
-export async function liveSessionUser(deps: Deps, auth: AuthContext): Promise<UserRow> {
+export async function liveSessionUser(deps: Deps, auth: AuthContext, db: Executor = deps.db): Promise<UserRow> {
   const claims = auth.user;
   if (!claims) throw new KnownErrors.UserAuthenticationRequired();
   let pending = sessionUsers.get(auth);
   if (!pending) {
-    pending = findSessionUser(deps.db, auth.tenancy.id, claims.sub, claims.refresh_token_id);
+    pending = findSessionUser(db, auth.tenancy.id, claims.sub, claims.refresh_token_id);
     sessionUsers.set(auth, pending);
     // A failed lookup (database down) is not remembered as an answer.
     pending.catch(() => sessionUsers.delete(auth));

@@ -128,9 +128,8 @@ export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<t
 /** Inside a transaction pass `trx`: PGlite has one connection, so a read on `deps.db` there deadlocks. */
 async function loadUserFor(deps: Deps, auth: AuthContext, userId: string, db: Executor = deps.db): Promise<UserRow> {
   // The caller's own user: the live-session check's row (access/policy.ts), memoised for the
-  // request, so GET /users/me costs one query. The access middleware ran the check before this
-  // procedure, so no connection is needed here even inside a transaction.
-  if (isOwnUser(auth, userId)) return liveSessionUser(deps, auth);
+  // request, so GET /users/me costs one query.
+  if (isOwnUser(auth, userId)) return liveSessionUser(deps, auth, db);
   const row = await q.findUser(db, auth.tenancy.id, userId);
   if (!row) throw new KnownErrors.UserNotFound();
   return row;
