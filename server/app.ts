@@ -18,6 +18,7 @@ import { createRestDispatcher, sendError } from './trpc/rest.js';
 import { appRouter } from './router.js';
 import { handleOAuthToken } from './domains/sessions/oauth-token.js';
 import { readLeanJsonBody } from './json-body.js';
+import { refuseLongUrl } from './http/client-error.js';
 import { sql } from 'kysely';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -233,6 +234,7 @@ export function createRequestHandler(deps: Deps): (req: IncomingMessage, res: Se
   const app = createApp(deps);
   const parts = hotPaths.get(app)!;
   return (rawReq, rawRes) => {
+    if (refuseLongUrl(rawReq, rawRes)) return;
     if (!HOT_ROUTES.has(`${rawReq.method} ${rawReq.url}`)) {
       app(rawReq, rawRes);
       return;
