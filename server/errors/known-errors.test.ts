@@ -29,6 +29,8 @@ const samples: { [K in Key]: () => KnownErrorOf<K> } = {
   UriTooLong: () => new KnownErrors.UriTooLong(8_192),
   RequestTimeout: () => new KnownErrors.RequestTimeout(),
   MalformedHttpRequest: () => new KnownErrors.MalformedHttpRequest(),
+  MetricsTokenRequired: () => new KnownErrors.MetricsTokenRequired(),
+  MetricsLoopbackOnly: () => new KnownErrors.MetricsLoopbackOnly(),
   RateLimited: () => new KnownErrors.RateLimited(30),
   InfiniteLoopDetected: () => new KnownErrors.InfiniteLoopDetected(),
   InternalServerError: () => new KnownErrors.InternalServerError('req_123'),

@@ -132,6 +132,18 @@ export const KnownErrors = {
     message: 'The request is not valid HTTP/1.1 (a malformed request line, header or chunked body). Check the client that sent it.',
   })),
 
+  /** GET /metrics with LATCH_METRICS_TOKEN set, without that token (server/http/metrics-access.ts). */
+  MetricsTokenRequired: defineKnownError('METRICS_TOKEN_REQUIRED', 401, () => ({
+    message: 'GET /metrics needs the header Authorization: Bearer <token>, with the token the operator set in LATCH_METRICS_TOKEN.',
+  })),
+
+  /** GET /metrics without LATCH_METRICS_TOKEN, from a peer that is not loopback (or through a proxy). */
+  MetricsLoopbackOnly: defineKnownError('METRICS_LOOPBACK_ONLY', 403, () => ({
+    message:
+      'GET /metrics answers only requests from this machine (loopback, not through a proxy). ' +
+      'To scrape it from elsewhere, set LATCH_METRICS_TOKEN and send Authorization: Bearer <token>.',
+  })),
+
   /** Sent with a Retry-After header carrying the same number of seconds. */
   RateLimited: defineKnownError('RATE_LIMITED', 429, (retryAfterSeconds: number) => ({
     message: `Too many requests. Wait ${retryAfterSeconds} seconds (see the Retry-After header) and try again.`,
