@@ -173,6 +173,36 @@ describe('admin console', { timeout: 90_000 }, () => {
     await context.close();
   });
 
+  it("keeps the owner's refresh token out of the page's reach: an HttpOnly cookie and memory, never storage", async () => {
+    const owner = await h.signUpOwner();
+    const { context, page, errors } = await newPage();
+    await signIn(page, owner.email);
+    // Nothing a script can read holds a token: no readable cookie, nothing in web storage.
+    const readable = await page.evaluate(() => ({ cookie: document.cookie, local: JSON.stringify(localStorage), session: JSON.stringify(sessionStorage) }));
+    expect(readable).toEqual({ cookie: '', local: '{}', session: '{}' });
+    const cookies = await context.cookies();
+    expect(cookies.map((c) => c.name)).toEqual(['latch-console-refresh']);
+    expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/console' });
+    // It is a live internal-project session's refresh token.
+    const refreshed = await h.post('/auth/sessions/current/refresh', {}, { ...h.internalClient(), 'x-latch-refresh-token': cookies[0]!.value });
+    expect(refreshed.status).toBe(200);
+
+    // A reload keeps the owner signed in (a new access token comes from the cookie's session).
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+
+    // Signing out ends the session and forgets the cookie; a reload shows the sign-in page.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await context.cookies()).toEqual([]);
+    expect((await h.post('/auth/sessions/current/refresh', {}, { ...h.internalClient(), 'x-latch-refresh-token': cookies[0]!.value })).status).toBe(401);
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('shows the overview charts from /internal/metrics', async () => {
     const project = await h.createProject({ displayName: 'Metrics' });
     await Promise.all([h.signUpUser(project), h.signUpUser(project), h.signUpUser(project)]);

@@ -20,6 +20,7 @@ import { handleOAuthToken } from './domains/sessions/oauth-token.js';
 import { readLeanJsonBody } from './json-body.js';
 import { refuseLongUrl } from './http/client-error.js';
 import { metricsAccessError } from './http/metrics-access.js';
+import { consoleSessionRouter } from './http/console-session.js';
 import { sql } from 'kysely';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -158,6 +159,8 @@ export function createApp(deps: Deps): express.Express {
   const oauthBody = [parseJson, express.urlencoded({ extended: false, limit: '64kb' }), guardBody({ checkStrings: true })];
 
   app.post('/api/v1/auth/oauth/token', oauthBody, (req: Request, res: Response) => handleOAuthToken(deps, req, res));
+  // The console keeps the owner's refresh token in an HttpOnly cookie (http/console-session.ts).
+  app.use('/api/console', consoleSessionRouter(deps));
 
   app.use('/api/trpc', jsonBody, createExpressMiddleware({
     router: appRouter,
