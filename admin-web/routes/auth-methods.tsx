@@ -173,7 +173,7 @@ function ProviderDialog({ id, provider, onClose, onSave }: { id: ProviderId; pro
         {type === 'standard' ? (
           <>
             <Field label="Client ID" error={errors.client_id}>{(props) => <input {...props} type="text" value={clientId} onChange={(event) => setClientId(event.target.value)} />}</Field>
-            <Field label="Client secret" error={errors.client_secret} hint={provider?.has_client_secret ? 'A secret is saved. Leave empty to keep it.' : undefined}>{(props) => <input {...props} type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} />}</Field>
+            <Field label="Client secret" error={errors.client_secret} hint={provider?.has_client_secret ? 'A secret is stored; leave this empty to keep it.' : undefined}>{(props) => <input {...props} type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} />}</Field>
             {id === 'facebook' ? <Field label="Facebook business config ID (optional)">{(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}</Field> : null}
             {id === 'microsoft' ? <Field label="Microsoft tenant ID (optional)">{(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}</Field> : null}
           </>

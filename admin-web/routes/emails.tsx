@@ -123,7 +123,7 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
               <div style={{ flex: 1 }}><Field label="Port" error={errors.port}>{(props) => <input {...props} type="number" value={port} onChange={(event) => setPort(event.target.value)} />}</Field></div>
             </div>
             <Field label="Username" error={errors.username}>{(props) => <input {...props} type="text" autoComplete="off" value={username} onChange={(event) => setUsername(event.target.value)} />}</Field>
-            <Field label="Password" error={errors.password} hint={standard?.has_password ? 'A password is saved. Leave empty to keep it.' : undefined}>{(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}</Field>
+            <Field label="Password" error={errors.password} hint={standard?.has_password ? 'A password is stored; leave this empty to keep it.' : undefined}>{(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}</Field>
             <Field label="Sender name" error={errors.sender_name}>{(props) => <input {...props} type="text" value={senderName} onChange={(event) => setSenderName(event.target.value)} />}</Field>
             <Field label="Sender email" error={errors.sender_email}>{(props) => <input {...props} type="email" value={senderEmail} onChange={(event) => setSenderEmail(event.target.value)} />}</Field>
             <div className="row" style={{ alignItems: 'flex-end' }}>
