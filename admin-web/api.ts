@@ -1,10 +1,11 @@
 import { AdminApp, ClientApp, KnownError, LatchNetworkError } from '../sdk/index.js';
+import { consoleTokenStore } from './console-token-store.js';
 
 /**
  * The console's two kinds of SDK app. Owners are users of the internal project (id `internal`,
  * fixed by a migration); its client calls need no publishable key, so the console needs no
- * configuration at all: it talks to the server that served it (same origin) and keeps the owner's
- * session in the SDK's cookie store. Each project is managed through an `AdminApp` authenticated
+ * configuration at all: it talks to the server that served it (same origin). The owner's refresh
+ * token lives in an HttpOnly cookie and the access token in memory (console-token-store.ts). Each project is managed through an `AdminApp` authenticated
  * with the owner's internal access token (refreshed by the internal app as needed).
  */
 export const INTERNAL_PROJECT_ID = 'internal';
@@ -12,7 +13,7 @@ export const INTERNAL_PROJECT_ID = 'internal';
 export const internalApp = new ClientApp({
   projectId: INTERNAL_PROJECT_ID,
   baseUrl: window.location.origin,
-  tokenStore: 'cookie',
+  tokenStore: consoleTokenStore(window.location.origin),
   urls: { signIn: '/sign-in' },
 });
 

@@ -173,6 +173,36 @@ describe('admin console', { timeout: 90_000 }, () => {
     await context.close();
   });
 
+  it("keeps the owner's refresh token out of the page's reach: an HttpOnly cookie and memory, never storage", async () => {
+    const owner = await h.signUpOwner();
+    const { context, page, errors } = await newPage();
+    await signIn(page, owner.email);
+    // Nothing a script can read holds a token: no readable cookie, nothing in web storage.
+    const readable = await page.evaluate(() => ({ cookie: document.cookie, local: JSON.stringify(localStorage), session: JSON.stringify(sessionStorage) }));
+    expect(readable).toEqual({ cookie: '', local: '{}', session: '{}' });
+    const cookies = await context.cookies();
+    expect(cookies.map((c) => c.name)).toEqual(['latch-console-refresh']);
+    expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/console' });
+    // It is a live internal-project session's refresh token.
+    const refreshed = await h.post('/auth/sessions/current/refresh', {}, { ...h.internalClient(), 'x-latch-refresh-token': cookies[0]!.value });
+    expect(refreshed.status).toBe(200);
+
+    // A reload keeps the owner signed in (a new access token comes from the cookie's session).
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+
+    // Signing out ends the session and forgets the cookie; a reload shows the sign-in page.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await context.cookies()).toEqual([]);
+    expect((await h.post('/auth/sessions/current/refresh', {}, { ...h.internalClient(), 'x-latch-refresh-token': cookies[0]!.value })).status).toBe(401);
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('shows the overview charts from /internal/metrics', async () => {
     const project = await h.createProject({ displayName: 'Metrics' });
     await Promise.all([h.signUpUser(project), h.signUpUser(project), h.signUpUser(project)]);
@@ -391,7 +421,16 @@ describe('admin console', { timeout: 90_000 }, () => {
     await shot(page, '10-auth-methods');
     await expectAccessible(page, 'auth methods');
     const github = (await config(project)).oauth_providers.find((p: { id: string }) => p.id === 'github');
-    expect(github).toMatchObject({ enabled: true, type: 'standard', client_id: 'gh-client' });
+    expect(github).toMatchObject({ enabled: true, type: 'standard', client_id: 'gh-client', has_client_secret: true });
+    expect(JSON.stringify(await config(project))).not.toContain('gh-secret');
+    // Saving another provider sends GitHub back without its (write-only) secret: the server keeps it.
+    const storedSecret = async () => ((await h.latch.deps.db.selectFrom('projects').select('config').where('id', '=', project.id).executeTakeFirstOrThrow()).config as { oauth_providers: { id: string; client_secret: string | null }[] }).oauth_providers.find((p) => p.id === 'github')?.client_secret;
+    const before = await storedSecret();
+    expect(before).toMatch(/^v1\./);
+    await page.getByRole('button', { name: 'Configure Google' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    await expect.poll(async () => (await config(project)).oauth_providers.map((p: { id: string }) => p.id).sort()).toEqual(['github', 'google']);
+    expect(await storedSecret()).toBe(before);
 
     await page.getByRole('link', { name: 'Project settings' }).click();
     await page.getByRole('switch', { name: 'Production mode' }).check();
@@ -442,7 +481,17 @@ describe('admin console', { timeout: 90_000 }, () => {
     expect(received.from?.address).toBe('noreply@shop.test');
     await page.getByRole('button', { name: 'Save email server' }).click();
     await page.getByText('Saved.').waitFor();
-    expect((await config(project)).email_config).toMatchObject({ type: 'standard', host: '127.0.0.1', port: sink.port });
+    expect((await config(project)).email_config).toMatchObject({ type: 'standard', host: '127.0.0.1', port: sink.port, has_password: true });
+    expect(JSON.stringify(await config(project))).not.toContain(SMTP_PASSWORD);
+    // The password is write-only: after a reload the field is empty, and saving again keeps it
+    // (the invitation below only reaches the sink with the right password).
+    await page.reload();
+    expect(await page.getByLabel('Password', { exact: true }).inputValue()).toBe('');
+    await page.getByText('A password is stored; leave this empty to keep it.').waitFor();
+    await page.getByLabel('Sender name').fill('Shop (renamed)');
+    await page.getByRole('button', { name: 'Save email server' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect((await config(project)).email_config).toMatchObject({ sender_name: 'Shop (renamed)', has_password: true });
 
     // A sign-in invitation, now through the project's own (saved) server: it reaches the sink.
     const invited = h.uniqueEmail('invited');

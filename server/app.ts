@@ -18,6 +18,9 @@ import { createRestDispatcher, sendError } from './trpc/rest.js';
 import { appRouter } from './router.js';
 import { handleOAuthToken } from './domains/sessions/oauth-token.js';
 import { readLeanJsonBody } from './json-body.js';
+import { refuseLongUrl } from './http/client-error.js';
+import { metricsAccessError } from './http/metrics-access.js';
+import { consoleSessionRouter } from './http/console-session.js';
 import { sql } from 'kysely';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -31,6 +34,9 @@ const ADMIN_CSP = [
   "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", 'img-src * data:', "connect-src 'self'",
   "frame-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
 ].join('; ');
+
+/** One year; sent only over https (see tagRequest). */
+const HSTS = 'max-age=31536000';
 
 /** Allowed on cross-origin requests: every x-latch-* request header, and our response headers exposed. */
 const ALLOWED_HEADERS = [
@@ -58,10 +64,17 @@ export function createApp(deps: Deps): express.Express {
   const dispatcher = createRestDispatcher(appRouter, deps);
   const openApiDocument = buildOpenApiDocument(appRouter);
 
+  // HSTS whenever Latch is served over https: its public URL is https, or this request came over
+  // TLS (a TLS-terminating proxy that LATCH_TRUST_PROXY trusts says so with X-Forwarded-Proto).
+  // No includeSubDomains: the operator's other hosts are not ours to pin.
+  const httpsBase = deps.env.baseUrl?.toLowerCase().startsWith('https://') ?? false;
   const tagRequest = (req: Request, res: Response, next: NextFunction) => {
     const requestId = randomUUID();
     res.locals.requestId = requestId;
     res.setHeader('x-latch-request-id', requestId);
+    if (httpsBase || ((req.headers['x-forwarded-proto'] !== undefined || (req.socket as { encrypted?: boolean }).encrypted) && req.secure)) {
+      res.setHeader('strict-transport-security', HSTS);
+    }
     res.on('finish', () => {
       const key = String(res.statusCode);
       metrics.requests.set(key, (metrics.requests.get(key) ?? 0) + 1);
@@ -100,7 +113,14 @@ export function createApp(deps: Deps): express.Express {
     }
   });
 
-  app.get('/metrics', (_req, res) => {
+  app.get('/metrics', (req, res) => {
+    const denied = metricsAccessError(req, deps.env.metricsToken);
+    if (denied) {
+      if (denied.status === 401) res.setHeader('www-authenticate', 'Bearer realm="latch-metrics"');
+      res.setHeader('cache-control', 'no-store');
+      sendError(req, res, deps, String(res.locals.requestId), denied);
+      return;
+    }
     const lines = ['# HELP latch_http_responses_total HTTP responses by status.', '# TYPE latch_http_responses_total counter'];
     for (const [status, count] of metrics.requests) lines.push(`latch_http_responses_total{status="${status}"} ${count}`);
     const memory = process.memoryUsage();
@@ -117,7 +137,9 @@ export function createApp(deps: Deps): express.Express {
   app.get('/api/v1/docs/openapi.json', (_req, res) => res.json(openApiDocument));
   app.use('/api/v1/docs/assets', express.static(SWAGGER_UI_DIST, { index: false }));
   app.get(['/api/v1/docs', '/api/v1/docs/'], (_req, res) => {
-    res.setHeader('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; script-src 'self' 'unsafe-inline'");
+    // No other site may frame the reference (its "Try it out" sends requests with typed-in keys).
+    res.setHeader('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+    res.setHeader('x-frame-options', 'DENY');
     res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>Latch API reference</title>
 <link rel="stylesheet" href="/api/v1/docs/assets/swagger-ui.css"></head><body><div id="docs"></div>
 <script src="/api/v1/docs/assets/swagger-ui-bundle.js"></script>
@@ -137,6 +159,8 @@ export function createApp(deps: Deps): express.Express {
   const oauthBody = [parseJson, express.urlencoded({ extended: false, limit: '64kb' }), guardBody({ checkStrings: true })];
 
   app.post('/api/v1/auth/oauth/token', oauthBody, (req: Request, res: Response) => handleOAuthToken(deps, req, res));
+  // The console keeps the owner's refresh token in an HttpOnly cookie (http/console-session.ts).
+  app.use('/api/console', consoleSessionRouter(deps));
 
   app.use('/api/trpc', jsonBody, createExpressMiddleware({
     router: appRouter,
@@ -233,6 +257,7 @@ export function createRequestHandler(deps: Deps): (req: IncomingMessage, res: Se
   const app = createApp(deps);
   const parts = hotPaths.get(app)!;
   return (rawReq, rawRes) => {
+    if (refuseLongUrl(rawReq, rawRes)) return;
     if (!HOT_ROUTES.has(`${rawReq.method} ${rawReq.url}`)) {
       app(rawReq, rawRes);
       return;

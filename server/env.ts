@@ -43,6 +43,11 @@ export interface LatchEnv {
   trustProxy: number | string | false;
   /** LATCH_LOG_LEVEL — error | warn | info (default info). */
   logLevel: 'error' | 'warn' | 'info';
+  /**
+   * LATCH_METRICS_TOKEN — when set, GET /metrics needs `Authorization: Bearer <token>` (from any
+   * address); unset, /metrics answers only loopback peers that did not come through a proxy.
+   */
+  metricsToken: string | null;
   /** Brute-force limits, counted in the database (server/domains/rate-limits). */
   rateLimits: RateLimitSettings;
   /** Email delivery (server/domains/emails). */
@@ -173,6 +178,14 @@ function smtpUrlFrom(value: string | undefined): string | null {
   return url;
 }
 
+function metricsTokenFrom(value: string | undefined): string | null {
+  const token = value?.trim();
+  if (!token) return null;
+  // A bearer token a scraper sends on every request: long enough not to be guessed.
+  if (token.length < 16 || /\s/.test(token)) throw new Error('LATCH_METRICS_TOKEN must be at least 16 characters, without spaces');
+  return token;
+}
+
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
   const databaseUrl = source.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -196,6 +209,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     accessTokenTtlSeconds: intFrom('LATCH_ACCESS_TOKEN_TTL_SECONDS', source.LATCH_ACCESS_TOKEN_TTL_SECONDS, 600, 5, 86400),
     logLevel,
     trustProxy: trustProxyFrom(source.LATCH_TRUST_PROXY),
+    metricsToken: metricsTokenFrom(source.LATCH_METRICS_TOKEN),
     rateLimits: {
       windowSeconds: intFrom('LATCH_RATE_LIMIT_WINDOW_SECONDS', source.LATCH_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMITS.windowSeconds, 1, 86400),
       signInPerEmail: intFrom('LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL', source.LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL, DEFAULT_RATE_LIMITS.signInPerEmail, 0, 1_000_000),

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { type ServerResponse, createServer } from 'node:http';
 import { createRequestHandler } from './app.js';
+import { handleClientError } from './http/client-error.js';
 import { deriveKey } from './crypto/encryption.js';
 import { setPasswordHashConcurrency, warmPasswordHashing } from './crypto/passwords.js';
 import { type DatabaseTarget, openDatabase } from './db/kysely.js';
@@ -55,6 +56,8 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
 
   const server = createServer(createRequestHandler(deps));
   server.keepAliveTimeout = 65_000;
+  // Requests the HTTP parser refuses (headers too large, malformed, too slow) get catalogued errors.
+  server.on('clientError', handleClientError);
   // While closing, every response says `connection: close`, so a keep-alive client cannot hold the
   // server open by sending one more request on a socket it already has. Responses already under
   // way when close() starts are marked too (shouldKeepAlive is read when their headers go out).

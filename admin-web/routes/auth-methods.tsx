@@ -128,7 +128,8 @@ type ProviderInput = NonNullable<ConfigPatch['oauth_providers']>[number];
 
 function toInput(provider: Provider): ProviderInput {
   return {
-    id: provider.id, enabled: provider.enabled, type: provider.type, client_id: provider.client_id, client_secret: provider.client_secret,
+    // The secret is write-only: leaving it out keeps the stored one (same provider and client id).
+    id: provider.id, enabled: provider.enabled, type: provider.type, client_id: provider.client_id,
     facebook_config_id: provider.facebook_config_id, microsoft_tenant_id: provider.microsoft_tenant_id,
   };
 }
@@ -137,7 +138,8 @@ function ProviderDialog({ id, provider, onClose, onSave }: { id: ProviderId; pro
   const [enabled, setEnabled] = useState(provider?.enabled ?? true);
   const [type, setType] = useState<'shared' | 'standard'>(provider?.type ?? 'shared');
   const [clientId, setClientId] = useState(provider?.client_id ?? '');
-  const [clientSecret, setClientSecret] = useState(provider?.client_secret ?? '');
+  // Never sent back by the server: empty keeps the saved secret (while the client ID stays the same).
+  const [clientSecret, setClientSecret] = useState('');
   const [extra, setExtra] = useState(provider?.facebook_config_id ?? provider?.microsoft_tenant_id ?? '');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
@@ -171,7 +173,7 @@ function ProviderDialog({ id, provider, onClose, onSave }: { id: ProviderId; pro
         {type === 'standard' ? (
           <>
             <Field label="Client ID" error={errors.client_id}>{(props) => <input {...props} type="text" value={clientId} onChange={(event) => setClientId(event.target.value)} />}</Field>
-            <Field label="Client secret" error={errors.client_secret}>{(props) => <input {...props} type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} />}</Field>
+            <Field label="Client secret" error={errors.client_secret} hint={provider?.has_client_secret ? 'A secret is stored; leave this empty to keep it.' : undefined}>{(props) => <input {...props} type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} />}</Field>
             {id === 'facebook' ? <Field label="Facebook business config ID (optional)">{(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}</Field> : null}
             {id === 'microsoft' ? <Field label="Microsoft tenant ID (optional)">{(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}</Field> : null}
           </>

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { emailConfigSchema } from '../../server/domains/projects/schemas.js';
+import type { z } from 'zod';
+import { emailConfigSchema, emailConfigUpdateSchema } from '../../server/domains/projects/schemas.js';
 import { sendSignInInvitationSchema, sendTestEmailSchema } from '../../server/domains/emails/schemas.js';
 import type { EmailConfig, SendTestEmailResult } from '../../sdk/index.js';
 import { saveConfig } from '../components/config.js';
@@ -29,6 +30,7 @@ export function EmailsPage({ projectId, admin, project, emailId }: PageProps & {
 }
 
 type StoredConfig = PageProps['project']['config']['email_config'];
+type EmailConfigUpdate = Extract<NonNullable<Parameters<typeof saveConfig>[1]['email_config']>, object>;
 
 function ServerCard({ admin, config }: { admin: PageProps['admin']; config: StoredConfig }) {
   const owner = useOwner();
@@ -37,7 +39,9 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
   const [host, setHost] = useState(standard?.host ?? '');
   const [port, setPort] = useState(String(standard?.port ?? 587));
   const [username, setUsername] = useState(standard?.username ?? '');
-  const [password, setPassword] = useState(standard?.password ?? '');
+  // The saved password is never sent back (has_password says whether there is one): an empty field
+  // keeps it, as long as host and username stay the same (the server's rule).
+  const [password, setPassword] = useState('');
   const [senderName, setSenderName] = useState(standard?.sender_name ?? '');
   const [senderEmail, setSenderEmail] = useState(standard?.sender_email ?? '');
   const [recipient, setRecipient] = useState('');
@@ -47,22 +51,22 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
   const [testing, setTesting] = useState(false);
   const [testResult, setTestResult] = useState<SendTestEmailResult | null>(null);
 
-  const current = (): EmailConfig =>
+  const keepsPassword = password === '' && standard?.has_password === true;
+  const current = (): EmailConfigUpdate =>
     type === 'shared'
       ? { type: 'shared' }
-      : { type: 'standard', host: host.trim(), port: Number(port), username, password, sender_name: senderName.trim(), sender_email: senderEmail.trim() };
+      : { type: 'standard', host: host.trim(), port: Number(port), username, ...(keepsPassword ? {} : { password }), sender_name: senderName.trim(), sender_email: senderEmail.trim() };
 
-  const check = (): EmailConfig | null => {
-    const value = current();
-    const invalid = fieldErrors(emailConfigSchema, value);
+  const check = <T,>(schema: z.ZodType<T>, value: EmailConfigUpdate): T | null => {
+    const invalid = fieldErrors(schema, value);
     setErrors(invalid ?? {});
-    return invalid ? null : value;
+    return invalid ? null : (value as T);
   };
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
-    const value = check();
+    const value = check<EmailConfigUpdate>(emailConfigUpdateSchema, current());
     if (!value) return;
     try {
       setError(null);
@@ -75,7 +79,11 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
 
   const test = async () => {
     setTestResult(null);
-    const value = check();
+    if (keepsPassword) {
+      setErrors({ password: 'Enter the password to send a test email: the saved one is never sent back to the console.' });
+      return;
+    }
+    const value = check<EmailConfig>(emailConfigSchema, current());
     if (!value) return;
     const to = recipient.trim() || owner.data?.primary_email || '';
     const invalid = fieldErrors(sendTestEmailSchema, { recipient_email: to, email_config: value });
@@ -115,7 +123,7 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
               <div style={{ flex: 1 }}><Field label="Port" error={errors.port}>{(props) => <input {...props} type="number" value={port} onChange={(event) => setPort(event.target.value)} />}</Field></div>
             </div>
             <Field label="Username" error={errors.username}>{(props) => <input {...props} type="text" autoComplete="off" value={username} onChange={(event) => setUsername(event.target.value)} />}</Field>
-            <Field label="Password" error={errors.password}>{(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}</Field>
+            <Field label="Password" error={errors.password} hint={standard?.has_password ? 'A password is stored; leave this empty to keep it.' : undefined}>{(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}</Field>
             <Field label="Sender name" error={errors.sender_name}>{(props) => <input {...props} type="text" value={senderName} onChange={(event) => setSenderName(event.target.value)} />}</Field>
             <Field label="Sender email" error={errors.sender_email}>{(props) => <input {...props} type="email" value={senderEmail} onChange={(event) => setSenderEmail(event.target.value)} />}</Field>
             <div className="row" style={{ alignItems: 'flex-end' }}>

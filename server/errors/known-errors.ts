@@ -104,6 +104,46 @@ export const KnownErrors = {
     details: { max_bytes: maxBytes ?? null },
   })),
 
+  /**
+   * The HTTP parser's own refusals (server/http-errors.ts answers them from the `clientError` hook,
+   * before any route runs), so even a request Node could not parse gets a catalogued answer.
+   */
+  RequestHeadersTooLarge: defineKnownError('REQUEST_HEADERS_TOO_LARGE', 431, (maxBytes?: number) => ({
+    message:
+      'The request line and headers are too large.' +
+      (maxBytes !== undefined ? ` Together they may be at most ${maxBytes} bytes.` : '') +
+      ' Send fewer or smaller headers, or a shorter URL.',
+    details: { max_bytes: maxBytes ?? null },
+  })),
+
+  UriTooLong: defineKnownError('URI_TOO_LONG', 414, (maxLength?: number) => ({
+    message:
+      'The request URL is too long.' +
+      (maxLength !== undefined ? ` It may be at most ${maxLength} characters.` : '') +
+      ' Send large inputs in a request body instead of the query string.',
+    details: { max_length: maxLength ?? null },
+  })),
+
+  RequestTimeout: defineKnownError('REQUEST_TIMEOUT', 408, () => ({
+    message: 'The request was not received completely in time. Send the whole request promptly and try again.',
+  })),
+
+  MalformedHttpRequest: defineKnownError('MALFORMED_HTTP_REQUEST', 400, () => ({
+    message: 'The request is not valid HTTP/1.1 (a malformed request line, header or chunked body). Check the client that sent it.',
+  })),
+
+  /** GET /metrics with LATCH_METRICS_TOKEN set, without that token (server/http/metrics-access.ts). */
+  MetricsTokenRequired: defineKnownError('METRICS_TOKEN_REQUIRED', 401, () => ({
+    message: 'GET /metrics needs the header Authorization: Bearer <token>, with the token the operator set in LATCH_METRICS_TOKEN.',
+  })),
+
+  /** GET /metrics without LATCH_METRICS_TOKEN, from a peer that is not loopback (or through a proxy). */
+  MetricsLoopbackOnly: defineKnownError('METRICS_LOOPBACK_ONLY', 403, () => ({
+    message:
+      'GET /metrics answers only requests from this machine (loopback, not through a proxy). ' +
+      'To scrape it from elsewhere, set LATCH_METRICS_TOKEN and send Authorization: Bearer <token>.',
+  })),
+
   /** Sent with a Retry-After header carrying the same number of seconds. */
   RateLimited: defineKnownError('RATE_LIMITED', 429, (retryAfterSeconds: number) => ({
     message: `Too many requests. Wait ${retryAfterSeconds} seconds (see the Retry-After header) and try again.`,

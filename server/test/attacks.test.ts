@@ -328,10 +328,11 @@ describe('secrets at rest', () => {
       oauth_providers: [{ id: 'github', enabled: true, type: 'standard', client_id: `client-id-${marker}`, client_secret: oauthSecret }],
       email_config: { type: 'standard', host: 'smtp.example.com', port: 587, username: 'mailer', password: smtpPassword, sender_name: 'Latch', sender_email: 'noreply@example.com' },
     });
-    // The admin view hands the provider secret back: it is one of the secrets the API reveals.
+    // Secrets are write-only: not even the admin view hands them back (issue 13 item 5).
     const config = await h.get('/internal/config', project.admin());
     expect(config.status).toBe(200);
-    expect(JSON.stringify(config.body)).toContain(oauthSecret);
+    expect(JSON.stringify(config.body)).not.toContain(oauthSecret);
+    expect(JSON.stringify(config.body)).not.toContain(smtpPassword);
 
     const password = `user-password-${marker}`;
     const user: UserSession = await h.signUpUser(project, { password });

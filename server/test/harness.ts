@@ -95,6 +95,7 @@ export function testEnv(overrides: Partial<LatchEnv> = {}): LatchEnv {
     accessTokenTtlSeconds: 600,
     logLevel: 'error',
     trustProxy: DEFAULT_TRUST_PROXY,
+    metricsToken: null,
     rateLimits: DEFAULT_RATE_LIMITS,
     email: DEFAULT_EMAIL_SETTINGS,
     ...overrides,

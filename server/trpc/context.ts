@@ -5,7 +5,7 @@ import { KnownErrors } from '../errors/known-errors.js';
 import { type AccessTokenClaims, TokenVerificationError } from '../crypto/jwt.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { type ProjectConfig, DEFAULT_BRANCH_ID, INTERNAL_PROJECT_ID, effectiveConfig } from '../domains/projects/config.js';
-import { findProjectForRequest, isProjectOwner, type KeyColumn, type ProjectForRequest } from '../domains/projects/queries.js';
+import { findOwnerAccess, findProjectForRequest, type KeyColumn, type ProjectForRequest } from '../domains/projects/queries.js';
 import { ProjectAuthCache } from './project-auth-cache.js';
 
 export type AccessType = 'client' | 'server' | 'admin';
@@ -217,7 +217,10 @@ export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options:
   } else if (h.adminAccessToken) {
     const owner = await verifyUserToken(deps, h.adminAccessToken, 'admin');
     if (owner.project_id !== INTERNAL_PROJECT_ID || owner.is_anonymous) throw new KnownErrors.InvalidProjectForAdminAccessToken();
-    if (!(await isProjectOwner(deps.db, project.id, owner.sub, owner.refresh_token_id))) throw new KnownErrors.AdminAccessTokenIsNotAdmin();
+    // Revocation is immediate for owners too: a signed-out (or deleted) owner's token is expired.
+    const access = await findOwnerAccess(deps.db, project.id, owner.sub, owner.refresh_token_id);
+    if (!access.session_live) throw new KnownErrors.AdminAccessTokenExpired();
+    if (!access.is_owner) throw new KnownErrors.AdminAccessTokenIsNotAdmin();
     adminUserId = owner.sub;
   } else {
     throw new KnownErrors.AdminAuthenticationRequired();

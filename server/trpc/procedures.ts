@@ -1,3 +1,4 @@
+import { requireLiveSession } from '../access/policy.js';
 import { KnownErrors } from '../errors/known-errors.js';
 import { findInputProblem } from '../validation/schemas.js';
 import type { AccessType, AuthContext } from './context.js';
@@ -36,23 +37,37 @@ function authenticationRequired(allowed: readonly AccessType[]) {
 
 /**
  * A procedure open to the given access levels. The auth context is resolved from the x-latch-*
- * headers before the input is used; a missing or lower level is a catalogued error.
+ * headers before the input is used; a missing or lower level is a catalogued error. When the
+ * request carries a user's access token, its session must still be live (access/policy.ts): a
+ * signed-out, revoked or deleted user's token answers ACCESS_TOKEN_EXPIRED on every such procedure.
  */
 export function accessProcedure<const A extends readonly AccessType[]>(...allowed: A) {
-  return accessProcedureWith({ ignoreAccessToken: false }, ...allowed);
+  return accessProcedureWith({ ignoreAccessToken: false, liveSession: true }, ...allowed);
+}
+
+/**
+ * For the ways in (sign-in, sign-up, password reset, magic link): they act for a caller who is not
+ * signed in yet, so an access token sent along is not checked for a live session here. The one
+ * that uses it (upgrading an anonymous user in place) looks the session up itself, under a lock,
+ * and signs up a new user when it is gone. Anything that acts for the signed-in user must use
+ * accessProcedure instead; server/test/live-session.test.ts lists every procedure built with this.
+ */
+export function signInProcedure<const A extends readonly AccessType[]>(...allowed: A) {
+  return accessProcedureWith({ ignoreAccessToken: false, liveSession: false }, ...allowed);
 }
 
 /** Like accessProcedure, but never reads the access token (the refresh call: it may have expired). */
 export function projectAccessProcedure<const A extends readonly AccessType[]>(...allowed: A) {
-  return accessProcedureWith({ ignoreAccessToken: true }, ...allowed);
+  return accessProcedureWith({ ignoreAccessToken: true, liveSession: false }, ...allowed);
 }
 
-function accessProcedureWith<const A extends readonly AccessType[]>(options: { ignoreAccessToken: boolean }, ...allowed: A) {
+function accessProcedureWith<const A extends readonly AccessType[]>(options: { ignoreAccessToken: boolean; liveSession: boolean }, ...allowed: A) {
   // One middleware, not two: tRPC copies the whole context at every level of the chain.
   return t.procedure.use(async ({ ctx, next, getRawInput }) => {
     const auth = await (options.ignoreAccessToken ? ctx.getProjectAuth() : ctx.getAuth());
     if (!auth) throw authenticationRequired(allowed);
     if (!allowed.includes(auth.type)) throw new KnownErrors.InsufficientAccessType(auth.type, [...allowed]);
+    if (options.liveSession) await requireLiveSession(ctx.deps, auth);
     // The auth checks come first, then the input guard: the order of the former two middlewares.
     await refuseUnstorableInput(getRawInput);
     return next({ ctx: { ...ctx, auth: auth as AuthContext & { type: A[number] } } });

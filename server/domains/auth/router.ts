@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
-import { accessProcedure, clientProcedure } from '../../trpc/procedures.js';
+import { clientProcedure, signInProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../validation/schemas.js';
 import * as magicLink from './magic-link.js';
 import * as passwordReset from './password-reset.js';
@@ -10,13 +10,13 @@ import * as service from './service.js';
 const TAGS = ['Auth'];
 
 export const authRouter = router({
-  passwordSignUp: accessProcedure('client')
+  passwordSignUp: signInProcedure('client')
     .meta({ openapi: { method: 'POST', path: '/auth/password/sign-up', tags: TAGS, summary: 'Sign up with email and password' } })
     .input(schemas.passwordSignUpSchema)
     .output(schemas.authResponseSchema)
     .mutation(({ ctx, input }) => service.signUpWithPassword(ctx.deps, ctx.auth, input.email, input.password, ctx.ip, input.verification_callback_url)),
 
-  passwordSignIn: accessProcedure('client')
+  passwordSignIn: signInProcedure('client')
     .meta({ openapi: { method: 'POST', path: '/auth/password/sign-in', tags: TAGS, summary: 'Sign in with email and password' } })
     .input(schemas.passwordSignInSchema)
     .output(schemas.authResponseSchema)
@@ -40,37 +40,37 @@ export const authRouter = router({
       return { success: true as const };
     }),
 
-  passwordSendResetCode: clientProcedure
+  passwordSendResetCode: signInProcedure('client', 'server', 'admin')
     .meta({ openapi: { method: 'POST', path: '/auth/password/send-reset-code', tags: TAGS, summary: 'Email a password reset link (the same answer whether or not the account exists)' } })
     .input(schemas.sendResetCodeSchema)
     .output(successSchema)
     .mutation(({ ctx, input }) => passwordReset.sendResetCode(ctx.deps, ctx.auth, input.email, input.callback_url)),
 
-  passwordResetCheckCode: clientProcedure
+  passwordResetCheckCode: signInProcedure('client', 'server', 'admin')
     .meta({ openapi: { method: 'POST', path: '/auth/password/reset/check-code', tags: TAGS, summary: 'Check a password reset code without using it' } })
     .input(schemas.resetCheckCodeSchema)
     .output(schemas.resetCheckCodeResultSchema)
     .mutation(({ ctx, input }) => passwordReset.checkResetCode(ctx.deps, ctx.auth, input.code, ctx.ip)),
 
-  passwordReset: clientProcedure
+  passwordReset: signInProcedure('client', 'server', 'admin')
     .meta({ openapi: { method: 'POST', path: '/auth/password/reset', tags: TAGS, summary: 'Set a new password with a reset code (signs the user out everywhere)' } })
     .input(schemas.passwordResetSchema)
     .output(successSchema)
     .mutation(({ ctx, input }) => passwordReset.resetPassword(ctx.deps, ctx.auth, input.code, input.password, ctx.ip)),
 
-  otpSendSignInCode: accessProcedure('client')
+  otpSendSignInCode: signInProcedure('client')
     .meta({ openapi: { method: 'POST', path: '/auth/otp/send-sign-in-code', tags: TAGS, summary: 'Email a magic link and a 6-character sign-in code (magic_link_enabled)' } })
     .input(schemas.otpSendSignInCodeSchema)
     .output(schemas.otpSendSignInCodeResultSchema)
     .mutation(({ ctx, input }) => magicLink.sendSignInCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip)),
 
-  otpSignIn: accessProcedure('client')
+  otpSignIn: signInProcedure('client')
     .meta({ openapi: { method: 'POST', path: '/auth/otp/sign-in', tags: TAGS, summary: 'Sign in (or sign up) with a magic link code, or a typed code followed by the nonce' } })
     .input(schemas.otpSignInSchema)
     .output(schemas.authResponseSchema)
     .mutation(({ ctx, input }) => magicLink.signInWithCode(ctx.deps, ctx.auth, input.code, ctx.ip)),
 
-  anonymousSignUp: accessProcedure('client')
+  anonymousSignUp: signInProcedure('client')
     .meta({ openapi: { method: 'POST', path: '/auth/anonymous/sign-up', tags: TAGS, summary: 'Create an anonymous user (its tokens need x-latch-allow-anonymous-user: true)' } })
     .input(z.object({}))
     .output(schemas.authResponseSchema)

@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js';
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
 import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
+import { liveSessionUser } from '../../access/policy.js';
 import { limitEmailProbes, limitSignIn } from '../rate-limits/service.js';
 import { findPrimaryChannel } from '../contact-channels/queries.js';
 import { queueVerificationEmail } from '../contact-channels/service.js';
@@ -85,10 +86,8 @@ export async function signInWithPassword(deps: Deps, auth: AuthContext, email: s
 }
 
 async function requireOwnUser(deps: Deps, auth: AuthContext) {
-  if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
-  const user = await findSessionUser(deps.db, auth.tenancy.id, auth.user.sub, auth.user.refresh_token_id);
-  if (!user) throw new KnownErrors.AccessTokenExpired();
-  return { user, sessionId: auth.user.refresh_token_id };
+  const user = await liveSessionUser(deps, auth);
+  return { user, sessionId: auth.user!.refresh_token_id };
 }
 
 /** Changes the password; every other session of the user is signed out. */

@@ -6,7 +6,8 @@ import type { AuthContext, Tenancy } from '../../trpc/context.js';
 import type { ProjectConfig } from '../projects/config.js';
 import { type Executor, isTeamMember } from '../projects/queries.js';
 import { findTeam } from '../teams/queries.js';
-import { findSessionUser, findUser } from '../users/queries.js';
+import { findUser } from '../users/queries.js';
+import { liveSessionUser } from '../../access/policy.js';
 import { resolveUserId } from '../sessions/service.js';
 import * as q from './queries.js';
 import {
@@ -38,10 +39,7 @@ function systemDefinition(id: SystemTeamPermission): PermissionDefinition {
  * user stops working at once, not when the access token expires.
  */
 export async function requireCurrentUserId(deps: Deps, auth: AuthContext): Promise<string> {
-  if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
-  const user = await findSessionUser(deps.db, auth.tenancy.id, auth.user.sub, auth.user.refresh_token_id);
-  if (!user) throw new KnownErrors.AccessTokenExpired();
-  return user.id;
+  return (await liveSessionUser(deps, auth)).id;
 }
 
 /**

@@ -35,6 +35,8 @@ const CONFIG_FLAGS = [
 ] as const;
 
 const STANDARD_EMAIL = { type: 'standard', host: 'smtp.example.com', port: 587, username: 'mailer', password: 'smtp-password-plaintext', sender_name: 'Example', sender_email: 'noreply@example.com' };
+/** How the admin view shows STANDARD_EMAIL: the password is write-only (issue 13 item 5). */
+const STANDARD_EMAIL_READ = (({ password: _, ...rest }) => ({ ...rest, has_password: true }))(STANDARD_EMAIL);
 
 async function internalTenancyId(): Promise<string> {
   const row = await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', 'internal').where('branch_id', '=', 'main').executeTakeFirstOrThrow();
@@ -118,14 +120,21 @@ describe('the internal project and owners', () => {
       config: { sign_up_enabled: false, oauth_providers: [{ id: 'gitlab', enabled: true, type: 'standard', client_id: 'gl-id', client_secret: secret }], email_config: STANDARD_EMAIL },
     }, h.internalClient(owner.accessToken));
     expect(res.status).toBe(201);
-    expect(res.body.config).toMatchObject({ sign_up_enabled: false, email_config: STANDARD_EMAIL, enabled_oauth_providers: [{ id: 'gitlab' }] });
-    expect(res.body.config.oauth_providers[0].client_secret).toBe(secret);
+    expect(res.body.config).toMatchObject({ sign_up_enabled: false, email_config: STANDARD_EMAIL_READ, enabled_oauth_providers: [{ id: 'gitlab' }] });
+    expect(res.body.config.oauth_providers[0]).toMatchObject({ client_id: 'gl-id', has_client_secret: true });
+    expect(JSON.stringify(res.body)).not.toContain(secret);
     const stored = JSON.stringify(await storedConfig(res.body.id));
     expect(stored).not.toContain(secret);
     expect(stored).not.toContain(STANDARD_EMAIL.password);
     const admin = await h.get('/internal/projects/current', adminTokenHeaders(res.body.id, owner.accessToken));
-    expect(admin.body.config.oauth_providers[0].client_secret).toBe(secret);
-    expect(admin.body.config.email_config.password).toBe(STANDARD_EMAIL.password);
+    // Write-only: the reads say a secret is set, never what it is (issue 13 item 5).
+    expect(admin.body.config.oauth_providers[0]).toMatchObject({ has_client_secret: true });
+    expect(admin.body.config.email_config).toEqual(STANDARD_EMAIL_READ);
+    for (const read of [admin, await h.get('/internal/projects', h.internalClient(owner.accessToken)), await h.get('/internal/config', adminTokenHeaders(res.body.id, owner.accessToken))]) {
+      expect(read.status).toBe(200);
+      expect(JSON.stringify(read.body)).not.toContain(secret);
+      expect(JSON.stringify(read.body)).not.toContain(STANDARD_EMAIL.password);
+    }
     expectKnownError(await h.post('/internal/projects', { display_name: 'Bad', config: { email_config: { ...STANDARD_EMAIL, port: 70000 } } }, h.internalClient(owner.accessToken)), 400, 'SCHEMA_ERROR');
     expect((await h.get('/internal/projects', h.internalClient(owner.accessToken))).body.items.map((p: any) => p.display_name)).toEqual(['Configured']);
   });
@@ -201,7 +210,8 @@ describe('admin access tokens', () => {
     expect((await h.get('/internal/projects/current', project.ownerAdmin())).status).toBe(200);
     const signOut = await h.del('/auth/sessions/current', h.internalClient(project.owner.accessToken));
     expect(signOut.status).toBe(200);
-    expectKnownError(await h.get('/internal/projects/current', project.ownerAdmin()), 401, 'ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN');
+    // The token's session is gone: it is expired (issue 13 item 5), not "not an admin".
+    expectKnownError(await h.get('/internal/projects/current', project.ownerAdmin()), 401, 'ADMIN_ACCESS_TOKEN_EXPIRED');
   });
 });
 
@@ -388,8 +398,8 @@ describe('PATCH /internal/projects/current', () => {
     const res = await patchCurrent(project, { config: { oauth_providers: [{ id: 'github', enabled: true, type: 'standard', client_id: 'gh-cid', client_secret: secret }, { id: 'microsoft', enabled: false, type: 'standard', client_id: 'ms-cid', client_secret: 'ms-secret', microsoft_tenant_id: 'tenant-1' }] } });
     expect(res.status).toBe(200);
     expect(res.body.config.oauth_providers).toEqual([
-      { id: 'github', enabled: true, type: 'standard', client_id: 'gh-cid', client_secret: secret, facebook_config_id: null, microsoft_tenant_id: null },
-      { id: 'microsoft', enabled: false, type: 'standard', client_id: 'ms-cid', client_secret: 'ms-secret', facebook_config_id: null, microsoft_tenant_id: 'tenant-1' },
+      { id: 'github', enabled: true, type: 'standard', client_id: 'gh-cid', has_client_secret: true, facebook_config_id: null, microsoft_tenant_id: null },
+      { id: 'microsoft', enabled: false, type: 'standard', client_id: 'ms-cid', has_client_secret: true, facebook_config_id: null, microsoft_tenant_id: 'tenant-1' },
     ]);
     expect(res.body.config.enabled_oauth_providers).toEqual([{ id: 'github' }]);
 
@@ -399,9 +409,18 @@ describe('PATCH /internal/projects/current', () => {
     const storedProviders = stored.oauth_providers as { id: string; client_secret: string }[];
     expect(storedProviders.find((p) => p.id === 'github')?.client_secret).toMatch(/^v1\./);
 
-    // Unrelated patches keep the secret readable for the admin.
-    expect((await patchCurrent(project, { config: { sign_up_enabled: false } })).body.config.oauth_providers[0].client_secret).toBe(secret);
-    expect((await h.get('/internal/projects/current', project.admin())).body.config.oauth_providers[0].client_secret).toBe(secret);
+    // Unrelated patches keep the secret; so does rewriting the provider list without the secrets
+    // (what the console does when it edits another provider), as long as the client id is the same.
+    const githubSecret = async () => ((await storedConfig(project.id)).oauth_providers as { id: string; client_secret: string }[]).find((p) => p.id === 'github')?.client_secret;
+    const before = await githubSecret();
+    expect((await patchCurrent(project, { config: { sign_up_enabled: false } })).body.config.oauth_providers[0].has_client_secret).toBe(true);
+    const rewritten = await patchCurrent(project, { config: { oauth_providers: [{ id: 'github', enabled: false, type: 'standard', client_id: 'gh-cid' }, { id: 'microsoft', enabled: false, type: 'standard', client_id: 'ms-cid', microsoft_tenant_id: 'tenant-1' }] } });
+    expect(rewritten.status, JSON.stringify(rewritten.body)).toBe(200);
+    expect(await githubSecret()).toBe(before);
+    // A new client id needs its own secret; a provider that never had one cannot omit it.
+    expectKnownError(await patchCurrent(project, { config: { oauth_providers: [{ id: 'github', enabled: true, type: 'standard', client_id: 'other-cid' }] } }), 400, 'SCHEMA_ERROR');
+    expectKnownError(await patchCurrent(project, { config: { oauth_providers: [{ id: 'gitlab', enabled: true, type: 'standard', client_id: 'gl' }] } }), 400, 'SCHEMA_ERROR');
+    expect(await githubSecret()).toBe(before);
   });
 
   it('validates the email server config and stores its password encrypted', async () => {
@@ -414,12 +433,22 @@ describe('PATCH /internal/projects/current', () => {
 
     const res = await patchCurrent(project, { config: { email_config: { ...STANDARD_EMAIL, port: 65535 } } });
     expect(res.status).toBe(200);
-    expect(res.body.config.email_config).toEqual({ ...STANDARD_EMAIL, port: 65535 });
+    expect(res.body.config.email_config).toEqual({ ...STANDARD_EMAIL_READ, port: 65535 });
     const stored = (await storedConfig(project.id)).email_config as Record<string, unknown>;
     expect(stored.password).toMatch(/^v1\./);
     expect(JSON.stringify(stored)).not.toContain(STANDARD_EMAIL.password);
-    expect((await h.get('/internal/projects/current', project.admin())).body.config.email_config.password).toBe(STANDARD_EMAIL.password);
+    expect((await h.get('/internal/projects/current', project.admin())).body.config.email_config).toEqual({ ...STANDARD_EMAIL_READ, port: 65535 });
     expect((await patchCurrent(project, { config: { email_config: { ...STANDARD_EMAIL, port: 0 } } })).status).toBe(200);
+    // Write-only: a patch without the password keeps it for the same host and username…
+    const { password: _, ...withoutPassword } = STANDARD_EMAIL;
+    const kept = await patchCurrent(project, { config: { email_config: { ...withoutPassword, sender_name: 'Renamed' } } });
+    expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+    expect(kept.body.config.email_config).toMatchObject({ has_password: true, sender_name: 'Renamed' });
+    expect(((await storedConfig(project.id)).email_config as Record<string, unknown>).password).toMatch(/^v1\./);
+    // …but a new host or username must bring its own: the stored one is never sent elsewhere.
+    expectSchemaError(await patchCurrent(project, { config: { email_config: { ...withoutPassword, host: 'smtp.attacker.example' } } }), 'password');
+    expectSchemaError(await patchCurrent(project, { config: { email_config: { ...withoutPassword, username: 'someone-else' } } }), 'password');
+    expect((await h.get('/internal/projects/current', project.admin())).body.config.email_config.host).toBe('smtp.example.com');
   });
 
   it('reports production-mode problems, each linking to the domains page', async () => {
@@ -483,9 +512,14 @@ describe('GET /internal/config and PATCH /internal/config/override', () => {
 
     // A dotted key changes one nested value and keeps the rest (the password stays encrypted).
     expect((await patchCurrent(project, { config: { email_config: STANDARD_EMAIL } })).status).toBe(200);
-    const host = await h.patch('/internal/config/override', { config_override_string: JSON.stringify({ 'email_config.host': 'smtp2.example.com', 'email_config.port': 2525 }) }, project.admin());
+    const port = await h.patch('/internal/config/override', { config_override_string: JSON.stringify({ 'email_config.port': 2525 }) }, project.admin());
+    expect(port.status, JSON.stringify(port.body)).toBe(200);
+    expect(JSON.parse(port.body.config_string).email_config).toEqual({ ...STANDARD_EMAIL_READ, port: 2525 });
+    // A new host needs the password with it (write-only secrets are not carried to another server).
+    expectSchemaError(await h.patch('/internal/config/override', { config_override_string: JSON.stringify({ 'email_config.host': 'smtp2.example.com' }) }, project.admin()), 'password');
+    const host = await h.patch('/internal/config/override', { config_override_string: JSON.stringify({ 'email_config.host': 'smtp2.example.com', 'email_config.password': STANDARD_EMAIL.password }) }, project.admin());
     expect(host.status, JSON.stringify(host.body)).toBe(200);
-    expect(JSON.parse(host.body.config_string).email_config).toEqual({ ...STANDARD_EMAIL, host: 'smtp2.example.com', port: 2525 });
+    expect(JSON.parse(host.body.config_string).email_config).toEqual({ ...STANDARD_EMAIL_READ, host: 'smtp2.example.com', port: 2525 });
     const stored = (await storedConfig(project.id)).email_config as Record<string, unknown>;
     expect(stored.password).toMatch(/^v1\./);
 
@@ -494,7 +528,7 @@ describe('GET /internal/config and PATCH /internal/config/override', () => {
     const standard = Object.fromEntries(Object.entries(STANDARD_EMAIL).map(([k, v]) => [`email_config.${k}`, v]));
     const retyped = await h.patch('/internal/config/override', { config_override_string: JSON.stringify(standard) }, project.admin());
     expect(retyped.status, JSON.stringify(retyped.body)).toBe(200);
-    expect(JSON.parse(retyped.body.config_string).email_config).toEqual(STANDARD_EMAIL);
+    expect(JSON.parse(retyped.body.config_string).email_config).toEqual(STANDARD_EMAIL_READ);
   });
 
   it('refuses invalid JSON and invalid values with SCHEMA_ERROR and changes nothing', async () => {

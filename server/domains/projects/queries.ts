@@ -40,21 +40,21 @@ export async function findProjectForRequest(
 }
 
 /**
- * Whether a user of the internal project (with a live session) is in the team that owns the project.
- * `internal` has no owner team, so no token is ever admin of the internal project itself.
+ * For an owner's admin access token, in one round trip: whether its session (an internal-project
+ * session) is still live, and whether its user is in the team that owns the project. `internal`
+ * has no owner team, so no token is ever admin of the internal project itself.
  */
-export async function isProjectOwner(db: Executor, projectId: string, internalUserId: string, sessionId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('projects as p')
-    .innerJoin('tenancies as t', (join) => join.on('t.project_id', '=', 'internal').on('t.branch_id', '=', 'main'))
-    .innerJoin('team_members as m', (join) => join.onRef('m.tenancy_id', '=', 't.id').onRef('m.team_id', '=', 'p.owner_team_id'))
-    .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 't.id').onRef('s.user_id', '=', 'm.user_id'))
-    .select('p.id')
-    .where('p.id', '=', projectId)
-    .where('m.user_id', '=', internalUserId)
-    .where('s.id', '=', sessionId)
-    .executeTakeFirst();
-  return row !== undefined;
+export async function findOwnerAccess(db: Executor, projectId: string, internalUserId: string, sessionId: string): Promise<{ session_live: boolean; is_owner: boolean }> {
+  const { rows } = await sql<{ session_live: boolean; is_owner: boolean }>`
+    SELECT
+      EXISTS (SELECT 1 FROM sessions s JOIN tenancies t ON t.id = s.tenancy_id AND t.project_id = 'internal' AND t.branch_id = 'main'
+              WHERE s.id = ${sessionId} AND s.user_id = ${internalUserId}) AS session_live,
+      EXISTS (SELECT 1 FROM projects p
+              JOIN tenancies t ON t.project_id = 'internal' AND t.branch_id = 'main'
+              JOIN team_members m ON m.tenancy_id = t.id AND m.team_id = p.owner_team_id
+              WHERE p.id = ${projectId} AND m.user_id = ${internalUserId}) AS is_owner
+  `.execute(db);
+  return rows[0] ?? { session_live: false, is_owner: false };
 }
 
 export async function findProject(db: Executor, projectId: string): Promise<ProjectRow | undefined> {

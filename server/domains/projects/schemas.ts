@@ -13,17 +13,25 @@ export const domainSchema = z.strictObject({
   handler_path: z.string().max(2048).refine((v) => v.startsWith('/'), 'Handler path must start with /'),
 });
 
+/** The message for a standard OAuth provider without its credentials (schema and service share it). */
+export const OAUTH_CREDENTIALS_REQUIRED = 'standard providers need client_id and client_secret';
+
+/**
+ * An OAuth provider as written. The client secret is write-only: reads show `has_client_secret`
+ * only, so a standard provider may omit `client_secret` to keep the one stored for the same
+ * provider and client id (projects/service.ts refuses the omission when there is none).
+ */
 export const oauthProviderInputSchema = z.strictObject({
   id: z.enum(OAUTH_PROVIDER_IDS),
   enabled: z.boolean(),
   type: z.enum(['shared', 'standard']),
   client_id: z.string().max(1024).nullish(),
-  client_secret: z.string().max(4096).nullish(),
+  client_secret: z.string().min(1, OAUTH_CREDENTIALS_REQUIRED).max(4096).nullish(),
   facebook_config_id: z.string().max(1024).nullish(),
   microsoft_tenant_id: z.string().max(1024).nullish(),
 }).superRefine((value, ctx) => {
-  if (value.type === 'standard' && (!value.client_id || !value.client_secret)) {
-    ctx.addIssue({ code: 'custom', message: 'standard providers need client_id and client_secret', path: ['client_id'] });
+  if (value.type === 'standard' && !value.client_id) {
+    ctx.addIssue({ code: 'custom', message: OAUTH_CREDENTIALS_REQUIRED, path: ['client_id'] });
   }
 });
 
@@ -35,6 +43,24 @@ export const emailConfigSchema = z.discriminatedUnion('type', [
     port: portSchema,
     username: z.string().max(1024),
     password: z.string().max(4096),
+    sender_name: z.string().min(1).max(256),
+    sender_email: emailSchema,
+  }),
+]);
+
+/**
+ * The email server as written into the project config. The password is write-only (reads show
+ * `has_password`): omitting it keeps the stored one, but only while host and username stay the
+ * same, so nobody can point the stored password at a server of their choosing and read it there.
+ */
+export const emailConfigUpdateSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('shared') }),
+  z.strictObject({
+    type: z.literal('standard'),
+    host: z.string().min(1).max(1024),
+    port: portSchema,
+    username: z.string().max(1024),
+    password: z.string().max(4096).optional(),
     sender_name: z.string().min(1).max(256),
     sender_email: emailSchema,
   }),
@@ -63,7 +89,7 @@ export const configUpdateSchema = z.strictObject({
   email_theme: uuidSchema.nullable(),
   domains: z.array(domainSchema).max(100),
   oauth_providers: z.array(oauthProviderInputSchema).max(OAUTH_PROVIDER_IDS.length),
-  email_config: emailConfigSchema,
+  email_config: emailConfigUpdateSchema,
 }).partial();
 
 export const projectUpdateSchema = z.strictObject({
@@ -90,7 +116,8 @@ const oauthProviderOutput = z.object({
   enabled: z.boolean(),
   type: z.enum(['shared', 'standard']),
   client_id: z.string().nullable(),
-  client_secret: z.string().nullable(),
+  /** Write-only: whether a client secret is stored (it is never sent back). */
+  has_client_secret: z.boolean(),
   facebook_config_id: z.string().nullable(),
   microsoft_tenant_id: z.string().nullable(),
 });
@@ -120,7 +147,8 @@ export const adminProjectSchema = z.object({
     enabled_oauth_providers: z.array(z.object({ id: z.enum(OAUTH_PROVIDER_IDS) })),
     email_config: z.union([
       z.object({ type: z.literal('shared') }),
-      z.object({ type: z.literal('standard'), host: z.string(), port: z.number(), username: z.string(), password: z.string(), sender_name: z.string(), sender_email: z.string() }),
+      // The password is write-only: whether one is stored, never its value.
+      z.object({ type: z.literal('standard'), host: z.string(), port: z.number(), username: z.string(), has_password: z.boolean(), sender_name: z.string(), sender_email: z.string() }),
     ]),
   }),
   production_mode_problems: z.array(productionModeProblemSchema),

@@ -19,7 +19,7 @@ import {
   internalProjectConfig,
 } from './config.js';
 import * as q from './queries.js';
-import type { adminProjectSchema, clientProjectSchema, configUpdateSchema, projectCreateSchema, projectUpdateSchema } from './schemas.js';
+import { OAUTH_CREDENTIALS_REQUIRED, type adminProjectSchema, type clientProjectSchema, type configUpdateSchema, type projectCreateSchema, type projectUpdateSchema } from './schemas.js';
 
 type AdminProject = z.infer<typeof adminProjectSchema>;
 type ClientProject = z.infer<typeof clientProjectSchema>;
@@ -61,8 +61,9 @@ export function productionModeProblems(projectId: string, config: ProjectConfig)
 
 export function toAdminProjectDto(deps: Deps, row: ProjectRow, branch: string = DEFAULT_BRANCH_ID): AdminProject {
   const config = effectiveConfig(row.config);
+  // Secrets are write-only (issue 13 item 5): a read says whether one is stored, never what it is.
   const emailConfig = config.email_config.type === 'standard'
-    ? { ...config.email_config, password: revealSecret(deps, row.id, config.email_config.password) ?? '' }
+    ? (({ password, ...rest }) => ({ ...rest, has_password: Boolean(password) }))(config.email_config)
     : { type: 'shared' as const };
   return {
     id: row.id,
@@ -98,7 +99,7 @@ export function toAdminProjectDto(deps: Deps, row: ProjectRow, branch: string = 
         enabled: p.enabled,
         type: p.type,
         client_id: p.client_id ?? null,
-        client_secret: revealSecret(deps, row.id, p.client_secret),
+        has_client_secret: Boolean(p.client_secret),
         facebook_config_id: p.facebook_config_id ?? null,
         microsoft_tenant_id: p.microsoft_tenant_id ?? null,
       })),
@@ -132,7 +133,17 @@ export function toClientProjectDto(project: AuthContext['project']): ClientProje
   };
 }
 
-/** Applies a config patch; secrets that changed are encrypted, bound to the project id. */
+function secretRequired(path: string, message: string): InstanceType<typeof KnownErrors.SchemaError> {
+  return new KnownErrors.SchemaError(`Request validation failed:\n  - ${path} ${message}`, { issues: [{ path, message }] });
+}
+
+/**
+ * Applies a config patch; secrets that changed are encrypted, bound to the project id. Secrets are
+ * write-only, so a patch that leaves one out keeps the stored one: an OAuth client secret for the
+ * same provider and client id, an SMTP password for the same host and username (a new host or
+ * user must come with its password, or the stored one could be sent to a server of the caller's
+ * choosing and read there).
+ */
 function mergeConfig(deps: Deps, projectId: string, current: ProjectConfig, patch: ConfigUpdate): ProjectConfig {
   const next: ProjectConfig = { ...current };
   for (const [key, value] of Object.entries(patch)) {
@@ -142,24 +153,44 @@ function mergeConfig(deps: Deps, projectId: string, current: ProjectConfig, patc
   if (patch.domains) next.domains = patch.domains.map((d): DomainConfig => ({ domain: d.domain, handler_path: d.handler_path }));
   if (patch.oauth_providers) {
     const ids = new Set<string>();
-    next.oauth_providers = patch.oauth_providers.map((p): OAuthProviderConfig => {
+    next.oauth_providers = patch.oauth_providers.map((p, index): OAuthProviderConfig => {
       if (ids.has(p.id)) throw new KnownErrors.SchemaError(`OAuth provider ${p.id} is listed twice.`);
       ids.add(p.id);
+      let clientSecret: string | null = null;
+      if (p.type === 'standard') {
+        if (p.client_secret) clientSecret = encrypt(deps.configKey, p.client_secret, projectId);
+        else {
+          const stored = current.oauth_providers.find((s) => s.id === p.id && s.type === 'standard' && s.client_id === (p.client_id ?? null) && s.client_secret);
+          if (!stored?.client_secret) throw secretRequired(`config.oauth_providers.${index}.client_secret`, OAUTH_CREDENTIALS_REQUIRED);
+          clientSecret = stored.client_secret;
+        }
+      }
       return {
         id: p.id,
         enabled: p.enabled,
         type: p.type,
         client_id: p.type === 'standard' ? (p.client_id ?? null) : null,
-        client_secret: p.type === 'standard' && p.client_secret ? encrypt(deps.configKey, p.client_secret, projectId) : null,
+        client_secret: clientSecret,
         facebook_config_id: p.facebook_config_id ?? null,
         microsoft_tenant_id: p.microsoft_tenant_id ?? null,
       };
     });
   }
   if (patch.email_config) {
-    next.email_config = patch.email_config.type === 'standard'
-      ? { ...patch.email_config, password: encrypt(deps.configKey, patch.email_config.password, projectId) }
-      : { type: 'shared' };
+    const email = patch.email_config;
+    if (email.type === 'standard') {
+      let password: string;
+      if (email.password !== undefined) password = encrypt(deps.configKey, email.password, projectId);
+      else {
+        const stored = current.email_config;
+        const same = stored.type === 'standard' && stored.host === email.host && stored.username === email.username;
+        if (!same) throw secretRequired('config.email_config.password', 'is required when the email server is new or its host or username changes');
+        password = stored.password;
+      }
+      next.email_config = { ...email, password };
+    } else {
+      next.email_config = { type: 'shared' };
+    }
   }
   return next;
 }
@@ -274,7 +305,18 @@ export async function overrideConfig(deps: Deps, auth: AuthContext, overrideStri
   }
   if (typeof override !== 'object' || override === null || Array.isArray(override)) throw new KnownErrors.SchemaError('config_override_string must be a JSON object.');
   const entries = override as Record<string, unknown>;
-  await updateAdminProject(deps, auth, (locked) => ({ config: parse(applyOverride(toAdminProjectDto(deps, locked).config as unknown as Record<string, unknown>, entries)) }));
+  await updateAdminProject(deps, auth, (locked) => ({ config: parse(applyOverride(writableConfig(toAdminProjectDto(deps, locked).config), entries)) }));
+}
+
+/**
+ * The admin view of the config in the shape a patch takes: the read-only flags about write-only
+ * secrets dropped (an override that does not name a secret keeps the stored one, see mergeConfig).
+ */
+function writableConfig(config: AdminProject['config']): Record<string, unknown> {
+  const email = config.email_config.type === 'standard'
+    ? (({ has_password: _, ...rest }) => rest)(config.email_config)
+    : config.email_config;
+  return { ...config, email_config: email, oauth_providers: config.oauth_providers.map(({ has_client_secret: _, ...rest }) => rest) };
 }
 
 /** The patch that a dotted-key override makes of the current config. */

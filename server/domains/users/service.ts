@@ -7,6 +7,7 @@ import { encrypt } from '../../crypto/encryption.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, isSupportedPasswordHash } from '../../crypto/passwords.js';
 import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext, Tenancy } from '../../trpc/context.js';
+import { isOwnUser, liveSessionUser } from '../../access/policy.js';
 import type { ProjectConfig } from '../projects/config.js';
 import type { Executor } from '../projects/queries.js';
 import { isTeamMember } from '../projects/queries.js';
@@ -140,15 +141,11 @@ export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<t
 
 /** Inside a transaction pass `trx`: PGlite has one connection, so a read on `deps.db` there deadlocks. */
 async function loadUserFor(deps: Deps, auth: AuthContext, userId: string, db: Executor = deps.db): Promise<UserRow> {
-  // For the caller's own user, the session must still be live (revocation is immediate).
-  const own = auth.user && auth.user.sub === userId;
-  const row = own && auth.user
-    ? await q.findSessionUser(db, auth.tenancy.id, userId, auth.user.refresh_token_id)
-    : await q.findUser(db, auth.tenancy.id, userId);
-  if (!row) {
-    if (own) throw new KnownErrors.AccessTokenExpired();
-    throw new KnownErrors.UserNotFound();
-  }
+  // The caller's own user: the live-session check's row (access/policy.ts), memoised for the
+  // request, so GET /users/me costs one query.
+  if (isOwnUser(auth, userId)) return liveSessionUser(deps, auth, db);
+  const row = await q.findUser(db, auth.tenancy.id, userId);
+  if (!row) throw new KnownErrors.UserNotFound();
   return row;
 }
 
