@@ -3,6 +3,7 @@ import * as m0001 from './0001_core.js';
 import * as m0002 from './0002_teams_permissions.js';
 import * as m0003 from './0003_codes_outbox.js';
 import * as m0004 from './0004_rate_limits.js';
+import * as m0005 from './0005_auth_claims.js';
 
 /** Every migration, in order. A static list: bundlers and tsx need no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002_teams_permissions': m0002,
   '0003_codes_outbox': m0003,
   '0004_rate_limits': m0004,
+  '0005_auth_claims': m0005,
 };
