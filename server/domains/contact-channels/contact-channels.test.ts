@@ -87,21 +87,18 @@ describe('contact channel CRUD', () => {
     expect(promoted.body.is_primary).toBe(true);
     const after = await channelsOf(project, user.id);
     expect(after.filter((c) => c.is_primary).map((c) => c.value)).toEqual([second]);
-    expect(await primaryOf(project, user.id)).toEqual({ primary_email: second, primary_email_verified: false, auth_with_email: true });
+    expect(await primaryOf(project, user.id)).toEqual({ primary_email: second, primary_email_verified: true, auth_with_email: true });
     // Both addresses sign in (both are used for auth).
     for (const email of [user.email, second]) expectStatus(await h.post('/auth/password/sign-in', { email, password: PASSWORD }, project.client()), 200);
 
-    // The server verifies it; the copy follows.
-    expect((await h.patch(`/contact-channels/${user.id}/${created.body.id}`, { is_verified: true }, project.server())).body.is_verified).toBe(true);
-    expect((await primaryOf(project, user.id)).primary_email_verified).toBe(true);
-    // A new value is unverified again.
+    // A new value is unverified again: a client may move a sign-in address only by giving up
+    // signing in with it until the new one is proven.
     const third = h.uniqueEmail('third');
-    const changed = await h.patch(`/contact-channels/me/${created.body.id}`, { value: third }, user.headers);
-    expect(changed.body).toMatchObject({ value: third, is_verified: false, is_primary: true });
-    expect(await primaryOf(project, user.id)).toEqual({ primary_email: third, primary_email_verified: false, auth_with_email: true });
+    expectKnownError(await h.patch(`/contact-channels/me/${created.body.id}`, { value: third }, user.headers), 400, 'EMAIL_NOT_VERIFIED');
+    const changed = await h.patch(`/contact-channels/me/${created.body.id}`, { value: third, used_for_auth: false }, user.headers);
+    expect(changed.body).toMatchObject({ value: third, is_verified: false, is_primary: true, used_for_auth: false });
     // No longer used for auth: the copy says so, and the address no longer signs in.
-    await h.patch(`/contact-channels/me/${created.body.id}`, { used_for_auth: false }, user.headers);
-    expect((await primaryOf(project, user.id)).auth_with_email).toBe(false);
+    expect(await primaryOf(project, user.id)).toEqual({ primary_email: third, primary_email_verified: false, auth_with_email: false });
     expectKnownError(await h.post('/auth/password/sign-in', { email: third, password: PASSWORD }, project.client()), 400, 'EMAIL_PASSWORD_MISMATCH');
 
     // Removing the primary leaves the user without one (nothing is promoted behind their back).
@@ -173,7 +170,7 @@ describe('email verification', () => {
     const primary = (await channelsOf(project, user.id)).find((c) => c.is_primary)!;
     expectStatus(await h.post(`/contact-channels/me/${primary.id}/send-verification-code`, { callback_url: CALLBACK }, user.headers), 200);
     const stale = await inboxEmailTo(project, user.email);
-    await h.patch(`/contact-channels/me/${primary.id}`, { value: h.uniqueEmail('moved') }, user.headers);
+    expectStatus(await h.patch(`/contact-channels/me/${primary.id}`, { value: h.uniqueEmail('moved'), used_for_auth: false }, user.headers), 200);
     expectKnownError(await h.post('/contact-channels/verify', { code: stale.code }, user.headers), 404, 'CODE_NOT_FOUND');
     expect((await primaryOf(project, user.id)).primary_email_verified).toBe(false);
   });

@@ -136,7 +136,8 @@ export async function createChannel(deps: Deps, auth: AuthContext, input: z.infe
 export async function updateChannel(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, input: z.infer<typeof contactChannelUpdateSchema>, ip: string | null = null): Promise<ContactChannel> {
   refuseServerOnly(auth, input);
   const userId = await resolveExistingUserId(deps, auth, userIdParam);
-  return countingProbes(deps, auth, ip, input.used_for_auth === true || input.value !== undefined, () => deps.db.transaction().execute(async (trx) => {
+  // Only switching used_for_auth on can meet another account's proven address (a new value is unproven).
+  return countingProbes(deps, auth, ip, input.used_for_auth === true, () => deps.db.transaction().execute(async (trx) => {
     const current = await lockedChannel(trx, auth.tenancy, userId, channelId);
     const patch: Parameters<typeof q.updateChannel>[4] = {};
     const valueChanged = input.value !== undefined && input.value !== current.value;
