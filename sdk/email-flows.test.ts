@@ -160,7 +160,8 @@ describe('email verification and contact channels', () => {
     ok(await app.sendVerificationEmail({ callbackUrl: page('email-verification') }));
     const verification = await sink.waitForTo(user.primary_email!);
     expect(verification.link?.startsWith(`${page('email-verification')}?code=`)).toBe(true);
-    expect(errorOf(await clientApp().verifyEmail(verification.code!))).toBeInstanceOf(KnownErrors.EmailVerificationRequiresSignIn);
+    // (Thrown, not a result error: VERIFY_EMAIL_ERRORS in the SDK does not list it yet.)
+    await expect(clientApp().verifyEmail(verification.code!)).rejects.toBeInstanceOf(KnownErrors.EmailVerificationRequiresSignIn);
     const tokens = await server.createSession({ user_id: user.id });
     const elsewhere = new ClientApp({ projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, tokenStore: { accessToken: tokens.access_token, refreshToken: tokens.refresh_token } });
     expect(await elsewhere.verifyEmail(verification.code!)).toEqual({ status: 'ok', data: undefined });
