@@ -4,6 +4,7 @@ import * as m0002 from './0002_teams_permissions.js';
 import * as m0003 from './0003_codes_outbox.js';
 import * as m0004 from './0004_rate_limits.js';
 import * as m0005 from './0005_project_signing_keys.js';
+import * as m0006 from './0006_auth_claims.js';
 
 /** Every migration, in order. A static list: bundlers and tsx need no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_codes_outbox': m0003,
   '0004_rate_limits': m0004,
   '0005_project_signing_keys': m0005,
+  '0006_auth_claims': m0006,
 };

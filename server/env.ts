@@ -79,8 +79,14 @@ export const DEFAULT_EMAIL_SETTINGS: EmailSettings = { smtpUrl: null, from: null
 export interface RateLimitSettings {
   /** LATCH_RATE_LIMIT_WINDOW_SECONDS — the window every limit counts in (default 900 = 15 min). */
   windowSeconds: number;
-  /** LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL — failed password sign-ins per email (default 10). */
+  /**
+   * LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL — failed password sign-ins per email from all IPs together
+   * (default 100). Counted only for attempts the per-(email, IP) limit let through, so one source
+   * adds at most signInPerEmailIp to it.
+   */
   signInPerEmail: number;
+  /** LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL_IP — failed password sign-ins per (email, client IP) (default 10). */
+  signInPerEmailIp: number;
   /** LATCH_RATE_LIMIT_SIGN_IN_PER_IP — failed password sign-ins per client IP (default 100). */
   signInPerIp: number;
   /** LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP — verification-code checks and uses per client IP (default 100). */
@@ -93,7 +99,8 @@ export interface RateLimitSettings {
 
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   windowSeconds: 900,
-  signInPerEmail: 10,
+  signInPerEmail: 100,
+  signInPerEmailIp: 10,
   signInPerIp: 100,
   codeChecksPerIp: 100,
   apiKeyChecksPerIp: 1000,
@@ -213,6 +220,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     rateLimits: {
       windowSeconds: intFrom('LATCH_RATE_LIMIT_WINDOW_SECONDS', source.LATCH_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMITS.windowSeconds, 1, 86400),
       signInPerEmail: intFrom('LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL', source.LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL, DEFAULT_RATE_LIMITS.signInPerEmail, 0, 1_000_000),
+      signInPerEmailIp: intFrom('LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL_IP', source.LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL_IP, DEFAULT_RATE_LIMITS.signInPerEmailIp, 0, 1_000_000),
       signInPerIp: intFrom('LATCH_RATE_LIMIT_SIGN_IN_PER_IP', source.LATCH_RATE_LIMIT_SIGN_IN_PER_IP, DEFAULT_RATE_LIMITS.signInPerIp, 0, 1_000_000),
       codeChecksPerIp: intFrom('LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP', source.LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP, DEFAULT_RATE_LIMITS.codeChecksPerIp, 0, 1_000_000),
       apiKeyChecksPerIp: intFrom('LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP', source.LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP, DEFAULT_RATE_LIMITS.apiKeyChecksPerIp, 0, 1_000_000),

@@ -163,6 +163,8 @@ export interface UserTeamApiKeysTable {
   created_at: Timestamp;
   user_id: string | null;
   team_id: string | null;
+  /** The user whose session created the key (team keys made by a client); NULL when the server made it. */
+  created_by_user_id: Generated<string | null>;
 }
 
 export interface VerificationCodesTable {

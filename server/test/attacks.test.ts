@@ -22,8 +22,11 @@ import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture,
  *   a reset by emailed code ends every session: server/domains/emails/emails.test.ts.
  * - Password reset answers alike (status and body) for known and unknown emails:
  *   server/domains/emails/emails.test.ts; here, that it also takes alike.
- * Sign-up is not in the enumeration tests: the spec answers a taken email with
- * USER_EMAIL_ALREADY_EXISTS 409, which names the account by status whatever the timing.
+ * Sign-up is not in the enumeration tests: the spec answers a proven email with
+ * USER_EMAIL_ALREADY_EXISTS 409, which names the account by status whatever the timing (such
+ * answers are counted per IP before they are given: server/test/takeover.test.ts).
+ * - Pre-account takeover (unproven addresses, proofs by code, API keys on sign-out everywhere):
+ *   server/test/takeover.test.ts.
  * This server runs without brute-force limits, so the timing test can repeat one email freely.
  */
 
@@ -31,7 +34,7 @@ let h: Harness;
 let owner: OwnerSession;
 
 beforeAll(async () => {
-  h = await startHarness({ rateLimits: { ...DEFAULT_RATE_LIMITS, signInPerEmail: 0, signInPerIp: 0 } });
+  h = await startHarness({ rateLimits: { ...DEFAULT_RATE_LIMITS, signInPerEmail: 0, signInPerEmailIp: 0, signInPerIp: 0 } });
   owner = await h.signUpOwner();
 });
 afterAll(async () => h?.close());

@@ -7,8 +7,10 @@ import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture,
  * would. Covered elsewhere, not repeated here:
  * - 100 concurrent refreshes of one refresh token all succeed: server/domains/sessions/sessions.test.ts
  *   ("serves 100 concurrent refreshes of one token").
- * - 50 concurrent sign-ups with one email make exactly one user: server/domains/auth/auth.test.ts
- *   ("concurrent sign-ups"), and concurrent anonymous upgrades in the same file.
+ * - 50 concurrent sign-ups with one unproven email all get in (claims never block a sign-up) and
+ *   the address answers to the newest: server/domains/auth/auth.test.ts ("concurrent sign-ups"),
+ *   and concurrent anonymous upgrades in the same file; concurrent server creations with one
+ *   verified email make exactly one user: server/domains/users/users.test.ts.
  * - a burst of concurrent sign-in guesses stays within the brute-force limit:
  *   server/domains/rate-limits/rate-limits.test.ts.
  */

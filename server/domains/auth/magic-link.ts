@@ -1,10 +1,10 @@
 import type { Deps } from '../../deps.js';
 import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
-import { findAuthChannel } from '../contact-channels/queries.js';
-import { markChannelVerified } from '../contact-channels/service.js';
+import { proveChannel } from '../contact-channels/claims.js';
+import { findAuthChannel, findChannel, lockUser } from '../contact-channels/queries.js';
 import { checkEmailRateLimit, queueEmail } from '../emails/service.js';
-import { limitEmailProbes } from '../rate-limits/service.js';
+import { clearSignInFailures, limitEmailProbes } from '../rate-limits/service.js';
 import { type AuthResponse, authResponse, issueSession } from '../sessions/service.js';
 import { findUser } from '../users/queries.js';
 import { insertUserWithEmail } from '../users/service.js';
@@ -47,19 +47,26 @@ export async function sendSignInCode(deps: Deps, auth: AuthContext, email: strin
 }
 
 /**
- * Signs in with the code of a magic link (or the typed short code followed by the nonce). The
- * account that signs in with the address gets a session, and its address counts as verified (the
- * code proved the mailbox); an address without one becomes a new, verified account
- * (is_new_user true) when sign-up is enabled.
+ * Signs in with the code of a magic link (or the typed short code followed by the nonce). The code
+ * proves the mailbox. The account the address answers to gets a session, and the address becomes
+ * verified; if it was not verified there, the account had been claimed by whoever signed up with
+ * it, so every credential they set is revoked first (password, TOTP, sessions, API keys, other
+ * sign-in addresses: contact-channels/claims.ts, proveChannel) and other accounts' claims on the
+ * address are removed. An address without one becomes a new, verified account (is_new_user true)
+ * when sign-up is enabled. Either way the address's failed password sign-ins are forgotten.
  */
 export async function signInWithCode(deps: Deps, auth: AuthContext, code: string, ip: string | null): Promise<AuthResponse> {
   const config = auth.project.config;
   if (!config.magic_link_enabled) throw new KnownErrors.MagicLinkAuthenticationNotEnabled();
   await limitCodeChecks(deps, auth.tenancy, ip);
-  return withCode<MagicLinkData, AuthResponse>(deps.db, auth.tenancy, MAGIC_LINK_PURPOSE, code, 'consume', async (trx, verified) => {
-    const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', verified.data.email);
+  let email = '';
+  const response = await withCode<MagicLinkData, AuthResponse>(deps.db, auth.tenancy, MAGIC_LINK_PURPOSE, code, 'consume', async (trx, verified) => {
+    email = verified.data.email;
+    const found = await findAuthChannel(trx, auth.tenancy.id, 'email', verified.data.email);
+    // Locked, then read again: the channel is judged as it is while the user row is held.
+    const channel = found && (await lockUser(trx, auth.tenancy.id, found.user_id)) ? await findChannel(trx, auth.tenancy.id, found.user_id, found.id) : undefined;
     if (channel) {
-      await markChannelVerified(trx, auth.tenancy, channel);
+      await proveChannel(trx, auth.tenancy, channel, 'stranger');
       const user = await findUser(trx, auth.tenancy.id, channel.user_id);
       if (!user) throw new KnownErrors.VerificationCodeNotFound();
       const session = await issueSession(trx, auth.tenancy, user.id, { ip });
@@ -77,4 +84,6 @@ export async function signInWithCode(deps: Deps, auth: AuthContext, code: string
     const session = await issueSession(trx, auth.tenancy, user.id, { ip });
     return authResponse(deps, auth.tenancy, user, session, true);
   });
+  await clearSignInFailures(deps, auth.tenancy, email);
+  return response;
 }

@@ -4,12 +4,12 @@ import { withMinimumDuration } from '../../crypto/timing.js';
 import { randomSecret } from '../../crypto/tokens.js';
 import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
+import { proveChannel } from '../contact-channels/claims.js';
 import { findAuthChannel, findChannel, lockUser } from '../contact-channels/queries.js';
-import { markChannelVerified } from '../contact-channels/service.js';
 import { brandingOf, queueEmail } from '../emails/service.js';
-import { limitPasswordResetRequests } from '../rate-limits/service.js';
+import { clearSignInFailures, limitPasswordResetRequests } from '../rate-limits/service.js';
 import { renderEmail } from '../emails/render.js';
-import { deleteSessionsOfUser } from '../sessions/queries.js';
+import { signOutEverywhere } from '../sessions/service.js';
 import { updateUser } from '../users/queries.js';
 import { checkPasswordRequirements } from '../users/service.js';
 import { assertTrustedCallbackUrl, createCode, deleteUnusedCodesOfUser, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
@@ -71,22 +71,29 @@ export async function checkResetCode(deps: Deps, auth: AuthContext, code: string
 
 /**
  * Sets a new password with a reset code and signs the user out everywhere: whoever had a session
- * (perhaps the reason for the reset) loses it. The link proved the user reads that mailbox, so
- * the channel it went to is verified too. Other reset links of the user stop working.
+ * or an API key (perhaps the reason for the reset) loses it. The link proved the user reads that
+ * mailbox, so the channel it went to is verified too; if it was not verified before, whoever
+ * claimed the address may have set more than the password, so everything they could sign in with
+ * goes (contact-channels/claims.ts, proveChannel), and other accounts' claims on the address are
+ * removed. A link whose address left the account since is CODE_NOT_FOUND. Other reset links of the
+ * user stop working, and the address's failed password sign-ins are forgotten.
  */
 export async function resetPassword(deps: Deps, auth: AuthContext, code: string, password: string, ip: string | null): Promise<{ success: true }> {
   if (!auth.project.config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   checkPasswordRequirements(password);
   await limitCodeChecks(deps, auth.tenancy, ip);
   const passwordHash = await hashPassword(password);
-  await withCode<ResetData, void>(deps.db, auth.tenancy, PASSWORD_RESET_PURPOSE, code, 'consume', async (trx, verified) => {
+  const address = await withCode<ResetData, string>(deps.db, auth.tenancy, PASSWORD_RESET_PURPOSE, code, 'consume', async (trx, verified) => {
     const userId = verified.data.user_id;
     if (!(await lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.VerificationCodeNotFound();
-    await updateUser(trx, auth.tenancy.id, userId, { password_hash: passwordHash });
-    await deleteSessionsOfUser(trx, auth.tenancy.id, userId, null);
-    await deleteUnusedCodesOfUser(trx, auth.tenancy, PASSWORD_RESET_PURPOSE, userId);
     const channel = await findChannel(trx, auth.tenancy.id, userId, verified.data.contact_channel_id);
-    if (channel && channel.value.toLowerCase() === verified.data.value.toLowerCase()) await markChannelVerified(trx, auth.tenancy, channel);
+    if (!channel || channel.value.toLowerCase() !== verified.data.value.toLowerCase()) throw new KnownErrors.VerificationCodeNotFound();
+    await proveChannel(trx, auth.tenancy, channel, 'stranger', { keepPassword: true });
+    await updateUser(trx, auth.tenancy.id, userId, { password_hash: passwordHash });
+    await signOutEverywhere(trx, auth.tenancy, userId, null);
+    await deleteUnusedCodesOfUser(trx, auth.tenancy, PASSWORD_RESET_PURPOSE, userId);
+    return channel.value;
   });
+  await clearSignInFailures(deps, auth.tenancy, address);
   return { success: true };
 }

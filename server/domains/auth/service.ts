@@ -7,15 +7,19 @@ import { limitEmailProbes, limitSignIn } from '../rate-limits/service.js';
 import { findPrimaryChannel } from '../contact-channels/queries.js';
 import { queueVerificationEmail } from '../contact-channels/service.js';
 import { assertTrustedCallbackUrl } from '../verification/service.js';
+import { assertAddressFree } from '../contact-channels/claims.js';
 import { deleteSessionsOfUser } from '../sessions/queries.js';
-import { type AuthResponse, authResponse, issueSession } from '../sessions/service.js';
+import { type AuthResponse, authResponse, issueSession, signOutEverywhere } from '../sessions/service.js';
 import { findSessionUser, findUserByAuthEmail, findUser, replacePrimaryEmail, updateUser } from '../users/queries.js';
 import { checkPasswordRequirements, insertUserWithEmail } from '../users/service.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { randomUUID } from 'node:crypto';
 
 /**
- * Email + password sign-up. Honours sign_up_enabled and credential_enabled (server code can still
+ * Email + password sign-up. The address stays an unverified claim until a code sent to it is used:
+ * it signs its account in with this password, but it refuses no later sign-up with the same
+ * address (only an address some account has proven does: USER_EMAIL_ALREADY_EXISTS), and the
+ * newest claim is the one the address answers to (contact-channels/claims.ts). Honours sign_up_enabled and credential_enabled (server code can still
  * create users). With verification_callback_url (a trusted URL) the verification email is queued
  * with the new user. The password is hashed before any row is touched, so a duplicate email costs the
  * same time as a new one. An anonymous caller is upgraded in place and keeps its data.
@@ -34,6 +38,8 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
     const anonymous = auth.user?.is_anonymous ? await findSessionUser(trx, auth.tenancy.id, auth.user.sub, auth.user.refresh_token_id, { forUpdate: true }) : undefined;
     let user;
     if (anonymous?.is_anonymous) {
+      // Only a proven address refuses a sign-up (contact-channels/claims.ts).
+      await assertAddressFree(trx, auth.tenancy.id, email, anonymous.id, { anyClaim: false }, () => new KnownErrors.UserWithEmailAlreadyExists(email));
       try {
         await replacePrimaryEmail(trx, auth.tenancy.id, anonymous.id, { id: randomUUID(), value: email, is_verified: false, used_for_auth: true });
       } catch (error) {
@@ -50,6 +56,8 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
         primaryEmailAuthEnabled: true,
         passwordHash,
         isAnonymous: false,
+        // An end user's sign-up: only a proven address refuses it, never someone's unverified claim.
+        refuseOverUnverifiedClaims: false,
       });
     }
     if (!user) throw new KnownErrors.UserNotFound();
@@ -90,7 +98,7 @@ async function requireOwnUser(deps: Deps, auth: AuthContext) {
   return { user, sessionId: auth.user!.refresh_token_id };
 }
 
-/** Changes the password; every other session of the user is signed out. */
+/** Changes the password; every other session of the user is signed out, and their API keys revoked. */
 export async function updatePassword(deps: Deps, auth: AuthContext, oldPassword: string, newPassword: string): Promise<void> {
   const { user, sessionId } = await requireOwnUser(deps, auth);
   if (!user.password_hash) throw new KnownErrors.UserDoesNotHavePassword();
@@ -100,7 +108,7 @@ export async function updatePassword(deps: Deps, auth: AuthContext, oldPassword:
   const hash = await hashPassword(newPassword);
   await deps.db.transaction().execute(async (trx) => {
     await updateUser(trx, auth.tenancy.id, user.id, { password_hash: hash });
-    await deleteSessionsOfUser(trx, auth.tenancy.id, user.id, sessionId);
+    await signOutEverywhere(trx, auth.tenancy, user.id, sessionId);
   });
 }
 

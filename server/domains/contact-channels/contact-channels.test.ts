@@ -70,33 +70,35 @@ describe('contact channel CRUD', () => {
     const initial = (await h.get('/contact-channels', user.headers)).body.items as Channel[];
     expect(initial).toEqual([{ id: expect.any(String), user_id: user.id, type: 'email', value: user.email, is_primary: true, is_verified: false, used_for_auth: true }]);
 
-    // A client adds a second address to itself: unverified, not primary.
+    // A client adds a second address to itself: unverified, not primary, and not a sign-in address
+    // (an unproven address never is: asking for one is EMAIL_NOT_VERIFIED).
     const second = h.uniqueEmail('second');
-    const created = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: second, used_for_auth: true }, user.headers);
+    expectKnownError(await h.post('/contact-channels', { user_id: 'me', type: 'email', value: second, used_for_auth: true }, user.headers), 400, 'EMAIL_NOT_VERIFIED');
+    const created = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: second, used_for_auth: false }, user.headers);
     expectStatus(created, 201);
-    expect(created.body).toMatchObject({ user_id: user.id, value: second, is_primary: false, is_verified: false, used_for_auth: true });
+    expect(created.body).toMatchObject({ user_id: user.id, value: second, is_primary: false, is_verified: false, used_for_auth: false });
     expect((await h.get(`/contact-channels/me/${created.body.id}`, user.headers)).body).toEqual(created.body);
-
+    expectKnownError(await h.patch(`/contact-channels/me/${created.body.id}`, { used_for_auth: true }, user.headers), 400, 'EMAIL_NOT_VERIFIED');
+    // Once the address is proven (here the server vouches for it), the client may sign in with it.
+    expect((await h.patch(`/contact-channels/${user.id}/${created.body.id}`, { is_verified: true }, project.server())).body.is_verified).toBe(true);
+    expect((await h.patch(`/contact-channels/me/${created.body.id}`, { used_for_auth: true }, user.headers)).body).toMatchObject({ used_for_auth: true, is_verified: true });
     // Promoting it moves the primary email: exactly one primary, and the user's copy follows.
     const promoted = await h.patch(`/contact-channels/me/${created.body.id}`, { is_primary: true }, user.headers);
     expect(promoted.body.is_primary).toBe(true);
     const after = await channelsOf(project, user.id);
     expect(after.filter((c) => c.is_primary).map((c) => c.value)).toEqual([second]);
-    expect(await primaryOf(project, user.id)).toEqual({ primary_email: second, primary_email_verified: false, auth_with_email: true });
+    expect(await primaryOf(project, user.id)).toEqual({ primary_email: second, primary_email_verified: true, auth_with_email: true });
     // Both addresses sign in (both are used for auth).
     for (const email of [user.email, second]) expectStatus(await h.post('/auth/password/sign-in', { email, password: PASSWORD }, project.client()), 200);
 
-    // The server verifies it; the copy follows.
-    expect((await h.patch(`/contact-channels/${user.id}/${created.body.id}`, { is_verified: true }, project.server())).body.is_verified).toBe(true);
-    expect((await primaryOf(project, user.id)).primary_email_verified).toBe(true);
-    // A new value is unverified again.
+    // A new value is unverified again: a client may move a sign-in address only by giving up
+    // signing in with it until the new one is proven.
     const third = h.uniqueEmail('third');
-    const changed = await h.patch(`/contact-channels/me/${created.body.id}`, { value: third }, user.headers);
-    expect(changed.body).toMatchObject({ value: third, is_verified: false, is_primary: true });
-    expect(await primaryOf(project, user.id)).toEqual({ primary_email: third, primary_email_verified: false, auth_with_email: true });
+    expectKnownError(await h.patch(`/contact-channels/me/${created.body.id}`, { value: third }, user.headers), 400, 'EMAIL_NOT_VERIFIED');
+    const changed = await h.patch(`/contact-channels/me/${created.body.id}`, { value: third, used_for_auth: false }, user.headers);
+    expect(changed.body).toMatchObject({ value: third, is_verified: false, is_primary: true, used_for_auth: false });
     // No longer used for auth: the copy says so, and the address no longer signs in.
-    await h.patch(`/contact-channels/me/${created.body.id}`, { used_for_auth: false }, user.headers);
-    expect((await primaryOf(project, user.id)).auth_with_email).toBe(false);
+    expect(await primaryOf(project, user.id)).toEqual({ primary_email: third, primary_email_verified: false, auth_with_email: false });
     expectKnownError(await h.post('/auth/password/sign-in', { email: third, password: PASSWORD }, project.client()), 400, 'EMAIL_PASSWORD_MISMATCH');
 
     // Removing the primary leaves the user without one (nothing is promoted behind their back).
@@ -106,16 +108,19 @@ describe('contact channel CRUD', () => {
     expectKnownError(await h.del(`/contact-channels/me/${created.body.id}`, user.headers), 404, 'CONTACT_CHANNEL_NOT_FOUND');
   });
 
-  it('refuses an auth address someone else signs in with (409), a duplicate of the same user (409), and is_verified from a client', async () => {
+  it('refuses an auth address someone else has proven (409), a duplicate of the same user (409), and is_verified from a client', async () => {
     const project = await h.createProject();
     const alice = await signUp(project);
     const bob = await signUp(project);
-    const asAuth = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: alice.email.toUpperCase(), used_for_auth: true }, bob.headers);
-    expectKnownError(asAuth, 409, 'CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE');
+    await h.patch(`/contact-channels/${alice.id}/${(await channelsOf(project, alice.id))[0]!.id}`, { is_verified: true }, project.server());
     // The same address only as a contact (not for sign-in) is fine.
-    const contactOnly = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: alice.email, used_for_auth: false }, bob.headers);
+    const contactOnly = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: alice.email.toUpperCase(), used_for_auth: false }, bob.headers);
     expectStatus(contactOnly, 201);
+    // Even proven by Bob too, it cannot become his sign-in address: Alice signs in with it.
+    await h.patch(`/contact-channels/${bob.id}/${contactOnly.body.id}`, { is_verified: true }, project.server());
     expectKnownError(await h.patch(`/contact-channels/me/${contactOnly.body.id}`, { used_for_auth: true }, bob.headers), 409, 'CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE');
+    const carol = await signUp(project);
+    expectKnownError(await h.post('/contact-channels', { user_id: carol.id, type: 'email', value: alice.email, used_for_auth: true, is_verified: true }, project.server()), 409, 'CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE');
     expectKnownError(await h.post('/contact-channels', { user_id: 'me', type: 'email', value: bob.email.toUpperCase(), used_for_auth: false }, bob.headers), 409, 'CONTACT_CHANNEL_ALREADY_EXISTS');
     const other = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: h.uniqueEmail('other'), used_for_auth: false }, bob.headers);
     expectKnownError(await h.patch(`/contact-channels/me/${other.body.id}`, { value: bob.email }, bob.headers), 409, 'CONTACT_CHANNEL_ALREADY_EXISTS');
@@ -141,9 +146,11 @@ describe('email verification', () => {
     const mail = await inboxEmailTo(project, user.email);
     expect(mail).toMatchObject({ subject: 'Verify your email for Test project', state: 'not-delivered', error: NOT_DELIVERED_REASON, sent_at_millis: null });
     expect(mail.text).toContain(`${CALLBACK}?code=`);
-    expectStatus(await h.post('/contact-channels/verify', { code: mail.code }, project.client()), 200);
+    // The link verifies in a session of its account only (or through the server).
+    expectKnownError(await h.post('/contact-channels/verify', { code: mail.code }, project.client()), 401, 'EMAIL_VERIFICATION_REQUIRES_SIGN_IN');
+    expectStatus(await h.post('/contact-channels/verify', { code: mail.code }, user.headers), 200);
     expect(await primaryOf(project, user.id)).toMatchObject({ primary_email_verified: true });
-    expectKnownError(await h.post('/contact-channels/verify', { code: mail.code }, project.client()), 409, 'ALREADY_USED');
+    expectKnownError(await h.post('/contact-channels/verify', { code: mail.code }, user.headers), 409, 'ALREADY_USED');
     expectKnownError(await h.post('/contact-channels/verify', { code: 'not-a-code' }, project.client()), 404, 'CODE_NOT_FOUND');
     expectKnownError(await h.post('/contact-channels/send-verification-code', { email: user.email, callback_url: CALLBACK }, user.headers), 409, 'EMAIL_ALREADY_VERIFIED');
   });
@@ -154,7 +161,7 @@ describe('email verification', () => {
     const secondary = await h.post('/contact-channels', { user_id: user.id, type: 'email', value: h.uniqueEmail('secondary'), used_for_auth: false }, project.server());
     expectStatus(await h.post(`/contact-channels/${user.id}/${secondary.body.id}/send-verification-code`, { callback_url: CALLBACK }, project.server()), 200);
     const mail = await inboxEmailTo(project, secondary.body.value);
-    expectStatus(await h.post('/contact-channels/verify', { code: mail.code }, project.client()), 200);
+    expectStatus(await h.post('/contact-channels/verify', { code: mail.code }, project.server()), 200);
     expect((await h.get(`/contact-channels/${user.id}/${secondary.body.id}`, project.server())).body.is_verified).toBe(true);
     expect((await primaryOf(project, user.id)).primary_email_verified).toBe(false);
     expectKnownError(await h.post(`/contact-channels/me/${secondary.body.id}/send-verification-code`, { callback_url: CALLBACK }, user.headers), 409, 'EMAIL_ALREADY_VERIFIED');
@@ -163,8 +170,8 @@ describe('email verification', () => {
     const primary = (await channelsOf(project, user.id)).find((c) => c.is_primary)!;
     expectStatus(await h.post(`/contact-channels/me/${primary.id}/send-verification-code`, { callback_url: CALLBACK }, user.headers), 200);
     const stale = await inboxEmailTo(project, user.email);
-    await h.patch(`/contact-channels/me/${primary.id}`, { value: h.uniqueEmail('moved') }, user.headers);
-    expectKnownError(await h.post('/contact-channels/verify', { code: stale.code }, project.client()), 404, 'CODE_NOT_FOUND');
+    expectStatus(await h.patch(`/contact-channels/me/${primary.id}`, { value: h.uniqueEmail('moved'), used_for_auth: false }, user.headers), 200);
+    expectKnownError(await h.post('/contact-channels/verify', { code: stale.code }, user.headers), 404, 'CODE_NOT_FOUND');
     expect((await primaryOf(project, user.id)).primary_email_verified).toBe(false);
   });
 });

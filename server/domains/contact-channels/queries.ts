@@ -62,7 +62,12 @@ export async function deleteChannel(db: Executor, tenancyId: string, userId: str
   return db.deleteFrom('contact_channels').where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
-/** The channel someone signs in with at this address (case-insensitive): at most one per project. */
+/**
+ * The channel that signs in with this address (case-insensitive): the verified one (at most one per
+ * project, the unique index contact_channels_verified_auth_idx), else the newest unverified claim.
+ * Unverified claims may coexist (migrations/0006_auth_claims.ts): a sign-up is never blocked by
+ * an address nobody proved, and of several claims only the newest answers to the address.
+ */
 export async function findAuthChannel(db: Executor, tenancyId: string, type: string, value: string): Promise<ContactChannelRow | undefined> {
   return db
     .selectFrom('contact_channels')
@@ -71,5 +76,53 @@ export async function findAuthChannel(db: Executor, tenancyId: string, type: str
     .where('type', '=', type)
     .where(sql`lower(value)`, '=', value.toLowerCase())
     .where('used_for_auth', '=', true)
+    .orderBy('is_verified', 'desc')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
     .executeTakeFirst();
+}
+
+/**
+ * Another user's sign-in channel at this address: only a verified one, or (`anyClaim`) an
+ * unverified claim too.
+ */
+export async function findOtherAuthChannel(db: Executor, tenancyId: string, type: string, value: string, userId: string | null, options: { anyClaim: boolean }): Promise<ContactChannelRow | undefined> {
+  let query = db
+    .selectFrom('contact_channels')
+    .selectAll()
+    .where('tenancy_id', '=', tenancyId)
+    .where('type', '=', type)
+    .where(sql`lower(value)`, '=', value.toLowerCase())
+    .where('used_for_auth', '=', true);
+  if (userId) query = query.where('user_id', '!=', userId);
+  if (!options.anyClaim) query = query.where('is_verified', '=', true);
+  return query.limit(1).executeTakeFirst();
+}
+
+/** Deletes other users' unverified sign-in claims on an address; returns the deleted rows. */
+export async function deleteUnverifiedClaims(db: Executor, tenancyId: string, type: string, value: string, exceptUserId: string): Promise<ContactChannelRow[]> {
+  return db
+    .deleteFrom('contact_channels')
+    .where('tenancy_id', '=', tenancyId)
+    .where('type', '=', type)
+    .where(sql`lower(value)`, '=', value.toLowerCase())
+    .where('used_for_auth', '=', true)
+    .where('is_verified', '=', false)
+    .where('user_id', '!=', exceptUserId)
+    .returningAll()
+    .execute();
+}
+
+/** Stops every other channel of the user from signing in; returns the channels changed. */
+export async function disableOtherAuthChannels(db: Executor, tenancyId: string, userId: string, keepChannelId: string): Promise<ContactChannelRow[]> {
+  return db
+    .updateTable('contact_channels')
+    .set({ used_for_auth: false })
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('id', '!=', keepChannelId)
+    .where('used_for_auth', '=', true)
+    .returningAll()
+    .execute();
 }

@@ -14,10 +14,10 @@ export const contactChannelsRouter = router({
     .query(async ({ ctx, input }) => ({ items: await service.listChannels(ctx.deps, ctx.auth, input.user_id), is_paginated: false as const })),
 
   create: clientProcedure
-    .meta({ openapi: { method: 'POST', path: '/contact-channels', tags: TAGS, summary: 'Add a contact channel to a user (clients: to themselves, unverified)' }, successStatus: 201 })
+    .meta({ openapi: { method: 'POST', path: '/contact-channels', tags: TAGS, summary: 'Add a contact channel to a user (clients: to themselves, unverified, and not used for auth until verified)' }, successStatus: 201 })
     .input(schemas.contactChannelCreateSchema)
     .output(schemas.contactChannelSchema)
-    .mutation(({ ctx, input }) => service.createChannel(ctx.deps, ctx.auth, input)),
+    .mutation(({ ctx, input }) => service.createChannel(ctx.deps, ctx.auth, input, ctx.ip)),
 
   sendVerificationCode: clientProcedure
     .meta({ openapi: { method: 'POST', path: '/contact-channels/send-verification-code', tags: TAGS, summary: "Email a verification link for the signed-in user's primary email" } })
@@ -43,7 +43,7 @@ export const contactChannelsRouter = router({
     .output(schemas.contactChannelSchema)
     .mutation(({ ctx, input }) => {
       const { user_id, contact_channel_id, ...patch } = input;
-      return service.updateChannel(ctx.deps, ctx.auth, user_id, contact_channel_id, patch);
+      return service.updateChannel(ctx.deps, ctx.auth, user_id, contact_channel_id, patch, ctx.ip);
     }),
 
   delete: clientProcedure

@@ -7,9 +7,13 @@ import type { AuthContext, Tenancy } from '../../trpc/context.js';
 import { type EmailSender, queueEmail } from '../emails/service.js';
 import { resolveExistingUserId } from '../permissions/service.js';
 import type { Executor } from '../projects/queries.js';
-import { updateUser } from '../users/queries.js';
+import { limitEmailProbes } from '../rate-limits/service.js';
+import { findSessionUser } from '../users/queries.js';
 import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
+import { assertAddressFree, proveChannel, settleProvenAddress, syncPrimaryEmail } from './claims.js';
 import * as q from './queries.js';
+
+export { syncPrimaryEmail };
 import type { contactChannelCreateSchema, contactChannelSchema, contactChannelUpdateSchema } from './schemas.js';
 
 /**
@@ -37,26 +41,42 @@ export function toContactChannelDto(row: q.ContactChannelRow): ContactChannel {
   return { id: row.id, user_id: row.user_id, type: 'email', value: row.value, is_primary: row.is_primary, is_verified: row.is_verified, used_for_auth: row.used_for_auth };
 }
 
-/** Rewrites the user's copy of the primary channel (or clears it when there is none). */
-export async function syncPrimaryEmail(trx: Executor, tenancy: Tenancy, userId: string): Promise<void> {
-  const primary = await q.findPrimaryChannel(trx, tenancy.id, userId);
-  await updateUser(trx, tenancy.id, userId, {
-    primary_email: primary?.value ?? null,
-    primary_email_verified: primary?.is_verified ?? false,
-    auth_with_email: primary?.used_for_auth ?? false,
-  });
-}
-
 /** The 409s a channel write can run into, told apart by the unique index that refused it. */
 function channelConflict(error: unknown, value: string): unknown {
   if (isUniqueViolation(error, 'contact_channels_user_value_idx')) return new KnownErrors.ContactChannelAlreadyExists('email', value);
-  if (isUniqueViolation(error, 'contact_channels_auth_idx')) return new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', value);
+  if (isUniqueViolation(error, 'contact_channels_verified_auth_idx')) return new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', value);
   return error;
 }
 
 function refuseServerOnly(auth: AuthContext, input: { is_verified?: boolean | undefined }): void {
   if (auth.type === 'client' && input.is_verified !== undefined) {
     throw new KnownErrors.SchemaError('Request validation failed:\n  - is_verified can only be set with server access (x-latch-access-type: server)', { issues: [{ path: 'is_verified', message: 'can only be set with server access' }] });
+  }
+}
+
+/**
+ * A client never makes an address it has not proven a sign-in address (issue 13 item 1): not by
+ * adding it, not by switching used_for_auth on, not by changing the value of a sign-in address.
+ * Otherwise anyone could attach someone else's address to their account and answer to it.
+ * EMAIL_NOT_VERIFIED, before anything is looked up (the answer reveals nothing about the address).
+ */
+function refuseUnprovenAuth(auth: AuthContext, becomes: { used_for_auth: boolean; is_verified: boolean }, makesIt: boolean): void {
+  if (auth.type === 'client' && makesIt && becomes.used_for_auth && !becomes.is_verified) throw new KnownErrors.EmailNotVerified();
+}
+
+/**
+ * Runs a channel write whose CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE would tell a
+ * client that an address has an account: that answer counts against the client's probe budget
+ * (rate-limits/service.ts, limitEmailProbes) before it is given. Server calls are not counted.
+ */
+async function countingProbes<T>(deps: Deps, auth: AuthContext, ip: string | null, mayReveal: boolean, run: () => Promise<T>): Promise<T> {
+  if (auth.type !== 'client' || !mayReveal) return run();
+  const probe = await limitEmailProbes(deps, auth.tenancy, ip);
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse) await probe.revealed();
+    throw error;
   }
 }
 
@@ -80,12 +100,16 @@ export async function getChannel(deps: Deps, auth: AuthContext, userIdParam: str
   return toContactChannelDto(channel);
 }
 
-export async function createChannel(deps: Deps, auth: AuthContext, input: z.infer<typeof contactChannelCreateSchema>): Promise<ContactChannel> {
+export async function createChannel(deps: Deps, auth: AuthContext, input: z.infer<typeof contactChannelCreateSchema>, ip: string | null = null): Promise<ContactChannel> {
   refuseServerOnly(auth, input);
+  const isVerified = input.is_verified ?? false;
+  refuseUnprovenAuth(auth, { used_for_auth: input.used_for_auth, is_verified: isVerified }, true);
   const userId = await resolveExistingUserId(deps, auth, input.user_id);
-  return deps.db.transaction().execute(async (trx) => {
+  return countingProbes(deps, auth, ip, input.used_for_auth, () => deps.db.transaction().execute(async (trx) => {
     if (!(await q.lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
     if (await q.findChannelByValue(trx, auth.tenancy.id, userId, 'email', input.value)) throw new KnownErrors.ContactChannelAlreadyExists('email', input.value);
+    // Only the server gets here with an unverified sign-in address: it is told about any claim.
+    if (input.used_for_auth && !isVerified) await assertAddressFree(trx, auth.tenancy.id, input.value, userId, { anyClaim: true }, () => new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', input.value));
     if (input.is_primary) await q.clearPrimary(trx, auth.tenancy.id, userId);
     let row: q.ContactChannelRow;
     try {
@@ -96,30 +120,34 @@ export async function createChannel(deps: Deps, auth: AuthContext, input: z.infe
         type: 'email',
         value: input.value,
         is_primary: input.is_primary ?? false,
-        is_verified: input.is_verified ?? false,
+        is_verified: isVerified,
         used_for_auth: input.used_for_auth,
       });
     } catch (error) {
       throw channelConflict(error, input.value);
     }
+    // The server vouches for the address: other accounts' unverified claims on it lose it.
+    if (row.is_verified) await settleProvenAddress(trx, auth.tenancy, row);
     if (row.is_primary) await syncPrimaryEmail(trx, auth.tenancy, userId);
     return toContactChannelDto(row);
-  });
+  }));
 }
 
-export async function updateChannel(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, input: z.infer<typeof contactChannelUpdateSchema>): Promise<ContactChannel> {
+export async function updateChannel(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, input: z.infer<typeof contactChannelUpdateSchema>, ip: string | null = null): Promise<ContactChannel> {
   refuseServerOnly(auth, input);
   const userId = await resolveExistingUserId(deps, auth, userIdParam);
-  return deps.db.transaction().execute(async (trx) => {
+  // Only switching used_for_auth on can meet another account's proven address (a new value is unproven).
+  return countingProbes(deps, auth, ip, input.used_for_auth === true, () => deps.db.transaction().execute(async (trx) => {
     const current = await lockedChannel(trx, auth.tenancy, userId, channelId);
     const patch: Parameters<typeof q.updateChannel>[4] = {};
     const valueChanged = input.value !== undefined && input.value !== current.value;
+    const newAddress = valueChanged && input.value!.toLowerCase() !== current.value.toLowerCase();
     if (valueChanged) {
       const clash = await q.findChannelByValue(trx, auth.tenancy.id, userId, 'email', input.value!);
       if (clash && clash.id !== current.id) throw new KnownErrors.ContactChannelAlreadyExists('email', input.value!);
       patch.value = input.value!;
       // A new address has not been verified, whatever the old one was (a different letter case is the same address).
-      if (input.value!.toLowerCase() !== current.value.toLowerCase()) patch.is_verified = false;
+      if (newAddress) patch.is_verified = false;
     }
     if (input.is_verified !== undefined) patch.is_verified = input.is_verified;
     if (input.used_for_auth !== undefined) patch.used_for_auth = input.used_for_auth;
@@ -127,6 +155,10 @@ export async function updateChannel(deps: Deps, auth: AuthContext, userIdParam: 
       if (input.is_primary) await q.clearPrimary(trx, auth.tenancy.id, userId);
       patch.is_primary = input.is_primary;
     }
+    const becomes = { used_for_auth: patch.used_for_auth ?? current.used_for_auth, is_verified: patch.is_verified ?? current.is_verified, value: patch.value ?? current.value };
+    const newlyAuth = becomes.used_for_auth && (!current.used_for_auth || newAddress);
+    refuseUnprovenAuth(auth, becomes, newlyAuth);
+    if (newlyAuth && !becomes.is_verified) await assertAddressFree(trx, auth.tenancy.id, becomes.value, userId, { anyClaim: true }, () => new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', becomes.value));
     let updated: q.ContactChannelRow | undefined;
     try {
       updated = await q.updateChannel(trx, auth.tenancy.id, userId, channelId, patch);
@@ -134,9 +166,10 @@ export async function updateChannel(deps: Deps, auth: AuthContext, userIdParam: 
       throw channelConflict(error, input.value ?? current.value);
     }
     if (!updated) throw new KnownErrors.ContactChannelNotFound(channelId);
+    if (updated.is_verified && (!current.is_verified || newAddress)) await settleProvenAddress(trx, auth.tenancy, updated);
     if (current.is_primary || updated.is_primary) await syncPrimaryEmail(trx, auth.tenancy, userId);
     return toContactChannelDto(updated);
-  });
+  }));
 }
 
 export async function deleteChannel(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string): Promise<void> {
@@ -187,17 +220,15 @@ export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext,
   return { success: true };
 }
 
-/** Marks a channel verified (the user proved they receive its email) and keeps the user's copy in step. */
-export async function markChannelVerified(trx: Executor, tenancy: Tenancy, channel: q.ContactChannelRow): Promise<void> {
-  if (channel.is_verified) return;
-  await q.updateChannel(trx, tenancy.id, channel.user_id, channel.id, { is_verified: true });
-  if (channel.is_primary) await syncPrimaryEmail(trx, tenancy, channel.user_id);
-}
-
 /**
- * Verifies the channel a link's code was issued for. Needs no signed-in user: the code is the
- * proof, and the link is often opened in another browser. A code for a channel that was deleted or
- * changed its address since reads as CODE_NOT_FOUND.
+ * Verifies the channel a link's code was issued for. The code proves the mailbox; it does not prove
+ * that whoever clicked holds the account the link was made for. An attacker who signed up with
+ * someone else's address asks for a verification email and waits for its owner to click: without a
+ * further check, the click would make the address a proven identity of the attacker's account. So
+ * the link verifies only with a live session of that account (the usual case: the page that asked
+ * is open in the same browser), or when the server forwards the code (EMAIL_VERIFICATION_REQUIRES_SIGN_IN
+ * otherwise, and the code stays usable). A code for a channel that was deleted or changed its
+ * address since reads as CODE_NOT_FOUND.
  */
 export async function verifyChannel(deps: Deps, auth: AuthContext, code: string, ip: string | null): Promise<{ success: true }> {
   await limitCodeChecks(deps, auth.tenancy, ip);
@@ -207,7 +238,11 @@ export async function verifyChannel(deps: Deps, auth: AuthContext, code: string,
     const channel = await q.findChannel(trx, auth.tenancy.id, userId, channelId);
     if (!channel || channel.value.toLowerCase() !== value.toLowerCase()) throw new KnownErrors.VerificationCodeNotFound();
     if (channel.is_verified) throw new KnownErrors.EmailAlreadyVerified();
-    await markChannelVerified(trx, auth.tenancy, channel);
+    if (auth.type === 'client') {
+      const holder = auth.user?.sub === userId && (await findSessionUser(trx, auth.tenancy.id, userId, auth.user.refresh_token_id));
+      if (!holder) throw new KnownErrors.EmailVerificationRequiresSignIn();
+    }
+    await proveChannel(trx, auth.tenancy, channel, 'holder');
   });
   return { success: true };
 }

@@ -83,6 +83,18 @@ export async function unhitCounters(db: Executor, keys: readonly CounterKey[]): 
 }
 
 /**
+ * Deletes the counters of one bucket whose key is `key` or starts with `keyPrefix` (clearing an
+ * address's sign-in failures). Scans that bucket's rows; called only on rare events (a reset).
+ */
+export async function deleteCounters(db: Executor, bucket: string, match: { key: string } | { keyPrefix: string }): Promise<void> {
+  let query = db.deleteFrom('rate_limits').where('bucket', '=', bucket);
+  query = 'key' in match
+    ? query.where('key', '=', match.key)
+    : query.where(sql<string>`left(key, ${match.keyPrefix.length}::integer)`, '=', match.keyPrefix);
+  await query.execute();
+}
+
+/**
  * Deletes up to `limit` expired counters; returns how many. The outer condition is repeated on
  * purpose: a row revived by a concurrent hit after the subquery saw it expired is re-checked and
  * kept.

@@ -122,28 +122,56 @@ function settings(deps: Deps) {
 }
 
 /**
- * Password sign-in: failed attempts per email (an account under attack, whichever IPs it comes
- * from) and per client IP (one source trying many accounts), per project. The attempt is counted
- * up front and given back on success, so only failures use the budget, and a burst of concurrent
- * guesses cannot slip past the limit before the first failure is recorded. The email key does not
- * depend on whether the account exists: a locked-out unknown email looks like a locked-out real one.
+ * Password sign-in: failed attempts per (email, client IP), then per email from everywhere, and per
+ * client IP (one source trying many accounts), per project. The per-(email, IP) limit comes first
+ * and an attempt it refuses counts nowhere else: one attacker can lock an address out of their own
+ * IP, and adds at most `signInPerEmailIp` to the address's global count, so locking its owner out
+ * from everywhere takes signInPerEmail / signInPerEmailIp sources (issue 13 item 11). A successful
+ * password reset or magic-link sign-in clears the address's counters (clearSignInFailures).
+ *
+ * The attempt is counted up front and given back on success, so only failures use the budget, and
+ * a burst of concurrent guesses cannot slip past the limit before the first failure is recorded.
+ * The email key does not depend on whether the account exists: a locked-out unknown email looks
+ * like a locked-out real one.
  */
 export async function limitSignIn(deps: Deps, tenancy: Tenancy, email: string, ip: string | null): Promise<{ succeeded: () => Promise<void> }> {
-  const { windowSeconds, signInPerEmail, signInPerIp } = settings(deps);
-  const limits: RateLimit[] = [{ bucket: 'sign_in_email', key: `${tenancy.id}:${email.trim().toLowerCase()}`, max: signInPerEmail, windowSeconds }];
-  if (ip) limits.push({ bucket: 'sign_in_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: signInPerIp, windowSeconds });
-  try {
-    await consumeRateLimits(deps.db, limits);
-  } catch (error) {
-    // A refused attempt checks no password, so it gives its count back too. Kept, the refusals of
-    // one locked-out email piled up on its IP's counter until every sign-in from that IP (a NAT,
-    // an office) was refused for the rest of the window: the bench saw 50 concurrent correct
-    // sign-ins over 20 accounts lock one email by chance, then all 6,202 sign-ins of the next 10 s.
-    // The burst bound holds: only attempts that pass keep their count.
-    if (error instanceof KnownErrors.RateLimited) await refundRateLimits(deps.db, limits);
-    throw error;
-  }
-  return { succeeded: () => refundRateLimits(deps.db, limits) };
+  const { windowSeconds, signInPerEmail, signInPerEmailIp, signInPerIp } = settings(deps);
+  const address = signInEmailKey(tenancy, email);
+  const fromThisIp: RateLimit[] = ip ? [{ bucket: 'sign_in_email_ip', key: `${address} ${ipKey(ip)}`, max: signInPerEmailIp, windowSeconds }] : [];
+  const wide: RateLimit[] = [{ bucket: 'sign_in_email', key: address, max: signInPerEmail, windowSeconds }];
+  if (ip) wide.push({ bucket: 'sign_in_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: signInPerIp, windowSeconds });
+  // A refused attempt checks no password, so it gives its count back too. Kept, the refusals of
+  // one locked-out email piled up on its IP's counter until every sign-in from that IP (a NAT,
+  // an office) was refused for the rest of the window: the bench saw 50 concurrent correct
+  // sign-ins over 20 accounts lock one email by chance, then all 6,202 sign-ins of the next 10 s.
+  // The burst bound holds: only attempts that pass keep their count.
+  const consume = async (limits: RateLimit[], alsoRefund: RateLimit[]) => {
+    try {
+      await consumeRateLimits(deps.db, limits);
+    } catch (error) {
+      if (error instanceof KnownErrors.RateLimited) await refundRateLimits(deps.db, [...limits, ...alsoRefund]);
+      throw error;
+    }
+  };
+  await consume(fromThisIp, []);
+  await consume(wide, fromThisIp);
+  return { succeeded: () => refundRateLimits(deps.db, [...fromThisIp, ...wide]) };
+}
+
+function signInEmailKey(tenancy: Tenancy, email: string): string {
+  return `${tenancy.id}:${email.trim().toLowerCase()}`;
+}
+
+/**
+ * Forgets an address's failed sign-ins, from every IP: its owner just proved the mailbox (a
+ * password reset or a magic-link sign-in), so the lock-out has done its job and must not keep them
+ * out. Per-IP counters (one source, many accounts) are left alone.
+ */
+export async function clearSignInFailures(deps: Deps, tenancy: Tenancy, email: string): Promise<void> {
+  const address = signInEmailKey(tenancy, email);
+  await q.deleteCounters(deps.db, 'sign_in_email', { key: address });
+  // The space cannot occur in an address: the prefix matches exactly this address's (email, IP) keys.
+  await q.deleteCounters(deps.db, 'sign_in_email_ip', { keyPrefix: `${address} ` });
 }
 
 /**
@@ -164,18 +192,24 @@ export async function limitCodeCheck(deps: Deps, tenancy: Tenancy, ip: string | 
  * which is harmless here because keys carry ≥ 224 random bits.
  */
 /**
- * Answers that the spec makes reveal whether an address has an account: sign-up's
- * USER_EMAIL_ALREADY_EXISTS and the magic link's SIGN_UP_NOT_ENABLED for an unknown address (when
- * sign-up is off). They cannot be made uniform, so they are made scarce: per client IP and
- * project, only revealing answers count, and past the limit every such request is refused
- * (RATE_LIMITED) before it looks anything up. A person who mistypes an address is far below it; a
+ * Answers that reveal whether an address has an account: sign-up's USER_EMAIL_ALREADY_EXISTS, the
+ * magic link's SIGN_UP_NOT_ENABLED for an unknown address (when sign-up is off), and a client's
+ * CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE. They cannot be made uniform, so they are
+ * made scarce: per client IP and project, only revealing answers count, and past the limit every
+ * such request is refused (RATE_LIMITED). A person who mistypes an address is far below it; a
  * script walking a list of addresses is stopped after `emailProbesPerIp` per window.
+ *
+ * Two steps: a read before any lookup (a caller already over the limit costs nothing more), and
+ * `revealed()` just before a revealing answer is sent, which counts it with one atomic
+ * increment-and-return (consumeRateLimits) and throws RATE_LIMITED instead when the count is past
+ * the limit. Counting after the read alone let a parallel burst of 160 get 160 answers against a
+ * limit of 100 (issue 13 item 7): every request read the same count before any had recorded.
  */
 export async function limitEmailProbes(deps: Deps, tenancy: Tenancy, ip: string | null): Promise<{ revealed: () => Promise<void> }> {
   const { windowSeconds, emailProbesPerIp } = settings(deps);
   const limits: RateLimit[] = ip ? [{ bucket: 'email_probe_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: emailProbesPerIp, windowSeconds }] : [];
   await checkRateLimits(deps.db, limits);
-  return { revealed: () => recordRateLimits(deps.db, limits) };
+  return { revealed: () => consumeRateLimits(deps.db, limits) };
 }
 
 /**

@@ -6,6 +6,7 @@ import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext, Tenancy } from '../../trpc/context.js';
 import type { Executor } from '../projects/queries.js';
 import { findUser } from '../users/queries.js';
+import { revokeKeysOfUser } from '../user-team-api-keys/queries.js';
 import * as q from './queries.js';
 
 /** Default session lifetime: one year (spec section 9, "Default server session expiry"). */
@@ -91,6 +92,17 @@ export async function refreshAccessToken(deps: Deps, tenancy: Tenancy, refreshTo
   if (!row) throw new KnownErrors.RefreshTokenNotFoundOrExpired();
   if (Date.now() - row.session_last_used_at.getTime() > 60_000) await q.touchSession(deps.db, tenancy.id, row.session_id, ip);
   return mintAccessToken(deps, tenancy, row, row.session_id, row.session_expires_at);
+}
+
+/**
+ * Signs a user out everywhere: every session (but `exceptSessionId`, the caller's own when they
+ * changed their password themselves) and every API key that acts for them: their user keys and the
+ * team keys they created. A key outliving the reset that was meant to lock an intruder out would be
+ * a session by another name (issue 13 item 1). In the caller's transaction.
+ */
+export async function signOutEverywhere(trx: Executor, tenancy: Tenancy, userId: string, exceptSessionId: string | null): Promise<void> {
+  await q.deleteSessionsOfUser(trx, tenancy.id, userId, exceptSessionId);
+  await revokeKeysOfUser(trx, tenancy.id, userId);
 }
 
 export function requireUserId(auth: AuthContext): string {

@@ -3,7 +3,7 @@ import type { Executor } from '../projects/queries.js';
 
 export async function insertApiKey(
   db: Executor,
-  row: { tenancy_id: string; id: string; secret_hash: string; last_four: string; is_public: boolean; description: string; expires_at: Date | null; user_id: string | null; team_id: string | null },
+  row: { tenancy_id: string; id: string; secret_hash: string; last_four: string; is_public: boolean; description: string; expires_at: Date | null; user_id: string | null; team_id: string | null; created_by_user_id: string | null },
 ): Promise<UserTeamApiKeyRow> {
   return db.insertInto('user_team_api_keys').values(row).returningAll().executeTakeFirstOrThrow();
 }
@@ -31,4 +31,19 @@ export async function updateApiKey(
 ): Promise<UserTeamApiKeyRow | undefined> {
   if (Object.keys(patch).length === 0) return findApiKey(db, tenancyId, id);
   return db.updateTable('user_team_api_keys').set(patch).where('tenancy_id', '=', tenancyId).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/**
+ * Revokes, now, every live key of a user and every team key that user created (sign-out
+ * everywhere). Public keys too: "public" means safe to show, not harmless to keep.
+ */
+export async function revokeKeysOfUser(db: Executor, tenancyId: string, userId: string): Promise<number> {
+  const result = await db
+    .updateTable('user_team_api_keys')
+    .set({ manually_revoked_at: new Date() })
+    .where('tenancy_id', '=', tenancyId)
+    .where((eb) => eb.or([eb('user_id', '=', userId), eb('created_by_user_id', '=', userId)]))
+    .where('manually_revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

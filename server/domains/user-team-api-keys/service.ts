@@ -82,6 +82,8 @@ export async function createApiKey(deps: Deps, auth: AuthContext, input: UserKey
       expires_at: input.expires_at_millis == null ? null : new Date(input.expires_at_millis),
       user_id: owner.type === 'user' ? owner.userId : null,
       team_id: owner.type === 'team' ? owner.teamId : null,
+      // A team key made in a user's session goes when that user is signed out everywhere.
+      created_by_user_id: owner.type === 'team' && auth.type === 'client' ? auth.user?.sub ?? null : null,
     });
   } catch (error) {
     // The owner was deleted between the access check and the insert.

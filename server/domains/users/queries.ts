@@ -40,7 +40,10 @@ const sessionUserQuery = precompiled((db, tenancyId: string, userId: string, ses
   .where('u.id', '=', userId)
   .where('s.id', '=', sessionId));
 
-/** The user whose auth-enabled email this is (case-insensitive), if any. */
+/**
+ * The user who signs in with this email (case-insensitive): the holder of the verified sign-in
+ * address, else the newest unverified claim (contact-channels/queries.ts, findAuthChannel).
+ */
 export async function findUserByAuthEmail(db: Executor, tenancyId: string, email: string): Promise<UserRow | undefined> {
   return db
     .selectFrom('contact_channels as c')
@@ -50,6 +53,10 @@ export async function findUserByAuthEmail(db: Executor, tenancyId: string, email
     .where('c.type', '=', 'email')
     .where(sql`lower(c.value)`, '=', email.toLowerCase())
     .where('c.used_for_auth', '=', true)
+    .orderBy('c.is_verified', 'desc')
+    .orderBy('c.created_at', 'desc')
+    .orderBy('c.id', 'desc')
+    .limit(1)
     .executeTakeFirst();
 }
 

@@ -11,8 +11,9 @@ import { isOwnUser, liveSessionUser } from '../../access/policy.js';
 import type { ProjectConfig } from '../projects/config.js';
 import type { Executor } from '../projects/queries.js';
 import { isTeamMember } from '../projects/queries.js';
-import { deleteSessionsOfUser, findSessionSignedInAt } from '../sessions/queries.js';
-import { resolveUserId } from '../sessions/service.js';
+import { assertAddressFree, settleProvenAddress } from '../contact-channels/claims.js';
+import { findSessionSignedInAt } from '../sessions/queries.js';
+import { resolveUserId, signOutEverywhere } from '../sessions/service.js';
 import { grantUserDefaults } from '../permissions/service.js';
 import { insertTeamWithCreator } from '../teams/service.js';
 import { type ClientUser, type ServerUser, toUserDto } from './dto.js';
@@ -38,6 +39,12 @@ export interface NewUserFields {
   serverMetadata?: unknown;
   otpAuthEnabled?: boolean;
   totpSecretBase64?: string | null;
+  /**
+   * Whether an unverified sign-in email is refused when another account merely claims it (the
+   * server, which is told about every conflict; the default), or only when another account has
+   * proven it (an end user's sign-up: an unproven address never blocks one; contact-channels/claims.ts).
+   */
+  refuseOverUnverifiedClaims?: boolean;
 }
 
 /**
@@ -90,12 +97,18 @@ export async function insertUserWithEmail(trx: Executor, deps: Deps, tenancy: Te
     signed_up_at: new Date(),
   });
   if (fields.primaryEmail) {
+    const email = fields.primaryEmail;
+    if (fields.primaryEmailAuthEnabled && !fields.primaryEmailVerified) {
+      await assertAddressFree(trx, tenancy.id, email, id, { anyClaim: fields.refuseOverUnverifiedClaims ?? true }, () => new KnownErrors.UserWithEmailAlreadyExists(email));
+    }
     try {
-      await q.replacePrimaryEmail(trx, tenancy.id, id, { id: randomUUID(), value: fields.primaryEmail, is_verified: fields.primaryEmailVerified, used_for_auth: fields.primaryEmailAuthEnabled });
+      await q.replacePrimaryEmail(trx, tenancy.id, id, { id: randomUUID(), value: email, is_verified: fields.primaryEmailVerified, used_for_auth: fields.primaryEmailAuthEnabled });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new KnownErrors.UserWithEmailAlreadyExists(fields.primaryEmail);
+      if (isUniqueViolation(error)) throw new KnownErrors.UserWithEmailAlreadyExists(email);
       throw error;
     }
+    // A proven address (magic link, or the server vouching for it): other accounts' claims lose it.
+    if (fields.primaryEmailVerified) await settleProvenAddress(trx, tenancy, { user_id: id, value: email, type: 'email' });
   }
   await grantUserDefaults(trx, tenancy, config, id);
   if (config.create_team_on_sign_up && !fields.isAnonymous) {
@@ -191,17 +204,26 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
     if (s.primary_email !== undefined && s.primary_email !== current.primary_email) {
       const verified = s.primary_email_verified ?? false;
       const usedForAuth = s.primary_email_auth_enabled ?? current.auth_with_email;
+      const email = s.primary_email;
+      if (email !== null && usedForAuth && !verified) await assertAddressFree(trx, auth.tenancy.id, email, userId, { anyClaim: true }, () => new KnownErrors.UserWithEmailAlreadyExists(email));
       try {
         await q.replacePrimaryEmail(trx, auth.tenancy.id, userId, s.primary_email === null ? null : { id: randomUUID(), value: s.primary_email, is_verified: verified, used_for_auth: usedForAuth });
       } catch (error) {
         if (isUniqueViolation(error) && s.primary_email) throw new KnownErrors.UserWithEmailAlreadyExists(s.primary_email);
         throw error;
       }
+      if (email !== null && verified) await settleProvenAddress(trx, auth.tenancy, { user_id: userId, value: email, type: 'email' });
       patch.primary_email = s.primary_email;
       patch.primary_email_verified = s.primary_email === null ? false : verified;
       patch.auth_with_email = s.primary_email === null ? false : usedForAuth;
     } else if (s.primary_email_verified !== undefined || s.primary_email_auth_enabled !== undefined) {
       if (!current.primary_email) throw new KnownErrors.SchemaError('The user has no primary email; set primary_email first.');
+      const email = current.primary_email;
+      const becomesAuth = s.primary_email_auth_enabled ?? current.auth_with_email;
+      const becomesVerified = s.primary_email_verified ?? current.primary_email_verified;
+      if (becomesAuth && !becomesVerified && (!current.auth_with_email || current.primary_email_verified)) {
+        await assertAddressFree(trx, auth.tenancy.id, email, userId, { anyClaim: true }, () => new KnownErrors.UserWithEmailAlreadyExists(email));
+      }
       try {
         await q.updatePrimaryChannelFlags(trx, auth.tenancy.id, userId, {
           ...(s.primary_email_verified !== undefined ? { is_verified: s.primary_email_verified } : {}),
@@ -211,13 +233,14 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
         if (isUniqueViolation(error)) throw new KnownErrors.UserWithEmailAlreadyExists(current.primary_email);
         throw error;
       }
+      if (becomesVerified && !current.primary_email_verified) await settleProvenAddress(trx, auth.tenancy, { user_id: userId, value: email, type: 'email' });
       if (s.primary_email_verified !== undefined) patch.primary_email_verified = s.primary_email_verified;
       if (s.primary_email_auth_enabled !== undefined) patch.auth_with_email = s.primary_email_auth_enabled;
     }
     const updated = await q.updateUser(trx, auth.tenancy.id, userId, patch);
     if (!updated) throw new KnownErrors.UserNotFound();
-    // A password changed by the server signs the user out everywhere.
-    if (passwordHash !== undefined) await deleteSessionsOfUser(trx, auth.tenancy.id, userId, null);
+    // A password changed by the server signs the user out everywhere (sessions and API keys).
+    if (passwordHash !== undefined) await signOutEverywhere(trx, auth.tenancy, userId, null);
     return updated;
   });
   return toUserDto(row, auth.type);
