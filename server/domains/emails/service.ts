@@ -111,7 +111,7 @@ export async function getEmail(deps: Deps, auth: AuthContext, emailId: string): 
  * told as a generic reason (smtpFailure), never in the server's own words. Limited per project
  * and per owner or IP (LATCH_EMAIL_TEST_SENDS_PER_HOUR).
  */
-export async function sendTestEmail(deps: Deps, auth: AuthContext, input: z.infer<typeof sendTestEmailSchema>, ip: string | null = null): Promise<{ success: boolean; error_message: string | null; error_reason: SmtpFailureReason | null }> {
+export async function sendTestEmail(deps: Deps, auth: AuthContext, input: z.infer<typeof sendTestEmailSchema>, ip: string | null = null): Promise<{ success: boolean; error_message: string | null; error_reason?: SmtpFailureReason }> {
   const config = input.email_config;
   if (config.type !== 'standard') throw new KnownErrors.RequiresCustomEmailServer();
   const target = standardTarget(config, config.password, deps.env.email);
@@ -120,7 +120,7 @@ export async function sendTestEmail(deps: Deps, auth: AuthContext, input: z.infe
   const rendered = await renderEmail(brandingOf(auth.project), { type: 'test' });
   try {
     await sendOnce(await pinTarget(target), { to: input.recipient_email, ...rendered });
-    return { success: true, error_message: null, error_reason: null };
+    return { success: true, error_message: null };
   } catch (error) {
     if (error instanceof OutboundRefused && error.reason === 'port-not-allowed') throw new KnownErrors.EmailServerPortNotAllowed(config.port, ALLOWED_SMTP_PORTS);
     if (error instanceof OutboundRefused && error.reason === 'address-not-allowed') throw new KnownErrors.EmailServerHostNotAllowed(config.host);
