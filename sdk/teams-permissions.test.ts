@@ -90,7 +90,7 @@ describe('the acceptance flow, through the SDK', () => {
     const bobEmail = h.uniqueEmail('bob');
     const invitation = await alice.inviteUser(team.id, { email: bobEmail, callback_url: CALLBACK_URL });
     const mail = await lastEmailTo(h, bobEmail);
-    expect(mail.subject).toBe('You are invited to join Rocket on Test project');
+    expect(mail.subject).toBe('You are invited to join a team');
     const code = mail.code!;
     expect(code).toEqual(expect.any(String));
     expect(await alice.listTeamInvitations(team.id)).toEqual([{ id: invitation.id, team_id: team.id, recipient_email: bobEmail, expires_at_millis: expect.any(Number) }]);

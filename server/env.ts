@@ -62,15 +62,62 @@ export interface EmailSettings {
    * Unset: shared-config emails stay in the outbox as not-delivered, visible in the console.
    */
   smtpUrl: string | null;
-  /** LATCH_EMAIL_FROM — sender address of shared-server emails (default noreply@ the base URL's host). */
+  /**
+   * LATCH_EMAIL_FROM — sender of shared-server emails: an address, or a name and an address
+   * (`"Latch" <noreply@auth.example.com>`). Default: noreply@ the base URL's host, with no name.
+   * The name is the operator's: projects on the shared server never choose it (their name is in the body).
+   */
   from: string | null;
+  /** The display name part of LATCH_EMAIL_FROM, if it had one. */
+  fromName: string | null;
   /** LATCH_EMAIL_RATE_LIMIT_PER_HOUR — emails one project may queue per hour (default 1000; 0 = no limit). */
   perProjectPerHour: number;
+  /**
+   * LATCH_EMAIL_CLIENT_SHARE_PERCENT — the part of that hourly budget that mail triggered by client
+   * requests (magic links, password resets, sign-up verification, client invitations: addresses any
+   * visitor can name) may use (default 50). The rest is kept for mail the project's backend or owner
+   * sends (server and admin access), so a flood of client requests cannot stop it.
+   */
+  clientSharePercent: number;
+  /** LATCH_EMAIL_RATE_LIMIT_PER_IP — client requests that email an address they name, per client IP, project and hour (default 30; 0 = no limit). */
+  perIpPerHour: number;
+  /** LATCH_EMAIL_RATE_LIMIT_PER_RECIPIENT — requests that email one address, per project and hour, any access type (default 10; 0 = no limit). */
+  perRecipientPerHour: number;
+  /** LATCH_EMAIL_TEST_SENDS_PER_HOUR — test emails (POST /internal/send-test-email) per project, and per owner or IP, per hour (default 20; 0 = no limit). */
+  testSendsPerHour: number;
+  /**
+   * LATCH_SMTP_ALLOW_PRIVATE — true lets projects' own SMTP servers (and test emails) connect to
+   * loopback, private, link-local, CGNAT and metadata addresses, on any port. Default false: only
+   * public addresses on ports 25, 465, 587 and 2525. For local development and tests only.
+   */
+  allowPrivate: boolean;
+  /**
+   * LATCH_SHARED_EMAIL — which projects may send through LATCH_SMTP_URL: `internal` (default: only
+   * the console's own mail), `all`, or a comma-separated list of project ids the operator opted in.
+   * Other projects' shared-config emails stay in the outbox as not-delivered until the project sets
+   * its own SMTP server, so nobody can relay mail through the operator's domain by signing up.
+   */
+  sharedEmail: 'internal' | 'all' | string[];
+  /** LATCH_SMTP_CA_FILE — PEM file of extra certificate authorities trusted for SMTP TLS (an internal relay's private CA); default none. */
+  extraCa: string | null;
   /** LATCH_EMAIL_POLL_INTERVAL_MS — how often the outbox worker looks for due emails (default 1000). */
   pollIntervalMs: number;
 }
 
-export const DEFAULT_EMAIL_SETTINGS: EmailSettings = { smtpUrl: null, from: null, perProjectPerHour: 1000, pollIntervalMs: 1000 };
+export const DEFAULT_EMAIL_SETTINGS: EmailSettings = {
+  smtpUrl: null,
+  from: null,
+  fromName: null,
+  perProjectPerHour: 1000,
+  clientSharePercent: 50,
+  perIpPerHour: 30,
+  perRecipientPerHour: 10,
+  testSendsPerHour: 20,
+  allowPrivate: false,
+  sharedEmail: 'internal',
+  extraCa: null,
+  pollIntervalMs: 1000,
+};
 
 /**
  * Each maximum is per fixed window of `windowSeconds` and per project (tenancy); 0 switches that
@@ -193,6 +240,30 @@ function metricsTokenFrom(value: string | undefined): string | null {
   return token;
 }
 
+/**
+ * LATCH_EMAIL_FROM: `noreply@host`, `Name <noreply@host>` or `"Name" <noreply@host>`. The name may
+ * not carry line breaks or angle brackets (it becomes a header).
+ */
+export function emailFromFrom(value: string | undefined): { from: string | null; fromName: string | null } {
+  const given = value?.trim();
+  if (!given) return { from: null, fromName: null };
+  const named = /^(?:"([^"\r\n<>]*)"|([^"\r\n<>]*?))\s*<([^<>\s]+@[^<>\s]+)>$/.exec(given);
+  if (named) return { from: named[3]!, fromName: (named[1] ?? named[2] ?? '').trim() || null };
+  if (/^[^<>\s"]+@[^<>\s"]+$/.test(given)) return { from: given, fromName: null };
+  throw new Error('LATCH_EMAIL_FROM must be an address (noreply@example.com) or a name and an address ("Latch" <noreply@example.com>)');
+}
+
+function sharedEmailFrom(value: string | undefined): EmailSettings['sharedEmail'] {
+  const given = value?.trim();
+  if (!given || given.toLowerCase() === 'internal') return 'internal';
+  if (given.toLowerCase() === 'all') return 'all';
+  const ids = given.split(',').map((id) => id.trim()).filter(Boolean);
+  if (ids.length === 0 || ids.some((id) => !/^[A-Za-z0-9_-]{1,64}$/.test(id))) {
+    throw new Error(`LATCH_SHARED_EMAIL must be internal, all, or a comma-separated list of project ids, got "${given}"`);
+  }
+  return ids;
+}
+
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
   const databaseUrl = source.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -228,8 +299,15 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     },
     email: {
       smtpUrl: smtpUrlFrom(source.LATCH_SMTP_URL),
-      from: source.LATCH_EMAIL_FROM?.trim() || null,
+      ...emailFromFrom(source.LATCH_EMAIL_FROM),
       perProjectPerHour: intFrom('LATCH_EMAIL_RATE_LIMIT_PER_HOUR', source.LATCH_EMAIL_RATE_LIMIT_PER_HOUR, DEFAULT_EMAIL_SETTINGS.perProjectPerHour, 0, 100_000_000),
+      clientSharePercent: intFrom('LATCH_EMAIL_CLIENT_SHARE_PERCENT', source.LATCH_EMAIL_CLIENT_SHARE_PERCENT, DEFAULT_EMAIL_SETTINGS.clientSharePercent, 0, 100),
+      perIpPerHour: intFrom('LATCH_EMAIL_RATE_LIMIT_PER_IP', source.LATCH_EMAIL_RATE_LIMIT_PER_IP, DEFAULT_EMAIL_SETTINGS.perIpPerHour, 0, 1_000_000),
+      perRecipientPerHour: intFrom('LATCH_EMAIL_RATE_LIMIT_PER_RECIPIENT', source.LATCH_EMAIL_RATE_LIMIT_PER_RECIPIENT, DEFAULT_EMAIL_SETTINGS.perRecipientPerHour, 0, 1_000_000),
+      testSendsPerHour: intFrom('LATCH_EMAIL_TEST_SENDS_PER_HOUR', source.LATCH_EMAIL_TEST_SENDS_PER_HOUR, DEFAULT_EMAIL_SETTINGS.testSendsPerHour, 0, 1_000_000),
+      allowPrivate: boolFrom('LATCH_SMTP_ALLOW_PRIVATE', source.LATCH_SMTP_ALLOW_PRIVATE, DEFAULT_EMAIL_SETTINGS.allowPrivate),
+      sharedEmail: sharedEmailFrom(source.LATCH_SHARED_EMAIL),
+      extraCa: source.LATCH_SMTP_CA_FILE?.trim() ? readFileSync(source.LATCH_SMTP_CA_FILE.trim(), 'utf8') : null,
       pollIntervalMs: intFrom('LATCH_EMAIL_POLL_INTERVAL_MS', source.LATCH_EMAIL_POLL_INTERVAL_MS, DEFAULT_EMAIL_SETTINGS.pollIntervalMs, 10, 3_600_000),
     },
   };

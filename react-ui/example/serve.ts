@@ -156,7 +156,15 @@ function watchOutbox(base: string, project: DemoProject): void {
 
 async function main() {
   mkdirSync(dataDir, { recursive: true });
-  const env = loadEnv({ ...process.env, LATCH_DATA_DIR: dataDir, LATCH_LOG_LEVEL: process.env.LATCH_LOG_LEVEL ?? 'warn' });
+  // Local development: a mail server on this machine may be the demo project's own, and the demo
+  // project may use LATCH_SMTP_URL when one is given.
+  const env = loadEnv({
+    ...process.env,
+    LATCH_DATA_DIR: dataDir,
+    LATCH_LOG_LEVEL: process.env.LATCH_LOG_LEVEL ?? 'warn',
+    LATCH_SMTP_ALLOW_PRIVATE: process.env.LATCH_SMTP_ALLOW_PRIVATE ?? 'true',
+    LATCH_SHARED_EMAIL: process.env.LATCH_SHARED_EMAIL ?? 'all',
+  });
   const latch = await startLatch({ env });
   const project = await demoProject(latch.url);
   const vite = await createServer({

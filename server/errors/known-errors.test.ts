@@ -141,6 +141,8 @@ const samples: { [K in Key]: () => KnownErrorOf<K> } = {
   EmailRenderingError: () => new KnownErrors.EmailRenderingError('Unexpected token'),
   RequiresCustomEmailServer: () => new KnownErrors.RequiresCustomEmailServer(),
   EmailRateLimited: () => new KnownErrors.EmailRateLimited(120, 1000),
+  EmailServerHostNotAllowed: () => new KnownErrors.EmailServerHostNotAllowed('smtp.internal'),
+  EmailServerPortNotAllowed: () => new KnownErrors.EmailServerPortNotAllowed(6379, [25, 465, 587, 2525]),
   SentEmailNotFound: () => new KnownErrors.SentEmailNotFound('00000000-0000-4000-8000-000000000000'),
   ContactChannelNotFound: () => new KnownErrors.ContactChannelNotFound('00000000-0000-4000-8000-000000000000'),
   ContactChannelAlreadyExists: () => new KnownErrors.ContactChannelAlreadyExists('email', 'a@example.com'),

@@ -812,6 +812,25 @@ export const KnownErrors = {
     details: { retry_after_seconds: retryAfterSeconds, limit_per_hour: limitPerHour },
   })),
 
+  /**
+   * A project's own SMTP server (a test email, or the outbox) resolves to an address this
+   * deployment does not connect to: loopback, private, link-local, CGNAT, metadata and other
+   * non-public ranges are refused unless the operator sets LATCH_SMTP_ALLOW_PRIVATE=true. The
+   * address itself is not told (it would map the operator's internal network).
+   */
+  EmailServerHostNotAllowed: defineKnownError('EMAIL_SERVER_HOST_NOT_ALLOWED', 400, (host: string) => ({
+    message:
+      `The email server host "${host}" resolves to a private, loopback, link-local or otherwise non-public address, which this deployment does not connect to. ` +
+      'Use a public SMTP server, or (local development only) ask the operator to set LATCH_SMTP_ALLOW_PRIVATE=true.',
+    details: { host },
+  })),
+
+  /** A project's own SMTP server may listen only on an SMTP port, unless LATCH_SMTP_ALLOW_PRIVATE=true. */
+  EmailServerPortNotAllowed: defineKnownError('EMAIL_SERVER_PORT_NOT_ALLOWED', 400, (port: number, allowedPorts: readonly number[]) => ({
+    message: `The email server port ${port} is not allowed. Use one of the SMTP ports ${allowedPorts.join(', ')}.`,
+    details: { port, allowed_ports: [...allowedPorts] },
+  })),
+
   SentEmailNotFound: defineKnownError('EMAIL_NOT_FOUND', 404, (emailId: string) => ({
     message: `The e-mail ${emailId} does not exist in this project.`,
     details: { email_id: emailId },

@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { DatabaseTarget } from '../db/kysely.js';
-import { DEFAULT_EMAIL_SETTINGS, DEFAULT_RATE_LIMITS, DEFAULT_TRUST_PROXY, type LatchEnv } from '../env.js';
+import { DEFAULT_EMAIL_SETTINGS, DEFAULT_RATE_LIMITS, DEFAULT_TRUST_PROXY, type EmailSettings, type LatchEnv } from '../env.js';
 import { type RunningLatch, startLatch } from '../start.js';
 import { POSTGRES_ADMIN_URL, databaseUrl } from './global-setup.js';
+import { SINK_CERT } from './smtp-sink.js';
 
 /**
  * The API test harness: a real Latch server on port 0 with a fresh database (in-memory PGlite from
@@ -79,7 +80,19 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export function testEnv(overrides: Partial<LatchEnv> = {}): LatchEnv {
+/** Environment overrides for a test server; `email` is merged into the test defaults below. */
+export type TestEnvOverrides = Omit<Partial<LatchEnv>, 'email'> & { email?: Partial<EmailSettings> };
+
+/**
+ * Test email defaults, like local development: SMTP sinks live on 127.0.0.1 on random ports
+ * (LATCH_SMTP_ALLOW_PRIVATE=true), every project may use the shared server (LATCH_SHARED_EMAIL=all),
+ * and the sinks' certificate is trusted (LATCH_SMTP_CA_FILE). Tests of the production rules
+ * override these.
+ */
+export const TEST_EMAIL_SETTINGS: EmailSettings = { ...DEFAULT_EMAIL_SETTINGS, allowPrivate: true, sharedEmail: 'all', extraCa: SINK_CERT };
+
+export function testEnv(overrides: TestEnvOverrides = {}): LatchEnv {
+  const { email, ...rest } = overrides;
   return {
     port: 0,
     host: '127.0.0.1',
@@ -97,8 +110,8 @@ export function testEnv(overrides: Partial<LatchEnv> = {}): LatchEnv {
     trustProxy: DEFAULT_TRUST_PROXY,
     metricsToken: null,
     rateLimits: DEFAULT_RATE_LIMITS,
-    email: DEFAULT_EMAIL_SETTINGS,
-    ...overrides,
+    ...rest,
+    email: { ...TEST_EMAIL_SETTINGS, ...email },
   };
 }
 
@@ -124,7 +137,7 @@ async function testDatabase(): Promise<{ target: DatabaseTarget; drop: () => Pro
   return { target: { kind: 'pglite', dataDir: null, loadDataDir: new Blob([template]) }, drop: async () => {} };
 }
 
-export async function startHarness(envOverrides: Partial<LatchEnv> = {}): Promise<Harness> {
+export async function startHarness(envOverrides: TestEnvOverrides = {}): Promise<Harness> {
   const { target, drop } = await testDatabase();
   const latch = await startLatch({ env: testEnv(envOverrides), database: target, quiet: true });
   const base = `${latch.url}/api/v1`;

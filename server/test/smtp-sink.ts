@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import PostalMime from 'postal-mime';
 import { SMTPServer } from 'smtp-server';
@@ -38,19 +39,41 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-export async function startSmtpSink(options: { username?: string; password?: string } = {}): Promise<SmtpSink> {
+/**
+ * The sink's TLS certificate (self-signed, for localhost / 127.0.0.1 / ::1, valid until 2126): the
+ * harness trusts it as LATCH_SMTP_CA_FILE would, so STARTTLS to a sink verifies like a real server.
+ */
+export const SINK_CERT = readFileSync(new URL('./fixtures/smtp-sink.crt', import.meta.url), 'utf8');
+const SINK_KEY = readFileSync(new URL('./fixtures/smtp-sink.key', import.meta.url), 'utf8');
+
+export interface SmtpSinkOptions {
+  username?: string;
+  password?: string;
+  /**
+   * Offer STARTTLS (with SINK_CERT). Default: when a login is required, since Latch sends
+   * credentials only over TLS. `false` with a login is a server that would take AUTH in cleartext.
+   */
+  starttls?: boolean;
+}
+
+export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink & { authAttempts: number }> {
   const received: ReceivedEmail[] = [];
   const waiters: { match: (email: ReceivedEmail) => boolean; resolve: (email: ReceivedEmail) => void }[] = [];
   const sink = { mode: 'accept' as SinkMode };
   const requireAuth = options.username !== undefined;
+  const starttls = options.starttls ?? requireAuth;
+  const counters = { authAttempts: 0 };
 
   const server = new SMTPServer({
-    // Plain SMTP on loopback: no STARTTLS (its self-signed certificate would fail verification).
-    disabledCommands: requireAuth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    // Without a login, plain SMTP on loopback; with one, STARTTLS with the sink's certificate.
+    disabledCommands: [...(starttls ? [] : ['STARTTLS']), ...(requireAuth ? [] : ['AUTH'])],
+    ...(starttls ? { key: SINK_KEY, cert: SINK_CERT } : {}),
     authOptional: !requireAuth,
+    // The sink would take a login in cleartext: it is Latch that must refuse to send one.
     allowInsecureAuth: true,
     logger: false,
     onAuth(auth, _session, callback) {
+      counters.authAttempts++;
       if (auth.username === options.username && auth.password === options.password) return callback(null, { user: auth.username });
       const error = Object.assign(new Error('Authentication credentials invalid'), { responseCode: 535 });
       return callback(error);
@@ -110,6 +133,9 @@ export async function startSmtpSink(options: { username?: string; password?: str
 
   return {
     port,
+    get authAttempts() {
+      return counters.authAttempts;
+    },
     url: `smtp://127.0.0.1:${port}`,
     received,
     get mode() {

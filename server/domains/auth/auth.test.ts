@@ -83,7 +83,7 @@ describe('password sign-up', () => {
     expect(res.status).toBe(200);
     expect(res.body.is_new_user).toBe(true);
     const queued = await h.latch.deps.db.selectFrom('email_outbox').select('subject').where('to_email', '=', email).execute();
-    expect(queued).toEqual([{ subject: 'Verify your email for Test project' }]);
+    expect(queued).toEqual([{ subject: 'Verify your email' }]);
     // An untrusted URL is refused before anything is created.
     const untrusted = h.uniqueEmail();
     expectKnownError(await signUp(project, { email: untrusted, password: PASSWORD, verification_callback_url: 'https://evil.example.com/handler/email-verification' }), 'REDIRECT_URL_NOT_WHITELISTED', 400);

@@ -3,7 +3,8 @@ import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
 import { proveChannel } from '../contact-channels/claims.js';
 import { findAuthChannel, findChannel, lockUser } from '../contact-channels/queries.js';
-import { checkEmailRateLimit, queueEmail } from '../emails/service.js';
+import { consumeMailLimits } from '../emails/limits.js';
+import { queueEmail } from '../emails/service.js';
 import { clearSignInFailures, limitEmailProbes } from '../rate-limits/service.js';
 import { type AuthResponse, authResponse, issueSession } from '../sessions/service.js';
 import { findUser } from '../users/queries.js';
@@ -32,13 +33,15 @@ export async function sendSignInCode(deps: Deps, auth: AuthContext, email: strin
   // With sign-up off, an unknown address is refused: an answer that reveals an account (limited).
   const probe = config.sign_up_enabled ? null : await limitEmailProbes(deps, auth.tenancy, ip);
   return deps.db.transaction().execute(async (trx) => {
-    await checkEmailRateLimit(trx, deps, auth.tenancy);
+    // Every mail limit (per IP, per recipient, client share, project budget) before the address is
+    // looked up, so a refusal says nothing about whether it has an account.
+    await consumeMailLimits(trx, deps, auth, email, ip);
     const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', email);
     if (!channel && !config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
     const address = channel?.value ?? email;
     const data: MagicLinkData = { email: address };
     const issued = await createCode(trx, auth.tenancy, MAGIC_LINK_PURPOSE, data, MAGIC_LINK_TTL_MILLIS, { otp: true });
-    await queueEmail(trx, deps, auth, address, { type: 'magic-link', link: linkWithCode(callbackUrl, issued.code), otp: issued.otp!, expiresAt: issued.expiresAt });
+    await queueEmail(trx, deps, auth, address, { type: 'magic-link', link: linkWithCode(callbackUrl, issued.code), otp: issued.otp!, expiresAt: issued.expiresAt }, { limitedByCaller: true });
     return { nonce: issued.nonce! };
   }).catch(async (error: unknown) => {
     if (probe && error instanceof KnownErrors.SignUpNotEnabled) await probe.revealed();

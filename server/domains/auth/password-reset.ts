@@ -6,8 +6,9 @@ import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
 import { proveChannel } from '../contact-channels/claims.js';
 import { findAuthChannel, findChannel, lockUser } from '../contact-channels/queries.js';
+import { limitResetRequest } from '../emails/limits.js';
 import { brandingOf, queueEmail } from '../emails/service.js';
-import { clearSignInFailures, limitPasswordResetRequests } from '../rate-limits/service.js';
+import { clearSignInFailures } from '../rate-limits/service.js';
 import { renderEmail } from '../emails/render.js';
 import { signOutEverywhere } from '../sessions/service.js';
 import { updateUser } from '../users/queries.js';
@@ -40,12 +41,13 @@ interface ResetData {
  * known one, and both answers are padded to RESET_REQUEST_FLOOR_MILLIS so the known one's writes do
  * not show in the time taken.
  */
-export async function sendResetCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string): Promise<{ success: true }> {
+export async function sendResetCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null = null): Promise<{ success: true }> {
   const config = auth.project.config;
   if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   assertTrustedCallbackUrl(auth.project, callbackUrl);
   await withMinimumDuration(RESET_REQUEST_FLOOR_MILLIS, async () => {
-    await limitPasswordResetRequests(deps, auth.tenancy);
+    // Per IP and recipient, then the client share (emails/limits.ts), for every request alike.
+    await limitResetRequest(deps, auth, email, ip);
     await deps.db.transaction().execute(async (trx) => {
       const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', email);
       if (!channel) {

@@ -44,7 +44,7 @@ export const authRouter = router({
     .meta({ openapi: { method: 'POST', path: '/auth/password/send-reset-code', tags: TAGS, summary: 'Email a password reset link (the same answer whether or not the account exists)' } })
     .input(schemas.sendResetCodeSchema)
     .output(successSchema)
-    .mutation(({ ctx, input }) => passwordReset.sendResetCode(ctx.deps, ctx.auth, input.email, input.callback_url)),
+    .mutation(({ ctx, input }) => passwordReset.sendResetCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip)),
 
   passwordResetCheckCode: signInProcedure('client', 'server', 'admin')
     .meta({ openapi: { method: 'POST', path: '/auth/password/reset/check-code', tags: TAGS, summary: 'Check a password reset code without using it' } })

@@ -144,7 +144,7 @@ describe('email verification', () => {
     expectStatus(await h.post('/contact-channels/send-verification-code', { email: user.email, callback_url: CALLBACK }, user.headers), 200);
 
     const mail = await inboxEmailTo(project, user.email);
-    expect(mail).toMatchObject({ subject: 'Verify your email for Test project', state: 'not-delivered', error: NOT_DELIVERED_REASON, sent_at_millis: null });
+    expect(mail).toMatchObject({ subject: 'Verify your email', state: 'not-delivered', error: NOT_DELIVERED_REASON, sent_at_millis: null });
     expect(mail.text).toContain(`${CALLBACK}?code=`);
     // The link verifies in a session of its account only (or through the server).
     expectKnownError(await h.post('/contact-channels/verify', { code: mail.code }, project.client()), 401, 'EMAIL_VERIFICATION_REQUIRES_SIGN_IN');

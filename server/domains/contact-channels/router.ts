@@ -23,7 +23,7 @@ export const contactChannelsRouter = router({
     .meta({ openapi: { method: 'POST', path: '/contact-channels/send-verification-code', tags: TAGS, summary: "Email a verification link for the signed-in user's primary email" } })
     .input(schemas.sendVerificationCodeSchema)
     .output(successSchema)
-    .mutation(({ ctx, input }) => service.sendPrimaryVerificationCode(ctx.deps, ctx.auth, input.email, input.callback_url)),
+    .mutation(({ ctx, input }) => service.sendPrimaryVerificationCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip)),
 
   verify: clientProcedure
     .meta({ openapi: { method: 'POST', path: '/contact-channels/verify', tags: TAGS, summary: 'Verify an email with the code from its verification link (no signed-in user needed)' } })
@@ -59,5 +59,5 @@ export const contactChannelsRouter = router({
     .meta({ openapi: { method: 'POST', path: '/contact-channels/{user_id}/{contact_channel_id}/send-verification-code', tags: TAGS, summary: 'Email a verification link for one contact channel' } })
     .input(schemas.sendChannelVerificationCodeSchema.extend(schemas.contactChannelParamsSchema.shape))
     .output(successSchema)
-    .mutation(({ ctx, input }) => service.sendChannelVerificationCode(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id, input.callback_url)),
+    .mutation(({ ctx, input }) => service.sendChannelVerificationCode(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id, input.callback_url, ctx.ip)),
 });

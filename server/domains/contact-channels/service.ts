@@ -187,26 +187,26 @@ export async function deleteChannel(deps: Deps, auth: AuthContext, userIdParam: 
  * Issues a verification code for a channel and queues the email with the link, in the caller's
  * transaction (sign-up uses this too, so the user and the email commit together).
  */
-export async function queueVerificationEmail(trx: Executor, deps: Deps, sender: EmailSender, channel: q.ContactChannelRow, callbackUrl: string): Promise<void> {
+export async function queueVerificationEmail(trx: Executor, deps: Deps, sender: EmailSender, channel: q.ContactChannelRow, callbackUrl: string, ip: string | null = null): Promise<void> {
   const data: VerificationData = { user_id: channel.user_id, contact_channel_id: channel.id, value: channel.value };
   const issued = await createCode(trx, sender.tenancy, EMAIL_VERIFICATION_PURPOSE, data, EMAIL_VERIFICATION_TTL_MILLIS);
-  await queueEmail(trx, deps, sender, channel.value, { type: 'email-verification', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt });
+  await queueEmail(trx, deps, sender, channel.value, { type: 'email-verification', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt }, { ip });
 }
 
 /** Emails a verification link for one channel of a user; EMAIL_ALREADY_VERIFIED when there is nothing to verify. */
-export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, callbackUrl: string): Promise<{ success: true }> {
+export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, callbackUrl: string, ip: string | null = null): Promise<{ success: true }> {
   assertTrustedCallbackUrl(auth.project, callbackUrl);
   const userId = await resolveExistingUserId(deps, auth, userIdParam);
   await deps.db.transaction().execute(async (trx) => {
     const channel = await lockedChannel(trx, auth.tenancy, userId, channelId);
     if (channel.is_verified) throw new KnownErrors.EmailAlreadyVerified();
-    await queueVerificationEmail(trx, deps, auth, channel, callbackUrl);
+    await queueVerificationEmail(trx, deps, auth, channel, callbackUrl, ip);
   });
   return { success: true };
 }
 
 /** The signed-in user's variant: `email` must be their primary email (EMAIL_IS_NOT_PRIMARY_EMAIL). */
-export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string): Promise<{ success: true }> {
+export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null = null): Promise<{ success: true }> {
   assertTrustedCallbackUrl(auth.project, callbackUrl);
   if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
   const userId = await resolveExistingUserId(deps, auth, 'me');
@@ -215,7 +215,7 @@ export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext,
     const primary = await q.findPrimaryChannel(trx, auth.tenancy.id, userId);
     if (!primary || primary.value.toLowerCase() !== email.toLowerCase()) throw new KnownErrors.EmailIsNotPrimaryEmail(email, primary?.value ?? '(none)');
     if (primary.is_verified) throw new KnownErrors.EmailAlreadyVerified();
-    await queueVerificationEmail(trx, deps, auth, primary, callbackUrl);
+    await queueVerificationEmail(trx, deps, auth, primary, callbackUrl, ip);
   });
   return { success: true };
 }

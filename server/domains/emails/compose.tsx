@@ -7,23 +7,38 @@ import { type EmailBranding, EmailVerificationEmail, MagicLinkEmail, PasswordRes
  * React Email and the templates, loaded by render.ts on the first email only: they (and prismjs,
  * which @react-email/components pulls in) cost start-up time and memory in every process otherwise.
  */
+/**
+ * Subjects are fixed text: no project, team or user name, nothing anyone but the operator wrote.
+ * On a shared server anyone who signs up is an owner, and a subject is what a phishing mail lives
+ * on ("Your PayPal account is locked" as a project or team name). Names appear in the body, where
+ * the template frames them ("You have been invited to join the team … on …").
+ */
+export const SUBJECTS = {
+  'email-verification': 'Verify your email',
+  'password-reset': 'Reset your password',
+  // Not the code itself: the subject is stored in the outbox in plain text (bodies are sealed),
+  // and the code with the nonce its requester holds signs in, so it must not rest readable.
+  'magic-link': 'Your sign-in code',
+  'team-invitation': 'You are invited to join a team',
+  'sign-in-invitation': 'You are invited to sign in',
+  test: 'Test email',
+} as const satisfies Record<BuiltInEmail['type'], string>;
+
 export function compose(branding: EmailBranding, email: BuiltInEmail): { subject: string; element: ReactElement } {
-  const project = branding.projectDisplayName;
+  const subject = SUBJECTS[email.type];
   switch (email.type) {
     case 'email-verification':
-      return { subject: `Verify your email for ${project}`, element: <EmailVerificationEmail branding={branding} link={email.link} expiresAt={email.expiresAt} /> };
+      return { subject, element: <EmailVerificationEmail branding={branding} link={email.link} expiresAt={email.expiresAt} /> };
     case 'password-reset':
-      return { subject: `Reset your password for ${project}`, element: <PasswordResetEmail branding={branding} link={email.link} expiresAt={email.expiresAt} /> };
+      return { subject, element: <PasswordResetEmail branding={branding} link={email.link} expiresAt={email.expiresAt} /> };
     case 'magic-link':
-      // Not the code itself: the subject is stored in the outbox in plain text (bodies are sealed),
-      // and the code with the nonce its requester holds signs in, so it must not rest readable.
-      return { subject: `Your sign-in code for ${project}`, element: <MagicLinkEmail branding={branding} link={email.link} otp={email.otp} expiresAt={email.expiresAt} /> };
+      return { subject, element: <MagicLinkEmail branding={branding} link={email.link} otp={email.otp} expiresAt={email.expiresAt} /> };
     case 'team-invitation':
-      return { subject: `You are invited to join ${email.teamDisplayName} on ${project}`, element: <TeamInvitationEmail branding={branding} link={email.link} teamDisplayName={email.teamDisplayName} expiresAt={email.expiresAt} /> };
+      return { subject, element: <TeamInvitationEmail branding={branding} link={email.link} teamDisplayName={email.teamDisplayName} expiresAt={email.expiresAt} /> };
     case 'sign-in-invitation':
-      return { subject: `You are invited to sign in to ${project}`, element: <SignInInvitationEmail branding={branding} link={email.link} /> };
+      return { subject, element: <SignInInvitationEmail branding={branding} link={email.link} /> };
     case 'test':
-      return { subject: `Test email from ${project}`, element: <TestEmail branding={branding} /> };
+      return { subject, element: <TestEmail branding={branding} /> };
   }
 }
 

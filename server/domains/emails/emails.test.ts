@@ -27,7 +27,8 @@ const HOURLY_LIMIT = 5;
 
 beforeAll(async () => {
   [shared, own, flaky] = await Promise.all([startSmtpSink(), startSmtpSink({ username: SMTP_USER, password: SMTP_PASSWORD }), startSmtpSink()]);
-  h = await startHarness({ email: { smtpUrl: shared.url, from: 'noreply@latch.test', perProjectPerHour: HOURLY_LIMIT, pollIntervalMs: 25 } });
+  // The whole budget open to client requests here (the client share is tested in mail-abuse.test.ts).
+  h = await startHarness({ email: { smtpUrl: shared.url, from: 'noreply@latch.test', perProjectPerHour: HOURLY_LIMIT, clientSharePercent: 100, pollIntervalMs: 25 } });
 });
 afterAll(async () => {
   await h?.close();
@@ -74,14 +75,15 @@ async function codeRow(code: string) {
 const refresh = (project: ProjectFixture, refreshToken: string) => h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken });
 
 describe('delivery over SMTP', () => {
-  it('delivers the sign-up verification email through the deployment server, with the project name and logo; its link verifies the email once', async () => {
+  it('delivers the sign-up verification email through the deployment server as the operator, with the project name and logo in the body; its link verifies the email once', async () => {
     const project = await h.createProject({ displayName: 'Acme <Shop>' });
     expectStatus(await h.patch('/internal/projects/current', { logo_url: 'https://cdn.acme.test/logo.png' }, project.admin()), 200);
     const user = await signUp(project, h.uniqueEmail('verify'), { verification_callback_url: callback('email-verification') });
 
     const mail = await shared.waitForTo(user.email);
-    expect(mail.subject).toBe('Verify your email for Acme <Shop>');
-    expect(mail.from).toEqual({ name: 'Acme <Shop>', address: 'noreply@latch.test' });
+    expect(mail.subject).toBe('Verify your email');
+    expect(mail.from?.address).toBe('noreply@latch.test');
+    expect(mail.from?.name ?? '').toBe('');
     expect(mail.html).toContain('src="https://cdn.acme.test/logo.png"');
     expect(mail.html).toContain('Acme &lt;Shop&gt;');
     expect(mail.html).not.toContain('<Shop>');
@@ -103,7 +105,7 @@ describe('delivery over SMTP', () => {
     // The console's list shows it as sent.
     const listed = await h.get('/internal/emails', project.admin());
     expectStatus(listed, 200);
-    expect(listed.body.items).toEqual([expect.objectContaining({ to: user.email, subject: 'Verify your email for Acme <Shop>', state: 'sent', error: null, sent_at_millis: expect.any(Number), attempts: 1 })]);
+    expect(listed.body.items).toEqual([expect.objectContaining({ to: user.email, subject: 'Verify your email', state: 'sent', error: null, sent_at_millis: expect.any(Number), attempts: 1 })]);
   });
 
   it("sends a project's email through its own SMTP server (standard config, password stored encrypted) as its own sender", async () => {
@@ -114,7 +116,7 @@ describe('delivery over SMTP', () => {
     expectStatus(await h.post('/auth/password/send-reset-code', { email: user.email, callback_url: callback('password-reset') }, project.client()), 200);
     const mail = await own.waitForTo(user.email);
     expect(mail.from).toEqual({ name: 'Acme Support', address: 'support@acme.test' });
-    expect(mail.subject).toBe('Reset your password for Test project');
+    expect(mail.subject).toBe('Reset your password');
     expect(mail.headers['x-latch-email-id']).toBe(await latestOutboxIdTo(user.email));
     expect(shared.received.some((m) => m.to.includes(user.email))).toBe(false);
   });
@@ -131,7 +133,8 @@ describe('delivery over SMTP', () => {
         const row = await waitForRow(id, (r) => r.attempts === attempt && r.error !== null && r.next_attempt_at.getTime() > Date.now() + 1000);
         expect(row.state).toBe('pending');
         expect(row.error).toContain('451');
-        expect(row.error).toContain('Mailbox busy');
+        // A generic reason and the reply code; never the server's own words.
+        expect(row.error).not.toContain('Mailbox busy');
         // Exponential backoff: 30 s, 60 s, 120 s, 240 s, each ±25 %.
         const delay = row.next_attempt_at.getTime() - Date.now();
         expect(delay).toBeGreaterThan(30_000 * 2 ** (attempt - 1) * 0.7);
@@ -144,7 +147,7 @@ describe('delivery over SMTP', () => {
       expect(failed).toMatchObject({ attempts: 5, sent_at: null });
       expect(failed.error).toContain('451');
       const listed = await h.get(`/internal/emails/${id}`, project.admin());
-      expect(listed.body).toMatchObject({ id, to, state: 'failed', sent_at_millis: null, error: expect.stringContaining('Mailbox busy') });
+      expect(listed.body).toMatchObject({ id, to, state: 'failed', sent_at_millis: null, error: 'The SMTP server refused the message (SMTP 451).' });
 
       // A permanent refusal (5xx) is not retried.
       flaky.mode = 'permanent-failure';
@@ -166,7 +169,7 @@ describe('delivery over SMTP', () => {
     expectStatus(await h.post('/internal/send-sign-in-invitation', { email: to, callback_url: callback('sign-in') }, project.admin()), 200);
     const row = await waitForRow(await latestOutboxIdTo(to), (r) => r.error !== null);
     expect(row.state).toBe('pending');
-    expect(row.error).toMatch(/ECONNREFUSED|connect/);
+    expect(row.error).toBe('The SMTP server refused the connection.');
   });
 
   it('delivers each email exactly once with several workers (instances) sharing the outbox', async () => {
@@ -220,7 +223,7 @@ describe('password reset', () => {
     expect({ status: sent.status, body: sent.body }).toEqual({ status: 200, body: { success: true } });
     const mail = await shared.waitForTo(user.email);
     expect(mail.to).toEqual([user.email]);
-    expect(mail.subject).toBe('Reset your password for Test project');
+    expect(mail.subject).toBe('Reset your password');
     expect(mail.link?.startsWith(`${callback('password-reset')}?code=`)).toBe(true);
     const code = mail.code!;
     const stored = await codeRow(code);
@@ -288,15 +291,17 @@ describe('password reset', () => {
     for (let i = 0; i < HOURLY_LIMIT; i++) expectStatus(await send(project, h.uniqueEmail('unknown')), 200);
     expectKnownError(await send(project, user.email), 429, 'EMAIL_RATE_LIMITED');
     expectKnownError(await send(project, h.uniqueEmail('unknown')), 429, 'EMAIL_RATE_LIMITED');
-    // A budget spent on other emails (magic links) does not refuse a known address's reset while
-    // an unknown one passes: both pass.
+    // A budget spent on other client-triggered emails (magic links: the same client share) refuses
+    // a known address's reset and an unknown one's alike.
     const magic = await h.createProject({ config: { magic_link_enabled: true } });
     const member = await signUp(magic);
     const sendLink = (email: string) => h.post('/auth/otp/send-sign-in-code', { email, callback_url: callback('magic-link-callback') }, magic.client());
     for (let i = 0; i < HOURLY_LIMIT; i++) expectStatus(await sendLink(h.uniqueEmail('link')), 200);
     expectKnownError(await sendLink(h.uniqueEmail('link')), 429, 'EMAIL_RATE_LIMITED');
-    expectStatus(await send(magic, member.email), 200);
-    expectStatus(await send(magic, h.uniqueEmail('unknown')), 200);
+    const known = await send(magic, member.email);
+    const unknown = await send(magic, h.uniqueEmail('unknown'));
+    expectKnownError(known, 429, 'EMAIL_RATE_LIMITED');
+    expect({ status: unknown.status, body: unknown.body }).toEqual({ status: known.status, body: known.body });
   });
 
   it('limits how many emails a project sends per hour with EMAIL_RATE_LIMITED, for known and unknown addresses alike; other projects are unaffected', async () => {
@@ -332,7 +337,7 @@ describe('magic link and one-time code', () => {
     expect(nonce).toMatch(/^[A-Za-z0-9_-]{38}$/);
 
     const mail = await shared.waitForTo(email);
-    expect(mail.subject).toBe('Your sign-in code for Test project');
+    expect(mail.subject).toBe('Your sign-in code');
     const otp = /^([A-Z0-9]{6})$/m.exec(mail.text)?.[1];
     expect(otp).toMatch(/^[A-HJ-NP-Z2-9]{6}$/);
     expect(mail.text).toContain(otp);
@@ -421,7 +426,7 @@ describe('invitations', () => {
     const to = h.uniqueEmail('invited');
     expectStatus(await h.post('/internal/send-sign-in-invitation', { email: to, callback_url: 'https://app.acme.test/handler/sign-in' }, project.admin()), 200);
     const mail = await shared.waitForTo(to);
-    expect(mail.subject).toBe('You are invited to sign in to Test project');
+    expect(mail.subject).toBe('You are invited to sign in');
     expect(mail.link).toBe('https://app.acme.test/handler/sign-in');
     expectKnownError(await h.post('/internal/send-sign-in-invitation', { email: to, callback_url: 'https://evil.example.com/x' }, project.admin()), 400, 'REDIRECT_URL_NOT_WHITELISTED');
     expectKnownError(await h.post('/internal/send-sign-in-invitation', { email: to, callback_url: 'https://app.acme.test/x' }, project.server()), 401, 'INSUFFICIENT_ACCESS_TYPE');
@@ -433,7 +438,8 @@ describe('invitations', () => {
     const invitee = h.uniqueEmail('invitee');
     expectStatus(await h.post('/team-invitations/send-code', { email: invitee, team_id: team.body.id, callback_url: callback('team-invitation') }, project.server()), 200);
     const mail = await shared.waitForTo(invitee);
-    expect(mail.subject).toBe('You are invited to join Rockets on Test project');
+    // The team's name (free text) is in the body only.
+    expect(mail.subject).toBe('You are invited to join a team');
     expect(mail.text).toContain('Rockets');
     const user = await signUp(project, invitee);
     expect((await h.post('/team-invitations/accept', { code: mail.code }, project.client(user.accessToken))).body).toEqual({ success: true, team_id: team.body.id });
@@ -468,21 +474,21 @@ describe('admin: test email and the email list', () => {
     expect(moved.error).toContain('could not be decrypted');
   });
 
-  it("tries an email server config and reports the SMTP server's error", async () => {
+  it('tries an email server config (STARTTLS before the login) and reports a generic reason', async () => {
     const project = await h.createProject();
     const to = h.uniqueEmail('test-email');
     const ok = await h.post('/internal/send-test-email', { recipient_email: to, email_config: ownServer(own) }, project.admin());
     expect(ok.body).toEqual({ success: true, error_message: null });
-    expect((await own.waitForTo(to)).subject).toBe('Test email from Test project');
+    expect((await own.waitForTo(to)).subject).toBe('Test email');
 
     const badLogin = await h.post('/internal/send-test-email', { recipient_email: to, email_config: ownServer(own, { password: 'wrong' }) }, project.admin());
     expect(badLogin.body.success).toBe(false);
-    expect(badLogin.body.error_message).toContain('535');
+    expect(badLogin.body).toEqual({ success: false, error_message: 'The SMTP server refused the username or password (SMTP 535).', error_reason: 'auth_failed' });
 
     const closed = await startSmtpSink();
     await closed.close();
     const unreachable = await h.post('/internal/send-test-email', { recipient_email: to, email_config: ownServer(closed) }, project.admin());
-    expect(unreachable.body).toMatchObject({ success: false, error_message: expect.stringMatching(/ECONNREFUSED|connect/) });
+    expect(unreachable.body).toEqual({ success: false, error_message: 'The SMTP server refused the connection.', error_reason: 'connection_refused' });
 
     expectKnownError(await h.post('/internal/send-test-email', { recipient_email: to, email_config: { type: 'shared' } }, project.admin()), 400, 'REQUIRES_CUSTOM_EMAIL_SERVER');
     expectKnownError(await h.post('/internal/send-test-email', { recipient_email: to, email_config: ownServer(own) }, project.server()), 401, 'INSUFFICIENT_ACCESS_TYPE');
@@ -499,7 +505,7 @@ describe('admin: test email and the email list', () => {
     expect(second.body.items.map((e: { to: string }) => e.to)).toEqual([recipients[0]]);
     expect(second.body.pagination.next_cursor).toBeNull();
     const detail = await h.get(`/internal/emails/${first.body.items[0].id}`, a.admin());
-    expect(detail.body).toMatchObject({ to: recipients[2], subject: 'You are invited to sign in to Test project', html: expect.stringContaining('<html'), text: expect.stringContaining(callback('sign-in')) });
+    expect(detail.body).toMatchObject({ to: recipients[2], subject: 'You are invited to sign in', html: expect.stringContaining('<html'), text: expect.stringContaining(callback('sign-in')) });
 
     // Project B sees none of A's emails.
     expect((await h.get('/internal/emails', b.admin())).body.items).toEqual([]);

@@ -20,10 +20,10 @@ export const emailsRouter = router({
     .query(({ ctx, input }) => service.getEmail(ctx.deps, ctx.auth, input.email_id)),
 
   sendTestEmail: adminProcedure
-    .meta({ openapi: { method: 'POST', path: '/internal/send-test-email', tags: TAGS, summary: "Try an email server config: send one email now and report the SMTP server's error", protect: true } })
+    .meta({ openapi: { method: 'POST', path: '/internal/send-test-email', tags: TAGS, summary: 'Try an email server config: send one email now and report why it failed (a generic reason)', protect: true } })
     .input(schemas.sendTestEmailSchema)
     .output(schemas.sendTestEmailResultSchema)
-    .mutation(({ ctx, input }) => service.sendTestEmail(ctx.deps, ctx.auth, input)),
+    .mutation(({ ctx, input }) => service.sendTestEmail(ctx.deps, ctx.auth, input, ctx.ip)),
 
   sendSignInInvitation: adminProcedure
     .meta({ openapi: { method: 'POST', path: '/internal/send-sign-in-invitation', tags: TAGS, summary: 'Email someone an invitation to sign in (the link is callback_url, a trusted URL)', protect: true } })

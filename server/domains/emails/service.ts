@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { KnownErrors } from '../../errors/known-errors.js';
+import { type AccessType, KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext, ProjectRecord, Tenancy } from '../../trpc/context.js';
 import type { Executor } from '../projects/queries.js';
 import { assertTrustedCallbackUrl } from '../verification/service.js';
+import { checkProjectBudget, consumeMailLimits, limitTestEmails } from './limits.js';
 import * as q from './queries.js';
 import { openEmailBody, sealEmailBody } from './sealed-body.js';
 import { type BuiltInEmail, type EmailBranding, renderEmail } from './render.js';
 import type { emailListQuerySchema, sendSignInInvitationSchema, sendTestEmailSchema, sentEmailDetailSchema, sentEmailSchema } from './schemas.js';
-import { sendOnce, smtpErrorText, standardTarget } from './transport.js';
+import { ALLOWED_SMTP_PORTS, OutboundRefused } from './public-address.js';
+import { pinTarget, sendOnce, smtpErrorText, smtpFailure, type SmtpFailureReason, standardTarget } from './transport.js';
 
 /**
  * Emails of a project: queued in the outbox inside the transaction of the action that sends them
@@ -20,39 +22,32 @@ import { sendOnce, smtpErrorText, standardTarget } from './transport.js';
 export interface EmailSender {
   tenancy: Tenancy;
   project: Pick<ProjectRecord, 'displayName' | 'logoUrl' | 'fullLogoUrl'>;
+  /** The access type of the request that causes the email (an AuthContext has it): `client` mail counts against the client share. */
+  type?: AccessType;
 }
 
 export function brandingOf(project: EmailSender['project']): EmailBranding {
   return { projectDisplayName: project.displayName, logoUrl: project.logoUrl, fullLogoUrl: project.fullLogoUrl };
 }
 
-/**
- * EMAIL_RATE_LIMITED when the project has queued its hourly allowance (LATCH_EMAIL_RATE_LIMIT_PER_HOUR):
- * the caller's action fails with a clear error instead of an email silently not being sent.
- * Counted from the outbox itself, so every instance on one database sees the same count (concurrent
- * sends may overshoot by the few in flight).
- */
-export async function checkEmailRateLimit(db: Executor, deps: Deps, tenancy: Tenancy): Promise<void> {
-  const limit = deps.env.email.perProjectPerHour;
-  if (limit <= 0) return;
-  const { count, oldest } = await q.recentEmailCount(db, tenancy.id);
-  if (count < limit) return;
-  const freesAt = (oldest?.getTime() ?? Date.now()) + 3_600_000;
-  throw new KnownErrors.EmailRateLimited(Math.max(1, Math.ceil((freesAt - Date.now()) / 1000)), limit);
-}
+/** The project's hourly budget alone (limits.ts); kept under its old name for existing callers. */
+export const checkEmailRateLimit = checkProjectBudget;
 
 /**
  * Renders a built-in email and queues it, in the caller's transaction. Returns the outbox id.
+ * Every limit on mail (limits.ts: per IP and recipient, the client share, the project's budget) is
+ * counted here, in that transaction, unless the caller already counted this email
+ * (`limitedByCaller`: password reset and magic link, which must refuse before looking anything up).
+ * `ip` is the client IP of the request, for the per-IP limit of client requests.
  *
  * @example
  * await deps.db.transaction().execute(async (trx) => {
  *   // … the action …
- *   await queueEmail(trx, deps, auth, 'ada@example.com', { type: 'email-verification', link, expiresAt });
+ *   await queueEmail(trx, deps, auth, 'ada@example.com', { type: 'email-verification', link, expiresAt }, { ip });
  * });
  */
-export async function queueEmail(trx: Executor, deps: Deps, sender: EmailSender, to: string, email: BuiltInEmail, options: { limitedByCaller?: boolean } = {}): Promise<string> {
-  // limitedByCaller: the caller counted this email against its own budget (password reset).
-  if (!options.limitedByCaller) await checkEmailRateLimit(trx, deps, sender.tenancy);
+export async function queueEmail(trx: Executor, deps: Deps, sender: EmailSender, to: string, email: BuiltInEmail, options: { limitedByCaller?: boolean; ip?: string | null } = {}): Promise<string> {
+  if (!options.limitedByCaller) await consumeMailLimits(trx, deps, sender, to, options.ip ?? null);
   const rendered = await renderEmail(brandingOf(sender.project), email);
   const id = randomUUID();
   const sealed = sealEmailBody(deps.env.secret, id, rendered);
@@ -109,20 +104,29 @@ export async function getEmail(deps: Deps, auth: AuthContext, emailId: string): 
 
 /**
  * Tries an email server config before it is saved: sends one message right away over a fresh
- * connection and reports the SMTP server's own error text. Only a project's own server can be
- * tried (REQUIRES_CUSTOM_EMAIL_SERVER for `shared`: that one is the operator's, not the project's).
+ * connection. Only a project's own server can be tried (REQUIRES_CUSTOM_EMAIL_SERVER for
+ * `shared`: that one is the operator's, not the project's). The host must resolve to a public
+ * address on an SMTP port (EMAIL_SERVER_HOST_NOT_ALLOWED, EMAIL_SERVER_PORT_NOT_ALLOWED) unless
+ * LATCH_SMTP_ALLOW_PRIVATE, and the connection goes to the address that was checked. A failure is
+ * told as a generic reason (smtpFailure), never in the server's own words. Limited per project
+ * and per owner or IP (LATCH_EMAIL_TEST_SENDS_PER_HOUR).
  */
-export async function sendTestEmail(deps: Deps, auth: AuthContext, input: z.infer<typeof sendTestEmailSchema>): Promise<{ success: boolean; error_message: string | null }> {
+export async function sendTestEmail(deps: Deps, auth: AuthContext, input: z.infer<typeof sendTestEmailSchema>, ip: string | null = null): Promise<{ success: boolean; error_message: string | null; error_reason?: SmtpFailureReason }> {
   const config = input.email_config;
   if (config.type !== 'standard') throw new KnownErrors.RequiresCustomEmailServer();
-  const target = standardTarget(config, config.password);
+  const target = standardTarget(config, config.password, deps.env.email);
   if (!target) throw new KnownErrors.RequiresCustomEmailServer();
+  await limitTestEmails(deps, auth.tenancy, { adminUserId: auth.adminUserId, ip });
   const rendered = await renderEmail(brandingOf(auth.project), { type: 'test' });
   try {
-    await sendOnce(target, { to: input.recipient_email, ...rendered });
+    await sendOnce(await pinTarget(target), { to: input.recipient_email, ...rendered });
     return { success: true, error_message: null };
   } catch (error) {
-    return { success: false, error_message: smtpErrorText(error) };
+    if (error instanceof OutboundRefused && error.reason === 'port-not-allowed') throw new KnownErrors.EmailServerPortNotAllowed(config.port, ALLOWED_SMTP_PORTS);
+    if (error instanceof OutboundRefused && error.reason === 'address-not-allowed') throw new KnownErrors.EmailServerHostNotAllowed(config.host);
+    deps.log.info('test email failed', { project_id: auth.project.id, error: smtpErrorText(error) });
+    const failure = smtpFailure(error);
+    return { success: false, error_message: failure.message, error_reason: failure.reason };
   }
 }
 

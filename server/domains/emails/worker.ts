@@ -3,7 +3,8 @@ import * as q from './queries.js';
 import { type EmailBody, openEmailBody } from './sealed-body.js';
 
 const UNREADABLE_BODY = 'The email body could not be decrypted (was LATCH_SECRET changed?).';
-import { type SmtpTarget, SmtpPools, isPermanentSmtpFailure, smtpErrorText, targetForProject } from './transport.js';
+import { OutboundRefused } from './public-address.js';
+import { type SmtpTarget, SmtpPools, isPermanentSmtpFailure, pinTarget, smtpErrorText, smtpFailure, targetForProject } from './transport.js';
 
 /**
  * The outbox worker: delivers pending emails over SMTP, retries temporary failures with
@@ -34,11 +35,29 @@ const MAX_RETRY_DELAY_MS = 3_600_000;
 
 /** No SMTP server for this email: said on the row, so the console can tell the owner what to set. */
 export const NOT_DELIVERED_REASON = 'No SMTP server is configured: set LATCH_SMTP_URL for the deployment, or give the project its own email server (email_config type standard).';
+/** The deployment has a shared server, but LATCH_SHARED_EMAIL does not let this project use it. */
+export const SHARED_NOT_ALLOWED_REASON = 'This deployment does not send this project\'s emails through its shared SMTP server (LATCH_SHARED_EMAIL): give the project its own email server (email_config type standard), or ask the operator to opt it in.';
 
 /** Delay before attempt `attempt + 1`, after `attempt` failed ones. */
 export function retryDelayMs(attempt: number, baseMs: number, random: () => number = Math.random): number {
   const exponential = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_RETRY_DELAY_MS);
   return Math.round(exponential * (0.75 + random() * 0.5));
+}
+
+/** Where one project's emails go this round: a pinned server, a refused one, or why nowhere. */
+type Destination = SmtpTarget | OutboundRefused | string;
+
+async function destinationOf(deps: Deps, project: q.SendingProject | null): Promise<Destination> {
+  const target = targetForProject(deps, project);
+  if (!target) return project && project.emailConfig.type === 'shared' && deps.env.email.smtpUrl ? SHARED_NOT_ALLOWED_REASON : NOT_DELIVERED_REASON;
+  try {
+    // An owner-chosen host is resolved, checked and pinned here, with the same rule as the test
+    // email: a saved config cannot reach an address the test email would have refused.
+    return await pinTarget(target);
+  } catch (error) {
+    if (error instanceof OutboundRefused) return error;
+    throw error;
+  }
 }
 
 export class EmailWorker {
@@ -90,12 +109,15 @@ export class EmailWorker {
   async runOnce(): Promise<number> {
     const claimed = await q.claimDueEmails(this.deps.db, this.options.batchSize, this.options.leaseMs);
     if (claimed.length === 0) return 0;
-    const targets = new Map<string, Promise<SmtpTarget | null>>();
+    // One resolution per project and round: an owner-chosen host is resolved, checked and pinned
+    // here (pinTarget), with the same rule as the test email, so a saved config cannot reach a
+    // private address that the test email would have refused.
+    const targets = new Map<string, Promise<Destination>>();
     const targetOf = (tenancyId: string | null) => {
       const key = tenancyId ?? '';
       let target = targets.get(key);
       if (!target) {
-        target = (tenancyId ? q.findSendingProject(this.deps.db, tenancyId) : Promise.resolve(null)).then((project) => targetForProject(this.deps, project));
+        target = (tenancyId ? q.findSendingProject(this.deps.db, tenancyId) : Promise.resolve(null)).then((project) => destinationOf(this.deps, project));
         targets.set(key, target);
       }
       return target;
@@ -104,11 +126,18 @@ export class EmailWorker {
     return claimed.length;
   }
 
-  private async deliver(row: q.OutboxRow, target: SmtpTarget | null): Promise<void> {
-    if (!target) {
-      await q.recordOutcome(this.deps.db, row, { state: 'not-delivered', error: NOT_DELIVERED_REASON });
+  private async deliver(row: q.OutboxRow, destination: Destination): Promise<void> {
+    if (destination instanceof OutboundRefused) {
+      // A refused address or port stays refused until the owner changes the config: not retried.
+      // A name that does not resolve may resolve later: retried like a connection failure.
+      await this.recordFailure(row, destination, destination.reason !== 'not-resolved');
       return;
     }
+    if (typeof destination === 'string') {
+      await q.recordOutcome(this.deps.db, row, { state: 'not-delivered', error: destination });
+      return;
+    }
+    const target = destination;
     let body: EmailBody;
     try {
       body = openEmailBody(this.deps.env.secret, row.id, row);
@@ -121,14 +150,25 @@ export class EmailWorker {
       await this.pools.send(target, { id: row.id, to: row.to_email, subject: row.subject, ...body });
       await q.recordOutcome(this.deps.db, row, { state: 'sent' });
     } catch (error) {
-      const text = smtpErrorText(error);
-      if (row.attempts >= this.options.maxAttempts || isPermanentSmtpFailure(error)) {
-        this.deps.log.warn('email delivery failed for good', { email_id: row.id, attempts: row.attempts, error: text });
-        await q.recordOutcome(this.deps.db, row, { state: 'failed', error: text });
-      } else {
-        const retryAt = new Date(Date.now() + retryDelayMs(row.attempts, this.options.retryBaseMs));
-        await q.recordOutcome(this.deps.db, row, { state: 'pending', error: text, retryAt });
-      }
+      await this.recordFailure(row, error, isPermanentSmtpFailure(error));
+    }
+  }
+
+  /**
+   * The row keeps a generic reason (smtpFailure), never the server's own words: the project's
+   * admins read it, and the server is whatever host the owner named. The operator's log has the
+   * full text.
+   */
+  private async recordFailure(row: q.OutboxRow, error: unknown, permanent: boolean): Promise<void> {
+    const shown = smtpFailure(error).message;
+    const logged = { email_id: row.id, attempts: row.attempts, error: smtpErrorText(error) };
+    if (row.attempts >= this.options.maxAttempts || permanent) {
+      this.deps.log.warn('email delivery failed for good', logged);
+      await q.recordOutcome(this.deps.db, row, { state: 'failed', error: shown });
+    } else {
+      this.deps.log.info('email delivery failed, will retry', logged);
+      const retryAt = new Date(Date.now() + retryDelayMs(row.attempts, this.options.retryBaseMs));
+      await q.recordOutcome(this.deps.db, row, { state: 'pending', error: shown, retryAt });
     }
   }
 }

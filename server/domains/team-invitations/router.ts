@@ -11,7 +11,7 @@ export const teamInvitationsRouter = router({
     .meta({ openapi: { method: 'POST', path: '/team-invitations/send-code', tags: TAGS, summary: 'Email an invitation to join a team (clients: with $invite_members)' } })
     .input(schemas.sendCodeSchema)
     .output(schemas.sendCodeResultSchema)
-    .mutation(({ ctx, input }) => service.sendInvitation(ctx.deps, ctx.auth, input)),
+    .mutation(({ ctx, input }) => service.sendInvitation(ctx.deps, ctx.auth, input, ctx.ip)),
 
   accept: clientProcedure
     .meta({ openapi: { method: 'POST', path: '/team-invitations/accept', tags: TAGS, summary: 'Accept an invitation for the signed-in user and join the team' } })

@@ -37,7 +37,7 @@ export function isTrustedCallbackUrl(config: ProjectConfig, callbackUrl: string)
  * (stored hashed, under the invitation's id) and the email carrying the link, all in one
  * transaction. Clients need $invite_members in the team.
  */
-export async function sendInvitation(deps: Deps, auth: AuthContext, input: z.infer<typeof sendCodeSchema>) {
+export async function sendInvitation(deps: Deps, auth: AuthContext, input: z.infer<typeof sendCodeSchema>, ip: string | null = null) {
   assertTrustedCallbackUrl(auth.project, input.callback_url);
   await authorizeTeamAction(deps, auth, input.team_id, '$invite_members');
   const id = randomUUID();
@@ -49,7 +49,7 @@ export async function sendInvitation(deps: Deps, auth: AuthContext, input: z.inf
     const issued = await createCode(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, data, TEAM_INVITATION_TTL_MILLIS, { id });
     await q.insertInvitation(trx, { tenancy_id: auth.tenancy.id, id, team_id: team.id, recipient_email: input.email, expires_at: issued.expiresAt });
     const link = linkWithCode(input.callback_url, issued.code);
-    await queueEmail(trx, deps, auth, input.email, { type: 'team-invitation', link, teamDisplayName: team.display_name, expiresAt: issued.expiresAt });
+    await queueEmail(trx, deps, auth, input.email, { type: 'team-invitation', link, teamDisplayName: team.display_name, expiresAt: issued.expiresAt }, { ip });
   });
   return { success: true as const, id };
 }
