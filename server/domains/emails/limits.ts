@@ -1,6 +1,5 @@
 import type { Deps } from '../../deps.js';
-import type { AccessType } from '../../errors/known-errors.js';
-import { KnownErrors } from '../../errors/known-errors.js';
+import { type AccessType, KnownErrors } from '../../errors/known-errors.js';
 import type { Tenancy } from '../../trpc/context.js';
 import type { Executor } from '../projects/queries.js';
 import { hitCounters } from '../rate-limits/queries.js';
