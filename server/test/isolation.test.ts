@@ -228,7 +228,8 @@ function judge(sent: Sent): string[] {
     const referencesA = caller.secrets.some((secret) => request.includes(secret));
     if (caller.scope === 'foreign' && !PUBLIC_OPERATIONS.has(op.key)) problems.push(`foreign credential succeeded: ${where}`);
     if (caller.scope === 'own' && op.method !== 'GET' && referencesA) problems.push(`a change aimed at A's data succeeded: ${where}`);
-    for (const secret of caller.secrets) if (scanned.includes(secret)) problems.push(`response contains ${secret}: ${where}`);
+    // A public operation may echo what the caller named (a project's JWKS names its project in each kid).
+    for (const secret of caller.secrets) if (scanned.includes(secret) && !(PUBLIC_OPERATIONS.has(op.key) && request.includes(secret))) problems.push(`response contains ${secret}: ${where}`);
   } else problems.push(`unexpected status: ${where}`);
   return problems;
 }
