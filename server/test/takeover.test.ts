@@ -29,8 +29,8 @@ beforeAll(async () => {
     startHarness({ email: { ...DEFAULT_EMAIL_SETTINGS, pollIntervalMs: 25 }, trustProxy: 'loopback' }),
     startHarness({ email: { ...DEFAULT_EMAIL_SETTINGS, pollIntervalMs: 25 }, trustProxy: 'loopback', rateLimits: { ...DEFAULT_RATE_LIMITS, signInPerEmailIp: PER_EMAIL_IP, signInPerEmail: PER_EMAIL, emailProbesPerIp: PROBES } }),
   ]);
-});
-afterAll(async () => Promise.all([h?.close(), small?.close()]));
+}, 120_000);
+afterAll(async () => Promise.all([h?.close(), small?.close()]), 120_000);
 
 async function signUp(on: Harness, project: ProjectFixture, email: string, password: string, headers: Headers_ = project.client()) {
   const res = await on.post('/auth/password/sign-up', { email, password }, headers);
