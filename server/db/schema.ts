@@ -70,6 +70,8 @@ export interface ContactChannelsTable {
   is_primary: Generated<boolean>;
   is_verified: Generated<boolean>;
   used_for_auth: Generated<boolean>;
+  /** Whether the address was last proven by the account's holder, not by a bare code (migrations/0005_auth_claims.ts). */
+  verified_by_holder: Generated<boolean>;
   created_at: Timestamp;
 }
 

@@ -68,7 +68,6 @@ const samples: { [K in Key]: () => KnownErrorOf<K> } = {
   CannotDeleteCurrentSession: () => new KnownErrors.CannotDeleteCurrentSession(),
   UserWithEmailAlreadyExists: () => new KnownErrors.UserWithEmailAlreadyExists('a@example.com'),
   EmailNotVerified: () => new KnownErrors.EmailNotVerified(),
-  EmailVerificationRequiresSignIn: () => new KnownErrors.EmailVerificationRequiresSignIn(),
   UserIdDoesNotExist: () => new KnownErrors.UserIdDoesNotExist('u1'),
   UserNotFound: () => new KnownErrors.UserNotFound(),
   EmailPasswordMismatch: () => new KnownErrors.EmailPasswordMismatch(),

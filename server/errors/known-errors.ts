@@ -430,15 +430,6 @@ export const KnownErrors = {
     message: 'The e-mail is already verified.',
   })),
 
-  /**
-   * A verification link used without a live session of the account it verifies (issue 13 item 1):
-   * a click on a link someone else asked for must not prove an address for their account.
-   */
-  EmailVerificationRequiresSignIn: defineKnownError('EMAIL_VERIFICATION_REQUIRES_SIGN_IN', 401, () => ({
-    message:
-      'Sign in to the account this e-mail address belongs to, then open the verification link again. A verification link only verifies an address for the account that is signed in.',
-  })),
-
   EmailNotAssociatedWithUser: defineKnownError('EMAIL_NOT_ASSOCIATED_WITH_USER', 400, () => ({
     message: 'The e-mail is not associated with a user who can sign in with it.',
   })),

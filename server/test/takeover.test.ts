@@ -29,8 +29,8 @@ beforeAll(async () => {
     startHarness({ email: { ...DEFAULT_EMAIL_SETTINGS, pollIntervalMs: 25 }, trustProxy: 'loopback' }),
     startHarness({ email: { ...DEFAULT_EMAIL_SETTINGS, pollIntervalMs: 25 }, trustProxy: 'loopback', rateLimits: { ...DEFAULT_RATE_LIMITS, signInPerEmailIp: PER_EMAIL_IP, signInPerEmail: PER_EMAIL, emailProbesPerIp: PROBES } }),
   ]);
-});
-afterAll(async () => Promise.all([h?.close(), small?.close()]));
+}, 120_000);
+afterAll(async () => Promise.all([h?.close(), small?.close()]), 120_000);
 
 async function signUp(on: Harness, project: ProjectFixture, email: string, password: string, headers: Headers_ = project.client()) {
   const res = await on.post('/auth/password/sign-up', { email, password }, headers);
@@ -166,18 +166,31 @@ describe('issue 13 item 1: an unproven address never blocks a sign-up and never 
     expect((await h.post('/auth/otp/sign-in', { code: await magicLinkCode(h, project, victimEmail) }, project.client())).body).toMatchObject({ user_id: victim.id });
   });
 
-  it("a verification link clicked without a session of its account proves nothing (the attacker's link, opened by the address's owner)", async () => {
+  it("a verification link the address's owner opens for an attacker's account (no session of it) verifies the address, but the owner's next magic link still strips the attacker", async () => {
     const project = await h.createProject({ config: CONFIG });
     const victimEmail = h.uniqueEmail('victim');
-    const attacker = await signUp(h, project, victimEmail, ATTACKER_PASSWORD);
+    const attacker = await armedAttacker(project, victimEmail);
     const code = await codeMailedTo(h, project, victimEmail, () => h.post('/contact-channels/send-verification-code', { email: victimEmail, callback_url: CALLBACK }, attacker.headers));
-    expectKnownError(await h.post('/contact-channels/verify', { code }, project.client()), 401, 'EMAIL_VERIFICATION_REQUIRES_SIGN_IN');
-    const bystander = await signUp(h, project, h.uniqueEmail('bystander'), PASSWORD);
-    expectKnownError(await h.post('/contact-channels/verify', { code }, bystander.headers), 401, 'EMAIL_VERIFICATION_REQUIRES_SIGN_IN');
-    expect((await channelsOf(project, attacker.id))[0]).toMatchObject({ value: victimEmail, is_verified: false });
-    // Still only a claim: the owner signs up.
-    await signUp(h, project, victimEmail, PASSWORD);
-  });
+    // The owner clicks: a bare code. The address is verified (the mailbox is proven)...
+    expectStatus(await h.post('/contact-channels/verify', { code }, project.client()), 200);
+    expect(await userOf(project, attacker.id)).toMatchObject({ primary_email: victimEmail, primary_email_verified: true });
+    // ...so it refuses a new sign-up, and the owner's way in is a proof by code, which strips the attacker.
+    expectKnownError(await h.post('/auth/password/sign-up', { email: victimEmail, password: PASSWORD }, project.client()), 409, 'USER_EMAIL_ALREADY_EXISTS');
+    const signedIn = await h.post('/auth/otp/sign-in', { code: await magicLinkCode(h, project, victimEmail) }, project.client());
+    expect(signedIn.body).toMatchObject({ user_id: attacker.id, is_new_user: false });
+    await expectAttackerLockedOut(project, victimEmail, attacker);
+  }, 60_000);
+
+  it("a verification link opened in a session of its own account is the holder's proof: a later magic link keeps the holder's password and sessions", async () => {
+    const project = await h.createProject({ config: CONFIG });
+    const email = h.uniqueEmail('holder');
+    const user = await signUp(h, project, email, PASSWORD);
+    const code = await codeMailedTo(h, project, email, () => h.post('/contact-channels/send-verification-code', { email, callback_url: CALLBACK }, user.headers));
+    expectStatus(await h.post('/contact-channels/verify', { code }, user.headers), 200);
+    expect((await h.post('/auth/otp/sign-in', { code: await magicLinkCode(h, project, email) }, project.client())).body).toMatchObject({ user_id: user.id });
+    expect((await signIn(h, project, email, PASSWORD)).body.user_id).toBe(user.id);
+    expectStatus(await refresh(project, user.refreshToken), 200);
+  }, 60_000);
 
   it('the server is told about claims (409) and may vouch for an address, which removes every unverified claim on it', async () => {
     const project = await h.createProject({ config: CONFIG });

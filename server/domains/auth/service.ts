@@ -19,8 +19,8 @@ import { randomUUID } from 'node:crypto';
  * Email + password sign-up. The address stays an unverified claim until a code sent to it is used:
  * it signs its account in with this password, but it refuses no later sign-up with the same
  * address (only an address some account has proven does: USER_EMAIL_ALREADY_EXISTS), and the
- * newest claim is the one the address answers to (contact-channels/claims.ts). Honours sign_up_enabled and credential_enabled (server code can still
- * create users). With verification_callback_url (a trusted URL) the verification email is queued
+ * newest claim is the one the address answers to (contact-channels/claims.ts). Honours
+ * sign_up_enabled and credential_enabled (server code can still create users). With verification_callback_url (a trusted URL) the verification email is queued
  * with the new user. The password is hashed before any row is touched, so a duplicate email costs the
  * same time as a new one. An anonymous caller is upgraded in place and keeps its data.
  */

@@ -18,11 +18,16 @@ import * as q from './queries.js';
  *   password signs it in; contact-channels/queries.ts, findAuthChannel).
  * - **Proving** an address (a code sent to it: verification, password reset, magic link) settles
  *   it: every other account's claim on it is removed. When the proof is shown by someone who does
- *   not hold the account (reset and magic link need no session), whatever sign-in credentials the
- *   account held before are revoked first: password, TOTP, every session, every user API key and
- *   team key the user made, every other sign-in address. The prover gets the account with nothing
- *   the claimant set still working (the "revoke" branch of the issue; Clerk drops the unverified
- *   claimant's hold on the address the same way, and Stack refuses the sign-in instead).
+ *   not hold the account (reset and magic link need no session) and the account's holder never
+ *   proved the address, whatever sign-in credentials the account held before are revoked first:
+ *   password, TOTP, every session, every user API key and team key the user made, every other
+ *   sign-in address. The prover gets the account with nothing the claimant set still working (the
+ *   "revoke" branch of the issue; Clerk drops the unverified claimant's hold on the address, and
+ *   Stack refuses such a sign-in with USER_EMAIL_ALREADY_EXISTS instead).
+ * - A verification link opened without a session of its account (a bare code) verifies the
+ *   address but is not the holder's proof (verified_by_holder false): an attacker who gets the
+ *   address's owner to click their link gains a verified address, but the owner's next reset or
+ *   magic link still strips the attacker's credentials.
  */
 
 /** Rewrites the user's copy of the primary channel (or clears it when there is none). */
@@ -68,17 +73,25 @@ async function stripCredentials(trx: Executor, tenancy: Tenancy, userId: string,
 
 /**
  * Marks a channel verified: whoever showed the code reads its mailbox. `prover` says who that is:
- * `holder` (a live session of the account, or the server) or `stranger` (nothing but the code:
- * reset and magic link). A stranger proving an address the account had not proven gets the account
- * without the credentials they did not set (see the top of this file). Returns whether anything
+ * - `holder`: a live session of the account, or the server. Nothing else to check.
+ * - `stranger`: nothing but the code, and the proof signs them in or sets the password (reset,
+ *   magic link). If the account had not been proven by its holder, everything the claimant set is
+ *   revoked first (see the top of this file); after that the prover is the holder.
+ * - `bare`: nothing but the code, and the proof signs nobody in (a verification link opened where
+ *   the account is not signed in: perhaps by the address's owner, clicking a link an attacker
+ *   asked for). The address is verified, but not by the holder (verified_by_holder false): the
+ *   next stranger's proof still strips the account.
+ * Every proof removes other accounts' unverified claims on the address. Returns whether anything
  * was stripped. The caller holds the user row lock.
  */
-export async function proveChannel(trx: Executor, tenancy: Tenancy, channel: q.ContactChannelRow, prover: 'holder' | 'stranger', options: { keepPassword?: boolean } = {}): Promise<{ stripped: boolean }> {
-  const stripped = !channel.is_verified && prover === 'stranger';
+export async function proveChannel(trx: Executor, tenancy: Tenancy, channel: q.ContactChannelRow, prover: 'holder' | 'stranger' | 'bare', options: { keepPassword?: boolean } = {}): Promise<{ stripped: boolean }> {
+  const provenByHolder = channel.is_verified && channel.verified_by_holder;
+  const stripped = prover === 'stranger' && !provenByHolder;
   if (stripped) await stripCredentials(trx, tenancy, channel.user_id, channel.id, { keepPassword: options.keepPassword ?? false });
-  if (!channel.is_verified) {
+  const verifiedByHolder = prover === 'bare' ? provenByHolder : true;
+  if (!channel.is_verified || channel.verified_by_holder !== verifiedByHolder) {
     try {
-      await q.updateChannel(trx, tenancy.id, channel.user_id, channel.id, { is_verified: true });
+      await q.updateChannel(trx, tenancy.id, channel.user_id, channel.id, { is_verified: true, verified_by_holder: verifiedByHolder });
     } catch (error) {
       // Someone else proved the address for their account in the meantime.
       if (isUniqueViolation(error, 'contact_channels_verified_auth_idx')) throw new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', channel.value);

@@ -47,7 +47,7 @@ export async function updateChannel(
   tenancyId: string,
   userId: string,
   id: string,
-  patch: Partial<Pick<ContactChannelRow, 'value' | 'is_primary' | 'is_verified' | 'used_for_auth'>>,
+  patch: Partial<Pick<ContactChannelRow, 'value' | 'is_primary' | 'is_verified' | 'used_for_auth' | 'verified_by_holder'>>,
 ): Promise<ContactChannelRow | undefined> {
   if (Object.keys(patch).length === 0) return findChannel(db, tenancyId, userId, id);
   return db.updateTable('contact_channels').set(patch).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('id', '=', id).returningAll().executeTakeFirst();

@@ -221,14 +221,14 @@ export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext,
 }
 
 /**
- * Verifies the channel a link's code was issued for. The code proves the mailbox; it does not prove
- * that whoever clicked holds the account the link was made for. An attacker who signed up with
- * someone else's address asks for a verification email and waits for its owner to click: without a
- * further check, the click would make the address a proven identity of the attacker's account. So
- * the link verifies only with a live session of that account (the usual case: the page that asked
- * is open in the same browser), or when the server forwards the code (EMAIL_VERIFICATION_REQUIRES_SIGN_IN
- * otherwise, and the code stays usable). A code for a channel that was deleted or changed its
- * address since reads as CODE_NOT_FOUND.
+ * Verifies the channel a link's code was issued for. Needs no signed-in user: the code proves the
+ * mailbox, and the link is often opened in another browser. It does not prove that whoever clicked
+ * holds the account the link was made for (an attacker who signed up with someone else's address
+ * asks for a verification email and waits for its owner to click), so without a live session of
+ * that account (or the server forwarding the code) the proof is a bare code: the address is
+ * verified, but the account's credentials are not vouched for, and the next reset or magic link
+ * to the address strips them (contact-channels/claims.ts, proveChannel). A code for a channel that
+ * was deleted or changed its address since reads as CODE_NOT_FOUND.
  */
 export async function verifyChannel(deps: Deps, auth: AuthContext, code: string, ip: string | null): Promise<{ success: true }> {
   await limitCodeChecks(deps, auth.tenancy, ip);
@@ -238,11 +238,8 @@ export async function verifyChannel(deps: Deps, auth: AuthContext, code: string,
     const channel = await q.findChannel(trx, auth.tenancy.id, userId, channelId);
     if (!channel || channel.value.toLowerCase() !== value.toLowerCase()) throw new KnownErrors.VerificationCodeNotFound();
     if (channel.is_verified) throw new KnownErrors.EmailAlreadyVerified();
-    if (auth.type === 'client') {
-      const holder = auth.user?.sub === userId && (await findSessionUser(trx, auth.tenancy.id, userId, auth.user.refresh_token_id));
-      if (!holder) throw new KnownErrors.EmailVerificationRequiresSignIn();
-    }
-    await proveChannel(trx, auth.tenancy, channel, 'holder');
+    const holder = auth.type !== 'client' || (auth.user?.sub === userId && (await findSessionUser(trx, auth.tenancy.id, userId, auth.user.refresh_token_id)) !== undefined);
+    await proveChannel(trx, auth.tenancy, channel, holder ? 'holder' : 'bare');
   });
   return { success: true };
 }
