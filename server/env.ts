@@ -36,9 +36,10 @@ export interface LatchEnv {
   /**
    * LATCH_TRUST_PROXY — which peers may set the client IP with X-Forwarded-For (express's
    * 'trust proxy'): a number of proxy hops, a comma-separated list of addresses, CIDR ranges and
-   * loopback / linklocal / uniquelocal, or false (the socket address only). Default: loopback and
-   * private networks. The client IP keys the per-IP brute-force limits, so a public proxy that is
-   * trusted by mistake lets anyone pick their own IP: trust exactly your load balancers.
+   * loopback / linklocal / uniquelocal, or false (the socket address only). Default: false. The
+   * client IP keys the per-IP limits, so a proxy that is trusted by mistake lets anyone pick their
+   * own IP: trust exactly your load balancers. X-Forwarded-For entries that are not IP addresses
+   * are ignored (trpc/client-ip.ts).
    */
   trustProxy: number | string | false;
   /** LATCH_LOG_LEVEL — error | warn | info (default info). */
@@ -113,7 +114,12 @@ function intFrom(name: string, value: string | undefined, fallback: number, min:
   return parsed;
 }
 
-export const DEFAULT_TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+/**
+ * Nothing: the client IP is the socket address until the operator names its proxies. Trusting
+ * every private peer by default let anyone on a private network, or any proxy in front of Latch
+ * that passes the header through, choose their IP and so a fresh budget for every per-IP limit.
+ */
+export const DEFAULT_TRUST_PROXY = false;
 
 function trustProxyFrom(value: string | undefined): number | string | false {
   const given = value?.trim();

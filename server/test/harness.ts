@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { DatabaseTarget } from '../db/kysely.js';
-import { DEFAULT_EMAIL_SETTINGS, DEFAULT_RATE_LIMITS, DEFAULT_TRUST_PROXY, type LatchEnv } from '../env.js';
+import { DEFAULT_EMAIL_SETTINGS, DEFAULT_RATE_LIMITS, type LatchEnv } from '../env.js';
 import { type RunningLatch, startLatch } from '../start.js';
 import { POSTGRES_ADMIN_URL, databaseUrl } from './global-setup.js';
 
@@ -94,7 +94,8 @@ export function testEnv(overrides: Partial<LatchEnv> = {}): LatchEnv {
     corsOrigins: null,
     accessTokenTtlSeconds: 600,
     logLevel: 'error',
-    trustProxy: DEFAULT_TRUST_PROXY,
+    // Not the default (false): tests stand for many clients by sending X-Forwarded-For over loopback.
+    trustProxy: 'loopback',
     rateLimits: DEFAULT_RATE_LIMITS,
     email: DEFAULT_EMAIL_SETTINGS,
     ...overrides,

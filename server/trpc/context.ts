@@ -7,6 +7,7 @@ import { hashSecret } from '../crypto/tokens.js';
 import { type ProjectConfig, DEFAULT_BRANCH_ID, INTERNAL_PROJECT_ID, effectiveConfig } from '../domains/projects/config.js';
 import { findProjectForRequest, isProjectOwner, type KeyColumn, type ProjectForRequest } from '../domains/projects/queries.js';
 import { ProjectAuthCache } from './project-auth-cache.js';
+import { resolveClientIp, type TrustProxyFn } from './client-ip.js';
 
 export type AccessType = 'client' | 'server' | 'admin';
 export const ACCESS_TYPES: readonly AccessType[] = ['client', 'server', 'admin'];
@@ -89,11 +90,14 @@ export function parseLatchHeaders(req: IncomingMessage): LatchHeaders {
 }
 
 /**
- * The caller's IP: express's req.ip, which honours X-Forwarded-For only from loopback and private
- * proxies ('trust proxy' in app.ts), else the socket address. One source for REST, tRPC and OAuth.
+ * The caller's IP (client-ip.ts): the socket address, or an X-Forwarded-For entry handed over by
+ * proxies the operator trusts ('trust proxy' in app.ts, from LATCH_TRUST_PROXY; default: none).
+ * Never anything but a valid IP address. One source for REST, tRPC and OAuth.
  */
 export function clientIp(req: IncomingMessage): string | null {
-  return (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? null;
+  const app = (req as IncomingMessage & { app?: { get(name: string): unknown } }).app;
+  const trust = app?.get('trust proxy fn');
+  return resolveClientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], typeof trust === 'function' ? (trust as TrustProxyFn) : null);
 }
 
 export function createRequestContext(deps: Deps, req: IncomingMessage, requestId: string = randomUUID()): RequestContext {
