@@ -50,7 +50,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     projectAuthCache: new ProjectAuthCache(),
   };
   await ensureInternalProject(deps);
-  setPasswordHashConcurrency(env.passwordHashConcurrency);
+  setPasswordHashConcurrency(env.passwordHashConcurrency, env.passwordHashQueuePerProject);
   await warmPasswordHashing();
 
   const server = createServer(createRequestHandler(deps));

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { DatabaseTarget } from '../db/kysely.js';
-import { DEFAULT_EMAIL_SETTINGS, DEFAULT_RATE_LIMITS, type LatchEnv } from '../env.js';
+import { DEFAULT_EMAIL_SETTINGS, DEFAULT_HASH_QUEUE_PER_PROJECT, DEFAULT_QUOTAS, DEFAULT_RATE_LIMITS, type LatchEnv } from '../env.js';
 import { type RunningLatch, startLatch } from '../start.js';
 import { POSTGRES_ADMIN_URL, databaseUrl } from './global-setup.js';
 
@@ -87,6 +87,7 @@ export function testEnv(overrides: Partial<LatchEnv> = {}): LatchEnv {
     databasePoolSize: 10,
     databasePreparedStatements: true,
     passwordHashConcurrency: 2,
+    passwordHashQueuePerProject: DEFAULT_HASH_QUEUE_PER_PROJECT,
     dataDir: '/nonexistent',
     secret: randomBytes(48).toString('base64url'),
     baseUrl: null,
@@ -98,6 +99,7 @@ export function testEnv(overrides: Partial<LatchEnv> = {}): LatchEnv {
     trustProxy: 'loopback',
     rateLimits: DEFAULT_RATE_LIMITS,
     email: DEFAULT_EMAIL_SETTINGS,
+    quotas: DEFAULT_QUOTAS,
     ...overrides,
   };
 }

@@ -7,7 +7,7 @@ import type { AuthContext } from '../../trpc/context.js';
 import { findAuthChannel, findChannel, lockUser } from '../contact-channels/queries.js';
 import { markChannelVerified } from '../contact-channels/service.js';
 import { brandingOf, queueEmail } from '../emails/service.js';
-import { limitPasswordResetRequests } from '../rate-limits/service.js';
+import { limitPasswordHashing, limitPasswordResetRequests } from '../rate-limits/service.js';
 import { renderEmail } from '../emails/render.js';
 import { deleteSessionsOfUser } from '../sessions/queries.js';
 import { updateUser } from '../users/queries.js';
@@ -78,7 +78,8 @@ export async function resetPassword(deps: Deps, auth: AuthContext, code: string,
   if (!auth.project.config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   checkPasswordRequirements(password);
   await limitCodeChecks(deps, auth.tenancy, ip);
-  const passwordHash = await hashPassword(password);
+  await limitPasswordHashing(deps, auth.tenancy, ip);
+  const passwordHash = await hashPassword(password, auth.tenancy.projectId);
   await withCode<ResetData, void>(deps.db, auth.tenancy, PASSWORD_RESET_PURPOSE, code, 'consume', async (trx, verified) => {
     const userId = verified.data.user_id;
     if (!(await lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.VerificationCodeNotFound();

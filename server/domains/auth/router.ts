@@ -27,7 +27,7 @@ export const authRouter = router({
     .input(schemas.passwordUpdateSchema)
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
-      await service.updatePassword(ctx.deps, ctx.auth, input.old_password, input.new_password);
+      await service.updatePassword(ctx.deps, ctx.auth, input.old_password, input.new_password, ctx.ip);
       return { success: true as const };
     }),
 
@@ -36,7 +36,7 @@ export const authRouter = router({
     .input(schemas.passwordSetSchema)
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
-      await service.setPassword(ctx.deps, ctx.auth, input.password);
+      await service.setPassword(ctx.deps, ctx.auth, input.password, ctx.ip);
       return { success: true as const };
     }),
 

@@ -19,7 +19,7 @@ export const usersRouter = router({
     .meta({ openapi: { method: 'PATCH', path: '/users/me', tags: TAGS, summary: 'Update the signed-in user' } })
     .input(schemas.serverUserUpdateSchema)
     .output(schemas.userOutputSchema)
-    .mutation(({ ctx, input }) => service.updateUser(ctx.deps, ctx.auth, 'me', input)),
+    .mutation(({ ctx, input }) => service.updateUser(ctx.deps, ctx.auth, 'me', input, ctx.ip)),
 
   deleteMe: clientProcedure
     .meta({ openapi: { method: 'DELETE', path: '/users/me', tags: TAGS, summary: 'Delete the signed-in user (clients: when client_user_deletion_enabled)' } })
@@ -42,7 +42,7 @@ export const usersRouter = router({
     .output(schemas.userOutputSchema)
     .mutation(({ ctx, input }) => {
       const { user_id, ...patch } = input;
-      return service.updateUser(ctx.deps, ctx.auth, user_id, patch);
+      return service.updateUser(ctx.deps, ctx.auth, user_id, patch, ctx.ip);
     }),
 
   delete: clientProcedure
@@ -58,7 +58,7 @@ export const usersRouter = router({
     .meta({ openapi: { method: 'POST', path: '/users', tags: TAGS, summary: 'Create a user (with a password or an imported bcrypt/argon2id hash)' }, successStatus: 201 })
     .input(schemas.userCreateSchema)
     .output(schemas.serverUserSchema)
-    .mutation(({ ctx, input }) => service.createUser(ctx.deps, ctx.auth, input)),
+    .mutation(({ ctx, input }) => service.createUser(ctx.deps, ctx.auth, input, ctx.ip)),
 
   list: serverProcedure
     .meta({ openapi: { method: 'GET', path: '/users', tags: TAGS, summary: 'List users, cursor-paginated; search by email, name or id' } })
