@@ -22,9 +22,10 @@ export interface LatchEnv {
   /** LATCH_PASSWORD_HASH_CONCURRENCY — argon2id hashes run at once, the rest queue (default: cores − 1, at least 2). */
   passwordHashConcurrency: number;
   /**
-   * LATCH_PASSWORD_HASH_QUEUE_PER_PROJECT — password jobs one project may have waiting for a slot
-   * (default 64); past it the call is RATE_LIMITED at once, so a flood on one project cannot delay
-   * the others (crypto/fair-limiter.ts).
+   * LATCH_PASSWORD_HASH_QUEUE_PER_PROJECT — calls that hash or verify a password one project may
+   * have under way at once, hashing or waiting to (default 64); past it the call is RATE_LIMITED at
+   * once, before any other work, so a flood on one project cannot delay the others
+   * (crypto/fair-limiter.ts).
    */
   passwordHashQueuePerProject: number;
   /** LATCH_DATA_DIR — embedded data folder (default ./.latch-data). */

@@ -3,6 +3,7 @@ import { type ServerResponse, createServer } from 'node:http';
 import { createRequestHandler } from './app.js';
 import { deriveKey } from './crypto/encryption.js';
 import { setPasswordHashConcurrency, warmPasswordHashing } from './crypto/passwords.js';
+import { setMaxSessionsPerUser } from './domains/sessions/service.js';
 import { type DatabaseTarget, openDatabase } from './db/kysely.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Deps, createLogger } from './deps.js';
@@ -51,6 +52,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
   };
   await ensureInternalProject(deps);
   setPasswordHashConcurrency(env.passwordHashConcurrency, env.passwordHashQueuePerProject);
+  setMaxSessionsPerUser(env.quotas.sessionsPerUser);
   await warmPasswordHashing();
 
   const server = createServer(createRequestHandler(deps));

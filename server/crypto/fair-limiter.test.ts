@@ -79,4 +79,21 @@ describe('FairJobLimiter', () => {
     expect(await running).toBe('one');
     expect(await limiter.run('b', async () => 'x')).toBe('x');
   });
+
+  it('admits at most maxQueuedPerKey callers per key before they do anything, and lets each out once', () => {
+    const limiter = new FairJobLimiter(2, 2);
+    const leaveA1 = limiter.admit('a');
+    const leaveA2 = limiter.admit('a');
+    expect(() => limiter.admit('a')).toThrow(QueueFullError);
+    const leaveB = limiter.admit('b');
+    expect(limiter.admittedFor('a')).toBe(2);
+    leaveA1();
+    leaveA1();
+    expect(limiter.admittedFor('a')).toBe(1);
+    const leaveA3 = limiter.admit('a');
+    expect(() => limiter.admit('a')).toThrow(QueueFullError);
+    for (const leave of [leaveA2, leaveA3, leaveB]) leave();
+    expect(limiter.admittedFor('a')).toBe(0);
+    expect(limiter.admittedFor('b')).toBe(0);
+  });
 });

@@ -2,24 +2,53 @@
  * A counting semaphore shared fairly between keys (projects). At most `limit` jobs run at once;
  * the rest wait in one FIFO queue per key, and a freed slot goes to the keys in turn (round
  * robin), not to whoever queued first. So a key that queues a thousand jobs delays another key's
- * next job by at most one job per other waiting key, instead of by all thousand. Each key's queue
- * holds at most `maxQueuedPerKey` jobs: past that, `run` fails at once with QueueFullError, which
- * carries an estimate of when a slot will be free, so the excess of a flood costs nothing but the
- * refusal.
+ * next job by at most one job per other waiting key, instead of by all thousand.
+ *
+ * Each key admits at most `maxQueuedPerKey` callers at once (`admit`, before the caller does any
+ * other work such as database reads), and its queue holds at most as many jobs (`run`): past
+ * either, the call fails at once with QueueFullError, which carries an estimate of when there will
+ * be room, so the excess of a flood costs nothing but the refusal.
  *
  * @example
  * const limiter = new FairJobLimiter(2, 64);
- * await limiter.run(projectId, () => hash(password));
+ * const leave = limiter.admit(projectId);
+ * try { await limiter.run(projectId, () => hash(password)); } finally { leave(); }
  */
 export class FairJobLimiter {
   private running = 0;
   /** Keys with waiting jobs, in turn order: the next slot goes to the first; served keys go last. */
   private readonly queues = new Map<string, Array<() => void>>();
   private waitingCount = 0;
+  /** Callers admitted per key and not yet gone. */
+  private readonly admitted = new Map<string, number>();
   /** Moving average of a job's duration, for Retry-After. */
   private averageJobMillis = 50;
 
   constructor(readonly limit: number, readonly maxQueuedPerKey: number) {}
+
+  /**
+   * Lets one more caller of `key` in, or throws QueueFullError when `maxQueuedPerKey` are in
+   * already. Returns the function that lets it out again (call it exactly when the caller is done;
+   * later calls do nothing).
+   */
+  admit(key: string): () => void {
+    const count = this.admitted.get(key) ?? 0;
+    if (count >= Math.max(1, this.maxQueuedPerKey)) throw new QueueFullError(this.retryAfterSeconds(Math.max(count, this.queuedFor(key))));
+    this.admitted.set(key, count + 1);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const now = (this.admitted.get(key) ?? 1) - 1;
+      if (now > 0) this.admitted.set(key, now);
+      else this.admitted.delete(key);
+    };
+  }
+
+  /** Callers of `key` admitted and not yet gone. */
+  admittedFor(key: string): number {
+    return this.admitted.get(key) ?? 0;
+  }
 
   async run<T>(key: string, job: () => Promise<T>): Promise<T> {
     if (this.running < this.limit) {

@@ -15,7 +15,8 @@ export const PASSWORD_MAX_LENGTH = 70;
  * At most `env.passwordHashConcurrency` password jobs (argon2id hashes and verifications, bcrypt
  * verifications) run at once (default cores − 1, at least 2); the rest wait, each project in its
  * own queue of at most `env.passwordHashQueuePerProject` jobs, and free slots go to the projects in
- * turn (fair-limiter.ts). Hashing is CPU-bound, so more jobs than cores do not finish sooner: they
+ * turn (fair-limiter.ts). A call that will hash is admitted first (admitPasswordCall), before it
+ * touches the database, so the refused excess of a flood costs no query either. Hashing is CPU-bound, so more jobs than cores do not finish sooner: they
  * only take the cores from the event loop and PostgreSQL, and fill libuv's 4-thread pool that DNS,
  * file and zlib work share. One project flooding sign-ups fills only its own queue and then gets
  * RATE_LIMITED at once; another project's sign-in waits for at most one job per busy project.
@@ -25,6 +26,20 @@ let hashing = new FairJobLimiter(2, DEFAULT_HASH_QUEUE_PER_PROJECT);
 /** Called once at start-up with env.passwordHashConcurrency and env.passwordHashQueuePerProject. */
 export function setPasswordHashConcurrency(limit: number, maxQueuedPerProject = DEFAULT_HASH_QUEUE_PER_PROJECT): void {
   hashing = new FairJobLimiter(Math.max(1, Math.floor(limit)), Math.max(0, Math.floor(maxQueuedPerProject)));
+}
+
+/**
+ * Admits one call of `project` that will hash or verify a password, or refuses it with
+ * RATE_LIMITED (Retry-After) when the project already has its maximum under way. Returns the
+ * function to call when the call is done.
+ */
+export function admitPasswordCall(project: string): () => void {
+  try {
+    return hashing.admit(project);
+  } catch (error) {
+    if (error instanceof QueueFullError) throw new KnownErrors.RateLimited(error.retryAfterSeconds);
+    throw error;
+  }
 }
 
 /** Runs a password job in `queue`'s turn (a project id); a full queue is RATE_LIMITED with Retry-After. */

@@ -26,6 +26,7 @@ const samples: { [K in Key]: () => KnownErrorOf<K> } = {
   MethodNotAllowed: () => new KnownErrors.MethodNotAllowed('DELETE /api/v1/users', ['GET', 'POST']),
   PayloadTooLarge: () => new KnownErrors.PayloadTooLarge(1_000_000),
   RateLimited: () => new KnownErrors.RateLimited(30),
+  QuotaExceeded: () => new KnownErrors.QuotaExceeded('api_keys', 100),
   InfiniteLoopDetected: () => new KnownErrors.InfiniteLoopDetected(),
   InternalServerError: () => new KnownErrors.InternalServerError('req_123'),
   ProjectKeyWithoutAccessType: () => new KnownErrors.ProjectKeyWithoutAccessType(),

@@ -157,10 +157,12 @@ async function lookUpProject(deps: Deps, projectId: string, branchId: string, ke
   const cacheKey = ProjectAuthCache.key(projectId, branchId, key);
   const hit = cache.get(cacheKey);
   if (hit) return hit;
-  const generation = cache.currentGeneration;
-  const row = await findProjectForRequest(deps.db, projectId, branchId, key);
-  if (row && row.tenancy_id && (key === null || row.key_valid)) cache.set(cacheKey, row, generation, row.key_expires_at === null ? null : new Date(row.key_expires_at));
-  return row;
+  return cache.shared(cacheKey, async () => {
+    const generation = cache.currentGeneration;
+    const row = await findProjectForRequest(deps.db, projectId, branchId, key);
+    if (row && row.tenancy_id && (key === null || row.key_valid)) cache.set(cacheKey, row, generation, row.key_expires_at === null ? null : new Date(row.key_expires_at));
+    return row;
+  });
 }
 
 /**

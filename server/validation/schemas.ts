@@ -33,11 +33,29 @@ export const passwordSchema = z.string();
 
 export const displayNameSchema = z.string().max(DISPLAY_NAME_MAX_LENGTH);
 
-/** An http(s) URL or a base64 image data URL, at most 1e6 characters. */
+/** A data-URL image holds less than this many bytes once decoded (spec: profile images "under 100KB"). */
+export const IMAGE_DATA_MAX_BYTES = 100 * 1024;
+/** An http(s) image URL is at most this long: room for any signed CDN URL, not for a payload. */
+export const IMAGE_HTTP_URL_MAX_LENGTH = 8192;
+
+/**
+ * Whether an image URL is within its size: a data URL's decoded bytes under IMAGE_DATA_MAX_BYTES,
+ * an http(s) URL at most IMAGE_HTTP_URL_MAX_LENGTH characters. Without it every user and team
+ * could store a 1e6-character URL (issue 13, quotas).
+ */
+export function isImageUrlWithinSize(value: string): boolean {
+  if (!/^data:/i.test(value)) return value.length <= IMAGE_HTTP_URL_MAX_LENGTH;
+  const payload = value.slice(value.indexOf(',') + 1);
+  const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
+  return Math.floor((payload.length * 3) / 4) - padding < IMAGE_DATA_MAX_BYTES;
+}
+
+/** An http(s) URL or a base64 image data URL, at most 1e6 characters, under 100KB of image. */
 export const imageUrlSchema = z
   .string()
   .max(IMAGE_URL_MAX_LENGTH)
-  .refine((value) => /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]+$/i.test(value) || isHttpUrl(value), 'must be an http(s) URL or a base64 image data URL');
+  .refine((value) => /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]+$/i.test(value) || isHttpUrl(value), 'must be an http(s) URL or a base64 image data URL')
+  .refine(isImageUrlWithinSize, `must be an image under 100KB (a data URL of less than ${IMAGE_DATA_MAX_BYTES} bytes, or an http(s) URL of at most ${IMAGE_HTTP_URL_MAX_LENGTH} characters)`);
 
 export function isHttpUrl(value: string): boolean {
   if (/\s/.test(value)) return false;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { clientProcedure, serverProcedure } from '../../trpc/procedures.js';
+import { admitPasswordCalls, setsPassword } from '../../trpc/password-admission.js';
 import { successSchema, uuidSchema } from '../../validation/schemas.js';
 import * as schemas from './schemas.js';
 import * as service from './service.js';
@@ -15,7 +16,7 @@ export const usersRouter = router({
     .output(schemas.userOutputSchema)
     .query(({ ctx }) => service.getUser(ctx.deps, ctx.auth, 'me')),
 
-  updateMe: clientProcedure
+  updateMe: clientProcedure.use(admitPasswordCalls(setsPassword))
     .meta({ openapi: { method: 'PATCH', path: '/users/me', tags: TAGS, summary: 'Update the signed-in user' } })
     .input(schemas.serverUserUpdateSchema)
     .output(schemas.userOutputSchema)
@@ -36,7 +37,7 @@ export const usersRouter = router({
     .output(schemas.userOutputSchema)
     .query(({ ctx, input }) => service.getUser(ctx.deps, ctx.auth, input.user_id)),
 
-  update: clientProcedure
+  update: clientProcedure.use(admitPasswordCalls(setsPassword))
     .meta({ openapi: { method: 'PATCH', path: '/users/{user_id}', tags: TAGS, summary: 'Update a user (clients: only themselves, client fields only)' } })
     .input(schemas.serverUserUpdateSchema.extend(userIdParam.shape))
     .output(schemas.userOutputSchema)
@@ -54,7 +55,7 @@ export const usersRouter = router({
       return { success: true as const };
     }),
 
-  create: serverProcedure
+  create: serverProcedure.use(admitPasswordCalls(setsPassword))
     .meta({ openapi: { method: 'POST', path: '/users', tags: TAGS, summary: 'Create a user (with a password or an imported bcrypt/argon2id hash)' }, successStatus: 201 })
     .input(schemas.userCreateSchema)
     .output(schemas.serverUserSchema)

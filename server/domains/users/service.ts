@@ -14,6 +14,7 @@ import { deleteSessionsOfUser } from '../sessions/queries.js';
 import { resolveUserId } from '../sessions/service.js';
 import { grantUserDefaults } from '../permissions/service.js';
 import { limitPasswordHashing } from '../rate-limits/service.js';
+import { assertMetadataWithinQuota } from '../rate-limits/quotas.js';
 import { insertTeamWithCreator } from '../teams/service.js';
 import { type ClientUser, type ServerUser, toUserDto } from './dto.js';
 import * as q from './queries.js';
@@ -107,6 +108,7 @@ async function passwordHashFrom(deps: Deps, auth: AuthContext, ip: string | null
 }
 
 export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<typeof userCreateSchema>, ip: string | null): Promise<ServerUser> {
+  assertMetadataWithinQuota(deps, { client: input.client_metadata, clientReadOnly: input.client_read_only_metadata, server: input.server_metadata });
   const passwordHash = await passwordHashFrom(deps, auth, ip, input);
   const user = await deps.db.transaction().execute((trx) =>
     insertUserWithEmail(trx, deps, auth.tenancy, auth.project.config, {
@@ -162,6 +164,13 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
   const passwordHash = await passwordHashFrom(deps, auth, ip, s);
   const row = await deps.db.transaction().execute(async (trx) => {
     const current = await loadUserFor(deps, auth, userId, trx);
+    // Checked against the row read in this transaction: two concurrent writes of different fields
+    // can overshoot the cap at most by what one of them added.
+    assertMetadataWithinQuota(
+      deps,
+      { client: input.client_metadata, clientReadOnly: s.client_read_only_metadata, server: s.server_metadata },
+      { client: current.client_metadata, clientReadOnly: current.client_read_only_metadata, server: current.server_metadata },
+    );
     if (input.selected_team_id && !(await isTeamMember(trx, auth.tenancy.id, input.selected_team_id, userId))) {
       throw new KnownErrors.TeamMembershipNotFound(input.selected_team_id, userId);
     }
