@@ -93,7 +93,7 @@ function percentile(values: number[], p: number): number {
 }
 
 describe('a sign-up flood on one project', () => {
-  it('leaves another project\'s sign-in p99 under 1 s, and the flood\'s excess gets RATE_LIMITED fast', async () => {
+  it('leaves another project\'s sign-in p99 under 1 s (or 4× its own pace on a loaded machine), and the flood\'s excess gets RATE_LIMITED fast', async () => {
     const [a, b] = await Promise.all([h.createProject({ owner }), h.createProject({ owner })]);
     const bUser = await h.signUpUser(b);
     const signInB = () => h.post('/auth/password/sign-in', { email: bUser.email, password: bUser.password }, fromIp(freshIp(), b.client()));
