@@ -75,8 +75,15 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
  */
 export async function signInWithPassword(deps: Deps, auth: AuthContext, email: string, password: string, ip: string | null): Promise<AuthResponse> {
   if (!auth.project.config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
-  await limitPasswordHashing(deps, auth.tenancy, ip);
   const attempt = await limitSignIn(deps, auth.tenancy, email, ip);
+  // Only attempts that will verify a password count against the IP's hashing budget: counted
+  // before limitSignIn, the refusals of one locked-out email would use up its IP's budget.
+  try {
+    await limitPasswordHashing(deps, auth.tenancy, ip);
+  } catch (error) {
+    await attempt.succeeded(); // gives the failure counts back: no password was checked
+    throw error;
+  }
   const user = await findUserByAuthEmail(deps.db, auth.tenancy.id, email);
   const check = await verifyPassword(password, user?.password_hash ?? null, auth.tenancy.projectId);
   if (!user || !check.ok) throw new KnownErrors.EmailPasswordMismatch();
