@@ -35,7 +35,7 @@ function start(dir: string, name: string, extra: Record<string, string>) {
     name,
     args: ['--import', 'tsx', 'server/main.ts'],
     cwd: path.resolve(dir),
-    env: { ...env, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: dbUrl, LATCH_SECRET: secret, LATCH_LOG_LEVEL: 'error', LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600', LATCH_DATA_DIR: '/nonexistent', LATCH_BENCH_STATS: '1', ...extra },
+    env: { ...env, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: dbUrl, LATCH_SECRET: secret, LATCH_LOG_LEVEL: 'error', LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600', LATCH_DATA_DIR: '/nonexistent', LATCH_BENCH_STATS: '1', LATCH_RATE_LIMIT_SIGN_UPS_PER_IP: '1000000', LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP: '1000000', ...extra },
     ready: /Latch is running at http:\/\/[^\s:]+:(\d+)/,
   });
 }

@@ -21,6 +21,13 @@ export interface LatchEnv {
   databasePreparedStatements: boolean;
   /** LATCH_PASSWORD_HASH_CONCURRENCY — argon2id hashes run at once, the rest queue (default: cores − 1, at least 2). */
   passwordHashConcurrency: number;
+  /**
+   * LATCH_PASSWORD_HASH_QUEUE_PER_PROJECT — calls that hash or verify a password one project may
+   * have under way at once, hashing or waiting to (default 64); past it the call is RATE_LIMITED at
+   * once, before any other work, so a flood on one project cannot delay the others
+   * (crypto/fair-limiter.ts).
+   */
+  passwordHashQueuePerProject: number;
   /** LATCH_DATA_DIR — embedded data folder (default ./.latch-data). */
   dataDir: string;
   /** LATCH_SECRET — root key (32+ bytes). When unset, generated once into the data folder (mode 0600). */
@@ -36,9 +43,10 @@ export interface LatchEnv {
   /**
    * LATCH_TRUST_PROXY — which peers may set the client IP with X-Forwarded-For (express's
    * 'trust proxy'): a number of proxy hops, a comma-separated list of addresses, CIDR ranges and
-   * loopback / linklocal / uniquelocal, or false (the socket address only). Default: loopback and
-   * private networks. The client IP keys the per-IP brute-force limits, so a public proxy that is
-   * trusted by mistake lets anyone pick their own IP: trust exactly your load balancers.
+   * loopback / linklocal / uniquelocal, or false (the socket address only). Default: false. The
+   * client IP keys the per-IP limits, so a proxy that is trusted by mistake lets anyone pick their
+   * own IP: trust exactly your load balancers. X-Forwarded-For entries that are not IP addresses
+   * are ignored (trpc/client-ip.ts).
    */
   trustProxy: number | string | false;
   /** LATCH_LOG_LEVEL — error | warn | info (default info). */
@@ -52,7 +60,27 @@ export interface LatchEnv {
   rateLimits: RateLimitSettings;
   /** Email delivery (server/domains/emails). */
   email: EmailSettings;
+  /** What one user or team may store (issue 13, item 10). */
+  quotas: QuotaSettings;
 }
+
+/** Storage caps per user and team; past one, the write is refused with QUOTA_EXCEEDED (or, for sessions, the oldest goes). */
+export interface QuotaSettings {
+  /**
+   * LATCH_METADATA_MAX_BYTES — client_metadata + client_read_only_metadata + server_metadata of one
+   * user or team together, as stored JSON (UTF-8 bytes; default 102400 = 100 KB).
+   */
+  metadataMaxBytes: number;
+  /** LATCH_MAX_SESSIONS_PER_USER — sessions one user may hold; a new one signs the oldest out (default 100). */
+  sessionsPerUser: number;
+  /** LATCH_MAX_API_KEYS_PER_OWNER — active (not revoked, not expired) API keys per user and per team (default 100). */
+  apiKeysPerOwner: number;
+}
+
+/** Password jobs one project may have waiting (LATCH_PASSWORD_HASH_QUEUE_PER_PROJECT). */
+export const DEFAULT_HASH_QUEUE_PER_PROJECT = 64;
+
+export const DEFAULT_QUOTAS: QuotaSettings = { metadataMaxBytes: 102_400, sessionsPerUser: 100, apiKeysPerOwner: 100 };
 
 /** How emails leave the outbox (server/domains/emails/worker.ts). */
 export interface EmailSettings {
@@ -142,6 +170,14 @@ export interface RateLimitSettings {
   apiKeyChecksPerIp: number;
   /** LATCH_RATE_LIMIT_EMAIL_PROBES_PER_IP — answers that told a client IP an address has an account, or has none (default 100). */
   emailProbesPerIp: number;
+  /** LATCH_RATE_LIMIT_SIGN_UPS_PER_IP — sign-ups (password and anonymous) per client IP, every attempt counted (default 100). */
+  signUpsPerIp: number;
+  /**
+   * LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP — calls that hash or verify a password (sign-in,
+   * sign-up, set, update, reset, users created or updated with a password) per client IP, every
+   * attempt counted (default 300).
+   */
+  passwordHashesPerIp: number;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
@@ -152,6 +188,8 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   codeChecksPerIp: 100,
   apiKeyChecksPerIp: 1000,
   emailProbesPerIp: 100,
+  signUpsPerIp: 100,
+  passwordHashesPerIp: 300,
 };
 
 /**
@@ -172,7 +210,12 @@ function intFrom(name: string, value: string | undefined, fallback: number, min:
   return parsed;
 }
 
-export const DEFAULT_TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+/**
+ * Nothing: the client IP is the socket address until the operator names its proxies. Trusting
+ * every private peer by default let anyone on a private network, or any proxy in front of Latch
+ * that passes the header through, choose their IP and so a fresh budget for every per-IP limit.
+ */
+export const DEFAULT_TRUST_PROXY = false;
 
 function trustProxyFrom(value: string | undefined): number | string | false {
   const given = value?.trim();
@@ -279,6 +322,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     databasePoolSize: intFrom('DATABASE_POOL_SIZE', source.DATABASE_POOL_SIZE, 20, 1, 1000),
     databasePreparedStatements: boolFrom('DATABASE_PREPARED_STATEMENTS', source.DATABASE_PREPARED_STATEMENTS, true),
     passwordHashConcurrency: intFrom('LATCH_PASSWORD_HASH_CONCURRENCY', source.LATCH_PASSWORD_HASH_CONCURRENCY, defaultHashConcurrency(), 1, 64),
+    passwordHashQueuePerProject: intFrom('LATCH_PASSWORD_HASH_QUEUE_PER_PROJECT', source.LATCH_PASSWORD_HASH_QUEUE_PER_PROJECT, DEFAULT_HASH_QUEUE_PER_PROJECT, 0, 100_000),
     dataDir,
     secret: resolveSecret(source.LATCH_SECRET, databaseUrl, dataDir),
     baseUrl: source.LATCH_BASE_URL?.trim().replace(/\/+$/, '') || null,
@@ -296,6 +340,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
       codeChecksPerIp: intFrom('LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP', source.LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP, DEFAULT_RATE_LIMITS.codeChecksPerIp, 0, 1_000_000),
       apiKeyChecksPerIp: intFrom('LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP', source.LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP, DEFAULT_RATE_LIMITS.apiKeyChecksPerIp, 0, 1_000_000),
       emailProbesPerIp: intFrom('LATCH_RATE_LIMIT_EMAIL_PROBES_PER_IP', source.LATCH_RATE_LIMIT_EMAIL_PROBES_PER_IP, DEFAULT_RATE_LIMITS.emailProbesPerIp, 0, 1_000_000),
+      signUpsPerIp: intFrom('LATCH_RATE_LIMIT_SIGN_UPS_PER_IP', source.LATCH_RATE_LIMIT_SIGN_UPS_PER_IP, DEFAULT_RATE_LIMITS.signUpsPerIp, 0, 1_000_000),
+      passwordHashesPerIp: intFrom('LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP', source.LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP, DEFAULT_RATE_LIMITS.passwordHashesPerIp, 0, 1_000_000),
     },
     email: {
       smtpUrl: smtpUrlFrom(source.LATCH_SMTP_URL),
@@ -309,6 +355,11 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
       sharedEmail: sharedEmailFrom(source.LATCH_SHARED_EMAIL),
       extraCa: source.LATCH_SMTP_CA_FILE?.trim() ? readFileSync(source.LATCH_SMTP_CA_FILE.trim(), 'utf8') : null,
       pollIntervalMs: intFrom('LATCH_EMAIL_POLL_INTERVAL_MS', source.LATCH_EMAIL_POLL_INTERVAL_MS, DEFAULT_EMAIL_SETTINGS.pollIntervalMs, 10, 3_600_000),
+    },
+    quotas: {
+      metadataMaxBytes: intFrom('LATCH_METADATA_MAX_BYTES', source.LATCH_METADATA_MAX_BYTES, DEFAULT_QUOTAS.metadataMaxBytes, 1024, 100_000_000),
+      sessionsPerUser: intFrom('LATCH_MAX_SESSIONS_PER_USER', source.LATCH_MAX_SESSIONS_PER_USER, DEFAULT_QUOTAS.sessionsPerUser, 1, 1_000_000),
+      apiKeysPerOwner: intFrom('LATCH_MAX_API_KEYS_PER_OWNER', source.LATCH_MAX_API_KEYS_PER_OWNER, DEFAULT_QUOTAS.apiKeysPerOwner, 1, 1_000_000),
     },
   };
 }

@@ -4,6 +4,7 @@ import { createRequestHandler } from './app.js';
 import { handleClientError } from './http/client-error.js';
 import { deriveKey } from './crypto/encryption.js';
 import { setPasswordHashConcurrency, warmPasswordHashing } from './crypto/passwords.js';
+import { setMaxSessionsPerUser } from './domains/sessions/service.js';
 import { type DatabaseTarget, openDatabase } from './db/kysely.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Deps, createLogger } from './deps.js';
@@ -51,7 +52,8 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     projectAuthCache: new ProjectAuthCache(),
   };
   await ensureInternalProject(deps);
-  setPasswordHashConcurrency(env.passwordHashConcurrency);
+  setPasswordHashConcurrency(env.passwordHashConcurrency, env.passwordHashQueuePerProject);
+  setMaxSessionsPerUser(env.quotas.sessionsPerUser);
   await warmPasswordHashing();
 
   const server = createServer(createRequestHandler(deps));

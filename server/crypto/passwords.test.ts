@@ -1,7 +1,12 @@
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
 import { defaultHashConcurrency } from '../env.js';
-import { JobLimiter, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, isSupportedPasswordHash, verifyPassword } from './passwords.js';
+import { FairJobLimiter } from './fair-limiter.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword as hashIn, isSupportedPasswordHash, verifyPassword as verifyIn } from './passwords.js';
+
+// Every job runs in a project's turn; these tests use one queue.
+const hashPassword = (password: string) => hashIn(password, 'test-project');
+const verifyPassword = (password: string, hash: string | null) => verifyIn(password, hash, 'test-project');
 
 // Cost 4 keeps the bcrypt tests fast; the cost is part of the hash, so verification reads it.
 const bcryptHash = (password: string) => bcrypt.hashSync(password, 4);
@@ -112,11 +117,11 @@ describe('argon2id concurrency limit', () => {
     expect(defaultHashConcurrency(8)).toBe(7);
   });
 
-  it('runs at most `limit` jobs at once, in call order, and frees the slot when a job fails', async () => {
-    const limiter = new JobLimiter(2);
+  it('runs at most `limit` jobs at once, in call order within one key, and frees the slot when a job fails', async () => {
+    const limiter = new FairJobLimiter(2, 100);
     const started: number[] = [];
     const finishers: Array<(fail: boolean) => void> = [];
-    const jobs = Array.from({ length: 5 }, (_, i) => limiter.run(() => new Promise<number>((resolve, reject) => {
+    const jobs = Array.from({ length: 5 }, (_, i) => limiter.run('one', () => new Promise<number>((resolve, reject) => {
       started.push(i);
       finishers[i] = (fail) => (fail ? reject(new Error(`job ${i}`)) : resolve(i));
     })));

@@ -1,5 +1,8 @@
 import { hash, verify } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
+import { DEFAULT_HASH_QUEUE_PER_PROJECT } from '../env.js';
+import { KnownErrors } from '../errors/known-errors.js';
+import { FairJobLimiter, QueueFullError } from './fair-limiter.js';
 
 /** OWASP's argon2id parameters: m = 19 MiB, t = 2, p = 1. Runs on libuv's pool, off the event loop. */
 // algorithm 2 is Algorithm.Argon2id (an ambient const enum, not importable as a value here).
@@ -9,53 +12,54 @@ export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 70;
 
 /**
- * At most `env.passwordHashConcurrency` argon2id jobs run at once (set at start-up by
- * setPasswordHashConcurrency; default cores − 1, at least 2); the rest wait in a FIFO queue. Hashing is
- * CPU-bound, so more jobs than cores do not finish sooner: they only take the cores from the event
- * loop and PostgreSQL, and fill libuv's 4-thread pool that DNS, file and zlib work share.
+ * At most `env.passwordHashConcurrency` password jobs (argon2id hashes and verifications, bcrypt
+ * verifications) run at once (default cores − 1, at least 2); the rest wait, each project in its
+ * own queue of at most `env.passwordHashQueuePerProject` jobs, and free slots go to the projects in
+ * turn (fair-limiter.ts). A call that will hash is admitted first (admitPasswordCall), before it
+ * touches the database, so the refused excess of a flood costs no query either. Hashing is CPU-bound, so more jobs than cores do not finish sooner: they
+ * only take the cores from the event loop and PostgreSQL, and fill libuv's 4-thread pool that DNS,
+ * file and zlib work share. One project flooding sign-ups fills only its own queue and then gets
+ * RATE_LIMITED at once; another project's sign-in waits for at most one job per busy project.
  */
-/** A counting semaphore: `run` starts `job` when fewer than `limit` jobs are running, in call order. */
-export class JobLimiter {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
+let hashing = new FairJobLimiter(2, DEFAULT_HASH_QUEUE_PER_PROJECT);
 
-  constructor(readonly limit: number) {}
+/** Called once at start-up with env.passwordHashConcurrency and env.passwordHashQueuePerProject. */
+export function setPasswordHashConcurrency(limit: number, maxQueuedPerProject = DEFAULT_HASH_QUEUE_PER_PROJECT): void {
+  hashing = new FairJobLimiter(Math.max(1, Math.floor(limit)), Math.max(0, Math.floor(maxQueuedPerProject)));
+}
 
-  async run<T>(job: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.running++;
-    try {
-      return await job();
-    } finally {
-      const next = this.waiting.shift();
-      // The slot passes straight to the next waiter, so a newcomer cannot overtake the queue.
-      if (next) next();
-      else this.running--;
-    }
-  }
-
-  get queued(): number {
-    return this.waiting.length;
-  }
-
-  get active(): number {
-    return this.running;
+/**
+ * Admits one call of `project` that will hash or verify a password, or refuses it with
+ * RATE_LIMITED (Retry-After) when the project already has its maximum under way. Returns the
+ * function to call when the call is done.
+ */
+export function admitPasswordCall(project: string): () => void {
+  try {
+    return hashing.admit(project);
+  } catch (error) {
+    if (error instanceof QueueFullError) throw new KnownErrors.RateLimited(error.retryAfterSeconds);
+    throw error;
   }
 }
 
-let hashing = new JobLimiter(2);
-
-/** Called once at start-up with env.passwordHashConcurrency. */
-export function setPasswordHashConcurrency(limit: number): void {
-  hashing = new JobLimiter(Math.max(1, Math.floor(limit)));
+/** Runs a password job in `queue`'s turn (a project id); a full queue is RATE_LIMITED with Retry-After. */
+async function inTurn<T>(queue: string, job: () => Promise<T>): Promise<T> {
+  try {
+    return await hashing.run(queue, job);
+  } catch (error) {
+    if (error instanceof QueueFullError) throw new KnownErrors.RateLimited(error.retryAfterSeconds);
+    throw error;
+  }
 }
 
-export function hashPassword(password: string): Promise<string> {
-  return hashing.run(() => hash(password, ARGON2_OPTIONS));
+/** Hashes a password with argon2id, in the turn of `queue` (the project the password belongs to). */
+export function hashPassword(password: string, queue: string): Promise<string> {
+  return inTurn(queue, () => hash(password, ARGON2_OPTIONS));
 }
 
-function verifyArgon2(passwordHash: string, password: string): Promise<boolean> {
-  return hashing.run(() => verify(passwordHash, password)).catch(() => false);
+async function verifyArgon2(passwordHash: string, password: string, queue: string): Promise<boolean> {
+  // A corrupt hash is a failed check; a full queue is not (it must reach the caller as RATE_LIMITED).
+  return inTurn(queue, () => verify(passwordHash, password).catch(() => false));
 }
 
 const BCRYPT_PATTERN = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
@@ -72,7 +76,7 @@ export function isSupportedPasswordHash(passwordHash: string): boolean {
  */
 let dummyHash: Promise<string> | null = null;
 function getDummyHash(): Promise<string> {
-  dummyHash ??= hashPassword('latch-dummy-password-for-constant-work');
+  dummyHash ??= hash('latch-dummy-password-for-constant-work', ARGON2_OPTIONS);
   return dummyHash;
 }
 
@@ -82,17 +86,21 @@ export interface PasswordCheck {
   needsRehash: boolean;
 }
 
-/** Verifies a password against a stored hash; with no hash, does the same work and fails. */
-export async function verifyPassword(password: string, passwordHash: string | null): Promise<PasswordCheck> {
+/**
+ * Verifies a password against a stored hash, in the turn of `queue` (the project); with no hash,
+ * does the same work and fails.
+ */
+export async function verifyPassword(password: string, passwordHash: string | null, queue: string): Promise<PasswordCheck> {
   if (passwordHash === null) {
-    await verifyArgon2(await getDummyHash(), password);
+    await verifyArgon2(await getDummyHash(), password, queue);
     return { ok: false, needsRehash: false };
   }
   if (BCRYPT_PATTERN.test(passwordHash)) {
-    const ok = await bcrypt.compare(password, passwordHash);
+    // bcryptjs is plain JavaScript: as costly as argon2id, so it waits for its turn the same way.
+    const ok = await inTurn(queue, () => bcrypt.compare(password, passwordHash));
     return { ok, needsRehash: ok };
   }
-  const ok = await verifyArgon2(passwordHash, password);
+  const ok = await verifyArgon2(passwordHash, password, queue);
   return { ok, needsRehash: false };
 }
 

@@ -32,6 +32,7 @@ const samples: { [K in Key]: () => KnownErrorOf<K> } = {
   MetricsTokenRequired: () => new KnownErrors.MetricsTokenRequired(),
   MetricsLoopbackOnly: () => new KnownErrors.MetricsLoopbackOnly(),
   RateLimited: () => new KnownErrors.RateLimited(30),
+  QuotaExceeded: () => new KnownErrors.QuotaExceeded('api_keys', 100),
   InfiniteLoopDetected: () => new KnownErrors.InfiniteLoopDetected(),
   InternalServerError: () => new KnownErrors.InternalServerError('req_123'),
   ProjectKeyWithoutAccessType: () => new KnownErrors.ProjectKeyWithoutAccessType(),

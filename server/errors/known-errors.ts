@@ -150,6 +150,18 @@ export const KnownErrors = {
     details: { retry_after_seconds: retryAfterSeconds },
   })),
 
+  /**
+   * Latch addition: a per-user or per-team storage cap (issue 13, quotas). `quota` names it:
+   * `metadata_bytes` (the three metadata fields together, LATCH_METADATA_MAX_BYTES) or
+   * `api_keys` (active keys of one user or team, LATCH_MAX_API_KEYS_PER_OWNER).
+   */
+  QuotaExceeded: defineKnownError('QUOTA_EXCEEDED', 409, (quota: 'metadata_bytes' | 'api_keys', limit: number) => ({
+    message: quota === 'metadata_bytes'
+      ? `client_metadata, client_read_only_metadata and server_metadata together may hold at most ${limit} bytes of JSON. Store less, or keep large data elsewhere and put a reference in the metadata.`
+      : `At most ${limit} API keys may be active for one user or team. Revoke keys that are no longer used before creating another.`,
+    details: { quota, limit },
+  })),
+
   /** The SDK retries this one (spec, client behaviour on responses). */
   InfiniteLoopDetected: defineKnownError('INFINITE_LOOP_DETECTED', 508, () => ({
     message: 'An infinite loop was detected while processing the request. The request can safely be retried.',

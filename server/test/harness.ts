@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { DatabaseTarget } from '../db/kysely.js';
-import { DEFAULT_EMAIL_SETTINGS, DEFAULT_RATE_LIMITS, DEFAULT_TRUST_PROXY, type EmailSettings, type LatchEnv } from '../env.js';
+import { DEFAULT_EMAIL_SETTINGS, DEFAULT_HASH_QUEUE_PER_PROJECT, DEFAULT_QUOTAS, DEFAULT_RATE_LIMITS, type EmailSettings, type LatchEnv } from '../env.js';
 import { type RunningLatch, startLatch } from '../start.js';
 import { POSTGRES_ADMIN_URL, databaseUrl } from './global-setup.js';
 import { SINK_CERT } from './smtp-sink.js';
@@ -100,6 +100,7 @@ export function testEnv(overrides: TestEnvOverrides = {}): LatchEnv {
     databasePoolSize: 10,
     databasePreparedStatements: true,
     passwordHashConcurrency: 2,
+    passwordHashQueuePerProject: DEFAULT_HASH_QUEUE_PER_PROJECT,
     dataDir: '/nonexistent',
     secret: randomBytes(48).toString('base64url'),
     baseUrl: null,
@@ -107,9 +108,13 @@ export function testEnv(overrides: TestEnvOverrides = {}): LatchEnv {
     corsOrigins: null,
     accessTokenTtlSeconds: 600,
     logLevel: 'error',
-    trustProxy: DEFAULT_TRUST_PROXY,
+    // Not the default (false): tests stand for many clients by sending X-Forwarded-For over loopback.
+    trustProxy: 'loopback',
     metricsToken: null,
-    rateLimits: DEFAULT_RATE_LIMITS,
+    // Suites sign up hundreds of users and owners from 127.0.0.1: these two limits are counted but
+    // set out of reach here; their own tests set them low.
+    rateLimits: { ...DEFAULT_RATE_LIMITS, signUpsPerIp: 100_000, passwordHashesPerIp: 100_000 },
+    quotas: DEFAULT_QUOTAS,
     ...rest,
     email: { ...TEST_EMAIL_SETTINGS, ...email },
   };

@@ -7,6 +7,7 @@ import { hashSecret } from '../crypto/tokens.js';
 import { type ProjectConfig, DEFAULT_BRANCH_ID, INTERNAL_PROJECT_ID, effectiveConfig } from '../domains/projects/config.js';
 import { findOwnerAccess, findProjectForRequest, type KeyColumn, type ProjectForRequest } from '../domains/projects/queries.js';
 import { ProjectAuthCache } from './project-auth-cache.js';
+import { resolveClientIp, type TrustProxyFn } from './client-ip.js';
 
 export type AccessType = 'client' | 'server' | 'admin';
 export const ACCESS_TYPES: readonly AccessType[] = ['client', 'server', 'admin'];
@@ -89,11 +90,14 @@ export function parseLatchHeaders(req: IncomingMessage): LatchHeaders {
 }
 
 /**
- * The caller's IP: express's req.ip, which honours X-Forwarded-For only from loopback and private
- * proxies ('trust proxy' in app.ts), else the socket address. One source for REST, tRPC and OAuth.
+ * The caller's IP (client-ip.ts): the socket address, or an X-Forwarded-For entry handed over by
+ * proxies the operator trusts ('trust proxy' in app.ts, from LATCH_TRUST_PROXY; default: none).
+ * Never anything but a valid IP address. One source for REST, tRPC and OAuth.
  */
 export function clientIp(req: IncomingMessage): string | null {
-  return (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? null;
+  const app = (req as IncomingMessage & { app?: { get(name: string): unknown } }).app;
+  const trust = app?.get('trust proxy fn');
+  return resolveClientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], typeof trust === 'function' ? (trust as TrustProxyFn) : null);
 }
 
 export function createRequestContext(deps: Deps, req: IncomingMessage, requestId: string = randomUUID()): RequestContext {
@@ -153,10 +157,12 @@ async function lookUpProject(deps: Deps, projectId: string, branchId: string, ke
   const cacheKey = ProjectAuthCache.key(projectId, branchId, key);
   const hit = cache.get(cacheKey);
   if (hit) return hit;
-  const generation = cache.currentGeneration;
-  const row = await findProjectForRequest(deps.db, projectId, branchId, key);
-  if (row && row.tenancy_id && (key === null || row.key_valid)) cache.set(cacheKey, row, generation, row.key_expires_at === null ? null : new Date(row.key_expires_at));
-  return row;
+  return cache.shared(cacheKey, async () => {
+    const generation = cache.currentGeneration;
+    const row = await findProjectForRequest(deps.db, projectId, branchId, key);
+    if (row && row.tenancy_id && (key === null || row.key_valid)) cache.set(cacheKey, row, generation, row.key_expires_at === null ? null : new Date(row.key_expires_at));
+    return row;
+  });
 }
 
 /**

@@ -24,6 +24,8 @@ export class ProjectAuthCache {
   private readonly entries = new Map<string, Entry>();
   /** Bumped by `invalidate`: a lookup that started before a write must not store its old answer. */
   private generation = 0;
+  /** Lookups under way, by generation and key (`shared`). */
+  private readonly pending = new Map<string, Promise<ProjectForRequest | undefined>>();
 
   constructor(private readonly ttlMs = PROJECT_AUTH_CACHE_TTL_MS, private readonly now: () => number = Date.now) {}
 
@@ -37,6 +39,22 @@ export class ProjectAuthCache {
     if (entry.until > this.now()) return entry.row;
     this.entries.delete(cacheKey);
     return undefined;
+  }
+
+  /**
+   * Runs `load` for a missed key, or joins the one already running for it (in this generation):
+   * a burst of requests to a project whose entry is cold or just expired sends one query, not one
+   * per request. Without it, 300 parallel sign-ups on a fresh project queued 300 lookups on the
+   * database ahead of every other project's requests.
+   */
+  shared<T extends ProjectForRequest | undefined>(cacheKey: string, load: () => Promise<T>): Promise<T> {
+    const key = `${this.generation}\u0000${cacheKey}`;
+    let pending = this.pending.get(key) as Promise<T> | undefined;
+    if (!pending) {
+      pending = load().finally(() => this.pending.delete(key));
+      this.pending.set(key, pending);
+    }
+    return pending;
   }
 
   /** The generation to pass back to `set`: read it before the database lookup starts. */

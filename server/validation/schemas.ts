@@ -33,11 +33,29 @@ export const passwordSchema = z.string();
 
 export const displayNameSchema = z.string().max(DISPLAY_NAME_MAX_LENGTH);
 
-/** An http(s) URL or a base64 image data URL, at most 1e6 characters. */
+/** A data-URL image holds less than this many bytes once decoded (spec: profile images "under 100KB"). */
+export const IMAGE_DATA_MAX_BYTES = 100 * 1024;
+/** An http(s) image URL is at most this long: room for any signed CDN URL, not for a payload. */
+export const IMAGE_HTTP_URL_MAX_LENGTH = 8192;
+
+/**
+ * Whether an image URL is within its size: a data URL's decoded bytes under IMAGE_DATA_MAX_BYTES,
+ * an http(s) URL at most IMAGE_HTTP_URL_MAX_LENGTH characters. Without it every user and team
+ * could store a 1e6-character URL (issue 13, quotas).
+ */
+export function isImageUrlWithinSize(value: string): boolean {
+  if (!/^data:/i.test(value)) return value.length <= IMAGE_HTTP_URL_MAX_LENGTH;
+  const payload = value.slice(value.indexOf(',') + 1);
+  const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
+  return Math.floor((payload.length * 3) / 4) - padding < IMAGE_DATA_MAX_BYTES;
+}
+
+/** An http(s) URL or a base64 image data URL, at most 1e6 characters, under 100KB of image. */
 export const imageUrlSchema = z
   .string()
   .max(IMAGE_URL_MAX_LENGTH)
-  .refine((value) => /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]+$/i.test(value) || isHttpUrl(value), 'must be an http(s) URL or a base64 image data URL');
+  .refine((value) => /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]+$/i.test(value) || isHttpUrl(value), 'must be an http(s) URL or a base64 image data URL')
+  .refine(isImageUrlWithinSize, `must be an image under 100KB (a data URL of less than ${IMAGE_DATA_MAX_BYTES} bytes, or an http(s) URL of at most ${IMAGE_HTTP_URL_MAX_LENGTH} characters)`);
 
 export function isHttpUrl(value: string): boolean {
   if (/\s/.test(value)) return false;
@@ -87,7 +105,8 @@ const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbf
 /**
  * What no input may contain, whatever its schema: the NUL character (PostgreSQL refuses it in text
  * and jsonb, so it would end in a 500), unpaired UTF-16 surrogates (not Unicode: they would be
- * stored as U+FFFD, silently changing the value), and nesting deeper than MAX_INPUT_DEPTH. Object
+ * stored as U+FFFD, silently changing the value), a `__proto__` key (silently dropped by parsing;
+ * checked even when strings are not), and nesting deeper than MAX_INPUT_DEPTH. Object
  * keys are checked like values. Iterative, so hostile nesting cannot overflow the stack here.
  *
  * @example findInputProblem({ display_name: 'a\u0000b' }) // { path: 'display_name', message: 'must not contain the NUL character' }
@@ -111,6 +130,10 @@ export function findInputProblem(input: unknown, options: { maxDepth?: number; c
       const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
       for (const [key, item] of entries) {
         const child = path ? `${path}.${key}` : key;
+        // JSON.parse keeps a "__proto__" key as an own property, but every object built from it
+        // (zod's parsed copy, a spread) assigns it as the prototype instead: the key and its value
+        // would vanish between the request and the database. Refused wherever it appears.
+        if (key === '__proto__' && !Array.isArray(value)) return { path: child, message: 'is not an allowed key ("__proto__" cannot be stored)' };
         const keyProblem = Array.isArray(value) ? null : checkString(key, child);
         if (keyProblem) return keyProblem;
         stack.push({ value: item, path: child, depth: depth + 1 });

@@ -273,14 +273,18 @@ describe('other wire schemas (spec sections 5 and 9)', () => {
     }
   });
 
-  it('image URLs: http(s) or a base64 image data URL, at most 1e6 characters', () => {
+  it('image URLs: http(s) of at most 8192 characters, or a base64 image data URL under 100KB decoded', () => {
     expect(imageUrlSchema.safeParse('https://example.com/a.png').success).toBe(true);
     expect(imageUrlSchema.safeParse('data:image/png;base64,iVBORw0KGgo=').success).toBe(true);
     expect(imageUrlSchema.safeParse('data:text/html;base64,PHNjcmlwdD4=').success).toBe(false);
     expect(imageUrlSchema.safeParse('javascript:alert(1)').success).toBe(false);
     const prefix = 'data:image/png;base64,';
-    expect(imageUrlSchema.safeParse(`${prefix}${'A'.repeat(1_000_000 - prefix.length)}`).success).toBe(true);
-    expect(imageUrlSchema.safeParse(`${prefix}${'A'.repeat(1_000_001 - prefix.length)}`).success).toBe(false);
+    const image = (bytes: number) => `${prefix}${Buffer.alloc(bytes, 255).toString('base64')}`;
+    for (const bytes of [102_398, 102_399]) expect(imageUrlSchema.safeParse(image(bytes)).success, String(bytes)).toBe(true);
+    for (const bytes of [102_400, 102_401, 700_000]) expect(imageUrlSchema.safeParse(image(bytes)).success, String(bytes)).toBe(false);
+    expect(imageUrlSchema.safeParse(`${prefix}${'A'.repeat(1_000_000 - prefix.length)}`).success).toBe(false);
+    expect(imageUrlSchema.safeParse(`https://example.com/${'a'.repeat(8192 - 20)}`).success).toBe(true);
+    expect(imageUrlSchema.safeParse(`https://example.com/${'a'.repeat(8193 - 20)}`).success).toBe(false);
   });
 });
 

@@ -8,7 +8,7 @@ import { proveChannel } from '../contact-channels/claims.js';
 import { findAuthChannel, findChannel, lockUser } from '../contact-channels/queries.js';
 import { limitResetRequest } from '../emails/limits.js';
 import { brandingOf, queueEmail } from '../emails/service.js';
-import { clearSignInFailures } from '../rate-limits/service.js';
+import { clearSignInFailures, limitPasswordHashing } from '../rate-limits/service.js';
 import { renderEmail } from '../emails/render.js';
 import { signOutEverywhere } from '../sessions/service.js';
 import { updateUser } from '../users/queries.js';
@@ -84,7 +84,8 @@ export async function resetPassword(deps: Deps, auth: AuthContext, code: string,
   if (!auth.project.config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   checkPasswordRequirements(password);
   await limitCodeChecks(deps, auth.tenancy, ip);
-  const passwordHash = await hashPassword(password);
+  await limitPasswordHashing(deps, auth.tenancy, ip);
+  const passwordHash = await hashPassword(password, auth.tenancy.projectId);
   const address = await withCode<ResetData, string>(deps.db, auth.tenancy, PASSWORD_RESET_PURPOSE, code, 'consume', async (trx, verified) => {
     const userId = verified.data.user_id;
     if (!(await lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.VerificationCodeNotFound();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { clientProcedure, signInProcedure } from '../../trpc/procedures.js';
+import { admitPasswordCalls } from '../../trpc/password-admission.js';
 import { successSchema } from '../../validation/schemas.js';
 import * as magicLink from './magic-link.js';
 import * as passwordReset from './password-reset.js';
@@ -10,33 +11,33 @@ import * as service from './service.js';
 const TAGS = ['Auth'];
 
 export const authRouter = router({
-  passwordSignUp: signInProcedure('client')
+  passwordSignUp: signInProcedure('client').use(admitPasswordCalls())
     .meta({ openapi: { method: 'POST', path: '/auth/password/sign-up', tags: TAGS, summary: 'Sign up with email and password' } })
     .input(schemas.passwordSignUpSchema)
     .output(schemas.authResponseSchema)
     .mutation(({ ctx, input }) => service.signUpWithPassword(ctx.deps, ctx.auth, input.email, input.password, ctx.ip, input.verification_callback_url)),
 
-  passwordSignIn: signInProcedure('client')
+  passwordSignIn: signInProcedure('client').use(admitPasswordCalls())
     .meta({ openapi: { method: 'POST', path: '/auth/password/sign-in', tags: TAGS, summary: 'Sign in with email and password' } })
     .input(schemas.passwordSignInSchema)
     .output(schemas.authResponseSchema)
     .mutation(({ ctx, input }) => service.signInWithPassword(ctx.deps, ctx.auth, input.email, input.password, ctx.ip)),
 
-  passwordUpdate: clientProcedure
+  passwordUpdate: clientProcedure.use(admitPasswordCalls())
     .meta({ openapi: { method: 'POST', path: '/auth/password/update', tags: TAGS, summary: "Change the signed-in user's password (signs out their other sessions)" } })
     .input(schemas.passwordUpdateSchema)
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
-      await service.updatePassword(ctx.deps, ctx.auth, input.old_password, input.new_password);
+      await service.updatePassword(ctx.deps, ctx.auth, input.old_password, input.new_password, ctx.ip);
       return { success: true as const };
     }),
 
-  passwordSet: clientProcedure
+  passwordSet: clientProcedure.use(admitPasswordCalls())
     .meta({ openapi: { method: 'POST', path: '/auth/password/set', tags: TAGS, summary: 'Set a first password for a user who has none' } })
     .input(schemas.passwordSetSchema)
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
-      await service.setPassword(ctx.deps, ctx.auth, input.password);
+      await service.setPassword(ctx.deps, ctx.auth, input.password, ctx.ip);
       return { success: true as const };
     }),
 
@@ -52,7 +53,7 @@ export const authRouter = router({
     .output(schemas.resetCheckCodeResultSchema)
     .mutation(({ ctx, input }) => passwordReset.checkResetCode(ctx.deps, ctx.auth, input.code, ctx.ip)),
 
-  passwordReset: signInProcedure('client', 'server', 'admin')
+  passwordReset: signInProcedure('client', 'server', 'admin').use(admitPasswordCalls())
     .meta({ openapi: { method: 'POST', path: '/auth/password/reset', tags: TAGS, summary: 'Set a new password with a reset code (signs the user out everywhere)' } })
     .input(schemas.passwordResetSchema)
     .output(successSchema)

@@ -3,7 +3,7 @@ import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
 import { KnownErrors } from '../../errors/known-errors.js';
 import type { AuthContext } from '../../trpc/context.js';
 import { liveSessionUser } from '../../access/policy.js';
-import { limitEmailProbes, limitSignIn } from '../rate-limits/service.js';
+import { limitEmailProbes, limitPasswordHashing, limitSignIn, limitSignUp } from '../rate-limits/service.js';
 import { findPrimaryChannel } from '../contact-channels/queries.js';
 import { queueVerificationEmail } from '../contact-channels/service.js';
 import { assertTrustedCallbackUrl } from '../verification/service.js';
@@ -31,7 +31,8 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
   if (verificationCallbackUrl !== undefined) assertTrustedCallbackUrl(auth.project, verificationCallbackUrl);
   checkPasswordRequirements(password);
   const probe = await limitEmailProbes(deps, auth.tenancy, ip);
-  const passwordHash = await hashPassword(password);
+  await limitSignUp(deps, auth.tenancy, ip, { withPassword: true });
+  const passwordHash = await hashPassword(password, auth.tenancy.projectId);
   return deps.db.transaction().execute(async (trx) => {
     // Locked: of concurrent upgrades of one anonymous user, the first wins and the others find its
     // session gone (and sign up as new users) instead of tripping over its new email channel.
@@ -84,11 +85,19 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
 export async function signInWithPassword(deps: Deps, auth: AuthContext, email: string, password: string, ip: string | null): Promise<AuthResponse> {
   if (!auth.project.config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   const attempt = await limitSignIn(deps, auth.tenancy, email, ip);
+  // Only attempts that will verify a password count against the IP's hashing budget: counted
+  // before limitSignIn, the refusals of one locked-out email would use up its IP's budget.
+  try {
+    await limitPasswordHashing(deps, auth.tenancy, ip);
+  } catch (error) {
+    await attempt.succeeded(); // gives the failure counts back: no password was checked
+    throw error;
+  }
   const user = await findUserByAuthEmail(deps.db, auth.tenancy.id, email);
-  const check = await verifyPassword(password, user?.password_hash ?? null);
+  const check = await verifyPassword(password, user?.password_hash ?? null, auth.tenancy.projectId);
   if (!user || !check.ok) throw new KnownErrors.EmailPasswordMismatch();
   await attempt.succeeded();
-  if (check.needsRehash) await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password) });
+  if (check.needsRehash) await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password, auth.tenancy.projectId) });
   const session = await issueSession(deps.db, auth.tenancy, user.id, { ip });
   return authResponse(deps, auth.tenancy, user, session, false);
 }
@@ -99,13 +108,14 @@ async function requireOwnUser(deps: Deps, auth: AuthContext) {
 }
 
 /** Changes the password; every other session of the user is signed out, and their API keys revoked. */
-export async function updatePassword(deps: Deps, auth: AuthContext, oldPassword: string, newPassword: string): Promise<void> {
+export async function updatePassword(deps: Deps, auth: AuthContext, oldPassword: string, newPassword: string, ip: string | null): Promise<void> {
   const { user, sessionId } = await requireOwnUser(deps, auth);
   if (!user.password_hash) throw new KnownErrors.UserDoesNotHavePassword();
   checkPasswordRequirements(newPassword);
-  const check = await verifyPassword(oldPassword, user.password_hash);
+  await limitPasswordHashing(deps, auth.tenancy, ip);
+  const check = await verifyPassword(oldPassword, user.password_hash, auth.tenancy.projectId);
   if (!check.ok) throw new KnownErrors.PasswordConfirmationMismatch();
-  const hash = await hashPassword(newPassword);
+  const hash = await hashPassword(newPassword, auth.tenancy.projectId);
   await deps.db.transaction().execute(async (trx) => {
     await updateUser(trx, auth.tenancy.id, user.id, { password_hash: hash });
     await signOutEverywhere(trx, auth.tenancy, user.id, sessionId);
@@ -113,15 +123,17 @@ export async function updatePassword(deps: Deps, auth: AuthContext, oldPassword:
 }
 
 /** Sets a first password for a user who has none (signed up by OAuth, magic link, or the server). */
-export async function setPassword(deps: Deps, auth: AuthContext, password: string): Promise<void> {
+export async function setPassword(deps: Deps, auth: AuthContext, password: string, ip: string | null): Promise<void> {
   const { user } = await requireOwnUser(deps, auth);
   if (user.password_hash) throw new KnownErrors.UserAlreadyHasPassword();
   checkPasswordRequirements(password);
-  await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password) });
+  await limitPasswordHashing(deps, auth.tenancy, ip);
+  await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password, auth.tenancy.projectId) });
 }
 
 export async function signUpAnonymously(deps: Deps, auth: AuthContext, ip: string | null): Promise<AuthResponse> {
   if (!auth.project.config.anonymous_enabled) throw new KnownErrors.AnonymousAccountsNotEnabled();
+  await limitSignUp(deps, auth.tenancy, ip, { withPassword: false });
   return deps.db.transaction().execute(async (trx) => {
     const user = await insertUserWithEmail(trx, deps, auth.tenancy, auth.project.config, {
       primaryEmail: null,

@@ -196,9 +196,10 @@ describe('password sign-in', () => {
     // Many more attempts on the locked email from the same IP: all refused, none counted.
     for (let i = 0; i < LIMITS.signInPerIp; i++) expectRateLimited(await signIn(project, victim.email, PASSWORD, office));
     expect((await signIn(project, bystander.email, bystander.password, office)).status).toBe(200);
-    // (The bystander's own (email, IP) counter is back at 0 after its success.)
+    // (The bystander's own (email, IP) counter is back at 0 after its success; the hashing budget
+    // counts only attempts that checked a password: 10 failures and the bystander.)
     const counts = await h.latch.deps.db.selectFrom('rate_limits').select(['bucket', 'count']).where('key', 'like', `%${office}`).where('count', '>', 0).orderBy('bucket').execute();
-    expect(counts).toEqual([{ bucket: 'sign_in_email_ip', count: 10 }, { bucket: 'sign_in_ip', count: 10 }]);
+    expect(counts).toEqual([{ bucket: 'password_hash_ip', count: 11 }, { bucket: 'sign_in_email_ip', count: 10 }, { bucket: 'sign_in_ip', count: 10 }]);
   });
 
   it('limits failures per client IP across many emails; other IPs are unaffected', async () => {

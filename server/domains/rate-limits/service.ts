@@ -235,3 +235,33 @@ export async function limitApiKeyCheck(deps: Deps, tenancy: Tenancy, ip: string 
   await checkRateLimits(deps.db, limits);
   return { failed: () => recordRateLimits(deps.db, limits) };
 }
+
+/**
+ * Calls that hash or verify a password (sign-in, sign-up, set, update, reset, a user created or
+ * updated with a password), per client IP and project, every attempt counted before the work:
+ * argon2id is the costliest thing an unauthenticated caller can ask for. The project's share of
+ * the CPU is bounded separately, in process, by its hashing queue (crypto/passwords.ts), which is
+ * what keeps one project's flood from slowing the others; this limit keeps one source from using
+ * up a project's share. Each item of a tRPC batch is a call of its own and counts as one.
+ */
+export async function limitPasswordHashing(deps: Deps, tenancy: Tenancy, ip: string | null): Promise<void> {
+  await consumeRateLimits(deps.db, passwordHashLimits(deps, tenancy, ip));
+}
+
+function passwordHashLimits(deps: Deps, tenancy: Tenancy, ip: string | null): RateLimit[] {
+  const { windowSeconds, passwordHashesPerIp } = settings(deps);
+  return ip ? [{ bucket: 'password_hash_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: passwordHashesPerIp, windowSeconds }] : [];
+}
+
+/**
+ * Sign-ups (password and anonymous) per client IP and project, every attempt counted: a new user
+ * is storage, and an anonymous one needs nothing else. A password sign-up also counts against
+ * limitPasswordHashing's budget, in the same statement.
+ */
+export async function limitSignUp(deps: Deps, tenancy: Tenancy, ip: string | null, options: { withPassword: boolean }): Promise<void> {
+  if (!ip) return;
+  const { windowSeconds, signUpsPerIp } = settings(deps);
+  const limits: RateLimit[] = [{ bucket: 'sign_up_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: signUpsPerIp, windowSeconds }];
+  if (options.withPassword) limits.push(...passwordHashLimits(deps, tenancy, ip));
+  await consumeRateLimits(deps.db, limits);
+}

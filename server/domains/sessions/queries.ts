@@ -71,6 +71,28 @@ export async function deleteSession(db: Executor, tenancyId: string, sessionId: 
   return Number(result.numDeletedRows) > 0;
 }
 
+/**
+ * Signs a user out of all but their `keep` newest sessions, never `newSessionId` (just created:
+ * inside a transaction its created_at is the transaction's start, so it may not sort newest).
+ */
+export async function deleteSessionsBeyond(db: Executor, tenancyId: string, userId: string, newSessionId: string, keep: number): Promise<void> {
+  await db
+    .deleteFrom('sessions')
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('id', '!=', newSessionId)
+    .where('id', 'not in', (eb) => eb
+      .selectFrom('sessions as newest')
+      .select('newest.id')
+      .where('newest.tenancy_id', '=', tenancyId)
+      .where('newest.user_id', '=', userId)
+      .where('newest.id', '!=', newSessionId)
+      .orderBy('newest.created_at', 'desc')
+      .orderBy('newest.id', 'desc')
+      .limit(Math.max(0, keep - 1)))
+    .execute();
+}
+
 export async function deleteSessionsOfUser(db: Executor, tenancyId: string, userId: string, exceptSessionId: string | null): Promise<void> {
   let query = db.deleteFrom('sessions').where('tenancy_id', '=', tenancyId).where('user_id', '=', userId);
   if (exceptSessionId) query = query.where('id', '!=', exceptSessionId);

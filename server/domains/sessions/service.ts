@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.js';
 import type { UserRow } from '../../db/schema.js';
 import { hashSecret, randomSecret } from '../../crypto/tokens.js';
 import { KnownErrors } from '../../errors/known-errors.js';
+import { DEFAULT_QUOTAS } from '../../env.js';
 import type { AuthContext, Tenancy } from '../../trpc/context.js';
 import type { Executor } from '../projects/queries.js';
 import { findUser } from '../users/queries.js';
@@ -18,7 +19,23 @@ export interface IssuedSession {
   expiresAt: Date;
 }
 
-/** Creates a session row; the refresh token (224 random bits) is returned once and stored hashed. */
+/**
+ * Sessions one user may hold (LATCH_MAX_SESSIONS_PER_USER); a new one signs the oldest out. Set
+ * once at start-up (setMaxSessionsPerUser), like the password hashing limits: issueSession is called
+ * with an executor, not the deps, from every way in.
+ */
+let maxSessionsPerUser = DEFAULT_QUOTAS.sessionsPerUser;
+
+/** Called once at start-up with env.quotas.sessionsPerUser. */
+export function setMaxSessionsPerUser(max: number): void {
+  maxSessionsPerUser = Math.max(1, Math.floor(max));
+}
+
+/**
+ * Creates a session row; the refresh token (224 random bits) is returned once and stored hashed.
+ * Past maxSessionsPerUser the user's oldest sessions are deleted (signed out): a client that signs
+ * in in a loop cannot grow the table without bound.
+ */
 export async function issueSession(
   db: Executor,
   tenancy: Tenancy,
@@ -37,6 +54,7 @@ export async function issueSession(
     expires_at: expiresAt,
     last_used_ip: options.ip ?? null,
   });
+  await q.deleteSessionsBeyond(db, tenancy.id, userId, sessionId, maxSessionsPerUser);
   return { sessionId, refreshToken, expiresAt };
 }
 

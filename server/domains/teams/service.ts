@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import type { TeamRow } from '../../db/schema.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import { KnownErrors } from '../../errors/known-errors.js';
+import { assertMetadataWithinQuota } from '../rate-limits/quotas.js';
 import type { AuthContext, Tenancy } from '../../trpc/context.js';
 import type { ProjectConfig } from '../projects/config.js';
 import { INTERNAL_PROJECT_ID } from '../projects/config.js';
@@ -147,6 +148,7 @@ export async function createTeam(deps: Deps, auth: AuthContext, input: z.infer<t
   } else if (input.creator_user_id !== undefined) {
     creatorUserId = await resolveExistingUserId(deps, auth, input.creator_user_id);
   }
+  assertMetadataWithinQuota(deps, { client: input.client_metadata, clientReadOnly: input.client_read_only_metadata, server: input.server_metadata });
   try {
     const row = await deps.db.transaction().execute((trx) => insertTeamWithCreator(trx, auth.tenancy, config, input, creatorUserId));
     return toTeamDto(row, auth.type);
@@ -160,6 +162,14 @@ export async function createTeam(deps: Deps, auth: AuthContext, input: z.infer<t
 export async function updateTeam(deps: Deps, auth: AuthContext, teamId: string, input: Omit<z.infer<typeof teamUpdateSchema>, 'team_id'>) {
   refuseServerOnlyFields(auth, input);
   await authorizeTeamAction(deps, auth, teamId, '$update_team');
+  const metadata = { client: input.client_metadata, clientReadOnly: input.client_read_only_metadata, server: input.server_metadata };
+  if (metadata.client !== undefined || metadata.clientReadOnly !== undefined || metadata.server !== undefined) {
+    const current = await q.findTeam(deps.db, auth.tenancy.id, teamId);
+    if (!current) throw new KnownErrors.TeamNotFound(teamId);
+    // Read, then written: concurrent writes of different fields can overshoot the cap at most by
+    // what one of them added.
+    assertMetadataWithinQuota(deps, metadata, { client: current.client_metadata, clientReadOnly: current.client_read_only_metadata, server: current.server_metadata });
+  }
   const row = await q.updateTeam(deps.db, auth.tenancy.id, teamId, {
     ...(input.display_name !== undefined ? { display_name: input.display_name } : {}),
     ...(input.profile_image_url !== undefined ? { profile_image_url: input.profile_image_url } : {}),

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { UserTeamApiKeyRow } from '../../db/schema.js';
 import type { Executor } from '../projects/queries.js';
 
@@ -21,6 +22,17 @@ export async function listApiKeys(db: Executor, tenancyId: string, owner: { user
   let query = db.selectFrom('user_team_api_keys').selectAll().where('tenancy_id', '=', tenancyId);
   query = 'userId' in owner ? query.where('user_id', '=', owner.userId) : query.where('team_id', '=', owner.teamId);
   return query.orderBy('created_at').orderBy('id').execute();
+}
+
+/** Keys of one owner that still work: not revoked, not expired (the QUOTA_EXCEEDED cap counts these). */
+export async function countActiveApiKeys(db: Executor, tenancyId: string, owner: { userId: string } | { teamId: string }): Promise<number> {
+  let query = db.selectFrom('user_team_api_keys').select(sql<number>`count(*)::integer`.as('count')).where('tenancy_id', '=', tenancyId);
+  query = 'userId' in owner ? query.where('user_id', '=', owner.userId) : query.where('team_id', '=', owner.teamId);
+  const row = await query
+    .where('manually_revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 export async function updateApiKey(

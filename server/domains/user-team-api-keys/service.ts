@@ -68,6 +68,12 @@ export async function createApiKey(deps: Deps, auth: AuthContext, input: UserKey
   if (input.expires_at_millis != null && input.expires_at_millis <= Date.now()) {
     throw new KnownErrors.SchemaError('Request validation failed:\n  - expires_at_millis must be in the future (or null for a key that never expires)', { issues: [{ path: 'expires_at_millis', message: 'must be in the future' }] });
   }
+  // A cap on what one owner can store (LATCH_MAX_API_KEYS_PER_OWNER). Checked before the insert,
+  // not under a lock: concurrent creations can overshoot it by the requests in flight.
+  const maxKeys = deps.env.quotas.apiKeysPerOwner;
+  if ((await q.countActiveApiKeys(deps.db, auth.tenancy.id, owner.type === 'user' ? { userId: owner.userId } : { teamId: owner.teamId })) >= maxKeys) {
+    throw new KnownErrors.QuotaExceeded('api_keys', maxKeys);
+  }
   const isPublic = input.is_public ?? false;
   const value = newApiKey(input.type, isPublic);
   let row: UserTeamApiKeyRow;

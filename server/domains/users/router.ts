@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { clientProcedure, serverProcedure } from '../../trpc/procedures.js';
+import { admitPasswordCalls, setsPassword } from '../../trpc/password-admission.js';
 import { successSchema, uuidSchema } from '../../validation/schemas.js';
 import * as schemas from './schemas.js';
 import * as service from './service.js';
@@ -15,11 +16,11 @@ export const usersRouter = router({
     .output(schemas.userOutputSchema)
     .query(({ ctx }) => service.getUser(ctx.deps, ctx.auth, 'me')),
 
-  updateMe: clientProcedure
+  updateMe: clientProcedure.use(admitPasswordCalls(setsPassword))
     .meta({ openapi: { method: 'PATCH', path: '/users/me', tags: TAGS, summary: 'Update the signed-in user' } })
     .input(schemas.serverUserUpdateSchema)
     .output(schemas.userOutputSchema)
-    .mutation(({ ctx, input }) => service.updateUser(ctx.deps, ctx.auth, 'me', input)),
+    .mutation(({ ctx, input }) => service.updateUser(ctx.deps, ctx.auth, 'me', input, ctx.ip)),
 
   deleteMe: clientProcedure
     .meta({ openapi: { method: 'DELETE', path: '/users/me', tags: TAGS, summary: 'Delete the signed-in user (clients: when client_user_deletion_enabled)' } })
@@ -36,13 +37,13 @@ export const usersRouter = router({
     .output(schemas.userOutputSchema)
     .query(({ ctx, input }) => service.getUser(ctx.deps, ctx.auth, input.user_id)),
 
-  update: clientProcedure
+  update: clientProcedure.use(admitPasswordCalls(setsPassword))
     .meta({ openapi: { method: 'PATCH', path: '/users/{user_id}', tags: TAGS, summary: 'Update a user (clients: only themselves, client fields only)' } })
     .input(schemas.serverUserUpdateSchema.extend(userIdParam.shape))
     .output(schemas.userOutputSchema)
     .mutation(({ ctx, input }) => {
       const { user_id, ...patch } = input;
-      return service.updateUser(ctx.deps, ctx.auth, user_id, patch);
+      return service.updateUser(ctx.deps, ctx.auth, user_id, patch, ctx.ip);
     }),
 
   delete: clientProcedure
@@ -54,11 +55,11 @@ export const usersRouter = router({
       return { success: true as const };
     }),
 
-  create: serverProcedure
+  create: serverProcedure.use(admitPasswordCalls(setsPassword))
     .meta({ openapi: { method: 'POST', path: '/users', tags: TAGS, summary: 'Create a user (with a password or an imported bcrypt/argon2id hash)' }, successStatus: 201 })
     .input(schemas.userCreateSchema)
     .output(schemas.serverUserSchema)
-    .mutation(({ ctx, input }) => service.createUser(ctx.deps, ctx.auth, input)),
+    .mutation(({ ctx, input }) => service.createUser(ctx.deps, ctx.auth, input, ctx.ip)),
 
   list: serverProcedure
     .meta({ openapi: { method: 'GET', path: '/users', tags: TAGS, summary: 'List users, cursor-paginated; search by email, name or id' } })

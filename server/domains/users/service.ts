@@ -15,6 +15,8 @@ import { assertAddressFree, settleProvenAddress } from '../contact-channels/clai
 import { findSessionSignedInAt } from '../sessions/queries.js';
 import { resolveUserId, signOutEverywhere } from '../sessions/service.js';
 import { grantUserDefaults } from '../permissions/service.js';
+import { limitPasswordHashing } from '../rate-limits/service.js';
+import { assertMetadataWithinQuota } from '../rate-limits/quotas.js';
 import { insertTeamWithCreator } from '../teams/service.js';
 import { type ClientUser, type ServerUser, toUserDto } from './dto.js';
 import * as q from './queries.js';
@@ -120,7 +122,8 @@ export async function insertUserWithEmail(trx: Executor, deps: Deps, tenancy: Te
   return user;
 }
 
-async function passwordHashFrom(input: { password?: string | null; password_hash?: string }): Promise<string | null | undefined> {
+/** The hash to store for a password given in the input (counted and queued like every password job), or the imported hash. */
+async function passwordHashFrom(deps: Deps, auth: AuthContext, ip: string | null, input: { password?: string | null; password_hash?: string }): Promise<string | null | undefined> {
   if (input.password_hash !== undefined) {
     if (!isSupportedPasswordHash(input.password_hash)) throw new KnownErrors.SchemaError('password_hash must be a bcrypt ($2a$, $2b$, $2y$) or argon2id hash.');
     return input.password_hash;
@@ -128,11 +131,13 @@ async function passwordHashFrom(input: { password?: string | null; password_hash
   if (input.password === undefined) return undefined;
   if (input.password === null) return null;
   checkPasswordRequirements(input.password);
-  return hashPassword(input.password);
+  await limitPasswordHashing(deps, auth.tenancy, ip);
+  return hashPassword(input.password, auth.tenancy.projectId);
 }
 
-export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<typeof userCreateSchema>): Promise<ServerUser> {
-  const passwordHash = await passwordHashFrom(input);
+export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<typeof userCreateSchema>, ip: string | null): Promise<ServerUser> {
+  assertMetadataWithinQuota(deps, { client: input.client_metadata, clientReadOnly: input.client_read_only_metadata, server: input.server_metadata });
+  const passwordHash = await passwordHashFrom(deps, auth, ip, input);
   const user = await deps.db.transaction().execute((trx) =>
     insertUserWithEmail(trx, deps, auth.tenancy, auth.project.config, {
       primaryEmail: input.primary_email ?? null,
@@ -171,7 +176,7 @@ const SERVER_ONLY_FIELDS = ['primary_email', 'primary_email_verified', 'primary_
 
 type UpdateInput = z.infer<typeof serverUserUpdateSchema> | z.infer<typeof clientUserUpdateSchema>;
 
-export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: string, input: UpdateInput): Promise<ClientUser | ServerUser> {
+export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: string, input: UpdateInput, ip: string | null): Promise<ClientUser | ServerUser> {
   const userId = resolveUserId(auth, userIdParam);
   if (auth.type === 'client') {
     const serverOnly = SERVER_ONLY_FIELDS.filter((field) => field in input && (input as Record<string, unknown>)[field] !== undefined);
@@ -180,9 +185,16 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
     }
   }
   const s = input as z.infer<typeof serverUserUpdateSchema>;
-  const passwordHash = await passwordHashFrom(s);
+  const passwordHash = await passwordHashFrom(deps, auth, ip, s);
   const row = await deps.db.transaction().execute(async (trx) => {
     const current = await loadUserFor(deps, auth, userId, trx);
+    // Checked against the row read in this transaction: two concurrent writes of different fields
+    // can overshoot the cap at most by what one of them added.
+    assertMetadataWithinQuota(
+      deps,
+      { client: input.client_metadata, clientReadOnly: s.client_read_only_metadata, server: s.server_metadata },
+      { client: current.client_metadata, clientReadOnly: current.client_read_only_metadata, server: current.server_metadata },
+    );
     if (input.selected_team_id && !(await isTeamMember(trx, auth.tenancy.id, input.selected_team_id, userId))) {
       throw new KnownErrors.TeamMembershipNotFound(input.selected_team_id, userId);
     }

@@ -1,0 +1,123 @@
+/**
+ * A counting semaphore shared fairly between keys (projects). At most `limit` jobs run at once;
+ * the rest wait in one FIFO queue per key, and a freed slot goes to the keys in turn (round
+ * robin), not to whoever queued first. So a key that queues a thousand jobs delays another key's
+ * next job by at most one job per other waiting key, instead of by all thousand.
+ *
+ * Each key admits at most `maxQueuedPerKey` callers at once (`admit`, before the caller does any
+ * other work such as database reads), and its queue holds at most as many jobs (`run`): past
+ * either, the call fails at once with QueueFullError, which carries an estimate of when there will
+ * be room, so the excess of a flood costs nothing but the refusal.
+ *
+ * @example
+ * const limiter = new FairJobLimiter(2, 64);
+ * const leave = limiter.admit(projectId);
+ * try { await limiter.run(projectId, () => hash(password)); } finally { leave(); }
+ */
+export class FairJobLimiter {
+  private running = 0;
+  /** Keys with waiting jobs, in turn order: the next slot goes to the first; served keys go last. */
+  private readonly queues = new Map<string, Array<() => void>>();
+  private waitingCount = 0;
+  /** Callers admitted per key and not yet gone. */
+  private readonly admitted = new Map<string, number>();
+  /** Moving average of a job's duration, for Retry-After. */
+  private averageJobMillis = 50;
+
+  constructor(readonly limit: number, readonly maxQueuedPerKey: number) {}
+
+  /**
+   * Lets one more caller of `key` in, or throws QueueFullError when `maxQueuedPerKey` are in
+   * already. Returns the function that lets it out again (call it exactly when the caller is done;
+   * later calls do nothing).
+   */
+  admit(key: string): () => void {
+    const count = this.admitted.get(key) ?? 0;
+    if (count >= Math.max(1, this.maxQueuedPerKey)) throw new QueueFullError(this.retryAfterSeconds(Math.max(count, this.queuedFor(key))));
+    this.admitted.set(key, count + 1);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const now = (this.admitted.get(key) ?? 1) - 1;
+      if (now > 0) this.admitted.set(key, now);
+      else this.admitted.delete(key);
+    };
+  }
+
+  /** Callers of `key` admitted and not yet gone. */
+  admittedFor(key: string): number {
+    return this.admitted.get(key) ?? 0;
+  }
+
+  async run<T>(key: string, job: () => Promise<T>): Promise<T> {
+    if (this.running < this.limit) {
+      this.running++;
+    } else {
+      let queue = this.queues.get(key);
+      if (queue && queue.length >= this.maxQueuedPerKey) throw new QueueFullError(this.retryAfterSeconds(queue.length));
+      if (this.maxQueuedPerKey <= 0) throw new QueueFullError(this.retryAfterSeconds(0));
+      if (!queue) {
+        queue = [];
+        this.queues.set(key, queue);
+      }
+      const waiting = queue;
+      this.waitingCount++;
+      // The slot is handed over by release(): `running` already counts this job when it resumes.
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+    const started = performance.now();
+    try {
+      return await job();
+    } finally {
+      this.averageJobMillis = this.averageJobMillis * 0.9 + (performance.now() - started) * 0.1;
+      this.release();
+    }
+  }
+
+  private release(): void {
+    const first = this.queues.entries().next();
+    if (first.done) {
+      this.running--;
+      return;
+    }
+    const [key, queue] = first.value;
+    const next = queue.shift()!;
+    // The served key goes to the back of the turn order (or leaves it when it has nothing waiting).
+    this.queues.delete(key);
+    if (queue.length > 0) this.queues.set(key, queue);
+    this.waitingCount--;
+    next();
+  }
+
+  /**
+   * Seconds until a key with `queued` waiting jobs is likely to have room again: its queue drains
+   * one job per turn, a turn being one job of every waiting key spread over the slots.
+   */
+  private retryAfterSeconds(queued: number): number {
+    const turnMillis = (this.averageJobMillis * Math.max(1, this.queues.size)) / this.limit;
+    return Math.max(1, Math.ceil((queued * turnMillis) / 1000));
+  }
+
+  /** Jobs waiting, over every key. */
+  get queued(): number {
+    return this.waitingCount;
+  }
+
+  /** Jobs waiting for one key. */
+  queuedFor(key: string): number {
+    return this.queues.get(key)?.length ?? 0;
+  }
+
+  get active(): number {
+    return this.running;
+  }
+}
+
+/** The key's queue is full: try again in `retryAfterSeconds`. */
+export class QueueFullError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super(`The queue is full; retry in ${retryAfterSeconds} s.`);
+    this.name = 'QueueFullError';
+  }
+}
