@@ -20,7 +20,8 @@ function fakeRequest(remoteAddress: string, headers: Record<string, string> = {}
   return { headers, socket: { remoteAddress } } as unknown as IncomingMessage;
 }
 
-describe('GET /metrics', () => {
+// Each HTTP test starts its own servers (different settings): generous time on a shared machine.
+describe('GET /metrics', { timeout: 120_000 }, () => {
   it('answers only loopback peers that did not come through a proxy when LATCH_METRICS_TOKEN is unset', () => {
     for (const local of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) expect(metricsAccessError(fakeRequest(local), null), local).toBeNull();
     for (const remote of ['10.0.0.5', '192.168.1.2', '203.0.113.9', '::ffff:10.1.2.3', 'fd00::1', '2001:db8::1']) {
@@ -65,7 +66,7 @@ describe('GET /metrics', () => {
   });
 });
 
-describe('Strict-Transport-Security', () => {
+describe('Strict-Transport-Security', { timeout: 120_000 }, () => {
   it('is sent on every response when LATCH_BASE_URL is https, hot paths and errors included', async () => {
     const h = await harness({ baseUrl: 'https://auth.example.com' });
     // The public URL is the proxy's; the test talks to the server itself.
@@ -89,7 +90,7 @@ describe('Strict-Transport-Security', () => {
   });
 });
 
-describe('/api/v1/docs', () => {
+describe('/api/v1/docs', { timeout: 120_000 }, () => {
   it("cannot be framed by another site (frame-ancestors 'none')", async () => {
     const h = await harness();
     const res = await h.get('/api/v1/docs');
