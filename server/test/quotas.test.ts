@@ -51,7 +51,7 @@ describe('"__proto__" keys in metadata', () => {
     const res = await h.call('/api/trpc/users.updateMe', { method: 'POST', rawBody: '{"client_metadata": {"__proto__": {"admin": true}}}', headers: project.client(user.accessToken) });
     expect(res.status).toBe(400);
     expect(trpcError(res)?.code ?? res.body?.code).toBe('SCHEMA_ERROR');
-    const query = await h.call(`/api/trpc/users.getMe?input=${encodeURIComponent('{"__proto__": {}}')}`, { headers: project.client(user.accessToken) });
+    const query = await h.call(`/api/trpc/users.getMe?input=${encodeURIComponent('{"x": {"__proto__": {}}}')}`, { headers: project.client(user.accessToken) });
     expect(query.status).toBe(400);
     expect(trpcError(query)?.code ?? query.body?.code).toBe('SCHEMA_ERROR');
     const me = await h.get('/users/me', project.client(user.accessToken));

@@ -105,8 +105,8 @@ const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbf
 /**
  * What no input may contain, whatever its schema: the NUL character (PostgreSQL refuses it in text
  * and jsonb, so it would end in a 500), unpaired UTF-16 surrogates (not Unicode: they would be
- * stored as U+FFFD, silently changing the value), a `__proto__` key (silently dropped by parsing;
- * checked even when strings are not), and nesting deeper than MAX_INPUT_DEPTH. Object
+ * stored as U+FFFD, silently changing the value), a `__proto__` key inside a field's value
+ * (silently dropped by parsing; checked even when strings are not), and nesting deeper than MAX_INPUT_DEPTH. Object
  * keys are checked like values. Iterative, so hostile nesting cannot overflow the stack here.
  *
  * @example findInputProblem({ display_name: 'a\u0000b' }) // { path: 'display_name', message: 'must not contain the NUL character' }
@@ -132,8 +132,10 @@ export function findInputProblem(input: unknown, options: { maxDepth?: number; c
         const child = path ? `${path}.${key}` : key;
         // JSON.parse keeps a "__proto__" key as an own property, but every object built from it
         // (zod's parsed copy, a spread) assigns it as the prototype instead: the key and its value
-        // would vanish between the request and the database. Refused wherever it appears.
-        if (key === '__proto__' && !Array.isArray(value)) return { path: child, message: 'is not an allowed key ("__proto__" cannot be stored)' };
+        // would vanish between the request and the database. Refused inside any field's value
+        // (metadata, nested objects); at the top level it is an unknown parameter like any other,
+        // which every schema ignores anyway (a query string's ?__proto__=1).
+        if (key === '__proto__' && depth >= 1 && !Array.isArray(value)) return { path: child, message: 'is not an allowed key ("__proto__" cannot be stored)' };
         const keyProblem = Array.isArray(value) ? null : checkString(key, child);
         if (keyProblem) return keyProblem;
         stack.push({ value: item, path: child, depth: depth + 1 });
