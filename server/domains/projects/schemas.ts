@@ -35,17 +35,20 @@ export const oauthProviderInputSchema = z.strictObject({
   }
 });
 
+/** A project's own SMTP server, as stored. */
+const standardEmailServerSchema = z.strictObject({
+  type: z.literal('standard'),
+  host: z.string().min(1).max(1024),
+  port: portSchema,
+  username: z.string().max(1024),
+  password: z.string().max(4096),
+  sender_name: z.string().min(1).max(256),
+  sender_email: emailSchema,
+});
+
 export const emailConfigSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('shared') }),
-  z.strictObject({
-    type: z.literal('standard'),
-    host: z.string().min(1).max(1024),
-    port: portSchema,
-    username: z.string().max(1024),
-    password: z.string().max(4096),
-    sender_name: z.string().min(1).max(256),
-    sender_email: emailSchema,
-  }),
+  standardEmailServerSchema,
 ]);
 
 /**
@@ -55,15 +58,7 @@ export const emailConfigSchema = z.discriminatedUnion('type', [
  */
 export const emailConfigUpdateSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('shared') }),
-  z.strictObject({
-    type: z.literal('standard'),
-    host: z.string().min(1).max(1024),
-    port: portSchema,
-    username: z.string().max(1024),
-    password: z.string().max(4096).optional(),
-    sender_name: z.string().min(1).max(256),
-    sender_email: emailSchema,
-  }),
+  standardEmailServerSchema.extend({ password: standardEmailServerSchema.shape.password.optional() }),
 ]);
 
 const configFlags = {
