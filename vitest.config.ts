@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: [
       'server/**/*.test.ts',
+      'contract/**/*.test.ts',
       'sdk/**/*.test.ts',
       'migrations/**/*.test.ts',
       'react-ui/**/*.test.{ts,tsx}',

@@ -7,7 +7,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ADMIN_DIST = path.join(root, 'dist/admin-web');
 
 /** Everything the bundle is made from: the console, the SDK, and the server modules it shares (schemas, error catalogue). */
-const SOURCES = ['admin-web', 'sdk', 'server/domains', 'server/validation', 'server/errors', 'vite.config.ts', 'package-lock.json'];
+const SOURCES = ['admin-web', 'sdk', 'server/domains', 'contract', 'vite.config.ts', 'package-lock.json'];
 
 function newestMtime(entry: string): number {
   if (!existsSync(entry)) return 0;

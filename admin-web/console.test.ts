@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { KnownErrors } from '../server/errors/known-errors.js';
+import { KnownErrors } from '../contract/errors/known-errors.js';
 import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
 import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
 import { type SmtpSink, startSmtpSink } from '../server/test/smtp-sink.js';

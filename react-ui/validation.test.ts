@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isValidEmail as serverIsValidEmail } from '../server/validation/schemas.js';
+import { isValidEmail as serverIsValidEmail } from '../contract/validation/schemas.js';
 import {
   MESSAGES,
   isValidEmail,

@@ -2,10 +2,10 @@
  * Field validation of the forms, with the spec's messages (section 5) and limits (section 9).
  * The server checks everything again; these checks only spare a round trip and say what is wrong
  * next to the field. Kept free of zod so the UI bundle stays small; the email rule is the
- * server's own function (server/validation/email.ts, which imports nothing).
+ * server's own function (contract/validation/email.ts, which imports nothing).
  */
 
-import { EMAIL_MAX_LENGTH, isValidEmail } from '../server/validation/email.js';
+import { EMAIL_MAX_LENGTH, isValidEmail } from '../contract/validation/email.js';
 
 export { EMAIL_MAX_LENGTH, isValidEmail };
 export const PASSWORD_MAX_LENGTH = 70;

@@ -1,13 +1,13 @@
 /**
  * Errors the SDK throws or returns. Known errors are the server's own catalogue classes
- * (`server/errors/known-errors.ts`, a pure module shared with the server), so
+ * (`contract/errors/known-errors.ts`, a pure module shared with the server), so
  * `e instanceof KnownErrors.EmailPasswordMismatch` works on both sides of the wire. The few errors
  * that never come from the server (network, assertion, misuse) are small classes defined here.
  */
-import { KnownError } from '../server/errors/known-error.js';
-import { KnownErrors, type KnownErrorOf, knownErrorFromBody } from '../server/errors/known-errors.js';
+import { KnownError } from '../contract/errors/known-error.js';
+import { KnownErrors, type KnownErrorOf, knownErrorFromBody } from '../contract/errors/known-errors.js';
 
-export { KnownError } from '../server/errors/known-error.js';
+export { KnownError } from '../contract/errors/known-error.js';
 export {
   KnownErrors,
   isKnownErrorInGroup,
@@ -16,7 +16,7 @@ export {
   type KnownErrorCode,
   type KnownErrorGroupName,
   type KnownErrorOf,
-} from '../server/errors/known-errors.js';
+} from '../contract/errors/known-errors.js';
 
 /** The exact text of the spec ("Client behaviour on responses"). */
 export const OFFLINE_MESSAGE = 'You are offline. Please check your internet connection and try again.';

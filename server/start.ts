@@ -12,7 +12,7 @@ import { KeyringHolder } from './domains/auth/signing-keys.js';
 import { startEmailWorker } from './domains/emails/worker.js';
 import { ensureInternalProject } from './domains/projects/service.js';
 import { type LatchEnv, loadEnv } from './env.js';
-import { ProjectAuthCache } from './trpc/project-auth-cache.js';
+import { ProjectAuthCache } from './access/project-auth-cache.js';
 
 export interface RunningLatch {
   url: string;

@@ -1,4 +1,4 @@
-import { configUpdateSchema } from '../../server/domains/projects/schemas.js';
+import { configUpdateSchema } from '../../contract/schemas/projects.js';
 import type { AdminApp, ProjectUpdateInput } from '../../sdk/index.js';
 
 export type ConfigPatch = NonNullable<ProjectUpdateInput['config']>;

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { apiKeySetCreateSchema } from '../../server/domains/api-keys/schemas.js';
+import { apiKeySetCreateSchema } from '../../contract/schemas/api-keys.js';
 import type { CreatedInternalApiKey } from '../../sdk/index.js';
 import { saveConfigFrom } from '../components/config.js';
 import { NewKeys } from '../components/new-keys.js';

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
-import { OAUTH_PROVIDER_IDS } from '../../server/domains/projects/config.js';
-import { oauthProviderInputSchema } from '../../server/domains/projects/schemas.js';
+import { OAUTH_PROVIDER_IDS } from '../../contract/config/project-config.js';
+import { oauthProviderInputSchema } from '../../contract/schemas/projects.js';
 import { type ConfigPatch, saveConfig } from '../components/config.js';
 import { Card, ErrorMessage, Field, Modal, PageHeader, Switch, fieldErrors } from '../components/ui.js';
 import type { PageProps } from './page-props.js';

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { passwordSignUpSchema } from '../../server/domains/auth/schemas.js';
+import { passwordSignUpSchema } from '../../contract/schemas/auth.js';
 import { internalApp } from '../api.js';
 import { navigate } from '../components/router.js';
 import { ErrorMessage, Field, fieldErrors } from '../components/ui.js';

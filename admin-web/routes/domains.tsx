@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { domainSchema } from '../../server/domains/projects/schemas.js';
+import { domainSchema } from '../../contract/schemas/projects.js';
 import { saveConfig, saveConfigFrom } from '../components/config.js';
 import { Link } from '../components/router.js';
 import { Card, ConfirmButton, Empty, ErrorMessage, Field, PageHeader, Switch, fieldErrors } from '../components/ui.js';

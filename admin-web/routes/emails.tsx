@@ -1,8 +1,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import type { z } from 'zod';
-import { emailConfigSchema, emailConfigUpdateSchema } from '../../server/domains/projects/schemas.js';
-import { sendSignInInvitationSchema, sendTestEmailSchema } from '../../server/domains/emails/schemas.js';
+import { emailConfigSchema, emailConfigUpdateSchema } from '../../contract/schemas/projects.js';
+import { sendSignInInvitationSchema, sendTestEmailSchema } from '../../contract/schemas/emails.js';
 import type { EmailConfig, SendTestEmailResult } from '../../sdk/index.js';
 import { saveConfig } from '../components/config.js';
 import { Link, navigate } from '../components/router.js';

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { definitionCreateSchema } from '../../server/domains/permissions/schemas.js';
+import { definitionCreateSchema } from '../../contract/schemas/permissions.js';
 import type { PermissionDefinition } from '../../sdk/index.js';
 import { type ConfigPatch, saveConfigFrom } from '../components/config.js';
 import { allowedChildren } from '../components/permission-graph.js';

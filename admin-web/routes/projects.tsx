@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { projectCreateSchema } from '../../server/domains/projects/schemas.js';
+import { projectCreateSchema } from '../../contract/schemas/projects.js';
 import type { AdminProject, CreatedInternalApiKey } from '../../sdk/index.js';
 import { adminAppFor, forgetAdminApps, internalApp } from '../api.js';
 import { NewKeys } from '../components/new-keys.js';

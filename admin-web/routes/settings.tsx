@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { projectTransferSchema, projectUpdateSchema } from '../../server/domains/projects/schemas.js';
-import { teamCreateSchema } from '../../server/domains/teams/schemas.js';
+import { projectTransferSchema, projectUpdateSchema } from '../../contract/schemas/projects.js';
+import { teamCreateSchema } from '../../contract/schemas/teams.js';
 import { internalApp } from '../api.js';
 import { navigate } from '../components/router.js';
 import { Card, ConfirmButton, ErrorMessage, Field, PageHeader, QueryView, Switch, fieldErrors } from '../components/ui.js';

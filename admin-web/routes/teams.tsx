@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { sendCodeSchema } from '../../server/domains/team-invitations/schemas.js';
-import { teamCreateSchema, teamUpdateSchema } from '../../server/domains/teams/schemas.js';
+import { sendCodeSchema } from '../../contract/schemas/team-invitations.js';
+import { teamCreateSchema, teamUpdateSchema } from '../../contract/schemas/teams.js';
 import type { ServerTeam } from '../../sdk/index.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { serverUserUpdateSchema } from '../../server/domains/users/schemas.js';
-import { contactChannelCreateSchema } from '../../server/domains/contact-channels/schemas.js';
+import { serverUserUpdateSchema } from '../../contract/schemas/users.js';
+import { contactChannelCreateSchema } from '../../contract/schemas/contact-channels.js';
 import type { ServerUser, SessionTokens } from '../../sdk/index.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';

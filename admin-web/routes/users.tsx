@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { userCreateSchema } from '../../server/domains/users/schemas.js';
+import { userCreateSchema } from '../../contract/schemas/users.js';
 import type { UserCreateInput } from '../../sdk/index.js';
 import { Link, navigate } from '../components/router.js';
 import { Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, Switch, fieldErrors, formatDate, useDebounced } from '../components/ui.js';

@@ -16,10 +16,10 @@
  */
 import type { Deps } from '../deps.js';
 import type { UserRow } from '../db/schema.js';
-import { KnownErrors } from '../errors/known-errors.js';
-import type { AuthContext } from '../trpc/context.js';
+import { KnownErrors } from '../../contract/errors/known-errors.js';
+import type { AuthContext } from './context.js';
 import { findSessionUser } from '../domains/users/queries.js';
-import type { Executor } from '../domains/projects/queries.js';
+import type { Executor } from '../db/executor.js';
 
 /** One lookup per request: keyed by the request's auth context (built once per request). */
 const sessionUsers = new WeakMap<AuthContext, Promise<UserRow | undefined>>();

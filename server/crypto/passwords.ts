@@ -1,7 +1,7 @@
 import { hash, verify } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import { DEFAULT_HASH_QUEUE_PER_PROJECT } from '../env.js';
-import { KnownErrors } from '../errors/known-errors.js';
+import { KnownErrors } from '../../contract/errors/known-errors.js';
 import { FairJobLimiter, QueueFullError } from './fair-limiter.js';
 
 /** OWASP's argon2id parameters: m = 19 MiB, t = 2, p = 1. Runs on libuv's pool, off the event loop. */

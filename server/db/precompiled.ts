@@ -1,5 +1,5 @@
 import { type Compilable, CompiledQuery } from 'kysely';
-import type { Executor } from '../domains/projects/queries.js';
+import type { Executor } from './executor.js';
 import { registerPreparedStatement } from './prepared-statements.js';
 
 /**

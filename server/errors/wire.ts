@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { $ZodIssue } from 'zod/v4/core';
-import { KnownError } from './known-error.js';
-import { KnownErrors } from './known-errors.js';
+import { KnownError } from '../../contract/errors/known-error.js';
+import { KnownErrors } from '../../contract/errors/known-errors.js';
 
 export interface WireError {
   status: number;

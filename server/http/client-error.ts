@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, maxHeaderSize } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { KnownError } from '../errors/known-error.js';
-import { KnownErrors } from '../errors/known-errors.js';
+import type { KnownError } from '../../contract/errors/known-error.js';
+import { KnownErrors } from '../../contract/errors/known-errors.js';
 
 /** Longest accepted request target (path and query), in characters. Large inputs belong in a body. */
 export const MAX_URL_LENGTH = 8192;

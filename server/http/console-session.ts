@@ -17,10 +17,11 @@
  */
 import express, { type Request, type Response } from 'express';
 import type { Deps } from '../deps.js';
-import { KnownErrors } from '../errors/known-errors.js';
-import { INTERNAL_PROJECT_ID } from '../domains/projects/config.js';
+import { KnownErrors } from '../../contract/errors/known-errors.js';
+import { INTERNAL_PROJECT_ID } from '../../contract/config/project-config.js';
 import { refreshAccessToken } from '../domains/sessions/service.js';
-import { clientIp, parseLatchHeaders, resolveAuth } from '../trpc/context.js';
+import { clientIp, parseLatchHeaders } from '../trpc/context.js';
+import { resolveAuth } from '../access/resolve.js';
 import { sendError } from '../trpc/rest.js';
 
 export const CONSOLE_COOKIE = 'latch-console-refresh';

@@ -9,8 +9,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { constantTimeEqual } from '../crypto/tokens.js';
-import type { KnownError } from '../errors/known-error.js';
-import { KnownErrors } from '../errors/known-errors.js';
+import type { KnownError } from '../../contract/errors/known-error.js';
+import { KnownErrors } from '../../contract/errors/known-errors.js';
 
 function isLoopback(address: string | undefined): boolean {
   if (!address) return false;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { AnyRouter } from '@trpc/server';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knownErrorsByCode } from '../errors/known-errors.js';
+import { knownErrorsByCode } from '../../contract/errors/known-errors.js';
 import { appRouter } from '../router.js';
 import { type ApiResponse, type CallOptions, type Harness, type Headers_, type OwnerSession, type ProjectFixture, type UserSession, startHarness } from './harness.js';
 

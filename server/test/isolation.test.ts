@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knownErrorsByCode } from '../errors/known-errors.js';
+import { knownErrorsByCode } from '../../contract/errors/known-errors.js';
 import { type ApiResponse, type CallOptions, type Harness, type Headers_, type ProjectFixture, type UserSession, startHarness } from './harness.js';
 
 /**

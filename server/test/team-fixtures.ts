@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Tenancy } from '../trpc/context.js';
+import type { Tenancy } from '../access/context.js';
 import { openOutboxRow } from './outbox.js';
 import type { ApiResponse, Harness, Headers_, ProjectFixture } from './harness.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knownErrorsByCode } from '../errors/known-errors.js';
+import { knownErrorsByCode } from '../../contract/errors/known-errors.js';
 import { appRouter } from '../router.js';
 import { type Harness, startHarness } from '../test/harness.js';
 import { buildOpenApiDocument } from './openapi.js';

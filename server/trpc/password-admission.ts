@@ -1,5 +1,6 @@
 import { admitPasswordCall } from '../crypto/passwords.js';
-import type { AuthContext, RequestContext } from './context.js';
+import type { RequestContext } from './context.js';
+import type { AuthContext } from '../access/context.js';
 import { t } from './init.js';
 
 /**

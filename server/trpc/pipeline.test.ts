@@ -5,7 +5,7 @@ import { TRPCClientError, createTRPCClient, httpLink } from '@trpc/client';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KnownErrors, knownErrorsByCode } from '../errors/known-errors.js';
+import { KnownErrors, knownErrorsByCode } from '../../contract/errors/known-errors.js';
 import { toWireError } from '../errors/wire.js';
 import type { AppRouter } from '../router.js';
 import { type ApiResponse, type CallOptions, type Harness, type Headers_, type ProjectFixture, type UserSession, startHarness } from '../test/harness.js';

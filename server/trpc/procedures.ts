@@ -1,7 +1,7 @@
 import { requireLiveSession } from '../access/policy.js';
-import { KnownErrors } from '../errors/known-errors.js';
-import { findInputProblem } from '../validation/schemas.js';
-import type { AccessType, AuthContext } from './context.js';
+import { KnownErrors } from '../../contract/errors/known-errors.js';
+import { findInputProblem } from '../../contract/validation/schemas.js';
+import type { AccessType, AuthContext } from '../access/context.js';
 import { t } from './init.js';
 
 /**

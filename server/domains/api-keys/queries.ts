@@ -1,5 +1,5 @@
 import type { ApiKeySetRow } from '../../db/schema.js';
-import type { Executor } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 
 export async function insertApiKeySet(db: Executor, row: Omit<ApiKeySetRow, 'created_at' | 'manually_revoked_at'>): Promise<ApiKeySetRow> {
   return db.insertInto('api_key_sets').values(row).returningAll().executeTakeFirstOrThrow();

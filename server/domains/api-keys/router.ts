@@ -1,8 +1,8 @@
 import { router } from '../../trpc/init.js';
 import { adminProcedure } from '../../trpc/procedures.js';
 import { z } from 'zod';
-import { shortList, successSchema } from '../../validation/schemas.js';
-import * as schemas from './schemas.js';
+import { shortList, successSchema } from '../../../contract/validation/schemas.js';
+import * as schemas from '../../../contract/schemas/api-keys.js';
 import * as service from './service.js';
 
 const TAGS = ['Internal API keys'];

@@ -3,10 +3,10 @@ import type { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import type { ApiKeySetRow } from '../../db/schema.js';
 import { hashSecret, lastFour, newProjectKey } from '../../crypto/tokens.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { AuthContext } from '../../trpc/context.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { AuthContext } from '../../access/context.js';
 import * as q from './queries.js';
-import type { apiKeySetCreateSchema, apiKeySetCreatedSchema, apiKeySetSchema } from './schemas.js';
+import type { apiKeySetCreateSchema, apiKeySetCreatedSchema, apiKeySetSchema } from '../../../contract/schemas/api-keys.js';
 
 type ApiKeySetDto = z.infer<typeof apiKeySetSchema>;
 

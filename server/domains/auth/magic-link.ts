@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { AuthContext } from '../../trpc/context.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { AuthContext } from '../../access/context.js';
 import { proveChannel } from '../contact-channels/claims.js';
 import { findAuthChannel, findChannel, lockUser } from '../contact-channels/queries.js';
 import { consumeMailLimits } from '../emails/limits.js';

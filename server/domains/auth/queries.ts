@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 
 /** The signing generations created after `notBefore`, newest first. */
 export async function listSigningGenerations(db: Executor, notBefore: Date) {

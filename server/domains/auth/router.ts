@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { clientProcedure, signInProcedure } from '../../trpc/procedures.js';
 import { admitPasswordCalls } from '../../trpc/password-admission.js';
-import { successSchema } from '../../validation/schemas.js';
+import { successSchema } from '../../../contract/validation/schemas.js';
 import * as magicLink from './magic-link.js';
 import * as passwordReset from './password-reset.js';
-import * as schemas from './schemas.js';
+import * as schemas from '../../../contract/schemas/auth.js';
 import * as service from './service.js';
 
 const TAGS = ['Auth'];

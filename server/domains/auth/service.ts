@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { AuthContext } from '../../trpc/context.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { AuthContext } from '../../access/context.js';
 import { liveSessionUser } from '../../access/policy.js';
 import { limitEmailProbes, limitPasswordHashing, limitSignIn, limitSignUp } from '../rate-limits/service.js';
 import { findPrimaryChannel } from '../contact-channels/queries.js';

@@ -1,8 +1,8 @@
 import { isUniqueViolation } from '../../db/errors.js';
-import type { KnownError } from '../../errors/known-error.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { Tenancy } from '../../trpc/context.js';
-import type { Executor } from '../projects/queries.js';
+import type { KnownError } from '../../../contract/errors/known-error.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { Tenancy } from '../../access/context.js';
+import type { Executor } from '../../db/executor.js';
 import { signOutEverywhere } from '../sessions/service.js';
 import { updateUser } from '../users/queries.js';
 import * as q from './queries.js';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ContactChannelsTable } from '../../db/schema.js';
 import type { Selectable } from 'kysely';
-import type { Executor } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 
 export type ContactChannelRow = Selectable<ContactChannelsTable>;
 

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { AuthContext, Tenancy } from '../../trpc/context.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { AuthContext, Tenancy } from '../../access/context.js';
 import { type EmailSender, queueEmail } from '../emails/service.js';
 import { resolveExistingUserId } from '../permissions/service.js';
-import type { Executor } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 import { limitEmailProbes } from '../rate-limits/service.js';
 import { findSessionUser } from '../users/queries.js';
 import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
@@ -14,7 +14,7 @@ import { assertAddressFree, proveChannel, settleProvenAddress, syncPrimaryEmail 
 import * as q from './queries.js';
 
 export { syncPrimaryEmail };
-import type { contactChannelCreateSchema, contactChannelSchema, contactChannelUpdateSchema } from './schemas.js';
+import type { contactChannelCreateSchema, contactChannelSchema, contactChannelUpdateSchema } from '../../../contract/schemas/contact-channels.js';
 
 /**
  * A user's contact channels (emails). The table is the source of truth; the user's primary_email,

@@ -1,7 +1,8 @@
 import type { Deps } from '../../deps.js';
-import { type AccessType, KnownErrors } from '../../errors/known-errors.js';
-import type { Tenancy } from '../../trpc/context.js';
-import type { Executor } from '../projects/queries.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { AccessType } from '../../../contract/access-type.js';
+import type { Tenancy } from '../../access/context.js';
+import type { Executor } from '../../db/executor.js';
 import { hitCounters } from '../rate-limits/queries.js';
 import { consumeRateLimits, ipKey, limitPasswordResetRequests, type RateLimit } from '../rate-limits/service.js';
 import * as q from './queries.js';

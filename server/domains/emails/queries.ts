@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely';
 import type { Database } from '../../db/kysely.js';
 import type { EmailOutboxTable } from '../../db/schema.js';
-import { effectiveConfig, type EmailServerConfig } from '../projects/config.js';
-import type { Executor } from '../projects/queries.js';
+import { effectiveConfig, type EmailServerConfig } from '../../../contract/config/project-config.js';
+import type { Executor } from '../../db/executor.js';
 
 export type OutboxRow = Selectable<EmailOutboxTable>;
 

@@ -1,4 +1,4 @@
-import { KnownErrors } from '../../errors/known-errors.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { EmailBranding } from './templates.js';
 
 export type { EmailBranding } from './templates.js';

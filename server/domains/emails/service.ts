@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { type AccessType, KnownErrors } from '../../errors/known-errors.js';
-import type { AuthContext, ProjectRecord, Tenancy } from '../../trpc/context.js';
-import type { Executor } from '../projects/queries.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { AccessType } from '../../../contract/access-type.js';
+import type { AuthContext, ProjectRecord, Tenancy } from '../../access/context.js';
+import type { Executor } from '../../db/executor.js';
 import { assertTrustedCallbackUrl } from '../verification/service.js';
 import { checkProjectBudget, consumeMailLimits, limitTestEmails } from './limits.js';
 import * as q from './queries.js';
 import { openEmailBody, sealEmailBody } from './sealed-body.js';
 import { type BuiltInEmail, type EmailBranding, renderEmail } from './render.js';
-import type { emailListQuerySchema, sendSignInInvitationSchema, sendTestEmailSchema, sentEmailDetailSchema, sentEmailSchema } from './schemas.js';
+import type { emailListQuerySchema, sendSignInInvitationSchema, sendTestEmailSchema, sentEmailDetailSchema, sentEmailSchema } from '../../../contract/schemas/emails.js';
 import { ALLOWED_SMTP_PORTS, OutboundRefused } from './public-address.js';
 import { pinTarget, sendOnce, smtpErrorText, smtpFailure, type SmtpFailureReason, standardTarget } from './transport.js';
 

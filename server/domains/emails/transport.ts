@@ -5,7 +5,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Deps } from '../../deps.js';
 import type { EmailSettings } from '../../env.js';
-import type { EmailServerConfig } from '../projects/config.js';
+import type { EmailServerConfig } from '../../../contract/config/project-config.js';
 import { revealSecret } from '../projects/service.js';
 import { type LookupAll, OutboundRefused, resolveOutboundAddress } from './public-address.js';
 

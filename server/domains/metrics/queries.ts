@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 
 /**
  * The overview's numbers, in three statements over one tenancy's users; counts are cast in SQL

@@ -1,6 +1,6 @@
 import { router } from '../../trpc/init.js';
 import { adminProcedure } from '../../trpc/procedures.js';
-import * as schemas from './schemas.js';
+import * as schemas from '../../../contract/schemas/metrics.js';
 import * as service from './service.js';
 
 const TAGS = ['Metrics'];

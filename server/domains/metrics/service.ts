@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import type { AuthContext } from '../../trpc/context.js';
+import type { AuthContext } from '../../access/context.js';
 import * as q from './queries.js';
-import type { metricsQuerySchema, metricsSchema } from './schemas.js';
+import type { metricsQuerySchema, metricsSchema } from '../../../contract/schemas/metrics.js';
 
 const DAYS = 30;
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
 import { addMember, defineTeamPermission, expectKnownError, expectStatus, grantTeamPermission, newTeam, newUser, tenancyOf } from '../../test/team-fixtures.js';
 import * as q from './queries.js';
-import { SYSTEM_TEAM_PERMISSIONS } from './schemas.js';
+import { SYSTEM_TEAM_PERMISSIONS } from '../../../contract/schemas/permissions.js';
 
 let h: Harness;
 beforeAll(async () => {

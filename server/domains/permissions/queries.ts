@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { PermissionDefinitionRow } from '../../db/schema.js';
-import type { Executor } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 
 export type PermissionScope = 'team' | 'project';
 

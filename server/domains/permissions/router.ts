@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { accessProcedure, adminProcedure, clientProcedure, serverProcedure } from '../../trpc/procedures.js';
-import { successSchema } from '../../validation/schemas.js';
-import * as schemas from './schemas.js';
+import { successSchema } from '../../../contract/validation/schemas.js';
+import * as schemas from '../../../contract/schemas/permissions.js';
 import * as service from './service.js';
 
 const TAGS = ['Permissions'];

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { AuthContext, Tenancy } from '../../trpc/context.js';
-import type { ProjectConfig } from '../projects/config.js';
-import { type Executor, isTeamMember } from '../projects/queries.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { AuthContext, Tenancy } from '../../access/context.js';
+import type { ProjectConfig } from '../../../contract/config/project-config.js';
+import { isTeamMember } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 import { findTeam } from '../teams/queries.js';
 import { findUser } from '../users/queries.js';
 import { liveSessionUser } from '../../access/policy.js';
@@ -17,7 +18,7 @@ import {
   type permissionDefinitionSchema,
   type projectPermissionListQuerySchema,
   type teamPermissionListQuerySchema,
-} from './schemas.js';
+} from '../../../contract/schemas/permissions.js';
 
 export type PermissionScope = q.PermissionScope;
 type PermissionDefinition = z.infer<typeof permissionDefinitionSchema>;

@@ -1,8 +1,8 @@
 import { type Transaction, sql } from 'kysely';
 import type { Database } from '../../db/kysely.js';
 import type { DB, ProjectRow } from '../../db/schema.js';
+import type { Executor } from '../../db/executor.js';
 
-export type Executor = Database | Transaction<DB>;
 export type KeyColumn = 'publishable_client_key_hash' | 'secret_server_key_hash' | 'super_secret_admin_key_hash';
 
 export interface ProjectForRequest extends ProjectRow {

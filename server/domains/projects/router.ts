@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { schemaErrorFromIssues } from '../../errors/wire.js';
 import { router } from '../../trpc/init.js';
 import { accessProcedure, adminProcedure, clientProcedure } from '../../trpc/procedures.js';
-import { shortList, successSchema } from '../../validation/schemas.js';
-import * as schemas from './schemas.js';
+import { shortList, successSchema } from '../../../contract/validation/schemas.js';
+import * as schemas from '../../../contract/schemas/projects.js';
 import * as service from './service.js';
 
 const TAGS = ['Projects'];

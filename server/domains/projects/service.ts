@@ -3,9 +3,9 @@ import type { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import type { ProjectRow } from '../../db/schema.js';
 import { decrypt, encrypt } from '../../crypto/encryption.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { AuthContext } from '../../trpc/context.js';
-import { trustedDomainReach } from '../../validation/urls.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { AuthContext } from '../../access/context.js';
+import { trustedDomainReach } from '../../../contract/validation/urls.js';
 import { insertTeam, insertTeamMember } from '../teams/queries.js';
 import { setSelectedTeam } from '../users/queries.js';
 import {
@@ -17,9 +17,9 @@ import {
   type ProjectConfig,
   effectiveConfig,
   internalProjectConfig,
-} from './config.js';
+} from '../../../contract/config/project-config.js';
 import * as q from './queries.js';
-import { OAUTH_CREDENTIALS_REQUIRED, type adminProjectSchema, type clientProjectSchema, type configUpdateSchema, type projectCreateSchema, type projectUpdateSchema } from './schemas.js';
+import { OAUTH_CREDENTIALS_REQUIRED, type adminProjectSchema, type clientProjectSchema, type configUpdateSchema, type projectCreateSchema, type projectUpdateSchema } from '../../../contract/schemas/projects.js';
 
 type AdminProject = z.infer<typeof adminProjectSchema>;
 type ClientProject = z.infer<typeof clientProjectSchema>;

@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { Executor } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 
 /**
  * The rate_limits table: one fixed-window counter per (bucket, key). Keys carry the tenancy id

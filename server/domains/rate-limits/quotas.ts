@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import { KnownErrors } from '../../errors/known-errors.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
 
 /**
  * Storage caps per user and team (issue 13, item 10): one client grew the database 35 MB in 2.6 s

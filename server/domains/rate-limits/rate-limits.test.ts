@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../env.js';
-import { KnownError } from '../../errors/known-error.js';
+import { KnownError } from '../../../contract/errors/known-error.js';
 import { type RunningLatch, startLatch } from '../../start.js';
 import { type ApiResponse, type Harness, type Headers_, type OwnerSession, type ProjectFixture, startHarness } from '../../test/harness.js';
 import { type RateLimit, checkRateLimits, cleanUpExpiredCounters, consumeRateLimits, ipKey, recordRateLimits, refundRateLimits } from './service.js';

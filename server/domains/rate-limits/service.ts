@@ -1,8 +1,8 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../db/kysely.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { Tenancy } from '../../trpc/context.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { Tenancy } from '../../access/context.js';
 import * as q from './queries.js';
 
 /**

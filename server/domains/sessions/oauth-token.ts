@@ -1,11 +1,12 @@
 import type { Request, Response } from 'express';
 import type { Deps } from '../../deps.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import { clientIp, resolveAuth, parseLatchHeaders } from '../../trpc/context.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import { clientIp, parseLatchHeaders } from '../../trpc/context.js';
+import { resolveAuth } from '../../access/resolve.js';
 import { sendError } from '../../trpc/rest.js';
 import { refreshAccessToken } from './service.js';
 
-/** `Basic <base64>`; exported for the ReDoS test (server/validation/redos.test.ts). */
+/** `Basic <base64>`; exported for the ReDoS test (contract/validation/redos.test.ts). */
 export const BASIC_AUTHORIZATION = /^basic ([A-Za-z0-9+/=]+)$/i;
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { SessionRow, UserRow } from '../../db/schema.js';
-import type { Executor } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 import { precompiled } from '../../db/precompiled.js';
 
 export async function insertSession(

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { KnownErrors } from '../../errors/known-errors.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import { router } from '../../trpc/init.js';
 import { clientProcedure, projectAccessProcedure, publicProcedure, serverProcedure } from '../../trpc/procedures.js';
 import { findProject } from '../projects/queries.js';
-import { shortList, successSchema } from '../../validation/schemas.js';
-import * as schemas from './schemas.js';
+import { shortList, successSchema } from '../../../contract/validation/schemas.js';
+import * as schemas from '../../../contract/schemas/sessions.js';
 import * as service from './service.js';
 
 const TAGS = ['Sessions'];

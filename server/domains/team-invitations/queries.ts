@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { TeamInvitationRow } from '../../db/schema.js';
-import type { Executor } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 
 export async function insertInvitation(db: Executor, row: { tenancy_id: string; id: string; team_id: string; recipient_email: string; expires_at: Date }): Promise<void> {
   await db.insertInto('team_invitations').values(row).execute();

@@ -1,7 +1,7 @@
 import { router } from '../../trpc/init.js';
 import { clientProcedure } from '../../trpc/procedures.js';
-import { successSchema } from '../../validation/schemas.js';
-import * as schemas from './schemas.js';
+import { successSchema } from '../../../contract/validation/schemas.js';
+import * as schemas from '../../../contract/schemas/team-invitations.js';
 import * as service from './service.js';
 
 const TAGS = ['Teams'];

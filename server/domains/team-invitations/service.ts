@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { AuthContext } from '../../trpc/context.js';
-import { isTrustedRedirectUrl } from '../../validation/urls.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { AuthContext } from '../../access/context.js';
+import { isTrustedRedirectUrl } from '../../../contract/validation/urls.js';
 import { queueEmail } from '../emails/service.js';
-import type { ProjectConfig } from '../projects/config.js';
-import type { Executor } from '../projects/queries.js';
+import type { ProjectConfig } from '../../../contract/config/project-config.js';
+import type { Executor } from '../../db/executor.js';
 import { authorizeTeamAction, requireCurrentUserId } from '../permissions/service.js';
 import { findTeam, lockTeamForShare } from '../teams/queries.js';
 import { addMember } from '../teams/service.js';
 import { assertTrustedCallbackUrl, checkCode, consumeCode, createCode, deleteCodes, limitCodeChecks, linkWithCode } from '../verification/service.js';
 import * as q from './queries.js';
-import type { sendCodeSchema } from './schemas.js';
+import type { sendCodeSchema } from '../../../contract/schemas/team-invitations.js';
 
 /** The verification_codes purpose of team invitations. */
 export const TEAM_INVITATION_PURPOSE = 'team_invitation';

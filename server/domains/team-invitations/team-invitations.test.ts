@@ -3,7 +3,7 @@ import { hashSecret } from '../../crypto/tokens.js';
 import { type Harness, startHarness } from '../../test/harness.js';
 import { CALLBACK_URL, addMember, expectKnownError, expectStatus, grantTeamPermission, lastEmailTo, newTeam, newUser } from '../../test/team-fixtures.js';
 import { isTrustedCallbackUrl } from './service.js';
-import { DEFAULT_PROJECT_CONFIG } from '../projects/config.js';
+import { DEFAULT_PROJECT_CONFIG } from '../../../contract/config/project-config.js';
 
 let h: Harness;
 beforeAll(async () => {

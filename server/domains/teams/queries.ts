@@ -1,5 +1,5 @@
 import type { TeamMemberRow, TeamRow, UserRow } from '../../db/schema.js';
-import type { Executor } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 
 /** Minimal team writes the core needs (personal teams, project owner teams); the teams domain grows here. */
 export async function insertTeam(

@@ -3,12 +3,12 @@ import type { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import type { TeamRow } from '../../db/schema.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
-import { KnownErrors } from '../../errors/known-errors.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import { assertMetadataWithinQuota } from '../rate-limits/quotas.js';
-import type { AuthContext, Tenancy } from '../../trpc/context.js';
-import type { ProjectConfig } from '../projects/config.js';
-import { INTERNAL_PROJECT_ID } from '../projects/config.js';
-import type { Executor } from '../projects/queries.js';
+import type { AuthContext, Tenancy } from '../../access/context.js';
+import type { ProjectConfig } from '../../../contract/config/project-config.js';
+import { INTERNAL_PROJECT_ID } from '../../../contract/config/project-config.js';
+import type { Executor } from '../../db/executor.js';
 import { authorizeTeamAction, grantTeamDefaults, requireCurrentUserId, resolveExistingUserId } from '../permissions/service.js';
 import { resolveUserId } from '../sessions/service.js';
 import { toUserDto } from '../users/dto.js';
@@ -27,7 +27,7 @@ import {
   type teamCreateSchema,
   type teamListQuerySchema,
   type teamUpdateSchema,
-} from './schemas.js';
+} from '../../../contract/schemas/teams.js';
 
 type ClientTeam = z.infer<typeof clientTeamSchema>;
 type ServerTeam = z.infer<typeof serverTeamSchema>;

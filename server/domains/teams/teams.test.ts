@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../test/harness.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
-import { effectiveConfig } from '../projects/config.js';
+import { effectiveConfig } from '../../../contract/config/project-config.js';
 import { deleteTeam } from './service.js';
 import { addMember, defineTeamPermission, expectKnownError, expectStatus, grantTeamPermission, newTeam, newUser, tenancyOf } from '../../test/team-fixtures.js';
 

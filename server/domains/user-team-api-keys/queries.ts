@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { UserTeamApiKeyRow } from '../../db/schema.js';
-import type { Executor } from '../projects/queries.js';
+import type { Executor } from '../../db/executor.js';
 
 export async function insertApiKey(
   db: Executor,

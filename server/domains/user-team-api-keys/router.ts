@@ -1,6 +1,6 @@
 import { router } from '../../trpc/init.js';
 import { clientProcedure, serverProcedure } from '../../trpc/procedures.js';
-import * as schemas from './schemas.js';
+import * as schemas from '../../../contract/schemas/user-team-api-keys.js';
 import * as service from './service.js';
 
 const TAGS = ['API keys'];

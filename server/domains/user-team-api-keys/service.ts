@@ -5,13 +5,13 @@ import type { UserTeamApiKeyRow } from '../../db/schema.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import { type ApiKeyOwnerType, newApiKey, parseApiKey } from '../../crypto/api-key-format.js';
 import { hashSecret, lastFour } from '../../crypto/tokens.js';
-import { KnownError } from '../../errors/known-error.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { AuthContext } from '../../trpc/context.js';
+import { KnownError } from '../../../contract/errors/known-error.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { AuthContext } from '../../access/context.js';
 import { authorizeTeamAction, resolveExistingUserId } from '../permissions/service.js';
 import { limitApiKeyCheck } from '../rate-limits/service.js';
 import * as q from './queries.js';
-import type { apiKeyUpdateSchema, teamApiKeySchema, userApiKeySchema } from './schemas.js';
+import type { apiKeyUpdateSchema, teamApiKeySchema, userApiKeySchema } from '../../../contract/schemas/user-team-api-keys.js';
 
 /**
  * API keys that belong to a user or a team (not the project's internal keys, see

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { UserRow } from '../../db/schema.js';
-import type { AccessType } from '../../trpc/context.js';
-import type { clientUserSchema, serverUserSchema } from './schemas.js';
+import type { AccessType } from '../../access/context.js';
+import type { clientUserSchema, serverUserSchema } from '../../../contract/schemas/users.js';
 
 export type ClientUser = z.infer<typeof clientUserSchema>;
 export type ServerUser = z.infer<typeof serverUserSchema>;

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { clientProcedure, serverProcedure } from '../../trpc/procedures.js';
 import { admitPasswordCalls, setsPassword } from '../../trpc/password-admission.js';
-import { successSchema, uuidSchema } from '../../validation/schemas.js';
-import * as schemas from './schemas.js';
+import { successSchema, uuidSchema } from '../../../contract/validation/schemas.js';
+import * as schemas from '../../../contract/schemas/users.js';
 import * as service from './service.js';
 
 const TAGS = ['Users'];

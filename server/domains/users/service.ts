@@ -5,11 +5,11 @@ import type { NewUser, UserRow, UserUpdate } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { encrypt } from '../../crypto/encryption.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, isSupportedPasswordHash } from '../../crypto/passwords.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { AuthContext, Tenancy } from '../../trpc/context.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { AuthContext, Tenancy } from '../../access/context.js';
 import { isOwnUser, liveSessionUser } from '../../access/policy.js';
-import type { ProjectConfig } from '../projects/config.js';
-import type { Executor } from '../projects/queries.js';
+import type { ProjectConfig } from '../../../contract/config/project-config.js';
+import type { Executor } from '../../db/executor.js';
 import { isTeamMember } from '../projects/queries.js';
 import { assertAddressFree, settleProvenAddress } from '../contact-channels/claims.js';
 import { findSessionSignedInAt } from '../sessions/queries.js';
@@ -20,7 +20,7 @@ import { assertMetadataWithinQuota } from '../rate-limits/quotas.js';
 import { insertTeamWithCreator } from '../teams/service.js';
 import { type ClientUser, type ServerUser, toUserDto } from './dto.js';
 import * as q from './queries.js';
-import type { clientUserUpdateSchema, serverUserUpdateSchema, userCreateSchema, userListQuerySchema } from './schemas.js';
+import type { clientUserUpdateSchema, serverUserUpdateSchema, userCreateSchema, userListQuerySchema } from '../../../contract/schemas/users.js';
 
 /** PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG with their limits (spec sections 5 and 8). */
 export function checkPasswordRequirements(password: string): void {

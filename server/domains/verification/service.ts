@@ -3,11 +3,11 @@ import type { Deps } from '../../deps.js';
 import type { Database } from '../../db/kysely.js';
 import type { VerificationCodeRow } from '../../db/schema.js';
 import { constantTimeEqual, hashSecret, randomSecret } from '../../crypto/tokens.js';
-import type { KnownError } from '../../errors/known-error.js';
-import { KnownErrors } from '../../errors/known-errors.js';
-import type { ProjectRecord, Tenancy } from '../../trpc/context.js';
-import { isTrustedRedirectUrl } from '../../validation/urls.js';
-import type { Executor } from '../projects/queries.js';
+import type { KnownError } from '../../../contract/errors/known-error.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { ProjectRecord, Tenancy } from '../../access/context.js';
+import { isTrustedRedirectUrl } from '../../../contract/validation/urls.js';
+import type { Executor } from '../../db/executor.js';
 import { limitCodeCheck } from '../rate-limits/service.js';
 import * as q from './queries.js';
 

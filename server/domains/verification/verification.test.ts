@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../crypto/tokens.js';
-import { KnownError } from '../../errors/known-error.js';
-import type { Tenancy } from '../../trpc/context.js';
+import { KnownError } from '../../../contract/errors/known-error.js';
+import type { Tenancy } from '../../access/context.js';
 import { type Harness, startHarness } from '../../test/harness.js';
 import { tenancyOf } from '../../test/team-fixtures.js';
 import { OTP_MAX_ATTEMPTS, checkCode, consumeCode, createCode, deleteCodes, linkWithCode, withCode } from './service.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailSchema, shortList, urlSchema, uuidSchema } from '../../validation/schemas.js';
+import { emailSchema, shortList, urlSchema, uuidSchema } from '../validation/schemas.js';
 
 export const sendCodeSchema = z.strictObject({
   email: emailSchema,

@@ -14,9 +14,9 @@
  * // → 400 {"code":"PASSWORD_TOO_SHORT","details":{"min_length":8},"error":"Password too short. …"}
  */
 import { defineKnownError, KnownError } from './known-error.js';
+import type { AccessType } from '../access-type.js';
 
-/** The three access levels a request can claim with `x-latch-access-type`. */
-export type AccessType = 'client' | 'server' | 'admin';
+export type { AccessType };
 
 /** Who can own items and products in payments. */
 export type CustomerType = 'user' | 'team' | 'custom';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shortList, userIdOrMeSchema, uuidSchema } from '../../validation/schemas.js';
+import { shortList, userIdOrMeSchema, uuidSchema } from '../validation/schemas.js';
 
 /**
  * The system team permissions (spec section 3). They exist in every project without a row, cannot

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { emailSchema, paginatedList, urlSchema, uuidSchema } from '../../validation/schemas.js';
-import { emailConfigSchema } from '../projects/schemas.js';
+import { emailSchema, paginatedList, urlSchema, uuidSchema } from '../validation/schemas.js';
+import { emailConfigSchema } from './projects.js';
 
 export const emailListQuerySchema = z.object({
   cursor: z.string().max(200).optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { userIdOrMeSchema, uuidSchema } from '../../validation/schemas.js';
+import { userIdOrMeSchema, uuidSchema } from '../validation/schemas.js';
 
 export const sessionSchema = z.object({
   id: z.string(),

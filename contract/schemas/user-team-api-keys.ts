@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { millisSchema, shortList, userIdOrMeSchema, uuidSchema } from '../../validation/schemas.js';
+import { millisSchema, shortList, userIdOrMeSchema, uuidSchema } from '../validation/schemas.js';
 
 const descriptionSchema = z.string().max(1024);
 /** null (or omitted) means the key never expires. */

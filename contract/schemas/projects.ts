@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { displayNameSchema, emailSchema, imageUrlSchema, portSchema, uuidSchema } from '../../validation/schemas.js';
-import { validateTrustedDomain } from '../../validation/urls.js';
-import { OAUTH_PROVIDER_IDS } from './config.js';
+import { displayNameSchema, emailSchema, imageUrlSchema, portSchema, uuidSchema } from '../validation/schemas.js';
+import { validateTrustedDomain } from '../validation/urls.js';
+import { OAUTH_PROVIDER_IDS } from '../config/project-config.js';
 
 const permissionRefs = z.array(z.strictObject({ id: z.string().min(1).max(256) })).max(100);
 

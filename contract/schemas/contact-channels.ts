@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailSchema, shortList, urlSchema, userIdOrMeSchema, uuidSchema } from '../../validation/schemas.js';
+import { emailSchema, shortList, urlSchema, userIdOrMeSchema, uuidSchema } from '../validation/schemas.js';
 
 /** Spec section 3, "Contact channel" (type is only email for now). */
 export const contactChannelSchema = z.object({

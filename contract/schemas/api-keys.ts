@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { millisSchema, uuidSchema } from '../../validation/schemas.js';
+import { millisSchema, uuidSchema } from '../validation/schemas.js';
 
 export const apiKeySetCreateSchema = z.strictObject({
   description: z.string().max(1024),

@@ -8,7 +8,7 @@ import {
   passwordSchema,
   userIdOrMeSchema,
   uuidSchema,
-} from '../../validation/schemas.js';
+} from '../validation/schemas.js';
 
 // A TOTP secret is at least 80 bits (RFC 4226 §4 recommends 160); an empty one would enable MFA with no secret.
 const base64Schema = z.string().min(16).max(1024).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { displayNameSchema, imageUrlSchema, jsonValueSchema, shortList, userIdOrMeSchema, uuidSchema } from '../../validation/schemas.js';
-import { serverUserSchema } from '../users/schemas.js';
+import { displayNameSchema, imageUrlSchema, jsonValueSchema, shortList, userIdOrMeSchema, uuidSchema } from '../validation/schemas.js';
+import { serverUserSchema } from './users.js';
 
 /** What a client holding $update_team may change; the server may also set the two other metadata fields. */
 const clientWritable = {

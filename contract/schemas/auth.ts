@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailSchema, passwordSchema, urlSchema } from '../../validation/schemas.js';
+import { emailSchema, passwordSchema, urlSchema } from '../validation/schemas.js';
 
 export const passwordSignUpSchema = z.strictObject({
   email: emailSchema,
