@@ -6,7 +6,7 @@ import { parseApiKey } from '../../server/crypto/api-key-format.js';
 import { peekKid } from '../../server/crypto/jwt.js';
 import { customPermissionIdSchema, permissionIdSchema } from '../schemas/permissions.js';
 import { DEFAULT_PROJECT_CONFIG } from '../config/project-config.js';
-import { domainSchema } from '../schemas/projects.js';
+import { domainSchema } from '../config/domains.js';
 import { productionModeProblems } from '../../server/domains/projects/service.js';
 import { ipKey } from '../../server/domains/rate-limits/service.js';
 import { clientUserUpdateSchema, serverUserUpdateSchema } from '../schemas/users.js';
