@@ -8,7 +8,7 @@ import { setMaxSessionsPerUser } from './domains/sessions/service.js';
 import { type DatabaseTarget, openDatabase } from './db/kysely.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Deps, createLogger } from './deps.js';
-import { KeyringHolder } from './domains/auth/signing-keys.js';
+import { KeyringHolder } from './access/keyring.js';
 import { startEmailWorker } from './domains/emails/worker.js';
 import { ensureInternalProject } from './domains/projects/service.js';
 import { type LatchEnv, loadEnv } from './env.js';
