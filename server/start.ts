@@ -56,7 +56,8 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
   setMaxSessionsPerUser(env.quotas.sessionsPerUser);
   await warmPasswordHashing();
 
-  const server = createServer(createRequestHandler(deps));
+  const handler = createRequestHandler(deps);
+  const server = createServer(handler.serverOptions, handler);
   server.keepAliveTimeout = 65_000;
   // Requests the HTTP parser refuses (headers too large, malformed, too slow) get catalogued errors.
   server.on('clientError', handleClientError);
