@@ -3,6 +3,7 @@ import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import { router } from '../../trpc/init.js';
 import { clientProcedure, projectAccessProcedure, publicProcedure, serverProcedure } from '../../trpc/procedures.js';
 import { findProject } from '../projects/queries.js';
+import { applyAuthHeader } from '../../access/resolve.js';
 import { shortList, successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/sessions.js';
 import * as service from './service.js';
@@ -14,7 +15,7 @@ export const sessionsRouter = router({
     .meta({ openapi: { method: 'POST', path: '/auth/sessions/current/refresh', tags: TAGS, summary: 'A new access token for the refresh token in x-latch-refresh-token' } })
     .input(z.object({}))
     .output(schemas.refreshResponseSchema)
-    .mutation(async ({ ctx }) => ({ access_token: await service.refreshAccessToken(ctx.deps, ctx.auth.tenancy, ctx.headers.refreshToken ?? refreshFromAuthHeader(ctx.headers.authHeader), ctx.ip) })),
+    .mutation(async ({ ctx }) => ({ access_token: await service.refreshAccessToken(ctx.deps, ctx.auth.tenancy, applyAuthHeader(ctx.headers).refreshToken, ctx.ip) })),
 
   signOut: clientProcedure
     .meta({ openapi: { method: 'DELETE', path: '/auth/sessions/current', tags: TAGS, summary: 'Sign out: ends the current session' } })
@@ -56,13 +57,3 @@ export const sessionsRouter = router({
       return ctx.deps.keyring.jwks(input.project_id);
     }),
 });
-
-function refreshFromAuthHeader(raw: string | null): string | null {
-  if (!raw) return null;
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return typeof parsed === 'object' && parsed !== null && 'refreshToken' in parsed && typeof parsed.refreshToken === 'string' ? parsed.refreshToken : null;
-  } catch {
-    return null;
-  }
-}

@@ -8,6 +8,7 @@ import type { AuthContext, Tenancy } from '../../access/context.js';
 import type { Executor } from '../../db/executor.js';
 import { findUser } from '../users/queries.js';
 import { revokeKeysOfUser } from '../user-team-api-keys/queries.js';
+import { noteUserActive, resolveUserId } from '../../access/policy.js';
 import * as q from './queries.js';
 
 /** Default session lifetime: one year (spec section 9, "Default server session expiry"). */
@@ -109,6 +110,8 @@ export async function refreshAccessToken(deps: Deps, tenancy: Tenancy, refreshTo
   const row = await q.findLiveSessionByTokenHash(deps.db, tenancy.id, hashSecret(refreshToken));
   if (!row) throw new KnownErrors.RefreshTokenNotFoundOrExpired();
   if (Date.now() - row.session_last_used_at.getTime() > 60_000) await q.touchSession(deps.db, tenancy.id, row.session_id, ip);
+  // Refreshing is acting: a client that only refreshes (and reads its token's claims) is active.
+  noteUserActive(deps, tenancy.id, row.id);
   return mintAccessToken(deps, tenancy, row, row.session_id, row.session_expires_at);
 }
 
@@ -121,25 +124,6 @@ export async function refreshAccessToken(deps: Deps, tenancy: Tenancy, refreshTo
 export async function signOutEverywhere(trx: Executor, tenancy: Tenancy, userId: string, exceptSessionId: string | null): Promise<void> {
   await q.deleteSessionsOfUser(trx, tenancy.id, userId, exceptSessionId);
   await revokeKeysOfUser(trx, tenancy.id, userId);
-}
-
-export function requireUserId(auth: AuthContext): string {
-  if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
-  return auth.user.sub;
-}
-
-/** Resolves `user_id` (`me` or a UUID) for the caller: clients may only name themselves. */
-export function resolveUserId(auth: AuthContext, userId: string | undefined): string {
-  if (userId === undefined || userId === 'me') {
-    if (!auth.user) throw new KnownErrors.CannotGetOwnUserWithoutUser();
-    return auth.user.sub;
-  }
-  if (auth.type === 'client' && userId !== auth.user?.sub) {
-    // A client never reads another user: answer as if the user did not exist.
-    if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
-    throw new KnownErrors.UserNotFound();
-  }
-  return userId;
 }
 
 export async function signOut(deps: Deps, auth: AuthContext): Promise<void> {
