@@ -1,10 +1,5 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { bundleForBrowser } from '../server/test/browser-bundle.js';
 
 /**
  * The UI kit runs in the host app's browser: bundled from its entry for the browser, it holds the
@@ -13,21 +8,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  */
 describe('browser bundle of the UI kit', () => {
   it('contains no server module and no Node-only package, and reports its size', async () => {
-    const result = await build({
-      entryPoints: [path.join(root, 'react-ui/index.ts')],
-      absWorkingDir: root,
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      target: 'es2022',
-      minify: true,
-      metafile: true,
-      write: false,
+    const { inputs, js: code, gzippedBytes: gzipped } = await bundleForBrowser('react-ui/index.ts', {
       jsx: 'automatic',
-      logLevel: 'silent',
       define: { 'process.env.NODE_ENV': '"production"' },
     });
-    const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.filter((input) => input.startsWith('server/'))).toEqual([]);
     expect(inputs).toContain('react-ui/index.ts');
     expect(inputs).toContain('contract/errors/known-errors.ts');
@@ -39,8 +23,6 @@ describe('browser bundle of the UI kit', () => {
       ),
     ).toEqual([]);
 
-    const code = result.outputFiles[0]!.contents;
-    const gzipped = gzipSync(code, { level: 9 }).length;
     console.log(`UI kit browser bundle (with React and the SDK): ${(code.length / 1024).toFixed(1)} KiB minified, ${(gzipped / 1024).toFixed(1)} KiB gzipped`);
   });
 });
