@@ -41,6 +41,7 @@ export interface KnownErrorClass<C extends string, A extends unknown[], D extend
  *   message: `Password too short. Minimum length is ${min}.`, details: { min_length: min },
  * }));
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function defineKnownError<C extends string, A extends unknown[], D extends ErrorDetails = undefined>(
   code: C,
   status: number,
