@@ -82,7 +82,7 @@ export const DEFAULT_HASH_QUEUE_PER_PROJECT = 64;
 
 export const DEFAULT_QUOTAS: QuotaSettings = { metadataMaxBytes: 102_400, sessionsPerUser: 100, apiKeysPerOwner: 100 };
 
-/** How emails leave the outbox (server/domains/emails/worker.ts). */
+/** How emails leave the outbox (server/domains/emails/delivery.ts, a job kind of server/jobs/). */
 export interface EmailSettings {
   /**
    * LATCH_SMTP_URL — the deployment's default SMTP server, used by projects whose email config is
