@@ -128,7 +128,7 @@ export interface EmailSettings {
   sharedEmail: 'internal' | 'all' | string[];
   /** LATCH_SMTP_CA_FILE — PEM file of extra certificate authorities trusted for SMTP TLS (an internal relay's private CA); default none. */
   extraCa: string | null;
-  /** LATCH_EMAIL_POLL_INTERVAL_MS — how often the outbox worker looks for due emails (default 1000). */
+  /** LATCH_EMAIL_POLL_INTERVAL_MS — how often the outbox worker (server/jobs/) looks for due jobs, emails among them (default 1000). */
   pollIntervalMs: number;
 }
 
