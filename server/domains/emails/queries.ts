@@ -5,14 +5,7 @@ import type { Executor } from '../../db/executor.js';
 
 export type OutboxRow = Selectable<EmailOutboxTable>;
 
-export interface NewEmail {
-  id: string;
-  tenancy_id: string | null;
-  to_email: string;
-  subject: string;
-  html: string;
-  text: string;
-}
+export type NewEmail = Pick<OutboxRow, 'id' | 'tenancy_id' | 'to_email' | 'subject' | 'html' | 'text'>;
 
 /** The email's record; its delivery job is queued with it (delivery.ts, enqueueEmail). */
 export async function insertEmail(db: Executor, email: NewEmail): Promise<void> {
