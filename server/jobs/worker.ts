@@ -29,7 +29,7 @@ export const BAD_PAYLOAD_ERROR = 'The job payload is not one its kind can read.'
 export class JobWorker {
   private readonly registry: JobRegistry;
   private readonly options: Required<JobWorkerOptions>;
-  private readonly resources = new Map<string, { value: unknown; dispose: (value: never) => void }>();
+  private readonly resources = new Map<string, { value: unknown; dispose: () => void }>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
@@ -49,7 +49,7 @@ export class JobWorker {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
-    for (const { value, dispose } of this.resources.values()) dispose(value as never);
+    for (const { dispose } of this.resources.values()) dispose();
     this.resources.clear();
   }
 
@@ -87,7 +87,7 @@ export class JobWorker {
         const held = this.resources.get(key);
         if (held) return held.value as T;
         const value = create();
-        this.resources.set(key, { value, dispose: dispose as (value: never) => void });
+        this.resources.set(key, { value, dispose: () => dispose(value) });
         return value;
       },
     };
