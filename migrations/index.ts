@@ -5,6 +5,7 @@ import * as m0003 from './0003_codes_outbox.js';
 import * as m0004 from './0004_rate_limits.js';
 import * as m0005 from './0005_project_signing_keys.js';
 import * as m0006 from './0006_auth_claims.js';
+import * as m0007 from './0007_jobs.js';
 
 /** Every migration, in order. A static list: bundlers and tsx need no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_rate_limits': m0004,
   '0005_project_signing_keys': m0005,
   '0006_auth_claims': m0006,
+  '0007_jobs': m0007,
 };

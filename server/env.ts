@@ -82,7 +82,7 @@ export const DEFAULT_HASH_QUEUE_PER_PROJECT = 64;
 
 export const DEFAULT_QUOTAS: QuotaSettings = { metadataMaxBytes: 102_400, sessionsPerUser: 100, apiKeysPerOwner: 100 };
 
-/** How emails leave the outbox (server/domains/emails/worker.ts). */
+/** How emails leave the outbox (server/domains/emails/delivery.ts, a job kind of server/jobs/). */
 export interface EmailSettings {
   /**
    * LATCH_SMTP_URL — the deployment's default SMTP server, used by projects whose email config is
@@ -128,7 +128,7 @@ export interface EmailSettings {
   sharedEmail: 'internal' | 'all' | string[];
   /** LATCH_SMTP_CA_FILE — PEM file of extra certificate authorities trusted for SMTP TLS (an internal relay's private CA); default none. */
   extraCa: string | null;
-  /** LATCH_EMAIL_POLL_INTERVAL_MS — how often the outbox worker looks for due emails (default 1000). */
+  /** LATCH_EMAIL_POLL_INTERVAL_MS — how often the outbox worker (server/jobs/) looks for due jobs, emails among them (default 1000). */
   pollIntervalMs: number;
 }
 

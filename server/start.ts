@@ -9,9 +9,10 @@ import { type DatabaseTarget, openDatabase } from './db/kysely.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Deps, createLogger } from './deps.js';
 import { KeyringHolder } from './access/keyring.js';
-import { startEmailWorker } from './domains/emails/worker.js';
 import { ensureInternalProject } from './domains/projects/service.js';
 import { type LatchEnv, loadEnv } from './env.js';
+import { JOB_KINDS } from './job-kinds.js';
+import { startJobWorker } from './jobs/worker.js';
 import { ProjectAuthCache } from './access/project-auth-cache.js';
 
 export interface RunningLatch {
@@ -76,8 +77,8 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     server.listen(env.port, env.host, () => resolve());
   });
   port = (server.address() as AddressInfo).port;
-  // Delivers the outbox (every instance runs one; they share it safely).
-  const emailWorker = startEmailWorker(deps);
+  // Runs the outbox's jobs, email delivery among them (every instance runs one; they share it safely).
+  const jobWorker = startJobWorker(deps, JOB_KINDS, { pollIntervalMs: env.email.pollIntervalMs });
   const url = env.baseUrl ?? `http://localhost:${port}`;
   log.info(`storage: ${target.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite (${target.dataDir ?? 'in memory'})`}`);
 
@@ -103,7 +104,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
         });
       });
       // Only now, with no request left that could still query it, does the database go away.
-      await emailWorker.stop();
+      await jobWorker.stop();
       await closeDb();
     },
   };

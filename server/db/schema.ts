@@ -191,9 +191,26 @@ export interface EmailOutboxTable {
   state: Generated<'pending' | 'sent' | 'failed' | 'not-delivered'>;
   attempts: Generated<number>;
   error: string | null;
-  next_attempt_at: Timestamp;
   sent_at: Date | null;
   created_at: Timestamp;
+}
+
+/**
+ * The outbox of background work, one row per job of any kind (migration 0007, server/jobs/).
+ * next_attempt_at is the due time, or the end of the lease while a worker holds the job.
+ */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  tenancy_id: string | null;
+  payload: ColumnType<unknown, string, string>;
+  status: Generated<'pending' | 'done' | 'dead'>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  leased_at: Date | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  finished_at: Date | null;
 }
 
 /** Brute-force counters: one fixed window per (bucket, key) (migration 0004). */
@@ -222,6 +239,7 @@ export interface DB {
   user_team_api_keys: UserTeamApiKeysTable;
   verification_codes: VerificationCodesTable;
   email_outbox: EmailOutboxTable;
+  jobs: JobsTable;
   rate_limits: RateLimitsTable;
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EMAIL_SETTINGS } from '../../env.js';
 import { type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
 import { expectKnownError, expectStatus } from '../../test/team-fixtures.js';
-import { NOT_DELIVERED_REASON } from '../emails/worker.js';
+import { NOT_DELIVERED_REASON } from '../emails/delivery.js';
 
 /**
  * Contact channels through real HTTP, on a deployment with no SMTP server at all: every email

@@ -5,9 +5,11 @@ import { hashSecret } from '../../crypto/tokens.js';
 import { type ApiResponse, type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
 import { type SmtpSink, startSmtpSink } from '../../test/smtp-sink.js';
 import { expectKnownError, expectStatus } from '../../test/team-fixtures.js';
-import { claimDueEmails, insertEmail } from './queries.js';
+import { retryDelayMs } from '../../jobs/backoff.js';
+import { claimDueJobs } from '../../jobs/queries.js';
+import { JobWorker } from '../../jobs/worker.js';
+import { emailJobKind, enqueueEmail } from './delivery.js';
 import { sealEmailBody } from './sealed-body.js';
-import { EmailWorker, retryDelayMs } from './worker.js';
 
 /**
  * Every email flow end to end, through real HTTP and real SMTP: Latch's outbox worker delivers with
@@ -48,8 +50,9 @@ async function signUp(project: ProjectFixture, email = h.uniqueEmail(), body: Re
   return { email, userId: res.body.user_id as string, accessToken: res.body.access_token as string, refreshToken: res.body.refresh_token as string };
 }
 
+/** An email's row, with the due time of its delivery job (the job has the email's id; server/jobs/). */
 async function outboxRow(id: string) {
-  return db().selectFrom('email_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return db().selectFrom('email_outbox as e').innerJoin('jobs as j', 'j.id', 'e.id').selectAll('e').select('j.next_attempt_at').where('e.id', '=', id).executeTakeFirstOrThrow();
 }
 
 /** Polls an outbox row until `done` holds (the worker runs every 25 ms here). */
@@ -141,7 +144,7 @@ describe('delivery over SMTP', () => {
         expect(delay).toBeGreaterThan(previousDelay * 1.2);
         previousDelay = delay;
         // Time travel: make the retry due now.
-        await db().updateTable('email_outbox').set({ next_attempt_at: new Date(Date.now() - 1) }).where('id', '=', id).execute();
+        await db().updateTable('jobs').set({ next_attempt_at: new Date(Date.now() - 1) }).where('id', '=', id).execute();
       }
       const failed = await waitForRow(id, (r) => r.state === 'failed');
       expect(failed).toMatchObject({ attempts: 5, sent_at: null });
@@ -175,10 +178,10 @@ describe('delivery over SMTP', () => {
   it('delivers each email exactly once with several workers (instances) sharing the outbox', async () => {
     const ids = Array.from({ length: 24 }, () => randomUUID());
     const to = h.uniqueEmail('fanout');
-    const workers = [new EmailWorker(h.latch.deps, { pollIntervalMs: 5, batchSize: 3 }), new EmailWorker(h.latch.deps, { pollIntervalMs: 5, batchSize: 3 })];
+    const workers = [new JobWorker(h.latch.deps, [emailJobKind], { pollIntervalMs: 5, batchSize: 3 }), new JobWorker(h.latch.deps, [emailJobKind], { pollIntervalMs: 5, batchSize: 3 })];
     for (const worker of workers) worker.start();
     try {
-      for (const id of ids) await insertEmail(db(), { id, tenancy_id: null, to_email: to, subject: `fan-out ${id}`, ...sealEmailBody(h.latch.deps.env.secret, id, { html: '<p>x</p>', text: 'x' }) });
+      for (const id of ids) await enqueueEmail(db(), { id, tenancy_id: null, to_email: to, subject: `fan-out ${id}`, ...sealEmailBody(h.latch.deps.env.secret, id, { html: '<p>x</p>', text: 'x' }) });
       for (const id of ids) await waitForRow(id, (r) => r.state === 'sent');
       await new Promise((resolve) => setTimeout(resolve, 100));
       const delivered = shared.received.filter((m) => m.to.includes(to)).map((m) => m.headers['x-latch-email-id']);
@@ -193,12 +196,12 @@ describe('delivery over SMTP', () => {
     // Leased far in the future for everyone else, then made due for the claims below only.
     const ids: string[] = Array.from({ length: 12 }, () => randomUUID());
     const future = new Date(Date.now() + 3_600_000);
-    for (const id of ids) await db().insertInto('email_outbox').values({ id, tenancy_id: null, to_email: 'claims@example.com', subject: 's', html: 'h', text: 't', state: 'pending', attempts: 0, next_attempt_at: future }).execute();
-    await db().updateTable('email_outbox').set({ next_attempt_at: sql<Date>`now() - interval '1 second'` }).where('id', 'in', ids).execute();
-    const claims = await Promise.all(Array.from({ length: 4 }, () => claimDueEmails(db(), 5, 60_000)));
+    for (const id of ids) await db().insertInto('jobs').values({ id, kind: 'email', tenancy_id: null, payload: JSON.stringify({ email_id: id }), status: 'pending', attempts: 0, next_attempt_at: future }).execute();
+    await db().updateTable('jobs').set({ next_attempt_at: sql<Date>`now() - interval '1 second'` }).where('id', 'in', ids).execute();
+    const claims = await Promise.all(Array.from({ length: 4 }, () => claimDueJobs(db(), ['email'], 5, 60_000)));
     const claimedIds = claims.flat().map((r) => r.id).filter((id) => ids.includes(id));
     expect(new Set(claimedIds).size).toBe(claimedIds.length);
-    await db().deleteFrom('email_outbox').where('id', 'in', ids).execute();
+    await db().deleteFrom('jobs').where('id', 'in', ids).execute();
   });
 
   it('backs off exponentially with jitter, capped at an hour', () => {
@@ -468,7 +471,7 @@ describe('admin: test email and the email list', () => {
     expect(detail.body.html).toContain('password-reset');
     // A body moved to another row does not open there (it is bound to its id): that email fails.
     const other = randomUUID();
-    await insertEmail(db(), { id: other, tenancy_id: null, to_email: 'moved@example.com', subject: 'moved', html: row.html, text: row.text });
+    await enqueueEmail(db(), { id: other, tenancy_id: null, to_email: 'moved@example.com', subject: 'moved', html: row.html, text: row.text });
     const moved = await waitForRow(other, (r) => r.state !== 'pending');
     expect(moved.state).toBe('failed');
     expect(moved.error).toContain('could not be decrypted');

@@ -1,15 +1,14 @@
-import { type Selectable, sql } from 'kysely';
-import type { Database } from '../../db/kysely.js';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { EmailOutboxTable } from '../../db/schema.js';
 import { effectiveConfig, type EmailServerConfig } from '../../../contract/config/project-config.js';
 import type { Executor } from '../../db/executor.js';
 
 export type OutboxRow = Selectable<EmailOutboxTable>;
 
-export async function insertEmail(
-  db: Executor,
-  email: { id: string; tenancy_id: string | null; to_email: string; subject: string; html: string; text: string },
-): Promise<void> {
+export type NewEmail = Pick<OutboxRow, 'id' | 'tenancy_id' | 'to_email' | 'subject' | 'html' | 'text'>;
+
+/** The email's record; its delivery job is queued with it (delivery.ts, enqueueEmail). */
+export async function insertEmail(db: Executor, email: NewEmail): Promise<void> {
   // Millisecond precision, so the list's keyset cursor (millis + id) round-trips exactly.
   await db.insertInto('email_outbox').values({ ...email, state: 'pending', attempts: 0, created_at: new Date() }).execute();
 }
@@ -26,55 +25,27 @@ export async function recentEmailCount(db: Executor, tenancyId: string): Promise
 }
 
 /**
- * Claims up to `limit` due pending emails for this worker: locks them with FOR UPDATE SKIP LOCKED
- * (another instance's worker skips them instead of waiting or sending them twice), counts the
- * attempt and leases them by moving next_attempt_at past `leaseMillis` (error is cleared: it always
- * describes the last finished attempt), then commits. The SMTP
- * conversation happens after the commit, with no lock held; if this worker dies mid-send, the
- * email becomes due again when the lease runs out.
+ * A queued email, for its delivery job (whose id it shares; the job carries no tenancy check of its
+ * own, it was written with the email). Undefined once the email is settled or gone.
  */
-export async function claimDueEmails(db: Database, limit: number, leaseMillis: number): Promise<OutboxRow[]> {
-  // The usual answer is "nothing due": one indexed read, no transaction, no lock.
-  const anyDue = await db.selectFrom('email_outbox').select('id').where('state', '=', 'pending').where('next_attempt_at', '<=', sql<Date>`now()`).limit(1).executeTakeFirst();
-  if (!anyDue) return [];
-  return db.transaction().execute(async (trx) => {
-    const due = await trx
-      .selectFrom('email_outbox')
-      .select('id')
-      .where('state', '=', 'pending')
-      .where('next_attempt_at', '<=', sql<Date>`now()`)
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (due.length === 0) return [];
-    return trx
-      .updateTable('email_outbox')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: sql<Date>`now() + ${`${leaseMillis} milliseconds`}::interval`, error: null }))
-      .where('id', 'in', due.map((row) => row.id))
-      .returningAll()
-      .execute();
-  });
+export async function findQueuedEmail(db: Executor, id: string): Promise<OutboxRow | undefined> {
+  return db.selectFrom('email_outbox').selectAll().where('id', '=', id).where('state', '=', 'pending').executeTakeFirst();
 }
 
 /**
- * Records the outcome of one claimed attempt. Only while the row is still the one this worker
- * claimed (pending, same attempt count): a worker whose lease ran out cannot overwrite the outcome
- * of the one that took over.
+ * Records what the delivery job's attempts did on the email's row, while it is still pending (the
+ * job worker calls it only in the transaction that settles the job, and only for the worker that
+ * held the job's lease).
  */
 export async function recordOutcome(
   db: Executor,
-  claimed: { id: string; attempts: number },
-  outcome: { state: 'sent' } | { state: 'failed' | 'not-delivered'; error: string } | { state: 'pending'; error: string; retryAt: Date },
+  id: string,
+  patch:
+    | { state: 'sent'; sent_at: RawBuilder<Date>; error: null; attempts: number }
+    | { state: 'failed' | 'not-delivered'; error: string; attempts: number }
+    | { error: string; attempts: number },
 ): Promise<void> {
-  const patch =
-    outcome.state === 'sent'
-      ? { state: 'sent' as const, sent_at: sql<Date>`now()`, error: null }
-      : outcome.state === 'pending'
-        ? { error: outcome.error, next_attempt_at: outcome.retryAt }
-        : { state: outcome.state, error: outcome.error };
-  await db.updateTable('email_outbox').set(patch).where('id', '=', claimed.id).where('state', '=', 'pending').where('attempts', '=', claimed.attempts).execute();
+  await db.updateTable('email_outbox').set(patch).where('id', '=', id).where('state', '=', 'pending').execute();
 }
 
 export interface SendingProject {

@@ -8,6 +8,7 @@ import type { Executor } from '../../db/executor.js';
 import { assertTrustedCallbackUrl } from '../verification/service.js';
 import { checkProjectBudget, consumeMailLimits, limitTestEmails } from './limits.js';
 import * as q from './queries.js';
+import { enqueueEmail } from './delivery.js';
 import { openEmailBody, sealEmailBody } from './sealed-body.js';
 import { type BuiltInEmail, type EmailBranding, renderEmail } from './render.js';
 import type { emailListQuerySchema, sendSignInInvitationSchema, sendTestEmailSchema, sentEmailDetailSchema, sentEmailSchema } from '../../../contract/schemas/emails.js';
@@ -16,7 +17,7 @@ import { pinTarget, sendOnce, smtpErrorText, smtpFailure, type SmtpFailureReason
 
 /**
  * Emails of a project: queued in the outbox inside the transaction of the action that sends them
- * (so a rolled-back action sends nothing), rendered once at queue time, delivered by worker.ts.
+ * (so a rolled-back action sends nothing), rendered once at queue time, delivered as a job of kind `email` (delivery.ts, server/jobs/).
  */
 
 /** Who is sending: the tenancy the email belongs to and the project whose name and logo it carries. */
@@ -52,7 +53,7 @@ export async function queueEmail(trx: Executor, deps: Deps, sender: EmailSender,
   const rendered = await renderEmail(brandingOf(sender.project), email);
   const id = randomUUID();
   const sealed = sealEmailBody(deps.env.secret, id, rendered);
-  await q.insertEmail(trx, { id, tenancy_id: sender.tenancy.id, to_email: to, subject: rendered.subject, html: sealed.html, text: sealed.text });
+  await enqueueEmail(trx, { id, tenancy_id: sender.tenancy.id, to_email: to, subject: rendered.subject, html: sealed.html, text: sealed.text });
   return id;
 }
 
