@@ -16,7 +16,7 @@ import { createRequestContext } from './trpc/context.js';
 import { buildOpenApiDocument } from './trpc/openapi.js';
 import { createRestDispatcher, sendError } from './trpc/rest.js';
 import { appRouter } from './router.js';
-import { handleOAuthToken } from './domains/sessions/oauth-token.js';
+import { handleOAuthToken } from './http/oauth-token.js';
 import { readLeanJsonBody } from './json-body.js';
 import { refuseLongUrl } from './http/client-error.js';
 import { metricsAccessError } from './http/metrics-access.js';

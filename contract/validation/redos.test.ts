@@ -10,7 +10,7 @@ import { domainSchema } from '../schemas/projects.js';
 import { productionModeProblems } from '../../server/domains/projects/service.js';
 import { ipKey } from '../../server/domains/rate-limits/service.js';
 import { clientUserUpdateSchema, serverUserUpdateSchema } from '../schemas/users.js';
-import { BASIC_AUTHORIZATION } from '../../server/domains/sessions/oauth-token.js';
+import { BASIC_AUTHORIZATION } from '../../server/http/oauth-token.js';
 import { PLAIN_PATH, QUERY_NUMBER } from '../../server/trpc/rest.js';
 import { isValidEmail } from './email.js';
 import { emailSchema, findInputProblem, identifierSchema, imageUrlSchema, isHttpUrl, urlSchema, uuidSchema } from './schemas.js';

@@ -19,7 +19,7 @@ import express, { type Request, type Response } from 'express';
 import type { Deps } from '../deps.js';
 import { KnownErrors } from '../../contract/errors/known-errors.js';
 import { INTERNAL_PROJECT_ID } from '../../contract/config/project-config.js';
-import { refreshAccessToken } from '../domains/sessions/service.js';
+import { refreshAccessToken } from '../domains/sessions/refresh.js';
 import { clientIp, parseLatchHeaders } from '../trpc/context.js';
 import { resolveAuth } from '../access/resolve.js';
 import { sendError } from '../trpc/rest.js';

@@ -6,7 +6,8 @@ import { successSchema } from '../../../contract/validation/schemas.js';
 import * as magicLink from './magic-link.js';
 import * as passwordReset from './password-reset.js';
 import * as schemas from '../../../contract/schemas/auth.js';
-import * as service from './service.js';
+import * as anonymous from './anonymous.js';
+import * as password from './password.js';
 
 const TAGS = ['Auth'];
 
@@ -15,20 +16,20 @@ export const authRouter = router({
     .meta({ openapi: { method: 'POST', path: '/auth/password/sign-up', tags: TAGS, summary: 'Sign up with email and password' } })
     .input(schemas.passwordSignUpSchema)
     .output(schemas.authResponseSchema)
-    .mutation(({ ctx, input }) => service.signUpWithPassword(ctx.deps, ctx.auth, input.email, input.password, ctx.ip, input.verification_callback_url)),
+    .mutation(({ ctx, input }) => password.signUpWithPassword(ctx.deps, ctx.auth, input.email, input.password, ctx.ip, input.verification_callback_url)),
 
   passwordSignIn: signInProcedure('client').use(admitPasswordCalls())
     .meta({ openapi: { method: 'POST', path: '/auth/password/sign-in', tags: TAGS, summary: 'Sign in with email and password' } })
     .input(schemas.passwordSignInSchema)
     .output(schemas.authResponseSchema)
-    .mutation(({ ctx, input }) => service.signInWithPassword(ctx.deps, ctx.auth, input.email, input.password, ctx.ip)),
+    .mutation(({ ctx, input }) => password.signInWithPassword(ctx.deps, ctx.auth, input.email, input.password, ctx.ip)),
 
   passwordUpdate: clientProcedure.use(admitPasswordCalls())
     .meta({ openapi: { method: 'POST', path: '/auth/password/update', tags: TAGS, summary: "Change the signed-in user's password (signs out their other sessions)" } })
     .input(schemas.passwordUpdateSchema)
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
-      await service.updatePassword(ctx.deps, ctx.auth, input.old_password, input.new_password, ctx.ip);
+      await password.updatePassword(ctx.deps, ctx.auth, input.old_password, input.new_password, ctx.ip);
       return { success: true as const };
     }),
 
@@ -37,7 +38,7 @@ export const authRouter = router({
     .input(schemas.passwordSetSchema)
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
-      await service.setPassword(ctx.deps, ctx.auth, input.password, ctx.ip);
+      await password.setPassword(ctx.deps, ctx.auth, input.password, ctx.ip);
       return { success: true as const };
     }),
 
@@ -75,5 +76,5 @@ export const authRouter = router({
     .meta({ openapi: { method: 'POST', path: '/auth/anonymous/sign-up', tags: TAGS, summary: 'Create an anonymous user (its tokens need x-latch-allow-anonymous-user: true)' } })
     .input(z.object({}))
     .output(schemas.authResponseSchema)
-    .mutation(({ ctx }) => service.signUpAnonymously(ctx.deps, ctx.auth, ctx.ip)),
+    .mutation(({ ctx }) => anonymous.signUpAnonymously(ctx.deps, ctx.auth, ctx.ip)),
 });

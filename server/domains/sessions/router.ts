@@ -5,6 +5,8 @@ import { clientProcedure, projectAccessProcedure, publicProcedure, serverProcedu
 import { findProject } from '../projects/queries.js';
 import { shortList, successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/sessions.js';
+import { createSessionForUser } from './create.js';
+import { refreshAccessToken } from './refresh.js';
 import * as service from './service.js';
 
 const TAGS = ['Sessions'];
@@ -14,7 +16,7 @@ export const sessionsRouter = router({
     .meta({ openapi: { method: 'POST', path: '/auth/sessions/current/refresh', tags: TAGS, summary: 'A new access token for the refresh token in x-latch-refresh-token' } })
     .input(z.object({}))
     .output(schemas.refreshResponseSchema)
-    .mutation(async ({ ctx }) => ({ access_token: await service.refreshAccessToken(ctx.deps, ctx.auth.tenancy, ctx.headers.refreshToken ?? refreshFromAuthHeader(ctx.headers.authHeader), ctx.ip) })),
+    .mutation(async ({ ctx }) => ({ access_token: await refreshAccessToken(ctx.deps, ctx.auth.tenancy, ctx.headers.refreshToken ?? refreshFromAuthHeader(ctx.headers.authHeader), ctx.ip) })),
 
   signOut: clientProcedure
     .meta({ openapi: { method: 'DELETE', path: '/auth/sessions/current', tags: TAGS, summary: 'Sign out: ends the current session' } })
@@ -44,7 +46,7 @@ export const sessionsRouter = router({
     .meta({ openapi: { method: 'POST', path: '/auth/sessions', tags: TAGS, summary: 'Create a session for a user (server; impersonation)' }, successStatus: 201 })
     .input(schemas.sessionCreateSchema)
     .output(schemas.tokenPairSchema)
-    .mutation(({ ctx, input }) => service.createSessionForUser(ctx.deps, ctx.auth, input)),
+    .mutation(({ ctx, input }) => createSessionForUser(ctx.deps, ctx.auth, input)),
 
   jwks: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/projects/{project_id}/.well-known/jwks.json', tags: TAGS, summary: "Public keys that verify the project's access tokens" } })
