@@ -194,7 +194,7 @@ export async function queueVerificationEmail(trx: Executor, deps: Deps, sender: 
 }
 
 /** Emails a verification link for one channel of a user; EMAIL_ALREADY_VERIFIED when there is nothing to verify. */
-export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, callbackUrl: string, ip: string | null = null): Promise<{ success: true }> {
+export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, callbackUrl: string, ip: string | null = null): Promise<void> {
   assertTrustedCallbackUrl(auth.project, callbackUrl);
   const userId = await resolveExistingUserId(deps, auth, userIdParam);
   await deps.db.transaction().execute(async (trx) => {
@@ -202,11 +202,10 @@ export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext,
     if (channel.is_verified) throw new KnownErrors.EmailAlreadyVerified();
     await queueVerificationEmail(trx, deps, auth, channel, callbackUrl, ip);
   });
-  return { success: true };
 }
 
 /** The signed-in user's variant: `email` must be their primary email (EMAIL_IS_NOT_PRIMARY_EMAIL). */
-export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null = null): Promise<{ success: true }> {
+export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null = null): Promise<void> {
   assertTrustedCallbackUrl(auth.project, callbackUrl);
   if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
   const userId = await resolveExistingUserId(deps, auth, 'me');
@@ -217,7 +216,6 @@ export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext,
     if (primary.is_verified) throw new KnownErrors.EmailAlreadyVerified();
     await queueVerificationEmail(trx, deps, auth, primary, callbackUrl, ip);
   });
-  return { success: true };
 }
 
 /**
@@ -230,7 +228,7 @@ export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext,
  * to the address strips them (contact-channels/claims.ts, proveChannel). A code for a channel that
  * was deleted or changed its address since reads as CODE_NOT_FOUND.
  */
-export async function verifyChannel(deps: Deps, auth: AuthContext, code: string, ip: string | null): Promise<{ success: true }> {
+export async function verifyChannel(deps: Deps, auth: AuthContext, code: string, ip: string | null): Promise<void> {
   await limitCodeChecks(deps, auth.tenancy, ip);
   await withCode<VerificationData, void>(deps.db, auth.tenancy, EMAIL_VERIFICATION_PURPOSE, code, 'consume', async (trx, verified) => {
     const { user_id: userId, contact_channel_id: channelId, value } = verified.data;
@@ -241,5 +239,4 @@ export async function verifyChannel(deps: Deps, auth: AuthContext, code: string,
     const holder = auth.type !== 'client' || (auth.user?.sub === userId && (await findSessionUser(trx, auth.tenancy.id, userId, auth.user.refresh_token_id)) !== undefined);
     await proveChannel(trx, auth.tenancy, channel, holder ? 'holder' : 'bare');
   });
-  return { success: true };
 }

@@ -51,7 +51,7 @@ export async function sendInvitation(deps: Deps, auth: AuthContext, input: z.inf
     const link = linkWithCode(input.callback_url, issued.code);
     await queueEmail(trx, deps, auth, input.email, { type: 'team-invitation', link, teamDisplayName: team.display_name, expiresAt: issued.expiresAt }, { ip });
   });
-  return { success: true as const, id };
+  return { id };
 }
 
 /** The invitation behind a valid code; a withdrawn invitation's code reads as not found. */
@@ -76,7 +76,7 @@ export async function acceptInvitation(deps: Deps, auth: AuthContext, code: stri
     const { invitation } = await invitationOf(trx, auth, verified.id);
     await addMember(trx, auth.tenancy, auth.project.config, invitation.team_id, userId, 'member');
     await q.deleteInvitation(trx, auth.tenancy.id, invitation.id, null);
-    return { success: true as const, team_id: invitation.team_id };
+    return { team_id: invitation.team_id };
   });
 }
 
