@@ -12,9 +12,10 @@ import { findSessionUser } from '../users/queries.js';
 import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
 import { assertAddressFree, proveChannel, settleProvenAddress, syncPrimaryEmail } from './claims.js';
 import * as q from './queries.js';
+import { type ContactChannel, toContactChannelDto } from './dto.js';
 
 export { syncPrimaryEmail };
-import type { contactChannelCreateSchema, contactChannelSchema, contactChannelUpdateSchema } from '../../../contract/schemas/contact-channels.js';
+import type { contactChannelCreateSchema, contactChannelUpdateSchema } from '../../../contract/schemas/contact-channels.js';
 
 /**
  * A user's contact channels (emails). The table is the source of truth; the user's primary_email,
@@ -35,11 +36,7 @@ interface VerificationData {
   value: string;
 }
 
-type ContactChannel = z.infer<typeof contactChannelSchema>;
 
-export function toContactChannelDto(row: q.ContactChannelRow): ContactChannel {
-  return { id: row.id, user_id: row.user_id, type: 'email', value: row.value, is_primary: row.is_primary, is_verified: row.is_verified, used_for_auth: row.used_for_auth };
-}
 
 /** The 409s a channel write can run into, told apart by the unique index that refused it. */
 function channelConflict(error: unknown, value: string): unknown {

@@ -12,6 +12,7 @@ import { findTeam, lockTeamForShare } from '../teams/queries.js';
 import { addMember } from '../teams/service.js';
 import { assertTrustedCallbackUrl, checkCode, consumeCode, createCode, deleteCodes, limitCodeChecks, linkWithCode } from '../verification/service.js';
 import * as q from './queries.js';
+import { toInvitationDto } from './dto.js';
 import type { sendCodeSchema } from '../../../contract/schemas/team-invitations.js';
 
 /** The verification_codes purpose of team invitations. */
@@ -105,7 +106,7 @@ export async function listInvitations(deps: Deps, auth: AuthContext, teamId: str
   await authorizeTeamAction(deps, auth, teamId, '$read_members');
   if (auth.type === 'client') await authorizeTeamAction(deps, auth, teamId, '$invite_members');
   const rows = await q.listPendingInvitations(deps.db, auth.tenancy.id, teamId);
-  return rows.map((row) => ({ id: row.id, team_id: row.team_id, recipient_email: row.recipient_email, expires_at_millis: row.expires_at.getTime() }));
+  return rows.map(toInvitationDto);
 }
 
 /** Withdraws an invitation: its code stops working at once. Clients need $remove_members. */
