@@ -18,7 +18,8 @@ export interface OperationOptions {
  * A domain's REST operations, each in one line: `op(access, 'POST /auth/password/set', summary)`
  * names a procedure's method and path under the domain's tags (the `.meta({ openapi: … })` every
  * procedure had spelled out), and the procedure's input, output and handler follow as usual, so
- * tRPC's inference is untouched and a router reads as a table of operations.
+ * tRPC's inference is untouched and a router reads as a table of operations. `defaults` apply to
+ * every operation of the domain (the admin-only internal routers are all `protect: true`).
  *
  * @example
  * const op = restOperations(['Sessions']);
@@ -28,8 +29,9 @@ export interface OperationOptions {
  *     .mutation(async ({ ctx }) => { await service.signOut(ctx.deps, ctx.auth); return succeed(); }),
  * });
  */
-export function restOperations(tags: string[]) {
-  return function op<B extends Unnamed>(procedure: B, route: `${Method} /${string}`, summary: string, options: OperationOptions = {}): ReturnType<B['meta']> {
+export function restOperations(tags: string[], defaults: OperationOptions = {}) {
+  return function op<B extends Unnamed>(procedure: B, route: `${Method} /${string}`, summary: string, own: OperationOptions = {}): ReturnType<B['meta']> {
+    const options = { ...defaults, ...own };
     const space = route.indexOf(' ');
     const method = route.slice(0, space) as Method;
     const path = route.slice(space + 1) as `/${string}`;
