@@ -1,13 +1,9 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { bundleForBrowser } from '../server/test/browser-bundle.js';
 import { buildAdminInto } from './build.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * The console shares the wire schemas and error catalogue through the browser-safe contract layer
@@ -17,31 +13,18 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 describe('browser bundle of the admin console', () => {
   it('contains no server module, only the contract (schemas, config defaults, error catalogue), and reports its size', async () => {
-    const result = await build({
-      entryPoints: [path.join(root, 'admin-web/main.tsx')],
-      absWorkingDir: root,
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      target: 'es2022',
-      minify: true,
-      metafile: true,
-      write: false,
+    const { inputs, js, gzippedBytes: gzipped } = await bundleForBrowser('admin-web/main.tsx', {
       outdir: 'out',
       jsx: 'automatic',
-      logLevel: 'silent',
       define: { 'process.env.NODE_ENV': '"production"' },
     });
-    const inputs = Object.keys(result.metafile.inputs);
     const serverModules = inputs.filter((input) => input.startsWith('server/'));
     expect(serverModules).toEqual([]);
     expect(inputs).toContain('contract/schemas/users.ts');
     expect(inputs.filter((input) => /node_modules\/(@trpc\/server\/dist\/adapters|express|kysely|pg|jose|@node-rs|nodemailer|@electric-sql)\//.test(input) || input.startsWith('node:'))).toEqual([]);
 
-    const js = result.outputFiles.find((file) => file.path.endsWith('.js'))!;
-    const gzipped = gzipSync(js.contents, { level: 9 }).length;
     // esbuild's figure, a little above Vite's own output (dist/admin-web/assets); a regression guard.
-    console.log(`Admin console bundle (esbuild, one chunk): ${(js.contents.length / 1024).toFixed(1)} KiB minified, ${(gzipped / 1024).toFixed(1)} KiB gzipped`);
+    console.log(`Admin console bundle (esbuild, one chunk): ${(js.length / 1024).toFixed(1)} KiB minified, ${(gzipped / 1024).toFixed(1)} KiB gzipped`);
     expect(gzipped).toBeLessThan(300 * 1024);
   });
 

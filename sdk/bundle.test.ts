@@ -1,27 +1,9 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
+import { bundleForBrowser } from '../server/test/browser-bundle.js';
 
 describe('browser bundle of the SDK', () => {
   it('contains no server code besides the error catalogue, and reports its gzipped size', async () => {
-    const result = await build({
-      entryPoints: [path.join(root, 'sdk/index.ts')],
-      absWorkingDir: root,
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      target: 'es2022',
-      minify: true,
-      metafile: true,
-      write: false,
-      logLevel: 'silent',
-    });
-    const inputs = Object.keys(result.metafile.inputs);
+    const { inputs, metafile, js: code, gzippedBytes: gzipped } = await bundleForBrowser('sdk/index.ts');
     const serverModules = inputs.filter((input) => input.startsWith('server/'));
     expect(serverModules).toEqual([]);
     // The error catalogue comes from the browser-safe contract layer.
@@ -29,10 +11,8 @@ describe('browser bundle of the SDK', () => {
     // Nothing of Node either, and no server-only packages.
     expect(inputs.filter((input) => /node_modules\/(@trpc\/server\/dist\/adapters|express|kysely|pg|zod|jose|@node-rs)\//.test(input))).toEqual([]);
 
-    const code = result.outputFiles[0]!.contents;
-    const gzipped = gzipSync(code, { level: 9 }).length;
     const sizes = new Map<string, number>();
-    for (const [input, info] of Object.entries(Object.values(result.metafile.outputs)[0]!.inputs)) {
+    for (const [input, info] of Object.entries(Object.values(metafile.outputs)[0]!.inputs)) {
       const group = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? input.split('/')[0]!;
       sizes.set(group, (sizes.get(group) ?? 0) + info.bytesInOutput);
     }

@@ -11,6 +11,7 @@
  */
 import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { AccessType } from '../contract/access-type.js';
 import type { AppRouter } from '../server/router.js';
 import { LatchAssertionError, LatchNetworkError, OFFLINE_MESSAGE } from './errors.js';
 
@@ -53,7 +54,8 @@ export const IDEMPOTENT_MUTATIONS: ReadonlySet<string> = new Set([
   'contactChannels.delete',
 ]);
 
-export type AccessLevel = 'client' | 'server' | 'admin';
+/** The access level an app calls with: the contract's `AccessType` (`x-latch-access-type`). */
+export type AccessLevel = AccessType;
 
 /**
  * What one call sends, passed as the tRPC operation context and turned into `x-latch-*` headers.

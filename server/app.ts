@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Deps } from './deps.js';
 import { buildOpenApiDocument } from './trpc/openapi.js';
@@ -9,7 +8,7 @@ import { bodyParsers, uncaughtErrorHandler } from './http/body.js';
 import { mountConsoleApp } from './http/console-app.js';
 import { consoleSessionRouter } from './http/console-session.js';
 import { mountDocs } from './http/docs.js';
-import { type FastLaneParts, withFastLane } from './http/fast-lane.js';
+import { type FastLaneParts, type RequestHandler, withFastLane } from './http/fast-lane.js';
 import { mountHealth } from './http/health.js';
 import { httpMetrics } from './http/metrics.js';
 import { apiHeaders, requestTagger } from './http/middleware.js';
@@ -61,8 +60,11 @@ export function createApp(deps: Deps): { app: express.Express; fastLane: FastLan
   };
 }
 
-/** The node:http handler: the app, with the fast lane for the hottest routes (http/fast-lane.ts). */
-export function createRequestHandler(deps: Deps): (req: IncomingMessage, res: ServerResponse) => void {
+/**
+ * The node:http handler: the app, with the fast lane for the hottest routes, and the request and
+ * response classes its server should create (http/fast-lane.ts).
+ */
+export function createRequestHandler(deps: Deps): RequestHandler {
   const { app, fastLane } = createApp(deps);
   return withFastLane(app, fastLane);
 }

@@ -1,6 +1,6 @@
 import type { Database } from './db/kysely.js';
 import type { LatchEnv } from './env.js';
-import type { KeyringHolder } from './domains/auth/signing-keys.js';
+import type { KeyringHolder } from './access/keyring.js';
 import type { ProjectAuthCache } from './access/project-auth-cache.js';
 
 /** What services need from the running server; built once in app start-up, passed in ctx. */

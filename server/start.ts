@@ -8,7 +8,7 @@ import { setMaxSessionsPerUser } from './domains/auth/sign-in.js';
 import { type DatabaseTarget, openDatabase } from './db/kysely.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Deps, createLogger } from './deps.js';
-import { KeyringHolder } from './domains/auth/signing-keys.js';
+import { KeyringHolder } from './access/keyring.js';
 import { startEmailWorker } from './domains/emails/worker.js';
 import { ensureInternalProject } from './domains/projects/service.js';
 import { type LatchEnv, loadEnv } from './env.js';
@@ -56,7 +56,8 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
   setMaxSessionsPerUser(env.quotas.sessionsPerUser);
   await warmPasswordHashing();
 
-  const server = createServer(createRequestHandler(deps));
+  const handler = createRequestHandler(deps);
+  const server = createServer(handler.serverOptions, handler);
   server.keepAliveTimeout = 65_000;
   // Requests the HTTP parser refuses (headers too large, malformed, too slow) get catalogued errors.
   server.on('clientError', handleClientError);

@@ -2,85 +2,37 @@
  * A project's configuration: the flags and settings of spec section 3. Stored as JSON on the
  * project row; read through `effectiveConfig`, so a key added in a later release gets its default
  * for every existing project without a data migration.
+ *
+ * Each section lives in its own file (`./<section>.ts`) with its type, its defaults and its zod
+ * schemas; this module assembles them. A new section is one file, spread into `ProjectConfig` and
+ * `DEFAULT_PROJECT_CONFIG` here, and its fields added to the wire schemas in
+ * `contract/schemas/projects.ts` (which keep the wire's key order, hence list the fields there).
+ * Payments, the data vault and webhooks have no section yet: the spec defines no config fields for
+ * them.
  */
-export const OAUTH_PROVIDER_IDS = ['google', 'github', 'microsoft', 'spotify', 'facebook', 'discord', 'gitlab', 'bitbucket', 'linkedin', 'apple', 'x', 'twitch'] as const;
-export type OAuthProviderId = (typeof OAUTH_PROVIDER_IDS)[number];
+import { type ApiKeysConfig, DEFAULT_API_KEYS_CONFIG } from './api-keys.js';
+import { type AuthConfig, DEFAULT_AUTH_CONFIG } from './auth.js';
+import { DEFAULT_DOMAINS_CONFIG, type DomainsConfig } from './domains.js';
+import { DEFAULT_EMAILS_CONFIG, type EmailsConfig } from './emails.js';
+import { DEFAULT_OAUTH_CONFIG, type OAuthConfig } from './oauth.js';
+import { DEFAULT_TEAMS_CONFIG, type TeamsConfig } from './teams.js';
 
-export interface OAuthProviderConfig {
-  id: OAuthProviderId;
-  enabled: boolean;
-  type: 'shared' | 'standard';
-  client_id?: string | null;
-  /** Stored encrypted (`v1.…`); decrypted only for the admin view and the OAuth flow. */
-  client_secret?: string | null;
-  facebook_config_id?: string | null;
-  microsoft_tenant_id?: string | null;
-}
+export type { ApiKeysConfig } from './api-keys.js';
+export type { AuthConfig } from './auth.js';
+export type { DomainConfig, DomainsConfig } from './domains.js';
+export type { EmailServerConfig, EmailsConfig } from './emails.js';
+export { OAUTH_PROVIDER_IDS, type OAuthAccountMergeStrategy, type OAuthConfig, type OAuthProviderConfig, type OAuthProviderId } from './oauth.js';
+export type { PermissionRef, TeamsConfig } from './teams.js';
 
-export type EmailServerConfig =
-  | { type: 'shared' }
-  | {
-      type: 'standard';
-      host: string;
-      port: number;
-      username: string;
-      /** Stored encrypted (`v1.…`). */
-      password: string;
-      sender_name: string;
-      sender_email: string;
-    };
-
-export interface DomainConfig {
-  domain: string;
-  handler_path: string;
-}
-
-export interface PermissionRef {
-  id: string;
-}
-
-export interface ProjectConfig {
-  sign_up_enabled: boolean;
-  credential_enabled: boolean;
-  magic_link_enabled: boolean;
-  passkey_enabled: boolean;
-  anonymous_enabled: boolean;
-  allow_localhost: boolean;
-  create_team_on_sign_up: boolean;
-  client_team_creation_enabled: boolean;
-  client_user_deletion_enabled: boolean;
-  allow_user_api_keys: boolean;
-  allow_team_api_keys: boolean;
-  oauth_account_merge_strategy: 'link_method' | 'raise_error' | 'allow_duplicates';
-  team_creator_default_permissions: PermissionRef[];
-  team_member_default_permissions: PermissionRef[];
-  user_default_permissions: PermissionRef[];
-  email_theme: string | null;
-  domains: DomainConfig[];
-  oauth_providers: OAuthProviderConfig[];
-  email_config: EmailServerConfig;
-}
+export interface ProjectConfig extends AuthConfig, DomainsConfig, TeamsConfig, ApiKeysConfig, OAuthConfig, EmailsConfig {}
 
 export const DEFAULT_PROJECT_CONFIG: ProjectConfig = {
-  sign_up_enabled: true,
-  credential_enabled: true,
-  magic_link_enabled: false,
-  passkey_enabled: false,
-  anonymous_enabled: true,
-  allow_localhost: true,
-  create_team_on_sign_up: false,
-  client_team_creation_enabled: false,
-  client_user_deletion_enabled: false,
-  allow_user_api_keys: false,
-  allow_team_api_keys: false,
-  oauth_account_merge_strategy: 'link_method',
-  team_creator_default_permissions: [],
-  team_member_default_permissions: [],
-  user_default_permissions: [],
-  email_theme: null,
-  domains: [],
-  oauth_providers: [],
-  email_config: { type: 'shared' },
+  ...DEFAULT_AUTH_CONFIG,
+  ...DEFAULT_DOMAINS_CONFIG,
+  ...DEFAULT_TEAMS_CONFIG,
+  ...DEFAULT_API_KEYS_CONFIG,
+  ...DEFAULT_OAUTH_CONFIG,
+  ...DEFAULT_EMAILS_CONFIG,
 };
 
 /** The stored config with a default for every key it lacks. */

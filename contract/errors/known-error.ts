@@ -41,6 +41,7 @@ export interface KnownErrorClass<C extends string, A extends unknown[], D extend
  *   message: `Password too short. Minimum length is ${min}.`, details: { min_length: min },
  * }));
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function defineKnownError<C extends string, A extends unknown[], D extends ErrorDetails = undefined>(
   code: C,
   status: number,
@@ -57,4 +58,40 @@ export function defineKnownError<C extends string, A extends unknown[], D extend
     }
   };
   return cls as unknown as KnownErrorClass<C, A, D>;
+}
+
+/**
+ * Declares an error whose message never varies and that carries no details: most of the catalogue.
+ * The message is a constant, so it is built once here instead of in a function per class.
+ *
+ * @example
+ * const UserNotFound = defineFixedError('USER_NOT_FOUND', 404, 'User not found.');
+ */
+/* @__NO_SIDE_EFFECTS__ */
+export function defineFixedError<C extends string>(code: C, status: number, message: string): KnownErrorClass<C, [], undefined> {
+  return defineKnownError(code, status, () => ({ message }));
+}
+
+/**
+ * Declares an error whose message is given where it is thrown: a family's parent (with a fallback
+ * message, so the argument is optional) or an error that relays another component's text (a
+ * WebAuthn ceremony, a CLI login). It carries no details.
+ *
+ * @example
+ * const RefreshTokenError = defineMessageError('REFRESH_TOKEN_ERROR', 401, 'The refresh token could not be used. Sign in again.');
+ * throw new RefreshTokenError(); // the fallback message
+ */
+export function defineMessageError<C extends string>(code: C, status: number): KnownErrorClass<C, [message: string], undefined>;
+export function defineMessageError<C extends string>(
+  code: C,
+  status: number,
+  fallback: string,
+): KnownErrorClass<C, [message?: string], undefined>;
+/* @__NO_SIDE_EFFECTS__ */
+export function defineMessageError<C extends string>(
+  code: C,
+  status: number,
+  fallback?: string,
+): KnownErrorClass<C, [message?: string], undefined> {
+  return defineKnownError(code, status, (message?: string) => ({ message: message ?? fallback ?? '' }));
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emailSchema, paginatedList, urlSchema, uuidSchema } from '../validation/schemas.js';
-import { emailConfigSchema } from './projects.js';
+import { emailConfigSchema } from '../config/emails.js';
 
 export const emailListQuerySchema = z.object({
   cursor: z.string().max(200).optional(),

@@ -12,9 +12,17 @@ import { findOwnerAccess, findProjectForRequest, type KeyColumn, type ProjectFor
 import { ProjectAuthCache } from './project-auth-cache.js';
 import { ACCESS_TYPES, type AccessType, type AuthContext, type LatchHeaders, type ProjectRecord, type Tenancy } from './context.js';
 
-/** x-latch-auth: a JSON object `{accessToken?, refreshToken?}`; anything else is a SCHEMA_ERROR. */
-function applyAuthHeader(headers: LatchHeaders): LatchHeaders {
+/**
+ * The request's credentials with x-latch-auth (a JSON object `{accessToken?, refreshToken?}`; anything
+ * else is a SCHEMA_ERROR) folded in; the x-latch-access-token and x-latch-refresh-token headers win.
+ * Parsed once per request, memoised on the headers object: resolveAuth (project and user auth) and
+ * the refresh call (its refresh token) all read the answer.
+ */
+const withAuthHeader = new WeakMap<LatchHeaders, LatchHeaders>();
+export function applyAuthHeader(headers: LatchHeaders): LatchHeaders {
   if (headers.authHeader === null) return headers;
+  let applied = withAuthHeader.get(headers);
+  if (applied) return applied;
   let parsed: unknown;
   try {
     parsed = JSON.parse(headers.authHeader);
@@ -25,7 +33,9 @@ function applyAuthHeader(headers: LatchHeaders): LatchHeaders {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw bad();
   const { accessToken, refreshToken } = parsed as Record<string, unknown>;
   if ((accessToken !== undefined && typeof accessToken !== 'string') || (refreshToken !== undefined && typeof refreshToken !== 'string')) throw bad();
-  return { ...headers, accessToken: headers.accessToken ?? accessToken ?? null, refreshToken: headers.refreshToken ?? refreshToken ?? null };
+  applied = { ...headers, accessToken: headers.accessToken ?? accessToken ?? null, refreshToken: headers.refreshToken ?? refreshToken ?? null };
+  withAuthHeader.set(headers, applied);
+  return applied;
 }
 
 function keyFor(type: AccessType, h: LatchHeaders): { column: KeyColumn; hash: string } | null {

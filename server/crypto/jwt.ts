@@ -22,7 +22,7 @@ export interface AccessTokenClaims {
 /**
  * One generation of the deployment's signing keys: a random 256-bit seed from which every project's
  * key pair of that generation is derived. Generations are numbered upwards; the seed is stored
- * encrypted (signing-keys.ts), never in the clear.
+ * encrypted (access/keyring.ts), never in the clear.
  */
 export interface SigningGeneration {
   generation: number;

@@ -1,7 +1,7 @@
 import { type JSONWebKeySet, createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveKey } from '../crypto/encryption.js';
-import { KeyringHolder, PUBLISH_AHEAD_MS } from '../domains/auth/signing-keys.js';
+import { KeyringHolder, PUBLISH_AHEAD_MS } from '../access/keyring.js';
 import { type RunningLatch, startLatch } from '../start.js';
 import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture, startHarness } from './harness.js';
 

@@ -97,7 +97,7 @@ export function collectRoutes(router: AnyRouter): Route[] {
   return routes.sort(compareSpecificity);
 }
 
-/** Exported for the ReDoS test (contract/validation/redos.test.ts). */
+/** Exported for the ReDoS test (server/test/redos.test.ts). */
 export const QUERY_NUMBER = /^-?\d+(\.\d+)?$/;
 
 /**
@@ -122,7 +122,7 @@ function coerceQuery(params: URLSearchParams, shape: Record<string, ZodLike> | n
   return out;
 }
 
-/** Exported for the ReDoS test (contract/validation/redos.test.ts); `/` never matches the inner class, so no backtracking. */
+/** Exported for the ReDoS test (server/test/redos.test.ts); `/` never matches the inner class, so no backtracking. */
 export const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)+$/;
 
 export interface RestDispatcher {

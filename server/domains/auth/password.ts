@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { AuthContext } from '../../access/context.js';
-import { liveSessionUser } from '../../access/policy.js';
+import { liveSession } from '../../access/policy.js';
 import { limitEmailProbes, limitPasswordHashing, limitSignIn, limitSignUp } from '../rate-limits/service.js';
 import { findPrimaryChannel } from '../contact-channels/queries.js';
 import { queueVerificationEmail } from '../contact-channels/service.js';
@@ -102,14 +102,9 @@ export async function signInWithPassword(deps: Deps, auth: AuthContext, email: s
   return completeSignIn(deps, deps.db, { tenancy: auth.tenancy, user, method: 'password', isNewUser: false, ip });
 }
 
-async function requireOwnUser(deps: Deps, auth: AuthContext) {
-  const user = await liveSessionUser(deps, auth);
-  return { user, sessionId: auth.user!.refresh_token_id };
-}
-
 /** Changes the password; every other session of the user is signed out, and their API keys revoked. */
 export async function updatePassword(deps: Deps, auth: AuthContext, oldPassword: string, newPassword: string, ip: string | null): Promise<void> {
-  const { user, sessionId } = await requireOwnUser(deps, auth);
+  const { user, sessionId } = await liveSession(deps, auth);
   if (!user.password_hash) throw new KnownErrors.UserDoesNotHavePassword();
   checkPasswordRequirements(newPassword);
   await limitPasswordHashing(deps, auth.tenancy, ip);
@@ -124,7 +119,7 @@ export async function updatePassword(deps: Deps, auth: AuthContext, oldPassword:
 
 /** Sets a first password for a user who has none (signed up by OAuth, magic link, or the server). */
 export async function setPassword(deps: Deps, auth: AuthContext, password: string, ip: string | null): Promise<void> {
-  const { user } = await requireOwnUser(deps, auth);
+  const { user } = await liveSession(deps, auth);
   if (user.password_hash) throw new KnownErrors.UserAlreadyHasPassword();
   checkPasswordRequirements(password);
   await limitPasswordHashing(deps, auth.tenancy, ip);

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { AuthContext, Tenancy } from '../../access/context.js';
 import { type EmailSender, queueEmail } from '../emails/service.js';
-import { resolveExistingUserId } from '../permissions/service.js';
+import { liveSessionUserId, resolveExistingUserId } from '../../access/policy.js';
 import type { Executor } from '../../db/executor.js';
 import { limitEmailProbes } from '../rate-limits/service.js';
 import { findSessionUser } from '../users/queries.js';
@@ -204,8 +204,7 @@ export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext,
 /** The signed-in user's variant: `email` must be their primary email (EMAIL_IS_NOT_PRIMARY_EMAIL). */
 export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null = null): Promise<void> {
   assertTrustedCallbackUrl(auth.project, callbackUrl);
-  if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
-  const userId = await resolveExistingUserId(deps, auth, 'me');
+  const userId = await liveSessionUserId(deps, auth);
   await deps.db.transaction().execute(async (trx) => {
     if (!(await q.lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
     const primary = await q.findPrimaryChannel(trx, auth.tenancy.id, userId);

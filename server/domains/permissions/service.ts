@@ -8,8 +8,7 @@ import { isTeamMember } from '../projects/queries.js';
 import type { Executor } from '../../db/executor.js';
 import { findTeam } from '../teams/queries.js';
 import { findUser } from '../users/queries.js';
-import { liveSessionUser } from '../../access/policy.js';
-import { resolveUserId } from '../sessions/service.js';
+import { clientOwnUserId, resolveUserId } from '../../access/policy.js';
 import * as q from './queries.js';
 import { type PermissionDefinition, systemDefinition, toDefinitionDto } from './dto.js';
 import {
@@ -25,46 +24,6 @@ export type PermissionScope = q.PermissionScope;
 const SYSTEM_IDS = Object.keys(SYSTEM_TEAM_PERMISSIONS) as SystemTeamPermission[];
 
 
-
-// ─── Access checks other domains use ──────────────────────────────────────────────────────────
-
-/**
- * The signed-in user acting in this request, with a live session: a revoked session or a deleted
- * user stops working at once, not when the access token expires.
- */
-export async function requireCurrentUserId(deps: Deps, auth: AuthContext): Promise<string> {
-  return (await liveSessionUser(deps, auth)).id;
-}
-
-/**
- * The user a request is about: `me` (or nothing) is the caller; clients may only name themselves
- * (resolveUserId answers USER_NOT_FOUND otherwise); server callers get USER_NOT_FOUND for an
- * id that does not exist in this project.
- */
-export async function resolveExistingUserId(deps: Deps, auth: AuthContext, userIdParam: string | undefined): Promise<string> {
-  const userId = resolveUserId(auth, userIdParam);
-  if (auth.user && userId === auth.user.sub) return requireCurrentUserId(deps, auth);
-  if (!(await findUser(deps.db, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
-  return userId;
-}
-
-/**
- * Gatekeeper of every team action. Server and admin callers may act on any team of the project
- * (it must exist). A client must be a signed-in member holding `permission` (through any chain of
- * contained permissions) — or just a member when `permission` is null. A team the client is not
- * in answers TEAM_NOT_FOUND, so clients cannot probe for other teams' ids.
- */
-export async function authorizeTeamAction(deps: Deps, auth: AuthContext, teamId: string, permission: SystemTeamPermission | null): Promise<void> {
-  if (auth.type !== 'client') {
-    if (!(await findTeam(deps.db, auth.tenancy.id, teamId))) throw new KnownErrors.TeamNotFound(teamId);
-    return;
-  }
-  if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
-  const access = await q.findTeamAccess(deps.db, auth.tenancy.id, teamId, auth.user.sub, auth.user.refresh_token_id, permission);
-  if (!access.session_live) throw new KnownErrors.AccessTokenExpired();
-  if (!access.is_member) throw new KnownErrors.TeamNotFound(teamId);
-  if (!access.has_permission && permission) throw new KnownErrors.TeamPermissionRequired(teamId, auth.user.sub, permission);
-}
 
 // ─── Default permissions ──────────────────────────────────────────────────────────────────────
 
@@ -194,8 +153,7 @@ export async function deleteDefinition(deps: Deps, auth: AuthContext, scope: Per
 export async function listTeamPermissions(deps: Deps, auth: AuthContext, input: z.infer<typeof teamPermissionListQuerySchema>) {
   let userId: string | null;
   if (auth.type === 'client') {
-    await requireCurrentUserId(deps, auth);
-    userId = resolveUserId(auth, input.user_id ?? 'me');
+    userId = await clientOwnUserId(deps, auth, input.user_id);
   } else {
     userId = input.user_id === undefined ? null : resolveUserId(auth, input.user_id);
   }
@@ -211,8 +169,7 @@ export async function listTeamPermissions(deps: Deps, auth: AuthContext, input: 
 export async function listProjectPermissions(deps: Deps, auth: AuthContext, input: z.infer<typeof projectPermissionListQuerySchema>) {
   let userId: string | null;
   if (auth.type === 'client') {
-    await requireCurrentUserId(deps, auth);
-    userId = resolveUserId(auth, input.user_id ?? 'me');
+    userId = await clientOwnUserId(deps, auth, input.user_id);
   } else {
     userId = input.user_id === undefined ? null : resolveUserId(auth, input.user_id);
   }

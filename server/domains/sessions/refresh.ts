@@ -16,6 +16,7 @@ import type { Deps } from '../../deps.js';
 import { hashSecret } from '../../crypto/tokens.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { Tenancy } from '../../access/context.js';
+import { noteUserActive } from '../../access/policy.js';
 import { mintAccessToken } from './access-token.js';
 import * as q from './queries.js';
 
@@ -28,6 +29,8 @@ export async function refreshAccessToken(deps: Deps, tenancy: Tenancy, refreshTo
   const row = await q.findLiveSessionByTokenHash(deps.db, tenancy.id, hashSecret(refreshToken));
   if (!row) throw new KnownErrors.RefreshTokenNotFoundOrExpired();
   if (Date.now() - row.session_last_used_at.getTime() > 60_000) await q.touchSession(deps.db, tenancy.id, row.session_id, ip);
+  // Refreshing is acting: a client that only refreshes (and reads its token's claims) is active.
+  noteUserActive(deps, tenancy.id, row.id);
   return mintAccessToken(deps, tenancy, row, row.session_id, row.session_expires_at);
 }
 

@@ -4,6 +4,7 @@ import { router } from '../../trpc/init.js';
 import { restOperations, succeed } from '../../trpc/operation.js';
 import { clientProcedure, projectAccessProcedure, publicProcedure, serverProcedure } from '../../trpc/procedures.js';
 import { findProject } from '../projects/queries.js';
+import { applyAuthHeader } from '../../access/resolve.js';
 import { shortList, successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/sessions.js';
 import { createSessionForUser } from './create.js';
@@ -15,7 +16,7 @@ const op = restOperations(['Sessions']);
 export const sessionsRouter = router({
   refresh: op(projectAccessProcedure('client', 'server', 'admin'), 'POST /auth/sessions/current/refresh', 'A new access token for the refresh token in x-latch-refresh-token')
     .input(z.object({})).output(schemas.refreshResponseSchema)
-    .mutation(async ({ ctx }) => ({ access_token: await refreshAccessToken(ctx.deps, ctx.auth.tenancy, ctx.headers.refreshToken ?? refreshFromAuthHeader(ctx.headers.authHeader), ctx.ip) })),
+    .mutation(async ({ ctx }) => ({ access_token: await refreshAccessToken(ctx.deps, ctx.auth.tenancy, applyAuthHeader(ctx.headers).refreshToken, ctx.ip) })),
 
   signOut: op(clientProcedure, 'DELETE /auth/sessions/current', 'Sign out: ends the current session')
     .input(z.object({})).output(successSchema)
@@ -41,13 +42,3 @@ export const sessionsRouter = router({
       return ctx.deps.keyring.jwks(input.project_id);
     }),
 });
-
-function refreshFromAuthHeader(raw: string | null): string | null {
-  if (!raw) return null;
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return typeof parsed === 'object' && parsed !== null && 'refreshToken' in parsed && typeof parsed.refreshToken === 'string' ? parsed.refreshToken : null;
-  } catch {
-    return null;
-  }
-}

@@ -4,6 +4,7 @@ import type { AuthContext, Tenancy } from '../../access/context.js';
 import type { Executor } from '../../db/executor.js';
 import { findUser } from '../users/queries.js';
 import { revokeKeysOfUser } from '../user-team-api-keys/queries.js';
+import { resolveUserId } from '../../access/policy.js';
 import { type SessionDto, toSessionDto } from './dto.js';
 import * as q from './queries.js';
 
@@ -16,25 +17,6 @@ import * as q from './queries.js';
 export async function signOutEverywhere(trx: Executor, tenancy: Tenancy, userId: string, exceptSessionId: string | null): Promise<void> {
   await q.deleteSessionsOfUser(trx, tenancy.id, userId, exceptSessionId);
   await revokeKeysOfUser(trx, tenancy.id, userId);
-}
-
-export function requireUserId(auth: AuthContext): string {
-  if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
-  return auth.user.sub;
-}
-
-/** Resolves `user_id` (`me` or a UUID) for the caller: clients may only name themselves. */
-export function resolveUserId(auth: AuthContext, userId: string | undefined): string {
-  if (userId === undefined || userId === 'me') {
-    if (!auth.user) throw new KnownErrors.CannotGetOwnUserWithoutUser();
-    return auth.user.sub;
-  }
-  if (auth.type === 'client' && userId !== auth.user?.sub) {
-    // A client never reads another user: answer as if the user did not exist.
-    if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
-    throw new KnownErrors.UserNotFound();
-  }
-  return userId;
 }
 
 export async function signOut(deps: Deps, auth: AuthContext): Promise<void> {

@@ -7,7 +7,7 @@ import { isTrustedRedirectUrl } from '../../../contract/validation/urls.js';
 import { queueEmail } from '../emails/service.js';
 import type { ProjectConfig } from '../../../contract/config/project-config.js';
 import type { Executor } from '../../db/executor.js';
-import { authorizeTeamAction, requireCurrentUserId } from '../permissions/service.js';
+import { authorizeTeamAction, liveSessionUserId } from '../../access/policy.js';
 import { findTeam, lockTeamForShare } from '../teams/queries.js';
 import { addMember } from '../teams/service.js';
 import { assertTrustedCallbackUrl, checkCode, consumeCode, createCode, deleteCodes, limitCodeChecks, linkWithCode } from '../verification/service.js';
@@ -70,7 +70,7 @@ async function invitationOf(trx: Executor, auth: AuthContext, verifiedId: string
  * who already is a member just uses it up.
  */
 export async function acceptInvitation(deps: Deps, auth: AuthContext, code: string, ip: string | null) {
-  const userId = await requireCurrentUserId(deps, auth);
+  const userId = await liveSessionUserId(deps, auth);
   await limitCodeChecks(deps, auth.tenancy, ip);
   return deps.db.transaction().execute(async (trx) => {
     const verified = await consumeCode<InvitationData>(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, code);

@@ -9,8 +9,8 @@ import type { AuthContext, Tenancy } from '../../access/context.js';
 import type { ProjectConfig } from '../../../contract/config/project-config.js';
 import { INTERNAL_PROJECT_ID } from '../../../contract/config/project-config.js';
 import type { Executor } from '../../db/executor.js';
-import { authorizeTeamAction, grantTeamDefaults, requireCurrentUserId, resolveExistingUserId } from '../permissions/service.js';
-import { resolveUserId } from '../sessions/service.js';
+import { grantTeamDefaults } from '../permissions/service.js';
+import { authorizeTeamAction, clientOwnUserId, isOwnUser, liveSessionUserId, resolveExistingUserId, resolveMe, resolveUserId } from '../../access/policy.js';
 import { findUser, setSelectedTeam } from '../users/queries.js';
 import { listInvitationIdsOfTeam } from '../team-invitations/queries.js';
 import { deleteCodes } from '../verification/service.js';
@@ -88,8 +88,7 @@ export async function insertTeamWithCreator(
 export async function listTeams(deps: Deps, auth: AuthContext, input: z.infer<typeof teamListQuerySchema>) {
   let userId: string | null = null;
   if (auth.type === 'client') {
-    userId = await requireCurrentUserId(deps, auth);
-    resolveUserId(auth, input.user_id ?? 'me');
+    userId = await clientOwnUserId(deps, auth, input.user_id);
   } else if (input.user_id !== undefined) {
     userId = await resolveExistingUserId(deps, auth, input.user_id);
   }
@@ -110,8 +109,7 @@ export async function createTeam(deps: Deps, auth: AuthContext, input: z.infer<t
   if (auth.type === 'client') {
     if (!config.client_team_creation_enabled) throw new KnownErrors.InsufficientAccessType('client', ['server', 'admin']);
     refuseServerOnlyFields(auth, input);
-    creatorUserId = await requireCurrentUserId(deps, auth);
-    resolveUserId(auth, input.creator_user_id ?? 'me');
+    creatorUserId = await clientOwnUserId(deps, auth, input.creator_user_id);
   } else if (input.creator_user_id !== undefined) {
     creatorUserId = await resolveExistingUserId(deps, auth, input.creator_user_id);
   }
@@ -193,22 +191,13 @@ export async function addTeamMember(deps: Deps, auth: AuthContext, teamId: strin
  * $remove_members on the client. The member's team permissions go with the membership.
  */
 export async function removeTeamMember(deps: Deps, auth: AuthContext, teamId: string, userIdParam: string): Promise<void> {
-  const userId = resolveTargetMember(auth, userIdParam);
-  const self = auth.user?.sub === userId;
+  const userId = resolveMe(auth, userIdParam);
+  const self = isOwnUser(auth, userId);
   await authorizeTeamAction(deps, auth, teamId, self ? null : '$remove_members');
   await deps.db.transaction().execute(async (trx) => {
     if (!(await q.deleteTeamMember(trx, auth.tenancy.id, teamId, userId))) throw new KnownErrors.TeamMembershipNotFound(teamId, userId);
     await q.clearSelectedTeam(trx, auth.tenancy.id, teamId, userId);
   });
-}
-
-/** `me`, or any member id: on this path a client may name others (the permission check decides). */
-function resolveTargetMember(auth: AuthContext, userIdParam: string): string {
-  if (userIdParam === 'me') {
-    if (!auth.user) throw new KnownErrors.CannotGetOwnUserWithoutUser();
-    return auth.user.sub;
-  }
-  return userIdParam;
 }
 
 // ─── Member profiles ──────────────────────────────────────────────────────────────────────────
@@ -219,25 +208,25 @@ function resolveTargetMember(auth: AuthContext, userIdParam: string): string {
  */
 export async function listMemberProfiles(deps: Deps, auth: AuthContext, input: z.infer<typeof memberProfileListQuerySchema>) {
   if (!input.team_id && !input.user_id) throw new KnownErrors.SchemaError('Give team_id, user_id or both.', { issues: [{ path: 'team_id', message: 'team_id or user_id is required' }] });
-  const userId = input.user_id ? resolveTargetMember(auth, input.user_id) : null;
+  const userId = input.user_id ? resolveMe(auth, input.user_id) : null;
   if (auth.type === 'client') {
-    const self = userId !== null && userId === auth.user?.sub;
+    const self = userId !== null && isOwnUser(auth, userId);
     if (!self) {
       if (!input.team_id) throw new KnownErrors.SchemaError("team_id is required to list other users' member profiles.", { issues: [{ path: 'team_id', message: 'is a required field' }] });
       await authorizeTeamAction(deps, auth, input.team_id, '$read_members');
     } else {
-      await requireCurrentUserId(deps, auth);
+      await liveSessionUserId(deps, auth);
     }
-  } else if (input.team_id && !(await q.findTeam(deps.db, auth.tenancy.id, input.team_id))) {
-    throw new KnownErrors.TeamNotFound(input.team_id);
+  } else if (input.team_id) {
+    await authorizeTeamAction(deps, auth, input.team_id, null);
   }
   const rows = await q.listMemberProfiles(deps.db, auth.tenancy.id, { teamId: input.team_id ?? null, userId });
   return rows.map((row) => toMemberProfileDto(row, auth.type));
 }
 
 export async function getMemberProfile(deps: Deps, auth: AuthContext, teamId: string, userIdParam: string) {
-  const userId = resolveTargetMember(auth, userIdParam);
-  await authorizeTeamAction(deps, auth, teamId, auth.user?.sub === userId ? null : '$read_members');
+  const userId = resolveMe(auth, userIdParam);
+  await authorizeTeamAction(deps, auth, teamId, isOwnUser(auth, userId) ? null : '$read_members');
   const row = await q.findMemberProfile(deps.db, auth.tenancy.id, teamId, userId);
   if (!row) throw new KnownErrors.TeamMembershipNotFound(teamId, userId);
   return toMemberProfileDto(row, auth.type);
@@ -245,8 +234,8 @@ export async function getMemberProfile(deps: Deps, auth: AuthContext, teamId: st
 
 /** Members edit their own profile; editing someone else's takes server access. */
 export async function updateMemberProfile(deps: Deps, auth: AuthContext, input: z.infer<typeof memberProfileUpdateSchema>) {
-  const userId = resolveTargetMember(auth, input.user_id);
-  if (auth.type === 'client' && userId !== auth.user?.sub) {
+  const userId = resolveMe(auth, input.user_id);
+  if (auth.type === 'client' && !isOwnUser(auth, userId)) {
     if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
     throw new KnownErrors.InsufficientAccessType('client', ['server', 'admin']);
   }

@@ -8,7 +8,7 @@ import { hashSecret, lastFour } from '../../crypto/tokens.js';
 import { KnownError } from '../../../contract/errors/known-error.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { AuthContext } from '../../access/context.js';
-import { authorizeTeamAction, resolveExistingUserId } from '../permissions/service.js';
+import { authorizeTeamAction, resolveExistingUserId } from '../../access/policy.js';
 import { limitApiKeyCheck } from '../rate-limits/service.js';
 import * as q from './queries.js';
 import { type TeamApiKey, type UserApiKey, toApiKeyDto } from './dto.js';

@@ -78,15 +78,21 @@ export async function setSelectedTeam(db: Executor, tenancyId: string, userId: s
   await db.updateTable('users').set({ selected_team_id: teamId }).where('tenancy_id', '=', tenancyId).where('id', '=', userId).execute();
 }
 
+/**
+ * Marks the user active now, unless that was done in the last minute (another instance may just
+ * have): access/policy.ts noteUserActive calls it, throttled, beside the response. Precompiled: it
+ * runs on the hot routes (a prepared statement on PostgreSQL).
+ */
 export async function touchLastActive(db: Executor, tenancyId: string, userId: string): Promise<void> {
-  await db
-    .updateTable('users')
-    .set({ last_active_at: sql<Date>`now()` })
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', userId)
-    .where('last_active_at', '<', sql<Date>`now() - interval '60 seconds'`)
-    .execute();
+  await touchLastActiveQuery(db, tenancyId, userId);
 }
+
+const touchLastActiveQuery = precompiled((db, tenancyId: string, userId: string) => db
+  .updateTable('users')
+  .set({ last_active_at: sql<Date>`now()` })
+  .where('tenancy_id', '=', tenancyId)
+  .where('id', '=', userId)
+  .where('last_active_at', '<', sql<Date>`now() - interval '60 seconds'`));
 
 /** Replaces the user's primary email channel (the unique index refuses an auth email in use). */
 export async function replacePrimaryEmail(

@@ -7,13 +7,13 @@ import { encrypt } from '../../crypto/encryption.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, isSupportedPasswordHash } from '../../crypto/passwords.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { AuthContext, Tenancy } from '../../access/context.js';
-import { isOwnUser, liveSessionUser } from '../../access/policy.js';
+import { loadUserFor, resolveUserId } from '../../access/policy.js';
 import type { ProjectConfig } from '../../../contract/config/project-config.js';
 import type { Executor } from '../../db/executor.js';
 import { isTeamMember } from '../projects/queries.js';
 import { assertAddressFree, settleProvenAddress } from '../contact-channels/claims.js';
 import { findSessionSignedInAt } from '../sessions/queries.js';
-import { resolveUserId, signOutEverywhere } from '../sessions/service.js';
+import { signOutEverywhere } from '../sessions/service.js';
 import { grantUserDefaults } from '../permissions/service.js';
 import { limitPasswordHashing } from '../rate-limits/service.js';
 import { assertMetadataWithinQuota } from '../rate-limits/quotas.js';
@@ -155,16 +155,6 @@ export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<t
     }),
   );
   return toUserDto(user, 'server');
-}
-
-/** Inside a transaction pass `trx`: PGlite has one connection, so a read on `deps.db` there deadlocks. */
-async function loadUserFor(deps: Deps, auth: AuthContext, userId: string, db: Executor = deps.db): Promise<UserRow> {
-  // The caller's own user: the live-session check's row (access/policy.ts), memoised for the
-  // request, so GET /users/me costs one query.
-  if (isOwnUser(auth, userId)) return liveSessionUser(deps, auth, db);
-  const row = await q.findUser(db, auth.tenancy.id, userId);
-  if (!row) throw new KnownErrors.UserNotFound();
-  return row;
 }
 
 export async function getUser(deps: Deps, auth: AuthContext, userIdParam: string): Promise<ClientUser | ServerUser> {

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { isRelativeUrl, parseHandlerRoute, readReturnTo } from '../../react-ui/urls.js';
 import { validateEmail } from '../../react-ui/validation.js';
-import { isSupportedPasswordHash } from '../../server/crypto/passwords.js';
-import { parseApiKey } from '../../server/crypto/api-key-format.js';
-import { peekKid } from '../../server/crypto/jwt.js';
-import { customPermissionIdSchema, permissionIdSchema } from '../schemas/permissions.js';
-import { DEFAULT_PROJECT_CONFIG } from '../config/project-config.js';
-import { domainSchema } from '../schemas/projects.js';
-import { productionModeProblems } from '../../server/domains/projects/service.js';
-import { ipKey } from '../../server/domains/rate-limits/service.js';
-import { clientUserUpdateSchema, serverUserUpdateSchema } from '../schemas/users.js';
-import { BASIC_AUTHORIZATION } from '../../server/http/oauth-token.js';
-import { PLAIN_PATH, QUERY_NUMBER } from '../../server/trpc/rest.js';
-import { isValidEmail } from './email.js';
-import { emailSchema, findInputProblem, identifierSchema, imageUrlSchema, isHttpUrl, urlSchema, uuidSchema } from './schemas.js';
-import { isIpAddress, isLocalhost, isTrustedRedirectUrl, isValidHostname, parseTrustedDomain, validateTrustedDomain } from './urls.js';
+import { isSupportedPasswordHash } from '../crypto/passwords.js';
+import { parseApiKey } from '../crypto/api-key-format.js';
+import { peekKid } from '../crypto/jwt.js';
+import { customPermissionIdSchema, permissionIdSchema } from '../../contract/schemas/permissions.js';
+import { DEFAULT_PROJECT_CONFIG } from '../../contract/config/project-config.js';
+import { domainSchema } from '../../contract/config/domains.js';
+import { productionModeProblems } from '../domains/projects/service.js';
+import { ipKey } from '../domains/rate-limits/service.js';
+import { clientUserUpdateSchema, serverUserUpdateSchema } from '../../contract/schemas/users.js';
+import { BASIC_AUTHORIZATION } from '../http/oauth-token.js';
+import { PLAIN_PATH, QUERY_NUMBER } from '../trpc/rest.js';
+import { isValidEmail } from '../../contract/validation/email.js';
+import { emailSchema, findInputProblem, identifierSchema, imageUrlSchema, isHttpUrl, urlSchema, uuidSchema } from '../../contract/validation/schemas.js';
+import { isIpAddress, isLocalhost, isTrustedRedirectUrl, isValidHostname, parseTrustedDomain, validateTrustedDomain } from '../../contract/validation/urls.js';
 
 /**
  * Issue 13 item 2: no catastrophic regex. Every check that runs a regular expression (or a

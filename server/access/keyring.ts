@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Database } from '../../db/kysely.js';
-import { decrypt, encrypt } from '../../crypto/encryption.js';
-import { type AccessTokenClaims, Keyring, type SigningGeneration, parseKid, peekKid } from '../../crypto/jwt.js';
-import { insertSigningGeneration, listSigningGenerations, maxSigningGeneration } from './queries.js';
+import type { Database } from '../db/kysely.js';
+import { decrypt, encrypt } from '../crypto/encryption.js';
+import { type AccessTokenClaims, Keyring, type SigningGeneration, parseKid, peekKid } from '../crypto/jwt.js';
+import { insertSigningGeneration, listSigningGenerations, maxSigningGeneration } from '../domains/auth/queries.js';
 
 /** A generation signs for this long before the next one takes over (older ones keep verifying). */
 export const ROTATE_AFTER_MS = 30 * 24 * 3600 * 1000;

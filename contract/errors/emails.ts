@@ -1,0 +1,53 @@
+/** E-mail: rendering, the project's SMTP server, the outbox and templates (spec section 8, "Email"). */
+import { defineFixedError, defineKnownError } from './known-error.js';
+
+export const emailErrors = {
+  EmailRenderingError: defineKnownError('EMAIL_RENDERING_ERROR', 400, (error: string) => ({
+    message: `Failed to render the e-mail with its theme: ${error}`,
+    details: { error },
+  })),
+
+  RequiresCustomEmailServer: defineFixedError('REQUIRES_CUSTOM_EMAIL_SERVER', 400,
+    'This action requires a custom SMTP server. Configure one in the project\'s e-mail settings and try again.',
+  ),
+
+  /**
+   * The project queued more emails in the last hour than the deployment allows
+   * (LATCH_EMAIL_RATE_LIMIT_PER_HOUR). Nothing was sent and the action that would have sent it did
+   * not happen; sent with a Retry-After header.
+   */
+  EmailRateLimited: defineKnownError('EMAIL_RATE_LIMITED', 429, (retryAfterSeconds: number, limitPerHour: number) => ({
+    message:
+      `This project has sent its limit of ${limitPerHour} e-mails in the last hour. Nothing was sent. ` +
+      `Try again in ${retryAfterSeconds} seconds (see the Retry-After header), or ask the operator to raise LATCH_EMAIL_RATE_LIMIT_PER_HOUR.`,
+    details: { retry_after_seconds: retryAfterSeconds, limit_per_hour: limitPerHour },
+  })),
+
+  /**
+   * A project's own SMTP server (a test email, or the outbox) resolves to an address this
+   * deployment does not connect to: loopback, private, link-local, CGNAT, metadata and other
+   * non-public ranges are refused unless the operator sets LATCH_SMTP_ALLOW_PRIVATE=true. The
+   * address itself is not told (it would map the operator's internal network).
+   */
+  EmailServerHostNotAllowed: defineKnownError('EMAIL_SERVER_HOST_NOT_ALLOWED', 400, (host: string) => ({
+    message:
+      `The email server host "${host}" resolves to a private, loopback, link-local or otherwise non-public address, which this deployment does not connect to. ` +
+      'Use a public SMTP server, or (local development only) ask the operator to set LATCH_SMTP_ALLOW_PRIVATE=true.',
+    details: { host },
+  })),
+
+  /** A project's own SMTP server may listen only on an SMTP port, unless LATCH_SMTP_ALLOW_PRIVATE=true. */
+  EmailServerPortNotAllowed: defineKnownError('EMAIL_SERVER_PORT_NOT_ALLOWED', 400, (port: number, allowedPorts: readonly number[]) => ({
+    message: `The email server port ${port} is not allowed. Use one of the SMTP ports ${allowedPorts.join(', ')}.`,
+    details: { port, allowed_ports: [...allowedPorts] },
+  })),
+
+  SentEmailNotFound: defineKnownError('EMAIL_NOT_FOUND', 404, (emailId: string) => ({
+    message: `The e-mail ${emailId} does not exist in this project.`,
+    details: { email_id: emailId },
+  })),
+
+  EmailTemplateAlreadyExists: defineFixedError('EMAIL_TEMPLATE_ALREADY_EXISTS', 409,
+    'An e-mail template of this type already exists. Update it instead of creating a new one.',
+  ),
+} as const;

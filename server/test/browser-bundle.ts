@@ -1,0 +1,46 @@
+/**
+ * Bundles one of the browser packages' entries the way a host app's bundler would (esbuild, for
+ * the browser, minified, with a metafile), for the bundle-purity tests of the SDK, the UI kit and
+ * the console: which source files and packages reach the browser, and how large it gets.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface BrowserBundle {
+  /** Every source file and package file that went in, relative to the repository root. */
+  inputs: string[];
+  metafile: Metafile;
+  /** The JavaScript output (one chunk). */
+  js: Uint8Array;
+  gzippedBytes: number;
+}
+
+/** `entry` is relative to the repository root (`sdk/index.ts`); `options` add to the defaults. */
+export async function bundleForBrowser(entry: string, options: BuildOptions = {}): Promise<BrowserBundle> {
+  const result = await build({
+    entryPoints: [path.join(root, entry)],
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    minify: true,
+    logLevel: 'silent',
+    ...options,
+    metafile: true,
+    write: false,
+  });
+  const { outputFiles, metafile } = result;
+  if (!outputFiles || !metafile) throw new Error('esbuild returned no output files or no metafile');
+  const js = outputFiles.find((file) => file.path.endsWith('.js')) ?? outputFiles[0]!;
+  return {
+    inputs: Object.keys(metafile.inputs),
+    metafile,
+    js: js.contents,
+    gzippedBytes: gzipSync(js.contents, { level: 9 }).length,
+  };
+}
