@@ -31,10 +31,6 @@ const TEMPORARILY_ALLOWED: readonly string[] = [
   // (issue 14, item 7), outside the browser packages.
   'react-ui/example/serve.ts -> server/env.ts',
   'react-ui/example/serve.ts -> server/start.ts',
-  // The /auth/oauth/token route is an express handler, not a service: it moves to server/http/
-  // (helper "signin", issue 14 item 4), where importing trpc/ is allowed.
-  'server/domains/sessions/oauth-token.ts -> server/trpc/context.ts',
-  'server/domains/sessions/oauth-token.ts -> server/trpc/rest.ts',
 ];
 
 /** Packages that only run on the server: a browser-safe module must not import them, not even a type. */

@@ -1,3 +1,18 @@
+/**
+ * Folders follow the API: a flow lives in the folder its REST path names.
+ * - `/<resource>/*` → `domains/<resource>/` (router.ts, service.ts, queries.ts, dto.ts): `/users` →
+ *   users/, `/team-invitations` → team-invitations/, `/contact-channels` → contact-channels/.
+ * - `/auth/<way-in>/*` → one file per way in under `domains/auth/`: `/auth/password/*` →
+ *   password.ts (reset codes: password-reset.ts), `/auth/otp/*` → magic-link.ts,
+ *   `/auth/anonymous/*` → anonymous.ts; each ends in auth/sign-in.ts, the one sign-in seam.
+ * - `/auth/sessions/*` → `domains/sessions/` (a resource of its own, the `sessions` namespace):
+ *   refresh.ts holds the refresh grant for `/auth/sessions/current/refresh` and for
+ *   `/auth/oauth/token` (whose form-body route is server/http/oauth-token.ts) and points to the
+ *   expired-token rule (access/policy.ts, applied per procedure in trpc/procedures.ts).
+ * - Routes that are not procedures (health, metrics, docs, the console, OAuth token and callbacks,
+ *   webhooks) → `server/http/<name>.ts`, composed in app.ts.
+ * A tRPC namespace keeps its public name (the SDK calls it) even where the folder is named by path.
+ */
 import { apiKeysRouter } from './domains/api-keys/router.js';
 import { authRouter } from './domains/auth/router.js';
 import { contactChannelsRouter } from './domains/contact-channels/router.js';

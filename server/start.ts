@@ -4,7 +4,7 @@ import { createRequestHandler } from './app.js';
 import { handleClientError } from './http/client-error.js';
 import { deriveKey } from './crypto/encryption.js';
 import { setPasswordHashConcurrency, warmPasswordHashing } from './crypto/passwords.js';
-import { setMaxSessionsPerUser } from './domains/sessions/service.js';
+import { setMaxSessionsPerUser } from './domains/auth/sign-in.js';
 import { type DatabaseTarget, openDatabase } from './db/kysely.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Deps, createLogger } from './deps.js';

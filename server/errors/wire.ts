@@ -34,53 +34,37 @@ export function schemaErrorFromIssues(issues: readonly $ZodIssue[]): KnownError 
   return new KnownErrors.SchemaError(message, { issues: described });
 }
 
+/** A caller's mistake, on the wire as it is (nothing to log). */
+function expected(error: KnownError): WireError {
+  return { status: error.status, body: error.toBody(), unexpected: null };
+}
+
+/** The catalogued error for tRPC's own refusals that are the caller's mistake; null for the rest. */
+function knownErrorOfTrpc(error: TRPCError): KnownError | null {
+  if (error.code === 'BAD_REQUEST' && isZodError(error.cause)) return schemaErrorFromIssues(error.cause.issues);
+  // tRPC wraps a failed JSON.parse of `?input=` or of the body as BAD_REQUEST with the SyntaxError.
+  if (error.code === 'BAD_REQUEST' && error.cause instanceof SyntaxError) return new KnownErrors.BodyParsingError(`The request input is not valid JSON (${error.cause.message}).`);
+  // tRPC's own request checks (batch size, batch input shape) carry no cause: the caller's
+  // mistake, not a 500. (Services throw known errors, never TRPCError.) A BAD_REQUEST caused by
+  // anything else (a throwing refine, a stack overflow) stays an unexpected error.
+  if (error.code === 'BAD_REQUEST' && error.cause === undefined) return new KnownErrors.SchemaError(error.message);
+  if (error.code === 'PARSE_ERROR') return new KnownErrors.BodyParsingError(error.message);
+  if (error.code === 'NOT_FOUND') return new KnownErrors.RouteNotFound(error.message);
+  if (error.code === 'METHOD_NOT_SUPPORTED') return new KnownErrors.MethodNotAllowed(error.message);
+  // tRPC has no reader for a body that is not JSON (text/plain, form-encoded) and refuses it
+  // before any procedure runs: the caller's mistake, like malformed JSON.
+  if (error.code === 'UNSUPPORTED_MEDIA_TYPE') return new KnownErrors.BodyParsingError('The request body must be JSON, sent with Content-Type: application/json.');
+  if (error.code === 'PAYLOAD_TOO_LARGE') return new KnownErrors.PayloadTooLarge();
+  return null;
+}
+
 /**
  * Maps anything thrown while serving a request to the wire: known errors as they are, zod input
  * errors as SCHEMA_ERROR naming the fields, everything else as a 500 that says only its request id.
  */
 export function toWireError(error: unknown, requestId: string): WireError {
-  const known = findKnownError(error);
-  if (known) return { status: known.status, body: known.toBody(), unexpected: null };
-  if (error instanceof TRPCError) {
-    if (error.code === 'BAD_REQUEST' && isZodError(error.cause)) {
-      const schema = schemaErrorFromIssues(error.cause.issues);
-      return { status: schema.status, body: schema.toBody(), unexpected: null };
-    }
-    // tRPC wraps a failed JSON.parse of `?input=` or of the body as BAD_REQUEST with the SyntaxError.
-    if (error.code === 'BAD_REQUEST' && error.cause instanceof SyntaxError) {
-      const parse = new KnownErrors.BodyParsingError(`The request input is not valid JSON (${error.cause.message}).`);
-      return { status: parse.status, body: parse.toBody(), unexpected: null };
-    }
-    // tRPC's own request checks (batch size, batch input shape) carry no cause: the caller's
-    // mistake, not a 500. (Services throw known errors, never TRPCError.) A BAD_REQUEST caused by
-    // anything else (a throwing refine, a stack overflow) stays an unexpected error.
-    if (error.code === 'BAD_REQUEST' && error.cause === undefined) {
-      const bad = new KnownErrors.SchemaError(error.message);
-      return { status: bad.status, body: bad.toBody(), unexpected: null };
-    }
-    if (error.code === 'PARSE_ERROR') {
-      const parse = new KnownErrors.BodyParsingError(error.message);
-      return { status: parse.status, body: parse.toBody(), unexpected: null };
-    }
-    if (error.code === 'NOT_FOUND') {
-      const notFound = new KnownErrors.RouteNotFound(error.message);
-      return { status: notFound.status, body: notFound.toBody(), unexpected: null };
-    }
-    if (error.code === 'METHOD_NOT_SUPPORTED') {
-      const method = new KnownErrors.MethodNotAllowed(error.message);
-      return { status: method.status, body: method.toBody(), unexpected: null };
-    }
-    // tRPC has no reader for a body that is not JSON (text/plain, form-encoded) and refuses it
-    // before any procedure runs: the caller's mistake, like malformed JSON.
-    if (error.code === 'UNSUPPORTED_MEDIA_TYPE') {
-      const media = new KnownErrors.BodyParsingError('The request body must be JSON, sent with Content-Type: application/json.');
-      return { status: media.status, body: media.toBody(), unexpected: null };
-    }
-    if (error.code === 'PAYLOAD_TOO_LARGE') {
-      const tooLarge = new KnownErrors.PayloadTooLarge();
-      return { status: tooLarge.status, body: tooLarge.toBody(), unexpected: null };
-    }
-  }
+  const known = findKnownError(error) ?? (error instanceof TRPCError ? knownErrorOfTrpc(error) : null);
+  if (known) return expected(known);
   const internal = new KnownErrors.InternalServerError(requestId);
   return { status: internal.status, body: internal.toBody(), unexpected: error };
 }

@@ -19,10 +19,11 @@ import express, { type Request, type Response } from 'express';
 import type { Deps } from '../deps.js';
 import { KnownErrors } from '../../contract/errors/known-errors.js';
 import { INTERNAL_PROJECT_ID } from '../../contract/config/project-config.js';
-import { refreshAccessToken } from '../domains/sessions/service.js';
+import { refreshAccessToken } from '../domains/sessions/refresh.js';
 import { clientIp, parseLatchHeaders } from '../trpc/context.js';
 import { resolveAuth } from '../access/resolve.js';
 import { sendError } from '../trpc/rest.js';
+import { succeed } from '../trpc/operation.js';
 
 export const CONSOLE_COOKIE = 'latch-console-refresh';
 const COOKIE_PATH = '/api/console';
@@ -101,7 +102,7 @@ export function consoleSessionRouter(deps: Deps): express.Router {
   router.delete('/session', handle(async (req, res) => {
     checkSameOrigin(req);
     setCookie(deps, req, res, null);
-    return { success: true };
+    return succeed();
   }));
   router.use((req: Request, res: Response) => sendError(req, res, deps, String(res.locals.requestId), new KnownErrors.RouteNotFound(`${req.method} ${req.originalUrl}`)));
   return router;

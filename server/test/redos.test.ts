@@ -10,7 +10,7 @@ import { domainSchema } from '../../contract/config/domains.js';
 import { productionModeProblems } from '../domains/projects/service.js';
 import { ipKey } from '../domains/rate-limits/service.js';
 import { clientUserUpdateSchema, serverUserUpdateSchema } from '../../contract/schemas/users.js';
-import { BASIC_AUTHORIZATION } from '../domains/sessions/oauth-token.js';
+import { BASIC_AUTHORIZATION } from '../http/oauth-token.js';
 import { PLAIN_PATH, QUERY_NUMBER } from '../trpc/rest.js';
 import { isValidEmail } from '../../contract/validation/email.js';
 import { emailSchema, findInputProblem, identifierSchema, imageUrlSchema, isHttpUrl, urlSchema, uuidSchema } from '../../contract/validation/schemas.js';
@@ -30,7 +30,7 @@ import { isIpAddress, isLocalhost, isTrustedRedirectUrl, isValidHostname, parseT
  * hashes, JWT headers, the UI kit's redirect checks, the REST path dispatcher (PLAIN_PATH), query
  * number coercion and the OAuth `Authorization: Basic` parser.
  * Read and judged linear without a test (anchored, one fixed-size or single-class repetition):
- * json-body's `^\d{1,5}$` on Content-Length, app.ts's `^/(api|health|metrics)(/|$)`, the email
+ * json-body's `^\d{1,5}$` on Content-Length, http/console-app.ts's `^/(api|health|metrics)(/|$)`, the email
  * renderer's `[\r\n]+` and the SMTP error's `\s+` (one class, replaced globally), the templates'
  * `^https?://`, the user search's LIKE escape and exact-UUID check, parseTemplate's `^\{(\w+)\}$`
  * (route templates from code). Not on input: env.ts (the operator's variables), test helpers, the

@@ -3,7 +3,7 @@ import { type ApiResponse, type Harness, type Headers_, startHarness } from '../
 
 /**
  * GET /api/v1/users/me and POST …/auth/sessions/current/refresh take a lean path past express's
- * router (app.ts createRequestHandler). Another spelling of the same path (upper case) still goes
+ * router (http/fast-lane.ts, withFastLane). Another spelling of the same path (upper case) still goes
  * through express and reaches the same route: both must answer alike, success and every failure.
  */
 let h: Harness;

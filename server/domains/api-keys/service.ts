@@ -1,28 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import type { ApiKeySetRow } from '../../db/schema.js';
 import { hashSecret, lastFour, newProjectKey } from '../../crypto/tokens.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { AuthContext } from '../../access/context.js';
 import * as q from './queries.js';
-import type { apiKeySetCreateSchema, apiKeySetCreatedSchema, apiKeySetSchema } from '../../../contract/schemas/api-keys.js';
+import { type ApiKeySetDto, toApiKeySetDto } from './dto.js';
+import type { apiKeySetCreateSchema, apiKeySetCreatedSchema } from '../../../contract/schemas/api-keys.js';
 
-type ApiKeySetDto = z.infer<typeof apiKeySetSchema>;
 
-export function toApiKeySetDto(row: ApiKeySetRow): ApiKeySetDto {
-  const four = (value: string | null) => (value === null ? null : { last_four: value });
-  return {
-    id: row.id,
-    description: row.description,
-    expires_at_millis: row.expires_at?.getTime() ?? null,
-    manually_revoked_at_millis: row.manually_revoked_at?.getTime() ?? null,
-    created_at_millis: row.created_at.getTime(),
-    publishable_client_key: four(row.publishable_client_key_last_four),
-    secret_server_key: four(row.secret_server_key_last_four),
-    super_secret_admin_key: four(row.super_secret_admin_key_last_four),
-  };
-}
 
 /** Creates a key set; the full keys are in this response only, the table keeps SHA-256 hashes. */
 export async function createApiKeySet(deps: Deps, auth: AuthContext, input: z.infer<typeof apiKeySetCreateSchema>): Promise<z.infer<typeof apiKeySetCreatedSchema>> {

@@ -1,14 +1,13 @@
 import type { Deps } from '../../deps.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { AuthContext } from '../../access/context.js';
-import { proveChannel } from '../contact-channels/claims.js';
 import { findAuthChannel, findChannel, lockUser } from '../contact-channels/queries.js';
 import { consumeMailLimits } from '../emails/limits.js';
 import { queueEmail } from '../emails/service.js';
 import { clearSignInFailures, limitEmailProbes } from '../rate-limits/service.js';
-import { type AuthResponse, authResponse, issueSession } from '../sessions/service.js';
 import { findUser } from '../users/queries.js';
 import { insertUserWithEmail } from '../users/service.js';
+import { type AuthResponse, completeSignIn } from './sign-in.js';
 import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
 
 /** The verification_codes purpose of magic links / one-time codes. */
@@ -69,11 +68,10 @@ export async function signInWithCode(deps: Deps, auth: AuthContext, code: string
     // Locked, then read again: the channel is judged as it is while the user row is held.
     const channel = found && (await lockUser(trx, auth.tenancy.id, found.user_id)) ? await findChannel(trx, auth.tenancy.id, found.user_id, found.id) : undefined;
     if (channel) {
-      await proveChannel(trx, auth.tenancy, channel, 'stranger');
       const user = await findUser(trx, auth.tenancy.id, channel.user_id);
       if (!user) throw new KnownErrors.VerificationCodeNotFound();
-      const session = await issueSession(trx, auth.tenancy, user.id, { ip });
-      return authResponse(deps, auth.tenancy, user, session, false);
+      // The code proved the address: the sign-in policy's verified-email rule settles it (sign-in.ts).
+      return completeSignIn(deps, trx, { tenancy: auth.tenancy, user, method: 'magic_link', isNewUser: false, ip, provenChannel: channel });
     }
     if (!config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
     const user = await insertUserWithEmail(trx, deps, auth.tenancy, config, {
@@ -84,8 +82,7 @@ export async function signInWithCode(deps: Deps, auth: AuthContext, code: string
       isAnonymous: false,
       otpAuthEnabled: true,
     });
-    const session = await issueSession(trx, auth.tenancy, user.id, { ip });
-    return authResponse(deps, auth.tenancy, user, session, true);
+    return completeSignIn(deps, trx, { tenancy: auth.tenancy, user, method: 'magic_link', isNewUser: true, ip });
   });
   await clearSignInFailures(deps, auth.tenancy, email);
   return response;

@@ -41,7 +41,7 @@ interface ResetData {
  * known one, and both answers are padded to RESET_REQUEST_FLOOR_MILLIS so the known one's writes do
  * not show in the time taken.
  */
-export async function sendResetCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null = null): Promise<{ success: true }> {
+export async function sendResetCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null = null): Promise<void> {
   const config = auth.project.config;
   if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   assertTrustedCallbackUrl(auth.project, callbackUrl);
@@ -59,7 +59,6 @@ export async function sendResetCode(deps: Deps, auth: AuthContext, email: string
       await queueEmail(trx, deps, auth, channel.value, { type: 'password-reset', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt }, { limitedByCaller: true });
     });
   });
-  return { success: true };
 }
 
 /** Whether a reset code is valid, without using it (counts as an attempt). */
@@ -80,7 +79,7 @@ export async function checkResetCode(deps: Deps, auth: AuthContext, code: string
  * removed. A link whose address left the account since is CODE_NOT_FOUND. Other reset links of the
  * user stop working, and the address's failed password sign-ins are forgotten.
  */
-export async function resetPassword(deps: Deps, auth: AuthContext, code: string, password: string, ip: string | null): Promise<{ success: true }> {
+export async function resetPassword(deps: Deps, auth: AuthContext, code: string, password: string, ip: string | null): Promise<void> {
   if (!auth.project.config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   checkPasswordRequirements(password);
   await limitCodeChecks(deps, auth.tenancy, ip);
@@ -98,5 +97,4 @@ export async function resetPassword(deps: Deps, auth: AuthContext, code: string,
     return channel.value;
   });
   await clearSignInFailures(deps, auth.tenancy, address);
-  return { success: true };
 }

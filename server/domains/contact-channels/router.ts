@@ -1,63 +1,45 @@
 import { router } from '../../trpc/init.js';
+import { restOperations, succeed } from '../../trpc/operation.js';
 import { clientProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/contact-channels.js';
 import * as service from './service.js';
 
-const TAGS = ['Contact channels'];
+const op = restOperations(['Contact channels']);
 
 export const contactChannelsRouter = router({
-  list: clientProcedure
-    .meta({ openapi: { method: 'GET', path: '/contact-channels', tags: TAGS, summary: "A user's contact channels (user_id defaults to me; clients: only their own)" } })
-    .input(schemas.contactChannelListQuerySchema)
-    .output(schemas.contactChannelListSchema)
+  list: op(clientProcedure, 'GET /contact-channels', "A user's contact channels (user_id defaults to me; clients: only their own)")
+    .input(schemas.contactChannelListQuerySchema).output(schemas.contactChannelListSchema)
     .query(async ({ ctx, input }) => ({ items: await service.listChannels(ctx.deps, ctx.auth, input.user_id), is_paginated: false as const })),
 
-  create: clientProcedure
-    .meta({ openapi: { method: 'POST', path: '/contact-channels', tags: TAGS, summary: 'Add a contact channel to a user (clients: to themselves, unverified, and not used for auth until verified)' }, successStatus: 201 })
-    .input(schemas.contactChannelCreateSchema)
-    .output(schemas.contactChannelSchema)
+  create: op(clientProcedure, 'POST /contact-channels', 'Add a contact channel to a user (clients: to themselves, unverified, and not used for auth until verified)', { successStatus: 201 })
+    .input(schemas.contactChannelCreateSchema).output(schemas.contactChannelSchema)
     .mutation(({ ctx, input }) => service.createChannel(ctx.deps, ctx.auth, input, ctx.ip)),
 
-  sendVerificationCode: clientProcedure
-    .meta({ openapi: { method: 'POST', path: '/contact-channels/send-verification-code', tags: TAGS, summary: "Email a verification link for the signed-in user's primary email" } })
-    .input(schemas.sendVerificationCodeSchema)
-    .output(successSchema)
-    .mutation(({ ctx, input }) => service.sendPrimaryVerificationCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip)),
+  sendVerificationCode: op(clientProcedure, 'POST /contact-channels/send-verification-code', "Email a verification link for the signed-in user's primary email")
+    .input(schemas.sendVerificationCodeSchema).output(successSchema)
+    .mutation(async ({ ctx, input }) => { await service.sendPrimaryVerificationCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip); return succeed(); }),
 
-  verify: clientProcedure
-    .meta({ openapi: { method: 'POST', path: '/contact-channels/verify', tags: TAGS, summary: 'Verify an email with the code from its verification link (no signed-in user needed)' } })
-    .input(schemas.verifySchema)
-    .output(successSchema)
-    .mutation(({ ctx, input }) => service.verifyChannel(ctx.deps, ctx.auth, input.code, ctx.ip)),
+  verify: op(clientProcedure, 'POST /contact-channels/verify', 'Verify an email with the code from its verification link (no signed-in user needed)')
+    .input(schemas.verifySchema).output(successSchema)
+    .mutation(async ({ ctx, input }) => { await service.verifyChannel(ctx.deps, ctx.auth, input.code, ctx.ip); return succeed(); }),
 
-  get: clientProcedure
-    .meta({ openapi: { method: 'GET', path: '/contact-channels/{user_id}/{contact_channel_id}', tags: TAGS, summary: 'One contact channel of a user' } })
-    .input(schemas.contactChannelParamsSchema)
-    .output(schemas.contactChannelSchema)
+  get: op(clientProcedure, 'GET /contact-channels/{user_id}/{contact_channel_id}', 'One contact channel of a user')
+    .input(schemas.contactChannelParamsSchema).output(schemas.contactChannelSchema)
     .query(({ ctx, input }) => service.getChannel(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id)),
 
-  update: clientProcedure
-    .meta({ openapi: { method: 'PATCH', path: '/contact-channels/{user_id}/{contact_channel_id}', tags: TAGS, summary: 'Change a contact channel (a new value is unverified; is_primary moves the primary email)' } })
-    .input(schemas.contactChannelUpdateSchema.extend(schemas.contactChannelParamsSchema.shape))
-    .output(schemas.contactChannelSchema)
+  update: op(clientProcedure, 'PATCH /contact-channels/{user_id}/{contact_channel_id}', 'Change a contact channel (a new value is unverified; is_primary moves the primary email)')
+    .input(schemas.contactChannelUpdateSchema.extend(schemas.contactChannelParamsSchema.shape)).output(schemas.contactChannelSchema)
     .mutation(({ ctx, input }) => {
       const { user_id, contact_channel_id, ...patch } = input;
       return service.updateChannel(ctx.deps, ctx.auth, user_id, contact_channel_id, patch, ctx.ip);
     }),
 
-  delete: clientProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/contact-channels/{user_id}/{contact_channel_id}', tags: TAGS, summary: 'Remove a contact channel (removing the primary one leaves the user without a primary email)' } })
-    .input(schemas.contactChannelParamsSchema)
-    .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.deleteChannel(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id);
-      return { success: true as const };
-    }),
+  delete: op(clientProcedure, 'DELETE /contact-channels/{user_id}/{contact_channel_id}', 'Remove a contact channel (removing the primary one leaves the user without a primary email)')
+    .input(schemas.contactChannelParamsSchema).output(successSchema)
+    .mutation(async ({ ctx, input }) => { await service.deleteChannel(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id); return succeed(); }),
 
-  sendChannelVerificationCode: clientProcedure
-    .meta({ openapi: { method: 'POST', path: '/contact-channels/{user_id}/{contact_channel_id}/send-verification-code', tags: TAGS, summary: 'Email a verification link for one contact channel' } })
-    .input(schemas.sendChannelVerificationCodeSchema.extend(schemas.contactChannelParamsSchema.shape))
-    .output(successSchema)
-    .mutation(({ ctx, input }) => service.sendChannelVerificationCode(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id, input.callback_url, ctx.ip)),
+  sendChannelVerificationCode: op(clientProcedure, 'POST /contact-channels/{user_id}/{contact_channel_id}/send-verification-code', 'Email a verification link for one contact channel')
+    .input(schemas.sendChannelVerificationCodeSchema.extend(schemas.contactChannelParamsSchema.shape)).output(successSchema)
+    .mutation(async ({ ctx, input }) => { await service.sendChannelVerificationCode(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id, input.callback_url, ctx.ip); return succeed(); }),
 });

@@ -12,9 +12,10 @@ import { findSessionUser } from '../users/queries.js';
 import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
 import { assertAddressFree, proveChannel, settleProvenAddress, syncPrimaryEmail } from './claims.js';
 import * as q from './queries.js';
+import { type ContactChannel, toContactChannelDto } from './dto.js';
 
 export { syncPrimaryEmail };
-import type { contactChannelCreateSchema, contactChannelSchema, contactChannelUpdateSchema } from '../../../contract/schemas/contact-channels.js';
+import type { contactChannelCreateSchema, contactChannelUpdateSchema } from '../../../contract/schemas/contact-channels.js';
 
 /**
  * A user's contact channels (emails). The table is the source of truth; the user's primary_email,
@@ -35,11 +36,7 @@ interface VerificationData {
   value: string;
 }
 
-type ContactChannel = z.infer<typeof contactChannelSchema>;
 
-export function toContactChannelDto(row: q.ContactChannelRow): ContactChannel {
-  return { id: row.id, user_id: row.user_id, type: 'email', value: row.value, is_primary: row.is_primary, is_verified: row.is_verified, used_for_auth: row.used_for_auth };
-}
 
 /** The 409s a channel write can run into, told apart by the unique index that refused it. */
 function channelConflict(error: unknown, value: string): unknown {
@@ -194,7 +191,7 @@ export async function queueVerificationEmail(trx: Executor, deps: Deps, sender: 
 }
 
 /** Emails a verification link for one channel of a user; EMAIL_ALREADY_VERIFIED when there is nothing to verify. */
-export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, callbackUrl: string, ip: string | null = null): Promise<{ success: true }> {
+export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, callbackUrl: string, ip: string | null = null): Promise<void> {
   assertTrustedCallbackUrl(auth.project, callbackUrl);
   const userId = await resolveExistingUserId(deps, auth, userIdParam);
   await deps.db.transaction().execute(async (trx) => {
@@ -202,11 +199,10 @@ export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext,
     if (channel.is_verified) throw new KnownErrors.EmailAlreadyVerified();
     await queueVerificationEmail(trx, deps, auth, channel, callbackUrl, ip);
   });
-  return { success: true };
 }
 
 /** The signed-in user's variant: `email` must be their primary email (EMAIL_IS_NOT_PRIMARY_EMAIL). */
-export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null = null): Promise<{ success: true }> {
+export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null = null): Promise<void> {
   assertTrustedCallbackUrl(auth.project, callbackUrl);
   const userId = await liveSessionUserId(deps, auth);
   await deps.db.transaction().execute(async (trx) => {
@@ -216,7 +212,6 @@ export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext,
     if (primary.is_verified) throw new KnownErrors.EmailAlreadyVerified();
     await queueVerificationEmail(trx, deps, auth, primary, callbackUrl, ip);
   });
-  return { success: true };
 }
 
 /**
@@ -229,7 +224,7 @@ export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext,
  * to the address strips them (contact-channels/claims.ts, proveChannel). A code for a channel that
  * was deleted or changed its address since reads as CODE_NOT_FOUND.
  */
-export async function verifyChannel(deps: Deps, auth: AuthContext, code: string, ip: string | null): Promise<{ success: true }> {
+export async function verifyChannel(deps: Deps, auth: AuthContext, code: string, ip: string | null): Promise<void> {
   await limitCodeChecks(deps, auth.tenancy, ip);
   await withCode<VerificationData, void>(deps.db, auth.tenancy, EMAIL_VERIFICATION_PURPOSE, code, 'consume', async (trx, verified) => {
     const { user_id: userId, contact_channel_id: channelId, value } = verified.data;
@@ -240,5 +235,4 @@ export async function verifyChannel(deps: Deps, auth: AuthContext, code: string,
     const holder = auth.type !== 'client' || (auth.user?.sub === userId && (await findSessionUser(trx, auth.tenancy.id, userId, auth.user.refresh_token_id)) !== undefined);
     await proveChannel(trx, auth.tenancy, channel, holder ? 'holder' : 'bare');
   });
-  return { success: true };
 }

@@ -133,8 +133,7 @@ export async function sendTestEmail(deps: Deps, auth: AuthContext, input: z.infe
 }
 
 /** Emails someone a link to sign in to the project (the link is callback_url, a trusted URL). */
-export async function sendSignInInvitation(deps: Deps, auth: AuthContext, input: z.infer<typeof sendSignInInvitationSchema>): Promise<{ success: true }> {
+export async function sendSignInInvitation(deps: Deps, auth: AuthContext, input: z.infer<typeof sendSignInInvitationSchema>): Promise<void> {
   assertTrustedCallbackUrl(auth.project, input.callback_url);
   await deps.db.transaction().execute((trx) => queueEmail(trx, deps, auth, input.email, { type: 'sign-in-invitation', link: input.callback_url }));
-  return { success: true };
 }

@@ -10,27 +10,20 @@ import { findTeam } from '../teams/queries.js';
 import { findUser } from '../users/queries.js';
 import { clientOwnUserId, resolveUserId } from '../../access/policy.js';
 import * as q from './queries.js';
+import { type PermissionDefinition, systemDefinition, toDefinitionDto } from './dto.js';
 import {
   SYSTEM_TEAM_PERMISSIONS,
   type SystemTeamPermission,
   isSystemPermission,
-  type permissionDefinitionSchema,
   type projectPermissionListQuerySchema,
   type teamPermissionListQuerySchema,
 } from '../../../contract/schemas/permissions.js';
 
 export type PermissionScope = q.PermissionScope;
-type PermissionDefinition = z.infer<typeof permissionDefinitionSchema>;
 
 const SYSTEM_IDS = Object.keys(SYSTEM_TEAM_PERMISSIONS) as SystemTeamPermission[];
 
-function toDefinitionDto(row: q.DefinitionWithChildren): PermissionDefinition {
-  return { id: row.id, description: row.description, contained_permission_ids: row.contained_permission_ids, is_system_permission: false };
-}
 
-function systemDefinition(id: SystemTeamPermission): PermissionDefinition {
-  return { id, description: SYSTEM_TEAM_PERMISSIONS[id], contained_permission_ids: [], is_system_permission: true };
-}
 
 // ─── Default permissions ──────────────────────────────────────────────────────────────────────
 

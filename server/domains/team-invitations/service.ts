@@ -12,6 +12,7 @@ import { findTeam, lockTeamForShare } from '../teams/queries.js';
 import { addMember } from '../teams/service.js';
 import { assertTrustedCallbackUrl, checkCode, consumeCode, createCode, deleteCodes, limitCodeChecks, linkWithCode } from '../verification/service.js';
 import * as q from './queries.js';
+import { toInvitationDto } from './dto.js';
 import type { sendCodeSchema } from '../../../contract/schemas/team-invitations.js';
 
 /** The verification_codes purpose of team invitations. */
@@ -51,7 +52,7 @@ export async function sendInvitation(deps: Deps, auth: AuthContext, input: z.inf
     const link = linkWithCode(input.callback_url, issued.code);
     await queueEmail(trx, deps, auth, input.email, { type: 'team-invitation', link, teamDisplayName: team.display_name, expiresAt: issued.expiresAt }, { ip });
   });
-  return { success: true as const, id };
+  return { id };
 }
 
 /** The invitation behind a valid code; a withdrawn invitation's code reads as not found. */
@@ -76,7 +77,7 @@ export async function acceptInvitation(deps: Deps, auth: AuthContext, code: stri
     const { invitation } = await invitationOf(trx, auth, verified.id);
     await addMember(trx, auth.tenancy, auth.project.config, invitation.team_id, userId, 'member');
     await q.deleteInvitation(trx, auth.tenancy.id, invitation.id, null);
-    return { success: true as const, team_id: invitation.team_id };
+    return { team_id: invitation.team_id };
   });
 }
 
@@ -105,7 +106,7 @@ export async function listInvitations(deps: Deps, auth: AuthContext, teamId: str
   await authorizeTeamAction(deps, auth, teamId, '$read_members');
   if (auth.type === 'client') await authorizeTeamAction(deps, auth, teamId, '$invite_members');
   const rows = await q.listPendingInvitations(deps.db, auth.tenancy.id, teamId);
-  return rows.map((row) => ({ id: row.id, team_id: row.team_id, recipient_email: row.recipient_email, expires_at_millis: row.expires_at.getTime() }));
+  return rows.map(toInvitationDto);
 }
 
 /** Withdraws an invitation: its code stops working at once. Clients need $remove_members. */

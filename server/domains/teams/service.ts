@@ -11,55 +11,22 @@ import { INTERNAL_PROJECT_ID } from '../../../contract/config/project-config.js'
 import type { Executor } from '../../db/executor.js';
 import { grantTeamDefaults } from '../permissions/service.js';
 import { authorizeTeamAction, clientOwnUserId, isOwnUser, liveSessionUserId, resolveExistingUserId, resolveMe, resolveUserId } from '../../access/policy.js';
-import { toUserDto } from '../users/dto.js';
 import { findUser, setSelectedTeam } from '../users/queries.js';
 import { listInvitationIdsOfTeam } from '../team-invitations/queries.js';
 import { deleteCodes } from '../verification/service.js';
 import * as q from './queries.js';
+import { toMemberProfileDto, toTeamDto } from './dto.js';
 import {
   SERVER_ONLY_TEAM_FIELDS,
-  type clientMemberProfileSchema,
-  type clientTeamSchema,
   type memberProfileListQuerySchema,
   type memberProfileUpdateSchema,
-  type serverMemberProfileSchema,
-  type serverTeamSchema,
   type teamCreateSchema,
   type teamListQuerySchema,
   type teamUpdateSchema,
 } from '../../../contract/schemas/teams.js';
 
-type ClientTeam = z.infer<typeof clientTeamSchema>;
-type ServerTeam = z.infer<typeof serverTeamSchema>;
-type ClientMemberProfile = z.infer<typeof clientMemberProfileSchema>;
-type ServerMemberProfile = z.infer<typeof serverMemberProfileSchema>;
-type Json = ClientTeam['client_metadata'];
 
-/** The one place that decides which team fields each access level sees (the same rules as users). */
-export function toTeamDto(row: TeamRow, view: AuthContext['type']): ClientTeam | ServerTeam {
-  const client: ClientTeam = {
-    id: row.id,
-    display_name: row.display_name,
-    profile_image_url: row.profile_image_url,
-    client_metadata: (row.client_metadata ?? null) as Json,
-    client_read_only_metadata: (row.client_read_only_metadata ?? null) as Json,
-    created_at_millis: row.created_at.getTime(),
-  };
-  if (view === 'client') return client;
-  return { ...client, server_metadata: (row.server_metadata ?? null) as Json };
-}
 
-/** A member profile falls back to the user's own name and image until the member sets their own. */
-function toMemberProfileDto(profile: q.MemberProfileRow, view: AuthContext['type']): ClientMemberProfile | ServerMemberProfile {
-  const client: ClientMemberProfile = {
-    team_id: profile.member.team_id,
-    user_id: profile.member.user_id,
-    display_name: profile.member.display_name ?? profile.user.display_name,
-    profile_image_url: profile.member.profile_image_url ?? profile.user.profile_image_url,
-  };
-  if (view === 'client') return client;
-  return { ...client, user: toUserDto(profile.user, 'server') };
-}
 
 function jsonOrNull(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);

@@ -11,7 +11,8 @@ import type { AuthContext } from '../../access/context.js';
 import { authorizeTeamAction, resolveExistingUserId } from '../../access/policy.js';
 import { limitApiKeyCheck } from '../rate-limits/service.js';
 import * as q from './queries.js';
-import type { apiKeyUpdateSchema, teamApiKeySchema, userApiKeySchema } from '../../../contract/schemas/user-team-api-keys.js';
+import { type TeamApiKey, type UserApiKey, toApiKeyDto } from './dto.js';
+import type { apiKeyUpdateSchema } from '../../../contract/schemas/user-team-api-keys.js';
 
 /**
  * API keys that belong to a user or a team (not the project's internal keys, see
@@ -19,26 +20,13 @@ import type { apiKeyUpdateSchema, teamApiKeySchema, userApiKeySchema } from '../
  * order for these keys: revoked first, then expired (reason codes manually-revoked and expired).
  */
 
-type UserApiKey = z.infer<typeof userApiKeySchema>;
-type TeamApiKey = z.infer<typeof teamApiKeySchema>;
+
 type Owner = { type: 'user'; userId: string } | { type: 'team'; teamId: string };
 
 function ownerTypeOf(row: UserTeamApiKeyRow): ApiKeyOwnerType {
   return row.user_id ? 'user' : 'team';
 }
 
-function toApiKeyDto(row: UserTeamApiKeyRow): UserApiKey | TeamApiKey {
-  const common = {
-    id: row.id,
-    description: row.description,
-    is_public: row.is_public,
-    created_at_millis: row.created_at.getTime(),
-    expires_at_millis: row.expires_at?.getTime() ?? null,
-    manually_revoked_at_millis: row.manually_revoked_at?.getTime() ?? null,
-    value: { last_four: row.last_four },
-  };
-  return row.user_id ? { ...common, type: 'user', user_id: row.user_id } : { ...common, type: 'team', team_id: row.team_id! };
-}
 
 /** allow_user_api_keys / allow_team_api_keys switch the feature on; off, no key is made or accepted. */
 function requireEnabled(auth: AuthContext, type: ApiKeyOwnerType): void {

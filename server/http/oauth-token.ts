@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
-import type { Deps } from '../../deps.js';
-import { KnownErrors } from '../../../contract/errors/known-errors.js';
-import { clientIp, parseLatchHeaders } from '../../trpc/context.js';
-import { resolveAuth } from '../../access/resolve.js';
-import { sendError } from '../../trpc/rest.js';
-import { refreshAccessToken } from './service.js';
+import type { Deps } from '../deps.js';
+import { KnownErrors } from '../../contract/errors/known-errors.js';
+import { clientIp, parseLatchHeaders } from '../trpc/context.js';
+import { resolveAuth } from '../access/resolve.js';
+import { sendError } from '../trpc/rest.js';
+import { refreshGrant } from '../domains/sessions/refresh.js';
 
 /** `Basic <base64>`; exported for the ReDoS test (contract/validation/redos.test.ts). */
 export const BASIC_AUTHORIZATION = /^basic ([A-Za-z0-9+/=]+)$/i;
@@ -13,7 +13,8 @@ export const BASIC_AUTHORIZATION = /^basic ([A-Za-z0-9+/=]+)$/i;
  * POST /api/v1/auth/oauth/token, grant_type=refresh_token, as form or JSON (OAuth 2.0 §6). The
  * client authenticates as the project: client_id = project id, client_secret = publishable client
  * key, in the body or as HTTP Basic; the x-latch-* headers work too. A plain express route because
- * trpc-to-openapi refuses form bodies; it is added to openapi.json by hand.
+ * trpc-to-openapi refuses form bodies; it is added to openapi.json by hand. The grant itself is
+ * domains/sessions/refresh.ts (refreshGrant), shared with /auth/sessions/current/refresh.
  */
 export async function handleOAuthToken(deps: Deps, req: Request, res: Response): Promise<void> {
   const requestId = String(res.locals.requestId);
@@ -56,10 +57,7 @@ export async function handleOAuthToken(deps: Deps, req: Request, res: Response):
       authHeader: null,
     });
     if (!auth) throw new KnownErrors.ClientAuthenticationRequired();
-    const accessToken = await refreshAccessToken(deps, auth.tenancy, refreshToken, clientIp(req));
-    // expires_in from the token itself: it is shorter than the configured lifetime near the session's end.
-    const { exp, iat } = JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number; iat: number };
-    res.json({ access_token: accessToken, token_type: 'Bearer', expires_in: exp - iat, refresh_token: refreshToken, scope: 'openid' });
+    res.json(await refreshGrant(deps, auth.tenancy, refreshToken, clientIp(req)));
   } catch (error) {
     sendError(req, res, deps, requestId, error);
   }

@@ -1,3 +1,4 @@
+/** The email + password way in (`/auth/password/sign-up`, `/sign-in`, `/update`, `/set`); the reset-code flow is password-reset.ts. */
 import type { Deps } from '../../deps.js';
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
@@ -9,8 +10,9 @@ import { queueVerificationEmail } from '../contact-channels/service.js';
 import { assertTrustedCallbackUrl } from '../verification/service.js';
 import { assertAddressFree } from '../contact-channels/claims.js';
 import { deleteSessionsOfUser } from '../sessions/queries.js';
-import { type AuthResponse, authResponse, issueSession, signOutEverywhere } from '../sessions/service.js';
-import { findSessionUser, findUserByAuthEmail, findUser, replacePrimaryEmail, updateUser } from '../users/queries.js';
+import { signOutEverywhere } from '../sessions/service.js';
+import { type AuthResponse, completeSignIn } from './sign-in.js';
+import { findSessionUser, findUserByAuthEmail, replacePrimaryEmail, updateUser } from '../users/queries.js';
 import { checkPasswordRequirements, insertUserWithEmail } from '../users/service.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { randomUUID } from 'node:crypto';
@@ -67,8 +69,7 @@ export async function signUpWithPassword(deps: Deps, auth: AuthContext, email: s
       const channel = await findPrimaryChannel(trx, auth.tenancy.id, user.id);
       if (channel) await queueVerificationEmail(trx, deps, auth, channel, verificationCallbackUrl);
     }
-    const session = await issueSession(trx, auth.tenancy, user.id, { ip });
-    return authResponse(deps, auth.tenancy, user, session, true);
+    return completeSignIn(deps, trx, { tenancy: auth.tenancy, user, method: 'password', isNewUser: true, ip });
   }).catch(async (error: unknown) => {
     if (error instanceof KnownErrors.UserWithEmailAlreadyExists) await probe.revealed();
     throw error;
@@ -98,8 +99,7 @@ export async function signInWithPassword(deps: Deps, auth: AuthContext, email: s
   if (!user || !check.ok) throw new KnownErrors.EmailPasswordMismatch();
   await attempt.succeeded();
   if (check.needsRehash) await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password, auth.tenancy.projectId) });
-  const session = await issueSession(deps.db, auth.tenancy, user.id, { ip });
-  return authResponse(deps, auth.tenancy, user, session, false);
+  return completeSignIn(deps, deps.db, { tenancy: auth.tenancy, user, method: 'password', isNewUser: false, ip });
 }
 
 /** Changes the password; every other session of the user is signed out, and their API keys revoked. */
@@ -124,22 +124,4 @@ export async function setPassword(deps: Deps, auth: AuthContext, password: strin
   checkPasswordRequirements(password);
   await limitPasswordHashing(deps, auth.tenancy, ip);
   await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password, auth.tenancy.projectId) });
-}
-
-export async function signUpAnonymously(deps: Deps, auth: AuthContext, ip: string | null): Promise<AuthResponse> {
-  if (!auth.project.config.anonymous_enabled) throw new KnownErrors.AnonymousAccountsNotEnabled();
-  await limitSignUp(deps, auth.tenancy, ip, { withPassword: false });
-  return deps.db.transaction().execute(async (trx) => {
-    const user = await insertUserWithEmail(trx, deps, auth.tenancy, auth.project.config, {
-      primaryEmail: null,
-      primaryEmailVerified: false,
-      primaryEmailAuthEnabled: false,
-      passwordHash: null,
-      isAnonymous: true,
-      displayName: null,
-    });
-    const session = await issueSession(trx, auth.tenancy, user.id, { ip });
-    const fresh = (await findUser(trx, auth.tenancy.id, user.id)) ?? user;
-    return authResponse(deps, auth.tenancy, fresh, session, true);
-  });
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { KnownErrors } from '../contract/errors/known-errors.js';
+import { KnownErrors } from '../../contract/errors/known-errors.js';
 
 /** Bodies the lean reader takes: the hot routes' are `{}` or absent. Larger ones go to body-parser. */
 const LEAN_BODY_LIMIT = 16 * 1024;

@@ -1,0 +1,150 @@
+/**
+ * The sign-in seam: every way in ends in `completeSignIn` (or, for the server's own sessions,
+ * `startSession`), the only code that creates a session row.
+ *
+ *   password sign-in / sign-up   auth/password.ts     completeSignIn
+ *   anonymous sign-up            auth/anonymous.ts    completeSignIn
+ *   magic link / one-time code   auth/magic-link.ts   completeSignIn (with the address it proved)
+ *   POST /auth/sessions (server) sessions/create.ts   startSession (no sign-in policy, see there)
+ *
+ * A new way in (OAuth, passkey, CLI, impersonation) finds or creates its user in its own file and
+ * ends here with its `SignInMethod`. A rule every sign-in must pass is a step of `SIGN_IN_POLICY`;
+ * what must happen whenever a session starts (an audit event, a `session.created` webhook) goes in
+ * `startSession`, which both paths share.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../../deps.js';
+import type { UserRow } from '../../db/schema.js';
+import type { Executor } from '../../db/executor.js';
+import { hashSecret, randomSecret } from '../../crypto/tokens.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import { DEFAULT_QUOTAS } from '../../env.js';
+import type { Tenancy } from '../../access/context.js';
+import { proveChannel } from '../contact-channels/claims.js';
+import type { ContactChannelRow } from '../contact-channels/queries.js';
+import { mintAccessToken } from '../sessions/access-token.js';
+import { deleteSessionsBeyond, insertSession } from '../sessions/queries.js';
+import { findUser } from '../users/queries.js';
+
+/** How a session came to be. `server`: a server key created it (POST /auth/sessions). */
+export type SignInMethod = 'password' | 'anonymous' | 'magic_link' | 'server';
+
+export interface SignInAttempt {
+  tenancy: Tenancy;
+  /** The account signing in, as the way in found or created it. */
+  user: UserRow;
+  method: SignInMethod;
+  /** The account was created by this sign-in (the response's is_new_user). */
+  isNewUser: boolean;
+  ip: string | null;
+  /**
+   * A sign-in address this sign-in proved by a code sent to it (the magic link; next, an OAuth
+   * provider's verified email). Its account's holder is whoever showed the proof.
+   */
+  provenChannel?: ContactChannelRow;
+}
+
+/**
+ * One rule of the sign-in policy. Runs in the sign-in's executor (its transaction, when it has
+ * one) before the session exists; refuses by throwing a KnownError, and returns the user as it is
+ * after the step when the step changed it (the token carries the user's fields).
+ */
+export interface SignInStep {
+  name: string;
+  check(deps: Deps, db: Executor, attempt: SignInAttempt): Promise<UserRow | undefined>;
+}
+
+/**
+ * The verified-email rule at sign-in (contact-channels/claims.ts, README "Security model"): a
+ * proof of the address shown by someone without a session is a stranger's proof. If the account's
+ * holder never proved the address, every credential its claimant set is revoked before the prover
+ * gets a session, and other accounts' claims on the address are removed. The caller holds the
+ * user row lock (contact-channels/queries.ts, lockUser).
+ */
+const verifiedEmailRule: SignInStep = {
+  name: 'verified-email',
+  async check(_deps, db, attempt) {
+    if (!attempt.provenChannel) return undefined;
+    await proveChannel(db, attempt.tenancy, attempt.provenChannel, 'stranger');
+    const user = await findUser(db, attempt.tenancy.id, attempt.user.id);
+    if (!user) throw new KnownErrors.UserNotFound();
+    return user;
+  },
+};
+
+/**
+ * The project's sign-in policy, in order. The MFA gate (a user with requires_totp_mfa answers
+ * MULTI_FACTOR_AUTHENTICATION_REQUIRED with an attempt code instead of a session; spec, "Auth")
+ * is the next step of this list.
+ */
+export const SIGN_IN_POLICY: readonly SignInStep[] = [verifiedEmailRule];
+
+/** The auth response entity (spec: "Sign-in and sign-up responses follow the auth response entity"). */
+export interface AuthResponse {
+  access_token: string;
+  refresh_token: string;
+  user_id: string;
+  is_new_user: boolean;
+}
+
+/**
+ * Ends every end user's way in: applies the sign-in policy, then starts the session. In the
+ * caller's executor: the way in's transaction when it has one, so a refusal rolls back the user
+ * it created.
+ */
+export async function completeSignIn(deps: Deps, db: Executor, attempt: SignInAttempt): Promise<AuthResponse> {
+  let current = attempt;
+  for (const step of SIGN_IN_POLICY) {
+    const user = await step.check(deps, db, current);
+    if (user) current = { ...current, user };
+  }
+  return startSession(deps, db, current);
+}
+
+/** Default session lifetime: one year (spec section 9, "Default server session expiry"). */
+export const DEFAULT_SESSION_MILLIS = 31_536_000_000;
+
+/**
+ * Sessions one user may hold (LATCH_MAX_SESSIONS_PER_USER); a new one signs the oldest out. Set
+ * once at start-up (setMaxSessionsPerUser), like the password hashing limits: sessions are issued
+ * with an executor, not the deps, from every way in.
+ */
+let maxSessionsPerUser = DEFAULT_QUOTAS.sessionsPerUser;
+
+/** Called once at start-up with env.quotas.sessionsPerUser. */
+export function setMaxSessionsPerUser(max: number): void {
+  maxSessionsPerUser = Math.max(1, Math.floor(max));
+}
+
+/**
+ * Starts a session for a user whom a way in (or the server) has already let in: creates the
+ * session row, and mints its tokens. The refresh token (224 random bits) is returned once and
+ * stored hashed. Past maxSessionsPerUser the user's oldest sessions are deleted (signed out): a
+ * client that signs in in a loop cannot grow the table without bound.
+ */
+export async function startSession(
+  deps: Deps,
+  db: Executor,
+  attempt: Omit<SignInAttempt, 'provenChannel'> & { isImpersonation?: boolean; expiresInMillis?: number },
+): Promise<AuthResponse> {
+  const { tenancy, user } = attempt;
+  const refreshToken = randomSecret();
+  const sessionId = randomUUID();
+  const expiresAt = new Date(Date.now() + (attempt.expiresInMillis ?? DEFAULT_SESSION_MILLIS));
+  await insertSession(db, {
+    tenancy_id: tenancy.id,
+    id: sessionId,
+    user_id: user.id,
+    refresh_token_hash: hashSecret(refreshToken),
+    is_impersonation: attempt.isImpersonation ?? false,
+    expires_at: expiresAt,
+    last_used_ip: attempt.ip,
+  });
+  await deleteSessionsBeyond(db, tenancy.id, user.id, sessionId, maxSessionsPerUser);
+  return {
+    access_token: await mintAccessToken(deps, tenancy, user, sessionId, expiresAt),
+    refresh_token: refreshToken,
+    user_id: user.id,
+    is_new_user: attempt.isNewUser,
+  };
+}

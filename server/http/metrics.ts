@@ -1,0 +1,49 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { RequestHandler } from 'express';
+import type { Deps } from '../deps.js';
+import { sendError } from '../trpc/rest.js';
+import { metricsAccessError } from './metrics-access.js';
+
+/** The process's counters and GET /metrics (Prometheus text), for whoever metrics-access.ts lets in. */
+export interface HttpMetrics {
+  /** Counts one finished response by status (requestTagger calls it). */
+  countResponse(status: number): void;
+  /** The GET /metrics handler. */
+  route: RequestHandler;
+}
+
+export function httpMetrics(deps: Deps): HttpMetrics {
+  const requests = new Map<string, number>();
+  // Bench only (LATCH_BENCH_STATS=1, used by bench/run.ts): event-loop delay since the previous /metrics read.
+  const loopDelay = process.env.LATCH_BENCH_STATS === '1' ? monitorEventLoopDelay({ resolution: 10 }) : null;
+  loopDelay?.enable();
+
+  const route: RequestHandler = (req, res) => {
+    const denied = metricsAccessError(req, deps.env.metricsToken);
+    if (denied) {
+      if (denied.status === 401) res.setHeader('www-authenticate', 'Bearer realm="latch-metrics"');
+      res.setHeader('cache-control', 'no-store');
+      sendError(req, res, deps, String(res.locals.requestId), denied);
+      return;
+    }
+    const lines = ['# HELP latch_http_responses_total HTTP responses by status.', '# TYPE latch_http_responses_total counter'];
+    for (const [status, count] of requests) lines.push(`latch_http_responses_total{status="${status}"} ${count}`);
+    const memory = process.memoryUsage();
+    lines.push('# TYPE latch_process_resident_memory_bytes gauge', `latch_process_resident_memory_bytes ${memory.rss}`);
+    if (loopDelay) {
+      // The histogram counts the 10 ms sampling interval itself; subtract it to get the delay.
+      const ms = (ns: number) => Math.max(0, ns / 1e6 - 10).toFixed(2);
+      lines.push('# TYPE latch_event_loop_delay_p99_ms gauge', `latch_event_loop_delay_p50_ms ${ms(loopDelay.percentile(50))}`, `latch_event_loop_delay_p99_ms ${ms(loopDelay.percentile(99))}`, `latch_event_loop_delay_max_ms ${ms(loopDelay.max)}`);
+      loopDelay.reset();
+    }
+    res.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
+  };
+
+  return {
+    route,
+    countResponse(status) {
+      const key = String(status);
+      requests.set(key, (requests.get(key) ?? 0) + 1);
+    },
+  };
+}

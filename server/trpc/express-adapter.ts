@@ -1,0 +1,33 @@
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import type { Deps } from '../deps.js';
+import { toWireError } from '../errors/wire.js';
+import { appRouter } from '../router.js';
+import { createRequestContext } from './context.js';
+
+/** The most calls one tRPC batch request may carry. */
+export const TRPC_MAX_BATCH_SIZE = 10;
+
+/** The /api/trpc transport: every procedure, as tRPC calls (the SDK's transport). */
+export function trpcExpressHandler(deps: Deps) {
+  return createExpressMiddleware({
+    router: appRouter,
+    // One HTTP request carried ~780 sign-ups before: every per-request defence (body size, the
+    // request count a proxy sees) was one request. Larger batches are a SCHEMA_ERROR before any
+    // call runs; each call of a batch counts against the rate limits on its own. The SDK does not
+    // batch (httpLink).
+    maxBatchSize: TRPC_MAX_BATCH_SIZE,
+    createContext: ({ req, res }) => createRequestContext(deps, req, String(res.locals.requestId)),
+    // One call: the status and known-error header of its error, as on REST. Batches keep tRPC's 207.
+    responseMeta({ errors, paths, ctx }) {
+      const first = errors[0];
+      if (!first || (paths?.length ?? 0) > 1) return {};
+      const wire = toWireError(first, ctx?.requestId ?? 'unknown');
+      return { status: wire.status, headers: { 'x-latch-known-error': wire.body.code } };
+    },
+    onError({ error, ctx }) {
+      if (error.code === 'INTERNAL_SERVER_ERROR' && !(error.cause && 'status' in error.cause)) {
+        deps.log.error(`unexpected tRPC error (request ${ctx?.requestId ?? 'unknown'})`, { error: error.cause?.stack ?? error.message });
+      }
+    },
+  });
+}

@@ -1,0 +1,52 @@
+import type { LatchMeta } from './init.js';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** A procedure builder before its metadata is set (any access level, any middlewares). */
+interface Unnamed {
+  meta(meta: LatchMeta): unknown;
+}
+
+export interface OperationOptions {
+  /** The operation needs credentials (openapi `protect`): the reference shows a lock. */
+  protect?: true;
+  /** 201 for creates; 200 otherwise. */
+  successStatus?: 201;
+}
+
+/**
+ * A domain's REST operations, each in one line: `op(access, 'POST /auth/password/set', summary)`
+ * names a procedure's method and path under the domain's tags (the `.meta({ openapi: … })` every
+ * procedure had spelled out), and the procedure's input, output and handler follow as usual, so
+ * tRPC's inference is untouched and a router reads as a table of operations. `defaults` apply to
+ * every operation of the domain (the admin-only internal routers are all `protect: true`).
+ *
+ * @example
+ * const op = restOperations(['Sessions']);
+ * export const sessionsRouter = router({
+ *   signOut: op(clientProcedure, 'DELETE /auth/sessions/current', 'Sign out: ends the current session')
+ *     .input(z.object({})).output(successSchema)
+ *     .mutation(async ({ ctx }) => { await service.signOut(ctx.deps, ctx.auth); return succeed(); }),
+ * });
+ */
+export function restOperations(tags: string[], defaults: OperationOptions = {}) {
+  return function op<B extends Unnamed>(procedure: B, route: `${Method} /${string}`, summary: string, own: OperationOptions = {}): ReturnType<B['meta']> {
+    const options = { ...defaults, ...own };
+    const space = route.indexOf(' ');
+    const method = route.slice(0, space) as Method;
+    const path = route.slice(space + 1) as `/${string}`;
+    const openapi = { method, path, tags, summary, ...(options.protect ? { protect: true } : {}) };
+    return procedure.meta(options.successStatus ? { openapi, successStatus: options.successStatus } : { openapi }) as ReturnType<B['meta']>;
+  };
+}
+
+/**
+ * The `{ success: true }` answer (contract/validation/schemas.ts successSchema) of a call with
+ * nothing else to say, added by the router: it is wire shape, services return nothing. With
+ * `fields`, the answer carries them after `success` (`{ success: true, id }`).
+ */
+export function succeed(): { success: true };
+export function succeed<F extends object>(fields: F): { success: true } & F;
+export function succeed(fields?: object): { success: true } {
+  return { success: true, ...fields };
+}
