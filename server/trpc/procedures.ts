@@ -70,7 +70,8 @@ function accessProcedureWith<const A extends readonly AccessType[]>(options: { i
     if (options.liveSession) await requireLiveSession(ctx.deps, auth);
     // The auth checks come first, then the input guard: the order of the former two middlewares.
     await refuseUnstorableInput(getRawInput);
-    return next({ ctx: { ...ctx, auth: auth as AuthContext & { type: A[number] } } });
+    // Merged into the context by the caller (tRPC, or run-procedure.ts on REST): no copy here.
+    return next({ ctx: { auth: auth as AuthContext & { type: A[number] } } });
   });
 }
 

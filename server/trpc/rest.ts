@@ -188,7 +188,8 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
           }
           let fields: Record<string, unknown>;
           if (route.method === 'GET' || route.method === 'DELETE') {
-            fields = coerceQuery(url.searchParams, route.inputShape);
+            // No query string (the hot GET /users/me): nothing to coerce.
+            fields = url.searchParams.size === 0 ? {} : coerceQuery(url.searchParams, route.inputShape);
           } else {
             const body: unknown = req.body ?? {};
             if (typeof body !== 'object' || body === null || Array.isArray(body)) {
