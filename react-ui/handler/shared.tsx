@@ -3,7 +3,7 @@
  * may render a page twice), the delayed redirect after a message, and the "not enabled" state
  * of routes whose feature has not landed.
  */
-import { Component, type ErrorInfo, type ReactNode, use, useEffect, useState } from 'react';
+import { Component, type ErrorInfo, type ReactNode, use, useEffect } from 'react';
 import { Alert, Link, Page, errorMessage } from '../components/ui.js';
 import { useLatchContext } from '../hooks.js';
 import { usePageLocation } from '../location.js';
@@ -84,12 +84,6 @@ export class PageErrorBoundary extends Component<{ children: ReactNode }, { erro
     }
     return this.props.children;
   }
-}
-
-/** Keeps a value across a re-render that would recompute it (the result of a one-shot call). */
-export function useFirst<T>(value: T): T {
-  const [first] = useState(value);
-  return first;
 }
 
 /** A query parameter of the page (the `code` of an emailed link, by default). */

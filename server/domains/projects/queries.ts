@@ -76,11 +76,6 @@ export async function insertTenancy(db: Executor, tenancy: { id: string; project
   await db.insertInto('tenancies').values(tenancy).onConflict((oc) => oc.columns(['project_id', 'branch_id']).doNothing()).execute();
 }
 
-export async function findTenancyId(db: Executor, projectId: string, branchId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('tenancies').select('id').where('project_id', '=', projectId).where('branch_id', '=', branchId).executeTakeFirst();
-  return row?.id;
-}
-
 export async function updateProject(
   db: Executor,
   projectId: string,

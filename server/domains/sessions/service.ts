@@ -123,11 +123,6 @@ export async function signOutEverywhere(trx: Executor, tenancy: Tenancy, userId:
   await revokeKeysOfUser(trx, tenancy.id, userId);
 }
 
-export function requireUserId(auth: AuthContext): string {
-  if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
-  return auth.user.sub;
-}
-
 /** Resolves `user_id` (`me` or a UUID) for the caller: clients may only name themselves. */
 export function resolveUserId(auth: AuthContext, userId: string | undefined): string {
   if (userId === undefined || userId === 'me') {

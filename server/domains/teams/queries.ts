@@ -15,25 +15,8 @@ export async function insertTeamMember(db: Executor, member: { tenancy_id: strin
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-export async function findTeamIdsOfUser(db: Executor, tenancyId: string, userId: string): Promise<string[]> {
-  const rows = await db.selectFrom('team_members').select('team_id').where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).execute();
-  return rows.map((r) => r.team_id);
-}
-
 export async function findTeam(db: Executor, tenancyId: string, teamId: string): Promise<TeamRow | undefined> {
   return db.selectFrom('teams').selectAll().where('tenancy_id', '=', tenancyId).where('id', '=', teamId).executeTakeFirst();
-}
-
-/** The team, only if the user is a member: one query that answers "may a client see it?". */
-export async function findTeamOfMember(db: Executor, tenancyId: string, teamId: string, userId: string): Promise<TeamRow | undefined> {
-  return db
-    .selectFrom('teams as t')
-    .innerJoin('team_members as m', (join) => join.onRef('m.tenancy_id', '=', 't.tenancy_id').onRef('m.team_id', '=', 't.id'))
-    .selectAll('t')
-    .where('t.tenancy_id', '=', tenancyId)
-    .where('t.id', '=', teamId)
-    .where('m.user_id', '=', userId)
-    .executeTakeFirst();
 }
 
 /** Teams in creation order; only the user's teams when a user is given. */
