@@ -10,7 +10,7 @@ import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
 import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
 import { validateEmail, validateForm, validateOneTimeCode, validatePassword, validatePasswordConfirmation } from '../validation.js';
-import { Alert, Button, Field, Link, Page, useFormAction } from './ui.js';
+import { Alert, Button, Field, Link, NewPasswordFields, Page, useFormAction } from './ui.js';
 
 type Kind = 'sign-in' | 'sign-up';
 
@@ -138,17 +138,7 @@ export function PasswordSignUpForm() {
     <form className="latch-form" onSubmit={submit} noValidate aria-label="Sign up with email and password">
       {formError ? <Alert kind="error">{formError}</Alert> : null}
       <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
-      <Field label="Password" type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} required />
-      <Field
-        label="Repeat password"
-        type="password"
-        name="password-confirmation"
-        autoComplete="new-password"
-        value={confirmation}
-        onChange={(e) => setConfirmation(e.target.value)}
-        error={errors.confirmation}
-        required
-      />
+      <NewPasswordFields label="Password" name="password" password={password} confirmation={confirmation} onPassword={setPassword} onConfirmation={setConfirmation} errors={errors} required />
       <Button type="submit" block loading={pending}>
         Sign up
       </Button>

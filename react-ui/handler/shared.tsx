@@ -86,6 +86,16 @@ export class PageErrorBoundary extends Component<{ children: ReactNode }, { erro
   }
 }
 
+/**
+ * A handler page that acts on the emailed link's `code`: without one it shows MissingCode, with one
+ * it renders `children(code)` (the page's own component, which may then call hooks freely).
+ */
+export function CodePage({ title, children }: { title: string; children: (code: string) => ReactNode }) {
+  const code = useCode();
+  if (!code) return <MissingCode title={title} />;
+  return <>{children(code)}</>;
+}
+
 /** A query parameter of the page (the `code` of an emailed link, by default). */
 export function useCode(name = 'code'): string | null {
   const { search } = usePageLocation();
