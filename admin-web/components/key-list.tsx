@@ -7,12 +7,7 @@ import { Card, ConfirmButton, Empty, QueryTable, formatDate } from './ui.js';
 export function ApiKeyListCard({ title, query, enabled, onRevoke }: { title: string; query: UseQueryResult<Array<UserApiKey | TeamApiKey>>; enabled: boolean; onRevoke: (id: string) => Promise<unknown> }) {
   return (
     <Card title={title}>
-      <QueryTable
-        query={query}
-        loadingLabel="Loading API keys…"
-        empty={<Empty title="No API keys">{enabled ? 'Keys created through your app appear here.' : 'API keys of this kind are switched off (API keys page).'}</Empty>}
-        label={title}
-        columns={['Description', 'Key', 'Created', 'Expires', 'Status', null]}
+      <QueryTable query={query} loadingLabel="Loading API keys…" empty={<Empty title="No API keys">{enabled ? 'Keys created through your app appear here.' : 'API keys of this kind are switched off (API keys page).'}</Empty>} label={title} columns={['Description', 'Key', 'Created', 'Expires', 'Status', null]}
         row={(key) => (
           <tr key={key.id}>
             <td>{key.description || <span className="muted">—</span>}</td>

@@ -19,12 +19,7 @@ export function ApiKeysPage({ projectId, admin, project }: PageProps) {
     <>
       <PageHeader title="API keys" description="Keys your apps use to reach this project." actions={<button type="button" className="button primary" onClick={() => setCreating(true)}>Create keys</button>} />
       <Card title="Project keys">
-        <QueryTable
-          query={keys}
-          loadingLabel="Loading keys…"
-          empty={<Empty title="No keys">Create a key set to use this project from the SDK.</Empty>}
-          label="Project keys"
-          columns={['Description', 'Publishable', 'Secret server', 'Admin', 'Created', 'Status', null]}
+        <QueryTable query={keys} loadingLabel="Loading keys…" empty={<Empty title="No keys">Create a key set to use this project from the SDK.</Empty>} label="Project keys" columns={['Description', 'Publishable', 'Secret server', 'Admin', 'Created', 'Status', null]}
           row={(key) => (
             <tr key={key.id}>
               <td>{key.description || <span className="muted">—</span>}</td>

@@ -50,10 +50,7 @@ export function DomainsPage({ projectId, admin, project }: PageProps) {
         {config.domains.length === 0 ? (
           <Empty title="No trusted domains">Add the domain your app is served from, for example https://app.example.com.</Empty>
         ) : (
-          <Table
-            label="Trusted domains"
-            columns={['Domain', 'Handler path', null]}
-            items={config.domains}
+          <Table label="Trusted domains" columns={['Domain', 'Handler path', null]} items={config.domains}
             row={(entry, index) => (
               <tr key={`${entry.domain}-${index}`}>
                 <td className="mono">{entry.domain}</td>

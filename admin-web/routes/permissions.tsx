@@ -36,10 +36,7 @@ function DefinitionsCard({ scope, admin, definitions }: { scope: Scope; admin: P
       {definitions.length === 0 ? (
         <Empty title={`No ${scope} permissions yet`} />
       ) : (
-        <Table
-          label={title}
-          columns={['ID', 'Description', 'Contains', null]}
-          items={definitions}
+        <Table label={title} columns={['ID', 'Description', 'Contains', null]} items={definitions}
           row={(definition) => (
             <tr key={definition.id}>
               <td><code>{definition.id}</code> {definition.is_system_permission ? <span className="badge">system</span> : null}</td>

@@ -32,12 +32,7 @@ function TeamList({ projectId, admin }: { projectId: string; admin: PageProps['a
   return (
     <>
       <PageHeader title="Teams" description="Groups of users with their own permissions." actions={<button type="button" className="button primary" onClick={() => setCreating(true)}>Create team</button>} />
-      <QueryTable
-        query={teams}
-        loadingLabel="Loading teams…"
-        empty={<Empty title="No teams yet">Teams are created by your users (when allowed) or here.</Empty>}
-        label="Teams"
-        columns={['Team', 'Created', 'ID']}
+      <QueryTable query={teams} loadingLabel="Loading teams…" empty={<Empty title="No teams yet">Teams are created by your users (when allowed) or here.</Empty>} label="Teams" columns={['Team', 'Created', 'ID']}
         row={(team) => (
           <tr key={team.id} className="clickable" onClick={() => navigate(`/projects/${projectId}/teams/${team.id}`)}>
             <td><Link href={`/projects/${projectId}/teams/${team.id}`} onClick={(event) => event.stopPropagation()}>{team.display_name}</Link></td>
@@ -133,12 +128,7 @@ function MembersCard({ projectId, admin, team }: { projectId: string; admin: Pag
   };
   return (
     <Card title="Members">
-      <QueryTable
-        query={members}
-        loadingLabel="Loading members…"
-        empty={<Empty title="No members" />}
-        label="Members"
-        columns={['Member', 'Email', null]}
+      <QueryTable query={members} loadingLabel="Loading members…" empty={<Empty title="No members" />} label="Members" columns={['Member', 'Email', null]}
         row={(member) => {
           const user = 'user' in member ? member.user : null;
           return (
@@ -212,12 +202,7 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
   };
   return (
     <Card title="Invitations">
-      <QueryTable
-        query={invitations}
-        loadingLabel="Loading invitations…"
-        empty={<Empty title="No pending invitations" />}
-        label="Invitations"
-        columns={['Email', 'Expires', null]}
+      <QueryTable query={invitations} loadingLabel="Loading invitations…" empty={<Empty title="No pending invitations" />} label="Invitations" columns={['Email', 'Expires', null]}
         row={(invitation) => (
           <tr key={invitation.id}>
             <td>{invitation.recipient_email}</td>

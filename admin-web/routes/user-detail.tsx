@@ -146,12 +146,7 @@ function EmailsCard({ admin, user }: { admin: PageProps['admin']; user: ServerUs
   const act = acting.run;
   return (
     <Card title="Emails">
-      <QueryTable
-        query={channels}
-        loadingLabel="Loading emails…"
-        empty={<Empty title="No email addresses" />}
-        label="Email addresses"
-        columns={['Address', 'Status', null]}
+      <QueryTable query={channels} loadingLabel="Loading emails…" empty={<Empty title="No email addresses" />} label="Email addresses" columns={['Address', 'Status', null]}
         row={(channel) => (
           <tr key={channel.id}>
             <td>{channel.value}</td>
@@ -185,12 +180,7 @@ function SessionsCard({ admin, userId }: { admin: PageProps['admin']; userId: st
   const sessions = useQuery(admin.sessionsQuery({ userId }), admin.queryClient);
   return (
     <Card title="Sessions">
-      <QueryTable
-        query={sessions}
-        loadingLabel="Loading sessions…"
-        empty={<Empty title="No active sessions">The user is signed out everywhere.</Empty>}
-        label="Sessions"
-        columns={['Started', 'Last used', 'IP', null]}
+      <QueryTable query={sessions} loadingLabel="Loading sessions…" empty={<Empty title="No active sessions">The user is signed out everywhere.</Empty>} label="Sessions" columns={['Started', 'Last used', 'IP', null]}
         row={(session) => (
           <tr key={session.id}>
             <td>{formatDate(session.created_at)} {session.is_impersonation ? <span className="badge warn">impersonation</span> : null}</td>
