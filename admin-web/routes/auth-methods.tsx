@@ -41,28 +41,11 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
     <>
       <PageHeader title="Auth methods" description="How users sign up and sign in to this project. Changes apply immediately." />
       <ErrorMessage error={saving.error} title="Could not save" />
-      <Card title="Sign-in methods">
-        {METHODS.map((method) => (
-          <Switch
-            key={method.key}
-            label={method.label}
-            description={method.description}
-            checked={config[method.key]}
-            onChange={(checked) => save({ [method.key]: checked })}
-          />
-        ))}
-      </Card>
-      <Card title="What users can do">
-        {CAPABILITIES.map((capability) => (
-          <Switch
-            key={capability.key}
-            label={capability.label}
-            description={capability.description}
-            checked={config[capability.key]}
-            onChange={(checked) => save({ [capability.key]: checked })}
-          />
-        ))}
-      </Card>
+      {[{ title: 'Sign-in methods', switches: METHODS }, { title: 'What users can do', switches: CAPABILITIES }].map(({ title, switches }) => (
+        <Card key={title} title={title}>
+          {switches.map(({ key, label, description }) => <Switch key={key} label={label} description={description} checked={config[key]} onChange={(checked) => save({ [key]: checked })} />)}
+        </Card>
+      ))}
       <Card title="OAuth providers">
         <p className="muted" style={{ marginTop: 0 }}>Shared providers use Latch's development credentials; use your own (standard) in production.</p>
         <div className="table-wrap">

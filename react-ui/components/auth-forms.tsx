@@ -163,17 +163,13 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
   const [sent, setSent] = useState<{ email: string; nonce: string } | null>(null);
   const [code, setCode] = useState('');
   const [fieldError, setFieldError] = useState<string | null>(null);
-  const { pending, formError, setFormError, run } = useFormAction();
+  const { pending, formError, setFormError, run, runChecked } = useFormAction();
   if (manual) return <Done to={manual} />;
 
   const send = async (event: FormEvent) => {
     event.preventDefault();
     const trimmed = email.trim();
-    const invalid = validateEmail(trimmed);
-    setFieldError(invalid);
-    setFormError(null);
-    if (invalid) return;
-    await run(async () => {
+    await runChecked(validateEmail(trimmed), setFieldError, async () => {
       const result = await app.sendMagicLinkEmail(trimmed, { callbackUrl: absoluteUrl(withReturnTo(urls.magicLinkCallback, readReturnTo(search))) });
       if (result.status === 'error') return result;
       setSent({ email: trimmed, nonce: result.data.nonce });

@@ -224,7 +224,13 @@ export function useFormAction() {
       setPending(false);
     }
   };
-  return { pending, formError, setFormError, run };
+  /** One field's check first: its message shows beside the field and stops the submit, or the action runs. */
+  const runChecked = async (invalid: string | null, setFieldError: (message: string | null) => void, action: () => Promise<unknown>) => {
+    setFieldError(invalid);
+    setFormError(null);
+    if (!invalid) await run(action);
+  };
+  return { pending, formError, setFormError, run, runChecked };
 }
 
 function isErrorResult(value: unknown): value is { status: 'error'; error: { message: string } } {
