@@ -31,6 +31,7 @@ import { type LoadOptions, type LoadResult, runLoad } from './lib/load.js';
 import { type ServerProc, cpuMs, freePort, machineBusyMs, postgresCpuByPid, postgresCpuDelta, peakRss, pidListeningOn, resetPeakRss, startServer, stopChild, track, waitForHttp } from './lib/proc.js';
 import { SEED_STEP_MS, seedUsers, seededEmail } from './lib/seed.js';
 import { PERMISSION_DEPTH, type PermissionSeed, permissionLevel, seedTeamPermissions } from './lib/seed-permissions.js';
+import { databaseUrl, queryRows, setUpProject as setUpBenchProject } from './lib/setup.js';
 import { formatSummary, summarizeProfile } from './profile-summary.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -54,11 +55,7 @@ const started = Date.now();
 const startLoad = loadavg();
 
 const log = (line: string) => console.log(line);
-const dbUrl = (name: string) => {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
+const dbUrl = (name: string) => databaseUrl(ADMIN_URL, name);
 const selected = (id: string) => !ONLY || ONLY.has(id);
 
 // ---------------------------------------------------------------------------------------------
@@ -75,15 +72,8 @@ function ensurePostgres(): void {
   }
 }
 
-async function adminQuery<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const adminQuery = <T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = []) => queryRows<T>(ADMIN_URL, text, values);
+const benchDbQuery = <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => queryRows<T>(dbUrl(DB_NAME), text, values);
 
 // ---------------------------------------------------------------------------------------------
 // Latch: a child process running the production entry point (`tsx server/main.ts`, as `npm start`)
@@ -169,43 +159,11 @@ interface Fixture {
 }
 
 async function setUpProject(base: string): Promise<Fixture> {
-  const internal = { 'x-latch-project-id': 'internal', 'x-latch-access-type': 'client' };
-  const owner = await call<{ access_token: string }>(base, '/auth/password/sign-up', { body: { email: `owner-${Date.now()}@bench.example`, password: PASSWORD }, headers: internal });
-  expectStatus('owner sign-up', owner, 200);
-  const project = await call<{ id: string }>(base, '/internal/projects', { body: { display_name: 'Bench' }, headers: { ...internal, 'x-latch-access-token': owner.body.access_token } });
-  expectStatus('project creation', project, 201);
-  const projectId = project.body.id;
-  const keys = await call<{ publishable_client_key: string; secret_server_key: string }>(base, '/internal/api-keys', {
-    body: { description: 'bench', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: false },
-    headers: { 'x-latch-project-id': projectId, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.body.access_token },
-  });
-  expectStatus('key creation', keys, 201);
-  const client = { 'x-latch-project-id': projectId, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': keys.body.publishable_client_key };
-  const server = { 'x-latch-project-id': projectId, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': keys.body.secret_server_key };
-  const users: Fixture['users'] = [];
-  for (let batch = 0; batch < BENCH_USER_COUNT; batch += 5) {
-    const signed = await Promise.all(Array.from({ length: Math.min(5, BENCH_USER_COUNT - batch) }, async (_, k) => {
-      const email = `bench-user-${batch + k}@bench.example`;
-      const res = await call<{ user_id: string; access_token: string; refresh_token: string }>(base, '/auth/password/sign-up', { body: { email, password: PASSWORD }, headers: client });
-      expectStatus('bench user sign-up', res, 200);
-      return { email, userId: res.body.user_id, accessToken: res.body.access_token, refreshToken: res.body.refresh_token };
-    }));
-    users.push(...signed);
-  }
-  const [tenancy] = await benchDbQuery<{ id: string }>(`SELECT id FROM tenancies WHERE project_id = $1 AND branch_id = 'main'`, [projectId]);
+  const project = await setUpBenchProject(base, BENCH_USER_COUNT, PASSWORD, { serverKey: true, emailOf: (i) => `bench-user-${i}@bench.example`, concurrency: 5 });
+  const [tenancy] = await benchDbQuery<{ id: string }>(`SELECT id FROM tenancies WHERE project_id = $1 AND branch_id = 'main'`, [project.projectId]);
   if (!tenancy) throw new Error('the project has no main tenancy');
-  const admin = { 'x-latch-project-id': projectId, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.body.access_token };
-  return { projectId, tenancyId: tenancy.id, client, server, admin, users };
-}
-
-async function benchDbQuery<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: dbUrl(DB_NAME) });
-  await c.connect();
-  try {
-    return (await c.query<T>(text, values)).rows;
-  } finally {
-    await c.end();
-  }
+  const users = project.users.map((u) => ({ email: u.email, userId: u.user_id, accessToken: u.access_token, refreshToken: u.refresh_token }));
+  return { projectId: project.projectId, tenancyId: tenancy.id, client: project.client, server: project.server!, admin: project.admin, users };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { build } from 'vite';
 
-const exampleDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'example');
+const exampleDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'react-app');
 
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png' };
 

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../server/test/harness.js';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../server/test/harness.js';
 import { AdminApp } from './admin-app.js';
 import { ClientApp } from './client-app.js';
 import { KnownErrors } from './errors.js';
 import { ServerApp } from './server-app.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 describe('owners, AdminApp and ServerApp', () => {
   it('an owner signs in to the internal project, creates a project, and administers it with an owned AdminApp', async () => {

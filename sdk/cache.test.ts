@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type ProjectFixture, useHarness } from '../server/test/harness.js';
 import { QueryObserver } from '@tanstack/query-core';
 import { CACHE_FETCH_THROTTLE_MS, CACHE_GC_TIME_MS, type QueryState, createQueryClient, defineQuery } from './cache.js';
 import { ClientApp, type ClientUser } from './client-app.js';
 import { ServerApp } from './server-app.js';
-import { type TestProxy, startProxy } from './test/proxy.js';
+import { useProxy } from './test/proxy.js';
 
-let h: Harness;
-let proxy: TestProxy;
+const h = useHarness();
+const proxy = useProxy(h);
 let project: ProjectFixture;
-
 beforeAll(async () => {
-  h = await startHarness();
-  proxy = await startProxy(h.url);
   project = await h.createProject();
-});
-afterAll(async () => {
-  await proxy?.close();
-  await h?.close();
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type ProjectFixture, useHarness } from '../server/test/harness.js';
 import { ClientApp } from './client-app.js';
 import { KnownError, KnownErrors, UserNotSignedInError } from './errors.js';
 import { ServerApp } from './server-app.js';
-import { type TestProxy, startProxy } from './test/proxy.js';
+import { useProxy } from './test/proxy.js';
 import { type TokenPair, type TokenStoreInit, memoryTokenStore } from './tokens.js';
 
-let h: Harness;
-let proxy: TestProxy;
+const h = useHarness();
+const proxy = useProxy(h);
 let project: ProjectFixture;
-
 beforeAll(async () => {
-  h = await startHarness();
-  proxy = await startProxy(h.url);
   project = await h.createProject({ config: { anonymous_enabled: true, client_user_deletion_enabled: true } });
-});
-afterAll(async () => {
-  await proxy?.close();
-  await h?.close();
 });
 
 function clientApp(options: { tokenStore?: TokenStoreInit } = {}) {

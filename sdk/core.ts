@@ -221,6 +221,13 @@ export abstract class AppCore {
     }
   }
 
+  /** A call that changes data: `call`, then marks stale the cached reads of `prefixes` (see invalidate). */
+  protected async mutate<T>(prefixes: readonly string[], run: (context: CallContext) => Promise<T>, options?: CallOptions): Promise<T> {
+    const result = await this.call(run, options);
+    this.invalidate(prefixes);
+    return result;
+  }
+
   /** A cached read scoped to the current session: a new session never sees the old one's data. */
   protected sessionKey(path: string, input: unknown = {}): QueryKey {
     return [path, input, `session:${this.#sessionGeneration}`];

@@ -6,6 +6,7 @@ import { AdminApp } from './admin-app.js';
 import { ClientApp } from './client-app.js';
 import { KnownErrors, type Result } from './errors.js';
 import { ServerApp } from './server-app.js';
+import { sessionClientApp } from './test/apps.js';
 
 /**
  * The email and code flows through the SDK (issue 5): password reset, magic link / one-time code,
@@ -42,12 +43,7 @@ async function newProject(config?: Record<string, unknown>) {
   const signedIn = async () => {
     const user = await server.createUser({ primary_email: h.uniqueEmail('member'), primary_email_auth_enabled: true });
     const tokens = await server.createSession({ user_id: user.id });
-    const app = new ClientApp({
-      projectId: project.id,
-      publishableClientKey: project.publishableClientKey,
-      baseUrl,
-      tokenStore: { accessToken: tokens.access_token, refreshToken: tokens.refresh_token },
-    });
+    const app = sessionClientApp(project, baseUrl, tokens);
     return { user, app };
   };
   return { project, admin, server, clientApp, signedIn };

@@ -1,28 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../server/test/harness.js';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../server/test/harness.js';
 import { CALLBACK_URL, lastEmailTo } from '../server/test/team-fixtures.js';
 import { AdminApp } from './admin-app.js';
 import { ClientApp } from './client-app.js';
 import { KnownErrors } from './errors.js';
 import { ServerApp } from './server-app.js';
-import { type TestProxy, startProxy } from './test/proxy.js';
+import { sessionClientApp } from './test/apps.js';
+import { useProxy } from './test/proxy.js';
 
 /**
  * Teams, memberships, invitations, permissions and user/team API keys through the SDK, against a
  * real server (the fault-free proxy in front of it counts requests, to see the cache at work).
  */
 
-let h: Harness;
-let proxy: TestProxy;
-
-beforeAll(async () => {
-  h = await startHarness();
-  proxy = await startProxy(h.url);
-});
-afterAll(async () => {
-  await proxy?.close();
-  await h?.close();
-});
+const h = useHarness();
+const proxy = useProxy(h);
 
 /** A project with its three apps; users are made by the server and signed in with a server-made session (fast). */
 async function newProject() {
@@ -34,13 +26,7 @@ async function newProject() {
   const signedIn = async (options: { teamInvitationPage?: string } = {}) => {
     const user = await server.createUser({ primary_email: h.uniqueEmail('member') });
     const tokens = await server.createSession({ user_id: user.id });
-    const app = new ClientApp({
-      projectId: project.id,
-      publishableClientKey: project.publishableClientKey,
-      baseUrl,
-      tokenStore: { accessToken: tokens.access_token, refreshToken: tokens.refresh_token },
-      urls: { teamInvitation: options.teamInvitationPage },
-    });
+    const app = sessionClientApp(project, baseUrl, tokens, { teamInvitation: options.teamInvitationPage });
     return { user, app };
   };
   return { project, admin, server, clientApp, signedIn };

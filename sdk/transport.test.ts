@@ -1,24 +1,17 @@
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ProjectFixture, useHarness } from '../server/test/harness.js';
 import { ClientApp } from './client-app.js';
 import { KnownErrors, LatchAssertionError, LatchNetworkError, OFFLINE_MESSAGE } from './errors.js';
-import { type Fault, type TestProxy, latchErrorBody, startProxy } from './test/proxy.js';
+import { type Fault, latchErrorBody, useProxy } from './test/proxy.js';
 import { appRouter } from '../server/router.js';
 import { IDEMPOTENT_MUTATIONS, MAX_RETRIES, parseRetryAfterMs, retryDelayMs } from './transport.js';
 
-let h: Harness;
-let proxy: TestProxy;
+const h = useHarness();
+const proxy = useProxy(h);
 let project: ProjectFixture;
-
 beforeAll(async () => {
-  h = await startHarness();
-  proxy = await startProxy(h.url);
   project = await h.createProject();
-});
-afterAll(async () => {
-  await proxy?.close();
-  await h?.close();
 });
 beforeEach(() => {
   proxy.fault = null;

@@ -15,15 +15,3 @@ export async function saveConfig(admin: AdminApp, patch: ConfigPatch): Promise<v
   }
   await admin.updateProject({ config: patch });
 }
-
-/** saveConfig for switches: reports a failure through `onError` and resolves to whether it saved. */
-export function saveConfigFrom(admin: AdminApp, patch: ConfigPatch, onError: (error: unknown) => void): Promise<boolean> {
-  onError(null);
-  return saveConfig(admin, patch).then(
-    () => true,
-    (error: unknown) => {
-      onError(error);
-      return false;
-    },
-  );
-}

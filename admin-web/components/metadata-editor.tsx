@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import type { z } from 'zod';
 import type { ServerUserUpdate } from '../../sdk/index.js';
-import { Card, ErrorMessage, Field, fieldErrors } from './ui.js';
+import { Card, Field, SaveFooter, useFormAction } from './ui.js';
 
 export const METADATA_FIELDS = [
   { key: 'client_metadata', label: 'Client metadata', hint: 'Readable and writable by the user (for teams: by members with $update_team).' },
@@ -20,37 +20,29 @@ export type JsonValue = ServerUserUpdate['client_metadata'];
 export function MetadataEditor({ values, schema, extra = {}, onSave }: { values: Record<MetadataKey, unknown>; schema: z.ZodType; extra?: Record<string, unknown>; onSave: (patch: Record<MetadataKey, JsonValue>) => Promise<unknown> }) {
   const initial = (key: MetadataKey) => JSON.stringify(values[key] ?? null, null, 2);
   const [texts, setTexts] = useState<Record<MetadataKey, string>>({ client_metadata: initial('client_metadata'), client_read_only_metadata: initial('client_read_only_metadata'), server_metadata: initial('server_metadata') });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const [parseErrors, setParseErrors] = useState<Record<string, string> | null>(null);
+  const save = useFormAction(schema, (patch: Record<MetadataKey, JsonValue>) => onSave(patch));
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setSaved(false);
     const patch: Partial<Record<MetadataKey, JsonValue>> = {};
-    const parseErrors: Record<string, string> = {};
+    const invalid: Record<string, string> = {};
     for (const { key } of METADATA_FIELDS) {
       try {
         patch[key] = JSON.parse(texts[key]);
       } catch (caught) {
-        parseErrors[key] = `Not valid JSON: ${caught instanceof Error ? caught.message : String(caught)}`;
+        invalid[key] = `Not valid JSON: ${caught instanceof Error ? caught.message : String(caught)}`;
       }
     }
+    setParseErrors(Object.keys(invalid).length > 0 ? invalid : null);
+    if (Object.keys(invalid).length > 0) return save.reset();
     // Then the server's own rules (any JSON value, or null).
-    const invalid = Object.keys(parseErrors).length > 0 ? parseErrors : fieldErrors(schema, { ...extra, ...patch });
-    setErrors(invalid ?? {});
-    if (invalid) return;
-    try {
-      const complete = { client_metadata: patch.client_metadata ?? null, client_read_only_metadata: patch.client_read_only_metadata ?? null, server_metadata: patch.server_metadata ?? null };
-      await onSave(complete);
-      setError(null);
-      setSaved(true);
-    } catch (caught) {
-      setError(caught);
-    }
+    const complete = { client_metadata: patch.client_metadata ?? null, client_read_only_metadata: patch.client_read_only_metadata ?? null, server_metadata: patch.server_metadata ?? null };
+    void save.submit(complete, { ...extra, ...patch });
   };
+  const errors = parseErrors ?? save.errors;
   return (
     <Card title="Metadata">
-      <form className="stack" onSubmit={(event) => void submit(event)} noValidate>
+      <form className="stack" onSubmit={submit} noValidate>
         <div className="grid">
           {METADATA_FIELDS.map(({ key, label, hint }) => (
             <Field key={key} label={label} error={errors[key]} hint={hint}>
@@ -58,11 +50,7 @@ export function MetadataEditor({ values, schema, extra = {}, onSave }: { values:
             </Field>
           ))}
         </div>
-        <ErrorMessage error={error} title="Could not save" />
-        <div className="actions">
-          <button type="submit" className="button primary">Save metadata</button>
-          {saved ? <span className="muted" role="status">Saved.</span> : null}
-        </div>
+        <SaveFooter action={save} label="Save metadata" />
       </form>
     </Card>
   );

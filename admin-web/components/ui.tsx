@@ -1,5 +1,5 @@
 import { type UseQueryResult } from '@tanstack/react-query';
-import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import type { z } from 'zod';
 import { errorCode, errorMessage } from '../api.js';
 
@@ -75,26 +75,90 @@ export function QueryView<T>({ query, children, loadingLabel }: { query: UseQuer
   return <>{children(query.data)}</>;
 }
 
-/** Runs an async action with pending and error state; errors are kept for display, not thrown. */
-export function useAction<A extends unknown[], R>(action: (...args: A) => Promise<R>) {
+/** A table of items; a `null` column heading is the row's actions (named for screen readers only). */
+export function Table<T>({ label, columns, items, row }: { label: string; columns: Array<string | null>; items: T[]; row: (item: T, index: number) => ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table aria-label={label}>
+        <thead><tr>{columns.map((column, index) => <th key={column ?? `actions-${index}`} scope="col">{column ?? <span className="visually-hidden">Actions</span>}</th>)}</tr></thead>
+        <tbody>{items.map(row)}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A list from a query: loading, error, an empty state, or the table (the shape of most cards). */
+export function QueryTable<T>({ query, loadingLabel, empty, ...table }: { query: UseQueryResult<T[]>; loadingLabel?: string; empty: ReactNode; label: string; columns: Array<string | null>; row: (item: T, index: number) => ReactNode }) {
+  return <QueryView query={query} loadingLabel={loadingLabel}>{(items) => (items.length === 0 ? empty : <Table {...table} items={items} />)}</QueryView>;
+}
+
+/**
+ * Runs an async action with pending and error state: every button and form of the console goes
+ * through it, so none keeps its own try/catch. Errors are kept for display, not thrown; `run`
+ * resolves to whether the action succeeded (what SavedCheckbox wants), and `done` stays true after a
+ * success until the next run or `reset()` (for a "Saved." note).
+ */
+export function useAction<A extends unknown[]>(action: (...args: A) => Promise<unknown>) {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const run = useCallback(
-    async (...args: A): Promise<R | undefined> => {
-      setPending(true);
-      setError(null);
-      try {
-        return await action(...args);
-      } catch (caught) {
-        setError(caught);
-        return undefined;
-      } finally {
-        setPending(false);
-      }
-    },
-    [action],
+  const [done, setDone] = useState(false);
+  const run = async (...args: A): Promise<boolean> => {
+    setPending(true);
+    setError(null);
+    setDone(false);
+    try {
+      await action(...args);
+      setDone(true);
+      return true;
+    } catch (caught) {
+      setError(caught);
+      return false;
+    } finally {
+      setPending(false);
+    }
+  };
+  const reset = () => {
+    setError(null);
+    setDone(false);
+  };
+  return { run, pending, error, done, reset, setError };
+}
+
+export type Action = Pick<ReturnType<typeof useAction>, 'error' | 'done'>;
+
+/**
+ * A form's submit through useAction, checked first with the server's own schema: field errors stop
+ * the submit and show beside their fields. `checked` is what the schema sees when it differs from
+ * what the action takes (ids merged in).
+ */
+export function useFormAction<I>(schema: z.ZodType, action: (input: I) => Promise<unknown>) {
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const act = useAction(action);
+  const submit = async (input: I, checked: unknown = input): Promise<boolean> => {
+    const invalid = fieldErrors(schema, checked);
+    setErrors(invalid ?? {});
+    if (!invalid) return act.run(input);
+    act.reset();
+    return false;
+  };
+  const clear = () => {
+    setErrors({});
+    act.reset();
+  };
+  return { ...act, errors, submit, clear };
+}
+
+/** The foot of a settings form: the action's error, the submit button and its "Saved." note. */
+export function SaveFooter({ action, label, errorTitle = 'Could not save', savedText = 'Saved.' }: { action: Action; label: string; errorTitle?: string; savedText?: string }) {
+  return (
+    <>
+      <ErrorMessage error={action.error} title={errorTitle} />
+      <div className="actions">
+        <button type="submit" className="button primary">{label}</button>
+        {action.done ? <span className="muted" role="status">{savedText}</span> : null}
+      </div>
+    </>
   );
-  return { run, pending, error, setError };
 }
 
 /** Field errors from a zod schema (the server's own), keyed by the first path segment. */
@@ -219,35 +283,38 @@ export function Modal({ title, open, onClose, children, wide }: { title: string;
 /** Confirmation for destructive actions: says what will happen, and shows the server's error if it fails. */
 export function ConfirmButton({ label, title, message, confirmLabel = label, onConfirm, className = 'button danger' }: { label: string; title: string; message: ReactNode; confirmLabel?: string; onConfirm: () => Promise<unknown>; className?: string }) {
   const [open, setOpen] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const confirm = async () => {
-    setPending(true);
-    setError(null);
-    try {
-      await onConfirm();
-      setOpen(false);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setPending(false);
-    }
-  };
+  const action = useAction(async () => {
+    await onConfirm();
+    setOpen(false);
+  });
   return (
     <>
       <button type="button" className={className} onClick={() => setOpen(true)}>{label}</button>
       <Modal title={title} open={open} onClose={() => setOpen(false)}>
         <div className="stack">
           <div>{message}</div>
-          <ErrorMessage error={error} />
+          <ErrorMessage error={action.error} />
           <div className="actions end">
             <button type="button" className="button" onClick={() => setOpen(false)}>Cancel</button>
-            <button type="button" className="button danger" disabled={pending} onClick={() => void confirm()}>
-              {pending ? 'Working…' : confirmLabel}
+            <button type="button" className="button danger" disabled={action.pending} onClick={() => void action.run()}>
+              {action.pending ? 'Working…' : confirmLabel}
             </button>
           </div>
         </div>
       </Modal>
+    </>
+  );
+}
+
+/** The foot of a dialog's form: the action's error, Cancel and the submit button. */
+export function DialogFooter({ error, errorTitle = 'Could not save', submitLabel, onCancel, pending, pendingLabel }: { error: unknown; errorTitle?: string; submitLabel: string; onCancel: () => void; pending?: boolean; pendingLabel?: string }) {
+  return (
+    <>
+      <ErrorMessage error={error} title={errorTitle} />
+      <div className="actions end">
+        <button type="button" className="button" onClick={onCancel}>Cancel</button>
+        <button type="submit" className="button primary" disabled={pending}>{pending ? pendingLabel : submitLabel}</button>
+      </div>
     </>
   );
 }

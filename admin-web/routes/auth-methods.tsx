@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { OAUTH_PROVIDER_IDS } from '../../contract/config/project-config.js';
 import { oauthProviderInputSchema } from '../../contract/schemas/projects.js';
 import { type ConfigPatch, saveConfig } from '../components/config.js';
-import { Card, ErrorMessage, Field, Modal, PageHeader, Switch, fieldErrors } from '../components/ui.js';
+import { Card, DialogFooter, ErrorMessage, Field, Modal, PageHeader, Switch, useAction, useFormAction } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 type Provider = PageProps['project']['config']['oauth_providers'][number];
@@ -32,47 +32,20 @@ const CAPABILITIES = [
 /** Auth methods: each switch saves at once; OAuth providers open an editor. */
 export function AuthMethodsPage({ admin, project }: PageProps) {
   const config = project.config;
-  const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<ProviderId | null>(null);
-
-  const save = async (patch: ConfigPatch): Promise<boolean> => {
-    setError(null);
-    try {
-      await saveConfig(admin, patch);
-      return true;
-    } catch (caught) {
-      setError(caught);
-      return false;
-    }
-  };
+  const saving = useAction((patch: ConfigPatch) => saveConfig(admin, patch));
+  const save = saving.run;
   const providers = OAUTH_PROVIDER_IDS.map((id) => config.oauth_providers.find((provider) => provider.id === id) ?? null);
 
   return (
     <>
       <PageHeader title="Auth methods" description="How users sign up and sign in to this project. Changes apply immediately." />
-      <ErrorMessage error={error} title="Could not save" />
-      <Card title="Sign-in methods">
-        {METHODS.map((method) => (
-          <Switch
-            key={method.key}
-            label={method.label}
-            description={method.description}
-            checked={config[method.key]}
-            onChange={(checked) => save({ [method.key]: checked })}
-          />
-        ))}
-      </Card>
-      <Card title="What users can do">
-        {CAPABILITIES.map((capability) => (
-          <Switch
-            key={capability.key}
-            label={capability.label}
-            description={capability.description}
-            checked={config[capability.key]}
-            onChange={(checked) => save({ [capability.key]: checked })}
-          />
-        ))}
-      </Card>
+      <ErrorMessage error={saving.error} title="Could not save" />
+      {[{ title: 'Sign-in methods', switches: METHODS }, { title: 'What users can do', switches: CAPABILITIES }].map(({ title, switches }) => (
+        <Card key={title} title={title}>
+          {switches.map(({ key, label, description }) => <Switch key={key} label={label} description={description} checked={config[key]} onChange={(checked) => save({ [key]: checked })} />)}
+        </Card>
+      ))}
       <Card title="OAuth providers">
         <p className="muted" style={{ marginTop: 0 }}>Shared providers use Latch's development credentials; use your own (standard) in production.</p>
         <div className="table-wrap">
@@ -141,29 +114,20 @@ function ProviderDialog({ id, provider, onClose, onSave }: { id: ProviderId; pro
   // Never sent back by the server: empty keeps the saved secret (while the client ID stays the same).
   const [clientSecret, setClientSecret] = useState('');
   const [extra, setExtra] = useState(provider?.facebook_config_id ?? provider?.microsoft_tenant_id ?? '');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (event: FormEvent) => {
+  const save = useFormAction(oauthProviderInputSchema, onSave);
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    const next: ProviderInput = {
+    void save.submit({
       id, enabled, type,
       client_id: type === 'standard' ? clientId.trim() || null : null,
       client_secret: type === 'standard' ? clientSecret || null : null,
       facebook_config_id: id === 'facebook' && extra.trim() ? extra.trim() : null,
       microsoft_tenant_id: id === 'microsoft' && extra.trim() ? extra.trim() : null,
-    };
-    const invalid = fieldErrors(oauthProviderInputSchema, next);
-    setErrors(invalid ?? {});
-    if (invalid) return;
-    try {
-      await onSave(next);
-    } catch (caught) {
-      setError(caught);
-    }
+    });
   };
   return (
     <Modal title={`${PROVIDER_NAMES[id]} sign-in`} open onClose={onClose}>
-      <form className="form" onSubmit={(event) => void submit(event)} noValidate>
+      <form className="form" onSubmit={submit} noValidate>
         <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
         <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
           <legend className="muted">Credentials</legend>
@@ -172,17 +136,13 @@ function ProviderDialog({ id, provider, onClose, onSave }: { id: ProviderId; pro
         </fieldset>
         {type === 'standard' ? (
           <>
-            <Field label="Client ID" error={errors.client_id}>{(props) => <input {...props} type="text" value={clientId} onChange={(event) => setClientId(event.target.value)} />}</Field>
-            <Field label="Client secret" error={errors.client_secret} hint={provider?.has_client_secret ? 'A secret is stored; leave this empty to keep it.' : undefined}>{(props) => <input {...props} type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} />}</Field>
+            <Field label="Client ID" error={save.errors.client_id}>{(props) => <input {...props} type="text" value={clientId} onChange={(event) => setClientId(event.target.value)} />}</Field>
+            <Field label="Client secret" error={save.errors.client_secret} hint={provider?.has_client_secret ? 'A secret is stored; leave this empty to keep it.' : undefined}>{(props) => <input {...props} type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} />}</Field>
             {id === 'facebook' ? <Field label="Facebook business config ID (optional)">{(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}</Field> : null}
             {id === 'microsoft' ? <Field label="Microsoft tenant ID (optional)">{(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}</Field> : null}
           </>
         ) : null}
-        <ErrorMessage error={error} title="Could not save" />
-        <div className="actions end">
-          <button type="button" className="button" onClick={onClose}>Cancel</button>
-          <button type="submit" className="button primary">Save</button>
-        </div>
+        <DialogFooter error={save.error} errorTitle="Could not save" submitLabel="Save" onCancel={onClose} />
       </form>
     </Modal>
   );

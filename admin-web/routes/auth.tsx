@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { passwordSignUpSchema } from '../../contract/schemas/auth.js';
 import { internalApp } from '../api.js';
 import { navigate } from '../components/router.js';
-import { ErrorMessage, Field, fieldErrors } from '../components/ui.js';
+import { ErrorMessage, Field, useFormAction } from '../components/ui.js';
 
 /**
  * Owner sign-up and sign-in, on the internal project. The form checks the server's own schema
@@ -12,32 +12,20 @@ import { ErrorMessage, Field, fieldErrors } from '../components/ui.js';
 export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [pending, setPending] = useState(false);
+  const auth = useFormAction(passwordSignUpSchema, async (input: { email: string; password: string }) => {
+    const result = mode === 'sign-up' ? await internalApp.signUpWithPassword(input) : await internalApp.signInWithPassword(input);
+    // On success the session changes and the console renders the page that was asked for
+    // (a deep link survives signing in); /sign-in and /sign-up themselves go on to /projects.
+    if (result.status === 'error') throw result.error;
+  });
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setError(null);
-    const invalid = fieldErrors(passwordSignUpSchema, { email, password });
-    setErrors(invalid ?? {});
-    if (invalid) return;
-    setPending(true);
-    try {
-      const result = mode === 'sign-up' ? await internalApp.signUpWithPassword({ email, password }) : await internalApp.signInWithPassword({ email, password });
-      // On success the session changes and the console renders the page that was asked for
-      // (a deep link survives signing in); /sign-in and /sign-up themselves go on to /projects.
-      if (result.status === 'error') setError(result.error);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setPending(false);
-    }
+    void auth.submit({ email, password });
   };
 
   const switchTo = (next: 'sign-in' | 'sign-up') => {
-    setError(null);
-    setErrors({});
+    auth.clear();
     navigate(next === 'sign-up' ? '/sign-up' : '/sign-in');
   };
 
@@ -49,20 +37,20 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
           <button type="button" role="tab" className="tab" aria-selected={mode === 'sign-in'} onClick={() => switchTo('sign-in')}>Sign in</button>
           <button type="button" role="tab" className="tab" aria-selected={mode === 'sign-up'} onClick={() => switchTo('sign-up')}>Create account</button>
         </div>
-        <form className="form" onSubmit={(event) => void submit(event)} noValidate>
+        <form className="form" onSubmit={submit} noValidate>
           <h1 className="visually-hidden">{mode === 'sign-up' ? 'Create your owner account' : 'Sign in to Latch'}</h1>
           <p className="muted" style={{ margin: 0 }}>
             {mode === 'sign-up' ? 'Create an owner account to manage your projects.' : 'Sign in to manage your projects.'}
           </p>
-          <Field label="Email" error={errors.email}>
+          <Field label="Email" error={auth.errors.email}>
             {(props) => <input {...props} type="email" autoComplete="email" value={email} onChange={(event) => setEmail(event.target.value)} autoFocus />}
           </Field>
-          <Field label="Password" error={errors.password} hint={mode === 'sign-up' ? 'At least 8 characters.' : undefined}>
+          <Field label="Password" error={auth.errors.password} hint={mode === 'sign-up' ? 'At least 8 characters.' : undefined}>
             {(props) => <input {...props} type="password" autoComplete={mode === 'sign-up' ? 'new-password' : 'current-password'} value={password} onChange={(event) => setPassword(event.target.value)} />}
           </Field>
-          <ErrorMessage error={error} title={mode === 'sign-up' ? 'Could not create the account' : 'Could not sign in'} />
-          <button type="submit" className="button primary" disabled={pending}>
-            {pending ? 'Please wait…' : mode === 'sign-up' ? 'Create account' : 'Sign in'}
+          <ErrorMessage error={auth.error} title={mode === 'sign-up' ? 'Could not create the account' : 'Could not sign in'} />
+          <button type="submit" className="button primary" disabled={auth.pending}>
+            {auth.pending ? 'Please wait…' : mode === 'sign-up' ? 'Create account' : 'Sign in'}
           </button>
         </form>
       </div>

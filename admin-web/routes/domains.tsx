@@ -1,8 +1,8 @@
 import { type FormEvent, useState } from 'react';
 import { domainSchema } from '../../contract/schemas/projects.js';
-import { saveConfig, saveConfigFrom } from '../components/config.js';
+import { type ConfigPatch, saveConfig } from '../components/config.js';
 import { Link } from '../components/router.js';
-import { Card, ConfirmButton, Empty, ErrorMessage, Field, PageHeader, Switch, fieldErrors } from '../components/ui.js';
+import { Card, ConfirmButton, Empty, ErrorMessage, Field, PageHeader, Switch, Table, useAction, useFormAction } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 /** Trusted domains with their handler paths, localhost, and the production-mode problem list. */
@@ -10,21 +10,14 @@ export function DomainsPage({ projectId, admin, project }: PageProps) {
   const config = project.config;
   const [domain, setDomain] = useState('https://');
   const [handlerPath, setHandlerPath] = useState('/handler');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const add = async (event: FormEvent) => {
+  const saving = useAction((patch: ConfigPatch) => saveConfig(admin, patch));
+  const adding = useFormAction(domainSchema, async (entry: { domain: string; handler_path: string }) => {
+    await saveConfig(admin, { domains: [...config.domains, entry] });
+    setDomain('https://');
+  });
+  const add = (event: FormEvent) => {
     event.preventDefault();
-    const entry = { domain: domain.trim(), handler_path: handlerPath.trim() };
-    const invalid = fieldErrors(domainSchema, entry);
-    setErrors(invalid ?? {});
-    if (invalid) return;
-    try {
-      setError(null);
-      await saveConfig(admin, { domains: [...config.domains, entry] });
-      setDomain('https://');
-    } catch (caught) {
-      setError(caught);
-    }
+    void adding.submit({ domain: domain.trim(), handler_path: handlerPath.trim() });
   };
   const problems = project.production_mode_problems;
   return (
@@ -50,46 +43,41 @@ export function DomainsPage({ projectId, admin, project }: PageProps) {
           label="Allow localhost"
           description="Lets redirects go to http://localhost during development. Turn off for production."
           checked={config.allow_localhost}
-          onChange={(checked) => saveConfigFrom(admin, { allow_localhost: checked }, setError)}
+          onChange={(checked) => saving.run({ allow_localhost: checked })}
         />
       </Card>
       <Card title="Trusted domains">
         {config.domains.length === 0 ? (
           <Empty title="No trusted domains">Add the domain your app is served from, for example https://app.example.com.</Empty>
         ) : (
-          <div className="table-wrap">
-            <table aria-label="Trusted domains">
-              <thead><tr><th scope="col">Domain</th><th scope="col">Handler path</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
-              <tbody>
-                {config.domains.map((entry, index) => (
-                  <tr key={`${entry.domain}-${index}`}>
-                    <td className="mono">{entry.domain}</td>
-                    <td className="mono">{entry.handler_path}</td>
-                    <td className="actions end">
-                      <ConfirmButton
-                        className="button small danger"
-                        label="Remove"
-                        title="Remove this domain?"
-                        message={<p>Redirects and email links to <code>{entry.domain}</code> will be refused.</p>}
-                        onConfirm={() => saveConfig(admin, { domains: config.domains.filter((_, i) => i !== index) })}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label="Trusted domains" columns={['Domain', 'Handler path', null]} items={config.domains}
+            row={(entry, index) => (
+              <tr key={`${entry.domain}-${index}`}>
+                <td className="mono">{entry.domain}</td>
+                <td className="mono">{entry.handler_path}</td>
+                <td className="actions end">
+                  <ConfirmButton
+                    className="button small danger"
+                    label="Remove"
+                    title="Remove this domain?"
+                    message={<p>Redirects and email links to <code>{entry.domain}</code> will be refused.</p>}
+                    onConfirm={() => saveConfig(admin, { domains: config.domains.filter((_, i) => i !== index) })}
+                  />
+                </td>
+              </tr>
+            )}
+          />
         )}
-        <form className="row" style={{ marginTop: 12, alignItems: 'flex-start' }} onSubmit={(event) => void add(event)} noValidate>
+        <form className="row" style={{ marginTop: 12, alignItems: 'flex-start' }} onSubmit={add} noValidate>
           <div style={{ flex: 2, minWidth: 240 }}>
-            <Field label="Domain" error={errors.domain} hint="https://app.example.com, or a wildcard like https://*.example.com">{(props) => <input {...props} type="url" value={domain} onChange={(event) => setDomain(event.target.value)} />}</Field>
+            <Field label="Domain" error={adding.errors.domain} hint="https://app.example.com, or a wildcard like https://*.example.com">{(props) => <input {...props} type="url" value={domain} onChange={(event) => setDomain(event.target.value)} />}</Field>
           </div>
           <div style={{ flex: 1, minWidth: 160 }}>
-            <Field label="Handler path" error={errors.handler_path}>{(props) => <input {...props} type="text" value={handlerPath} onChange={(event) => setHandlerPath(event.target.value)} />}</Field>
+            <Field label="Handler path" error={adding.errors.handler_path}>{(props) => <input {...props} type="text" value={handlerPath} onChange={(event) => setHandlerPath(event.target.value)} />}</Field>
           </div>
           <button type="submit" className="button" style={{ marginTop: 26 }}>Add domain</button>
         </form>
-        <ErrorMessage error={error} title="Could not save" />
+        <ErrorMessage error={adding.error ?? saving.error} title="Could not save" />
       </Card>
     </>
   );

@@ -6,7 +6,7 @@ import { sendSignInInvitationSchema, sendTestEmailSchema } from '../../contract/
 import type { EmailConfig, SendTestEmailResult } from '../../sdk/index.js';
 import { saveConfig } from '../components/config.js';
 import { Link, navigate } from '../components/router.js';
-import { Card, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, fieldErrors, formatDate } from '../components/ui.js';
+import { Card, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SaveFooter, fieldErrors, formatDate, useAction, useFormAction } from '../components/ui.js';
 import { useOwner } from '../session.js';
 import type { PageProps } from './page-props.js';
 
@@ -46,9 +46,8 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
   const [senderEmail, setSenderEmail] = useState(standard?.sender_email ?? '');
   const [recipient, setRecipient] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
-  const [testing, setTesting] = useState(false);
+  const saving = useAction((value: EmailConfigUpdate) => saveConfig(admin, { email_config: value }));
+  const testing = useAction(async (to: string, value: EmailConfig) => setTestResult(await admin.sendTestEmail({ recipientEmail: to, emailConfig: value })));
   const [testResult, setTestResult] = useState<SendTestEmailResult | null>(null);
 
   const keepsPassword = password === '' && standard?.has_password === true;
@@ -63,18 +62,11 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
     return invalid ? null : (value as T);
   };
 
-  const save = async (event: FormEvent) => {
+  const save = (event: FormEvent) => {
     event.preventDefault();
-    setSaved(false);
     const value = check<EmailConfigUpdate>(emailConfigUpdateSchema, current());
-    if (!value) return;
-    try {
-      setError(null);
-      await saveConfig(admin, { email_config: value });
-      setSaved(true);
-    } catch (caught) {
-      setError(caught);
-    }
+    if (value) void saving.run(value);
+    else saving.reset();
   };
 
   const test = async () => {
@@ -91,20 +83,13 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
       setErrors({ recipient: invalid.recipient_email });
       return;
     }
-    setTesting(true);
-    try {
-      setError(null);
-      setTestResult(await admin.sendTestEmail({ recipientEmail: to, emailConfig: value }));
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setTesting(false);
-    }
+    testing.reset();
+    await testing.run(to, value);
   };
 
   return (
     <Card title="Email server">
-      <form className="form" onSubmit={(event) => void save(event)} noValidate>
+      <form className="form" onSubmit={save} noValidate>
         <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
           <legend className="visually-hidden">Email server</legend>
           <label className="row"><input type="radio" name="email-type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared — the deployment's default server (or the local inbox below when none is set)</label>
@@ -132,7 +117,7 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
                   {(props) => <input {...props} type="email" value={recipient} onChange={(event) => setRecipient(event.target.value)} placeholder={owner.data?.primary_email ?? ''} />}
                 </Field>
               </div>
-              <button type="button" className="button" onClick={() => void test()} disabled={testing}>{testing ? 'Sending…' : 'Send test email'}</button>
+              <button type="button" className="button" onClick={() => void test()} disabled={testing.pending}>{testing.pending ? 'Sending…' : 'Send test email'}</button>
             </div>
             {testResult ? (
               testResult.success ? (
@@ -143,11 +128,8 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
             ) : null}
           </>
         ) : null}
-        <ErrorMessage error={error} title="Could not save" />
-        <div className="actions">
-          <button type="submit" className="button primary">Save email server</button>
-          {saved ? <span className="muted" role="status">Saved.</span> : null}
-        </div>
+        <ErrorMessage error={testing.error} title="Could not save" />
+        <SaveFooter action={saving} label="Save email server" />
       </form>
     </Card>
   );
@@ -158,34 +140,26 @@ function InvitationCard({ admin, domains }: { admin: PageProps['admin']; domains
   // The app's sign-in page: under the first trusted domain's handler path, else a local dev server.
   const first = domains[0];
   const [callbackUrl, setCallbackUrl] = useState(first && !first.domain.includes('*') ? `${first.domain.replace(/\/+$/, '')}${first.handler_path.replace(/\/+$/, '')}/sign-in` : 'http://localhost:3000/handler/sign-in');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
   const [sent, setSent] = useState<string | null>(null);
-  const submit = async (event: FormEvent) => {
+  const invite = useFormAction(sendSignInInvitationSchema, async (input: { email: string; callback_url: string }) => {
+    await admin.sendSignInInvitation({ email: input.email, callbackUrl: input.callback_url });
+    setSent(input.email);
+    setEmail('');
+  });
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     setSent(null);
-    const input = { email: email.trim(), callback_url: callbackUrl.trim() };
-    const invalid = fieldErrors(sendSignInInvitationSchema, input);
-    setErrors(invalid ?? {});
-    if (invalid) return;
-    try {
-      setError(null);
-      await admin.sendSignInInvitation({ email: input.email, callbackUrl: input.callback_url });
-      setSent(input.email);
-      setEmail('');
-    } catch (caught) {
-      setError(caught);
-    }
+    void invite.submit({ email: email.trim(), callback_url: callbackUrl.trim() });
   };
   return (
     <Card title="Invite someone to sign in">
-      <form className="row" style={{ alignItems: 'flex-start' }} onSubmit={(event) => void submit(event)} noValidate>
-        <div style={{ flex: 1, minWidth: 220 }}><Field label="Email address" error={errors.email}>{(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}</Field></div>
-        <div style={{ flex: 1, minWidth: 260 }}><Field label="Sign-in page of your app" error={errors.callback_url} hint="A trusted domain of the project (Domains).">{(props) => <input {...props} type="url" value={callbackUrl} onChange={(event) => setCallbackUrl(event.target.value)} />}</Field></div>
+      <form className="row" style={{ alignItems: 'flex-start' }} onSubmit={submit} noValidate>
+        <div style={{ flex: 1, minWidth: 220 }}><Field label="Email address" error={invite.errors.email}>{(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}</Field></div>
+        <div style={{ flex: 1, minWidth: 260 }}><Field label="Sign-in page of your app" error={invite.errors.callback_url} hint="A trusted domain of the project (Domains).">{(props) => <input {...props} type="url" value={callbackUrl} onChange={(event) => setCallbackUrl(event.target.value)} />}</Field></div>
         <button type="submit" className="button" style={{ marginTop: 26 }}>Send invitation</button>
       </form>
       {sent ? <div className="alert alert-ok" role="status">Invitation sent to {sent}.</div> : null}
-      <ErrorMessage error={error} title="Could not send the invitation" />
+      <ErrorMessage error={invite.error} title="Could not send the invitation" />
     </Card>
   );
 }

@@ -2,9 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { definitionCreateSchema } from '../../contract/schemas/permissions.js';
 import type { PermissionDefinition } from '../../sdk/index.js';
-import { type ConfigPatch, saveConfigFrom } from '../components/config.js';
+import { type ConfigPatch, saveConfig } from '../components/config.js';
 import { allowedChildren } from '../components/permission-graph.js';
-import { Card, ConfirmButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, fieldErrors } from '../components/ui.js';
+import { Card, ConfirmButton, DialogFooter, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, Table, useAction, useFormAction } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 type Scope = 'team' | 'project';
@@ -36,28 +36,23 @@ function DefinitionsCard({ scope, admin, definitions }: { scope: Scope; admin: P
       {definitions.length === 0 ? (
         <Empty title={`No ${scope} permissions yet`} />
       ) : (
-        <div className="table-wrap">
-          <table aria-label={title}>
-            <thead><tr><th scope="col">ID</th><th scope="col">Description</th><th scope="col">Contains</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
-            <tbody>
-              {definitions.map((definition) => (
-                <tr key={definition.id}>
-                  <td><code>{definition.id}</code> {definition.is_system_permission ? <span className="badge">system</span> : null}</td>
-                  <td>{definition.description ?? <span className="muted">—</span>}</td>
-                  <td className="small">{definition.contained_permission_ids.length ? definition.contained_permission_ids.map((id) => <code key={id} style={{ marginRight: 6 }}>{id}</code>) : <span className="muted">—</span>}</td>
-                  <td className="actions end">
-                    {definition.is_system_permission ? null : (
-                      <>
-                        <button type="button" className="button small" onClick={() => setEditing(definition)}>Edit</button>
-                        <ConfirmButton className="button small danger" label="Delete" title={`Delete ${definition.id}?`} message={<p>Every grant of <code>{definition.id}</code> is removed with it.</p>} onConfirm={() => remove(definition.id)} />
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table label={title} columns={['ID', 'Description', 'Contains', null]} items={definitions}
+          row={(definition) => (
+            <tr key={definition.id}>
+              <td><code>{definition.id}</code> {definition.is_system_permission ? <span className="badge">system</span> : null}</td>
+              <td>{definition.description ?? <span className="muted">—</span>}</td>
+              <td className="small">{definition.contained_permission_ids.length ? definition.contained_permission_ids.map((id) => <code key={id} style={{ marginRight: 6 }}>{id}</code>) : <span className="muted">—</span>}</td>
+              <td className="actions end">
+                {definition.is_system_permission ? null : (
+                  <>
+                    <button type="button" className="button small" onClick={() => setEditing(definition)}>Edit</button>
+                    <ConfirmButton className="button small danger" label="Delete" title={`Delete ${definition.id}?`} message={<p>Every grant of <code>{definition.id}</code> is removed with it.</p>} onConfirm={() => remove(definition.id)} />
+                  </>
+                )}
+              </td>
+            </tr>
+          )}
+        />
       )}
       {editing ? <DefinitionDialog scope={scope} admin={admin} definitions={definitions} editing={editing === 'new' ? null : editing} onClose={() => setEditing(null)} /> : null}
     </Card>
@@ -68,35 +63,28 @@ function DefinitionDialog({ scope, admin, definitions, editing, onClose }: { sco
   const [id, setId] = useState(editing?.id ?? '');
   const [description, setDescription] = useState(editing?.description ?? '');
   const [contained, setContained] = useState<string[]>(editing?.contained_permission_ids ?? []);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
   // A new permission contains nothing yet, so nothing can close a cycle through it.
   const choices = editing ? allowedChildren(definitions, editing.id) : definitions.map((definition) => definition.id);
 
-  const submit = async (event: FormEvent) => {
+  const save = useFormAction(definitionCreateSchema(scope), async (input: { id: string; description: string | null; contained_permission_ids: string[] }) => {
+    if (editing) {
+      const patch = { ...(input.id !== editing.id ? { id: input.id } : {}), description: input.description, contained_permission_ids: contained };
+      if (scope === 'team') await admin.updateTeamPermissionDefinition(editing.id, patch);
+      else await admin.updateProjectPermissionDefinition(editing.id, patch);
+    } else if (scope === 'team') await admin.createTeamPermissionDefinition(input);
+    else await admin.createProjectPermissionDefinition(input);
+    onClose();
+  });
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    const input = { id: id.trim(), description: description.trim() || null, contained_permission_ids: contained };
-    const invalid = fieldErrors(definitionCreateSchema(scope), input);
-    setErrors(invalid ?? {});
-    if (invalid) return;
-    try {
-      if (editing) {
-        const patch = { ...(input.id !== editing.id ? { id: input.id } : {}), description: input.description, contained_permission_ids: contained };
-        if (scope === 'team') await admin.updateTeamPermissionDefinition(editing.id, patch);
-        else await admin.updateProjectPermissionDefinition(editing.id, patch);
-      } else if (scope === 'team') await admin.createTeamPermissionDefinition(input);
-      else await admin.createProjectPermissionDefinition(input);
-      onClose();
-    } catch (caught) {
-      setError(caught);
-    }
+    void save.submit({ id: id.trim(), description: description.trim() || null, contained_permission_ids: contained });
   };
 
   return (
     <Modal title={editing ? `Edit ${editing.id}` : `New ${scope} permission`} open onClose={onClose}>
-      <form className="form" onSubmit={(event) => void submit(event)} noValidate>
-        <Field label="Permission ID" error={errors.id} hint="Lowercase letters, numbers, “:” and “_”, e.g. docs:write">{(props) => <input {...props} type="text" value={id} onChange={(event) => setId(event.target.value)} />}</Field>
-        <Field label="Description" error={errors.description}>{(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}</Field>
+      <form className="form" onSubmit={submit} noValidate>
+        <Field label="Permission ID" error={save.errors.id} hint="Lowercase letters, numbers, “:” and “_”, e.g. docs:write">{(props) => <input {...props} type="text" value={id} onChange={(event) => setId(event.target.value)} />}</Field>
+        <Field label="Description" error={save.errors.description}>{(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}</Field>
         <fieldset className="stack" style={{ border: '1px solid var(--border)', borderRadius: 8, padding: 12 }}>
           <legend>Contains</legend>
           {choices.length === 0 ? <span className="muted small">No other permission can be nested here.</span> : null}
@@ -108,11 +96,7 @@ function DefinitionDialog({ scope, admin, definitions, editing, onClose }: { sco
           ))}
           {editing ? <span className="muted small">Permissions that already contain {editing.id} are not offered: nesting them would make a cycle.</span> : null}
         </fieldset>
-        <ErrorMessage error={error} title="Could not save" />
-        <div className="actions end">
-          <button type="button" className="button" onClick={onClose}>Cancel</button>
-          <button type="submit" className="button primary">{editing ? 'Save' : 'Create permission'}</button>
-        </div>
+        <DialogFooter error={save.error} errorTitle="Could not save" submitLabel={editing ? 'Save' : 'Create permission'} onCancel={onClose} />
       </form>
     </Modal>
   );
@@ -125,12 +109,12 @@ const DEFAULTS = [
 ] as const;
 
 function DefaultsCard({ admin, config, team, projectDefs }: { admin: PageProps['admin']; config: PageProps['project']['config']; team: PermissionDefinition[]; projectDefs: PermissionDefinition[] }) {
-  const [error, setError] = useState<unknown>(null);
+  const saving = useAction((patch: ConfigPatch) => saveConfig(admin, patch));
   const toggle = (key: (typeof DEFAULTS)[number]['key'], id: string, on: boolean) => {
     const current = config[key].map((ref) => ref.id);
     const next = on ? [...current, id] : current.filter((existing) => existing !== id);
     const patch: ConfigPatch = { [key]: next.map((value) => ({ id: value })) };
-    return saveConfigFrom(admin, patch, setError);
+    return saving.run(patch);
   };
   return (
     <Card title="Default permissions">
@@ -149,7 +133,7 @@ function DefaultsCard({ admin, config, team, projectDefs }: { admin: PageProps['
           );
         })}
       </div>
-      <ErrorMessage error={error} title="Could not save" />
+      <ErrorMessage error={saving.error} title="Could not save" />
     </Card>
   );
 }

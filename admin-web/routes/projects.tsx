@@ -5,7 +5,7 @@ import type { AdminProject, CreatedInternalApiKey } from '../../sdk/index.js';
 import { adminAppFor, forgetAdminApps, internalApp } from '../api.js';
 import { NewKeys } from '../components/new-keys.js';
 import { Link, navigate } from '../components/router.js';
-import { Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, fieldErrors, formatDate } from '../components/ui.js';
+import { DialogFooter, Empty, Field, Modal, PageHeader, QueryView, formatDate, useFormAction } from '../components/ui.js';
 import { useOwner } from '../session.js';
 
 /** The owner's home: their projects, and the create-project flow that ends with the new keys. */
@@ -82,43 +82,30 @@ function ProjectCard({ project }: { project: AdminProject }) {
 function CreateProjectDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [pending, setPending] = useState(false);
   const [created, setCreated] = useState<{ project: AdminProject; keys: CreatedInternalApiKey } | null>(null);
+  const create = useFormAction(projectCreateSchema, async (input: { display_name: string; description?: string }) => {
+    const project = await internalApp.createProject(input);
+    // A first key set right away, so the project is usable from the SDK with no extra step.
+    const keys = await adminAppFor(project.id).createInternalApiKey({
+      description: 'Created with the project',
+      has_publishable_client_key: true,
+      has_secret_server_key: true,
+      has_super_secret_admin_key: false,
+    });
+    setCreated({ project, keys });
+  });
 
   const close = () => {
     setName('');
     setDescription('');
-    setErrors({});
-    setError(null);
+    create.clear();
     setCreated(null);
     onClose();
   };
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    const input = { display_name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) };
-    const invalid = fieldErrors(projectCreateSchema, input);
-    setErrors(invalid ?? {});
-    if (invalid) return;
-    setPending(true);
-    setError(null);
-    try {
-      const project = await internalApp.createProject(input);
-      // A first key set right away, so the project is usable from the SDK with no extra step.
-      const keys = await adminAppFor(project.id).createInternalApiKey({
-        description: 'Created with the project',
-        has_publishable_client_key: true,
-        has_secret_server_key: true,
-        has_super_secret_admin_key: false,
-      });
-      setCreated({ project, keys });
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setPending(false);
-    }
+    void create.submit({ display_name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) });
   };
 
   return (
@@ -141,18 +128,14 @@ function CreateProjectDialog({ open, onClose }: { open: boolean; onClose: () => 
           </div>
         </div>
       ) : (
-        <form className="form" onSubmit={(event) => void submit(event)} noValidate>
-          <Field label="Project name" error={errors.display_name}>
+        <form className="form" onSubmit={submit} noValidate>
+          <Field label="Project name" error={create.errors.display_name}>
             {(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} placeholder="My app" autoFocus />}
           </Field>
-          <Field label="Description (optional)" error={errors.description}>
+          <Field label="Description (optional)" error={create.errors.description}>
             {(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}
           </Field>
-          <ErrorMessage error={error} title="Could not create the project" />
-          <div className="actions end">
-            <button type="button" className="button" onClick={close}>Cancel</button>
-            <button type="submit" className="button primary" disabled={pending}>{pending ? 'Creating…' : 'Create project'}</button>
-          </div>
+          <DialogFooter error={create.error} errorTitle="Could not create the project" submitLabel="Create project" onCancel={close} pending={create.pending} pendingLabel="Creating…" />
         </form>
       )}
     </Modal>

@@ -4,7 +4,8 @@ import { projectTransferSchema, projectUpdateSchema } from '../../contract/schem
 import { teamCreateSchema } from '../../contract/schemas/teams.js';
 import { internalApp } from '../api.js';
 import { navigate } from '../components/router.js';
-import { Card, ConfirmButton, ErrorMessage, Field, PageHeader, QueryView, Switch, fieldErrors } from '../components/ui.js';
+import type { ProjectUpdateInput } from '../../sdk/index.js';
+import { Card, ConfirmButton, ErrorMessage, Field, PageHeader, QueryView, SaveFooter, Switch, fieldErrors, useAction, useFormAction } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 /** Name, description, logos, production mode; transfer to another owner team; delete. */
@@ -13,37 +14,26 @@ export function SettingsPage({ projectId, admin, project }: PageProps) {
   const [description, setDescription] = useState(project.description ?? '');
   const [logoUrl, setLogoUrl] = useState(project.logo_url ?? '');
   const [fullLogoUrl, setFullLogoUrl] = useState(project.full_logo_url ?? '');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
   const [confirmName, setConfirmName] = useState('');
-
-  const submit = async (event: FormEvent) => {
+  const save = useFormAction(projectUpdateSchema, async (patch: ProjectUpdateInput) => {
+    await admin.updateProject(patch);
+    internalApp.queryClient.invalidateQueries();
+  });
+  const production = useAction((on: boolean) => admin.updateProject({ is_production_mode: on }));
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setSaved(false);
-    const patch = { display_name: name.trim(), description: description.trim() || null, logo_url: logoUrl.trim() || null, full_logo_url: fullLogoUrl.trim() || null };
-    const invalid = fieldErrors(projectUpdateSchema, patch);
-    setErrors(invalid ?? {});
-    if (invalid) return;
-    try {
-      await admin.updateProject(patch);
-      internalApp.queryClient.invalidateQueries();
-      setError(null);
-      setSaved(true);
-    } catch (caught) {
-      setError(caught);
-    }
+    void save.submit({ display_name: name.trim(), description: description.trim() || null, logo_url: logoUrl.trim() || null, full_logo_url: fullLogoUrl.trim() || null });
   };
 
   return (
     <>
       <PageHeader title="Project settings" description={<>Project ID <code>{projectId}</code></>} />
       <Card title="General">
-        <form className="form" onSubmit={(event) => void submit(event)} noValidate>
-          <Field label="Project name" error={errors.display_name}>{(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} />}</Field>
-          <Field label="Description" error={errors.description}>{(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}</Field>
-          <Field label="Logo URL" error={errors.logo_url} hint="A square logo, shown in emails and sign-in pages (https:// or a data: URL).">{(props) => <input {...props} type="url" value={logoUrl} onChange={(event) => setLogoUrl(event.target.value)} />}</Field>
-          <Field label="Full logo URL" error={errors.full_logo_url} hint="A wide logo with the name.">{(props) => <input {...props} type="url" value={fullLogoUrl} onChange={(event) => setFullLogoUrl(event.target.value)} />}</Field>
+        <form className="form" onSubmit={submit} noValidate>
+          <Field label="Project name" error={save.errors.display_name}>{(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} />}</Field>
+          <Field label="Description" error={save.errors.description}>{(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}</Field>
+          <Field label="Logo URL" error={save.errors.logo_url} hint="A square logo, shown in emails and sign-in pages (https:// or a data: URL).">{(props) => <input {...props} type="url" value={logoUrl} onChange={(event) => setLogoUrl(event.target.value)} />}</Field>
+          <Field label="Full logo URL" error={save.errors.full_logo_url} hint="A wide logo with the name.">{(props) => <input {...props} type="url" value={fullLogoUrl} onChange={(event) => setFullLogoUrl(event.target.value)} />}</Field>
           <div className="row">
             {logoUrl ? <img src={logoUrl} alt="Logo preview" style={{ width: 48, height: 48, objectFit: 'contain', borderRadius: 8, border: '1px solid var(--border)' }} /> : null}
             <Field label="Or upload a logo image" hint="Stored as a data URL (up to about 700 KB).">
@@ -64,11 +54,7 @@ export function SettingsPage({ projectId, admin, project }: PageProps) {
               )}
             </Field>
           </div>
-          <ErrorMessage error={error} title="Could not save" />
-          <div className="actions">
-            <button type="submit" className="button primary">Save</button>
-            {saved ? <span className="muted" role="status">Saved.</span> : null}
-          </div>
+          <SaveFooter action={save} label="Save" />
         </form>
       </Card>
       <Card title="Production mode">
@@ -76,8 +62,9 @@ export function SettingsPage({ projectId, admin, project }: PageProps) {
           label="Production mode"
           description={project.production_mode_problems.length > 0 ? `${project.production_mode_problems.length} problem(s) to fix first: see Domains.` : 'Strict checks for a live app.'}
           checked={project.is_production_mode}
-          onChange={(checked) => admin.updateProject({ is_production_mode: checked }).then(() => true, (caught: unknown) => { setError(caught); return false; })}
+          onChange={(checked) => production.run(checked)}
         />
+        <ErrorMessage error={production.error} title="Could not save" />
       </Card>
       <TransferCard projectId={projectId} ownerTeamId={project.owner_team_id} />
       <Card title="Danger zone">
@@ -110,25 +97,17 @@ function TransferCard({ projectId, ownerTeamId }: { projectId: string; ownerTeam
   const teams = useQuery(internalApp.teamsQuery(), internalApp.queryClient);
   const [teamId, setTeamId] = useState('');
   const [newTeam, setNewTeam] = useState('');
-  const [newTeamError, setNewTeamError] = useState<string | undefined>();
-  const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState(false);
   // Owner teams are teams of the internal project: an owner may create one (e.g. for a client or
   // a company) and invite co-owners to it with the SDK.
-  const createTeam = async (event: FormEvent) => {
+  const create = useFormAction(teamCreateSchema, async (input: { display_name: string }) => {
+    const team = await internalApp.createTeam(input);
+    setTeamId(team.id);
+    setNewTeam('');
+  });
+  const createTeam = (event: FormEvent) => {
     event.preventDefault();
-    const input = { display_name: newTeam.trim() };
-    const invalid = fieldErrors(teamCreateSchema, input);
-    setNewTeamError(invalid?.display_name);
-    if (invalid) return;
-    try {
-      setError(null);
-      const team = await internalApp.createTeam(input);
-      setTeamId(team.id);
-      setNewTeam('');
-    } catch (caught) {
-      setError(caught);
-    }
+    void create.submit({ display_name: newTeam.trim() });
   };
   return (
     <Card title="Transfer">
@@ -169,9 +148,9 @@ function TransferCard({ projectId, ownerTeamId }: { projectId: string; ownerTeam
                   />
                 </div>
               )}
-              <form className="row" style={{ alignItems: 'flex-end' }} onSubmit={(event) => void createTeam(event)} noValidate>
+              <form className="row" style={{ alignItems: 'flex-end' }} onSubmit={createTeam} noValidate>
                 <div style={{ minWidth: 260 }}>
-                  <Field label="Create an owner team" error={newTeamError}>{(props) => <input {...props} type="text" value={newTeam} onChange={(event) => setNewTeam(event.target.value)} />}</Field>
+                  <Field label="Create an owner team" error={create.errors.display_name}>{(props) => <input {...props} type="text" value={newTeam} onChange={(event) => setNewTeam(event.target.value)} />}</Field>
                 </div>
                 <button type="submit" className="button">Create team</button>
               </form>
@@ -180,7 +159,7 @@ function TransferCard({ projectId, ownerTeamId }: { projectId: string; ownerTeam
         }}
       </QueryView>
       {done ? <div className="alert alert-ok" role="status">Transferred.</div> : null}
-      <ErrorMessage error={error} />
+      <ErrorMessage error={create.error} />
     </Card>
   );
 }

@@ -6,7 +6,7 @@ import type { ServerUser, SessionTokens } from '../../sdk/index.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';
 import { Link, navigate } from '../components/router.js';
-import { Card, ConfirmButton, CopyButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, fieldErrors, formatDate } from '../components/ui.js';
+import { Card, ConfirmButton, CopyButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryTable, QueryView, SaveFooter, SavedCheckbox, formatDate, useAction, useFormAction } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 /** One user: profile, emails, metadata, sessions (revoke), impersonation and deletion. */
@@ -29,7 +29,7 @@ export function UserDetailPage({ projectId, admin, userId }: PageProps & { userI
 
 function UserDetail({ projectId, admin, user }: { projectId: string; admin: PageProps['admin']; user: ServerUser }) {
   const [impersonation, setImpersonation] = useState<SessionTokens | null>(null);
-  const [impersonationError, setImpersonationError] = useState<unknown>(null);
+  const impersonate = useAction(async () => setImpersonation(await admin.createSession({ user_id: user.id, is_impersonation: true, expires_in_millis: 3_600_000 })));
   return (
     <>
       <p><Link href={`/projects/${projectId}/users`}>← Users</Link></p>
@@ -41,14 +41,7 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
             <button
               type="button"
               className="button"
-              onClick={async () => {
-                setImpersonationError(null);
-                try {
-                  setImpersonation(await admin.createSession({ user_id: user.id, is_impersonation: true, expires_in_millis: 3_600_000 }));
-                } catch (caught) {
-                  setImpersonationError(caught);
-                }
-              }}
+              onClick={() => void impersonate.run()}
             >
               Impersonate
             </button>
@@ -64,7 +57,7 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
           </>
         }
       />
-      <ErrorMessage error={impersonationError} title="Could not impersonate" />
+      <ErrorMessage error={impersonate.error} title="Could not impersonate" />
       <Modal title="Impersonation session" open={impersonation !== null} onClose={() => setImpersonation(null)} wide>
         {impersonation ? (
           <div className="stack">
@@ -87,28 +80,15 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
 
 function ProfileCard({ admin, user }: { admin: PageProps['admin']; user: ServerUser }) {
   const [displayName, setDisplayName] = useState(user.display_name ?? '');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const save = useFormAction(serverUserUpdateSchema, (patch: { display_name: string | null }) => admin.updateUserById(user.id, patch));
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    const patch = { display_name: displayName.trim() || null };
-    const invalid = fieldErrors(serverUserUpdateSchema, patch);
-    setErrors(invalid ?? {});
-    setSaved(false);
-    if (invalid) return;
-    try {
-      await admin.updateUserById(user.id, patch);
-      setError(null);
-      setSaved(true);
-    } catch (caught) {
-      setError(caught);
-    }
+    void save.submit({ display_name: displayName.trim() || null });
   };
   return (
     <Card title="Profile">
-      <form className="form" onSubmit={(event) => void submit(event)} noValidate>
-        <Field label="Display name" error={errors.display_name}>
+      <form className="form" onSubmit={submit} noValidate>
+        <Field label="Display name" error={save.errors.display_name}>
           {(props) => <input {...props} type="text" value={displayName} onChange={(event) => setDisplayName(event.target.value)} />}
         </Field>
         <dl className="row small muted" style={{ gap: 24, margin: 0 }}>
@@ -117,11 +97,7 @@ function ProfileCard({ admin, user }: { admin: PageProps['admin']; user: ServerU
           <div><dt>Password</dt><dd style={{ margin: 0 }}>{user.has_password ? 'set' : 'none'}</dd></div>
           <div><dt>Anonymous</dt><dd style={{ margin: 0 }}>{user.is_anonymous ? 'yes' : 'no'}</dd></div>
         </dl>
-        <ErrorMessage error={error} title="Could not save" />
-        <div className="actions">
-          <button type="submit" className="button primary">Save profile</button>
-          {saved ? <span className="muted" role="status">Saved.</span> : null}
-        </div>
+        <SaveFooter action={save} label="Save profile" />
       </form>
     </Card>
   );
@@ -129,37 +105,27 @@ function ProfileCard({ admin, user }: { admin: PageProps['admin']; user: ServerU
 
 function PasswordCard({ admin, user }: { admin: PageProps['admin']; user: ServerUser }) {
   const [password, setPassword] = useState('');
-  const [fieldError, setFieldError] = useState<string | undefined>();
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const save = useFormAction(serverUserUpdateSchema, async (input: { password: string }) => {
+    // The server checks the length rules and signs the user out everywhere.
+    await admin.updateUserById(user.id, input);
+    setPassword('');
+  });
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setSaved(false);
-    const invalid = fieldErrors(serverUserUpdateSchema, { password });
-    setFieldError(invalid?.password);
-    if (invalid) return;
-    try {
-      setError(null);
-      // The server checks the length rules and signs the user out everywhere.
-      await admin.updateUserById(user.id, { password });
-      setPassword('');
-      setSaved(true);
-    } catch (caught) {
-      setError(caught);
-    }
+    void save.submit({ password });
   };
   return (
     <Card title="Password">
-      <form className="row" style={{ alignItems: 'flex-end' }} onSubmit={(event) => void submit(event)} noValidate>
+      <form className="row" style={{ alignItems: 'flex-end' }} onSubmit={submit} noValidate>
         <div style={{ flex: 1, maxWidth: 360 }}>
-          <Field label={user.has_password ? 'Set a new password' : 'Set a password'} error={fieldError} hint="The user is signed out of every session.">
+          <Field label={user.has_password ? 'Set a new password' : 'Set a password'} error={save.errors.password} hint="The user is signed out of every session.">
             {(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
           </Field>
         </div>
         <button type="submit" className="button">Set password</button>
-        {saved ? <span className="muted" role="status">Password set.</span> : null}
+        {save.done ? <span className="muted" role="status">Password set.</span> : null}
       </form>
-      <ErrorMessage error={error} title="Could not set the password" />
+      <ErrorMessage error={save.error} title="Could not set the password" />
     </Card>
   );
 }
@@ -167,71 +133,45 @@ function PasswordCard({ admin, user }: { admin: PageProps['admin']; user: Server
 function EmailsCard({ admin, user }: { admin: PageProps['admin']; user: ServerUser }) {
   const channels = useQuery(admin.contactChannelsQuery({ userId: user.id }), admin.queryClient);
   const [value, setValue] = useState('');
-  const [fieldError, setFieldError] = useState<string | undefined>();
-  const [error, setError] = useState<unknown>(null);
-  const add = async (event: FormEvent) => {
+  const adding = useFormAction(contactChannelCreateSchema, async (input: { type: 'email'; value: string; used_for_auth: boolean; is_verified: boolean }) => {
+    await admin.createContactChannel(input, { userId: user.id });
+    setValue('');
+  });
+  const add = (event: FormEvent) => {
     event.preventDefault();
     const input = { type: 'email' as const, value: value.trim(), used_for_auth: true, is_verified: false };
-    const invalid = fieldErrors(contactChannelCreateSchema, { ...input, user_id: user.id });
-    setFieldError(invalid?.value);
-    if (invalid) return;
-    try {
-      await admin.createContactChannel(input, { userId: user.id });
-      setValue('');
-      setError(null);
-    } catch (caught) {
-      setError(caught);
-    }
+    void adding.submit(input, { ...input, user_id: user.id });
   };
-  const act = async (action: () => Promise<unknown>) => {
-    try {
-      setError(null);
-      await action();
-    } catch (caught) {
-      setError(caught);
-    }
-  };
+  const acting = useAction((action: () => Promise<unknown>) => action());
+  const act = acting.run;
   return (
     <Card title="Emails">
-      <QueryView query={channels} loadingLabel="Loading emails…">
-        {(items) =>
-          items.length === 0 ? (
-            <Empty title="No email addresses" />
-          ) : (
-            <div className="table-wrap">
-              <table aria-label="Email addresses">
-                <thead><tr><th scope="col">Address</th><th scope="col">Status</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
-                <tbody>
-                  {items.map((channel) => (
-                    <tr key={channel.id}>
-                      <td>{channel.value}</td>
-                      <td className="row">
-                        {channel.is_primary ? <span className="badge ok">primary</span> : null}
-                        {channel.is_verified ? <span className="badge ok">verified</span> : <span className="badge">unverified</span>}
-                        {channel.used_for_auth ? <span className="badge">sign-in</span> : null}
-                      </td>
-                      <td className="actions end">
-                        {!channel.is_verified ? <button type="button" className="button small" onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_verified: true }, { userId: user.id }))}>Mark verified</button> : null}
-                        {!channel.is_primary ? <button type="button" className="button small" onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_primary: true }, { userId: user.id }))}>Make primary</button> : null}
-                        <ConfirmButton className="button small danger" label="Remove" title="Remove this email?" message={<p>{channel.value} will no longer be able to sign in to this account.</p>} onConfirm={() => admin.deleteContactChannel(channel.id, { userId: user.id })} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
-      </QueryView>
-      <form className="row" style={{ marginTop: 12, alignItems: 'flex-end' }} onSubmit={(event) => void add(event)} noValidate>
+      <QueryTable query={channels} loadingLabel="Loading emails…" empty={<Empty title="No email addresses" />} label="Email addresses" columns={['Address', 'Status', null]}
+        row={(channel) => (
+          <tr key={channel.id}>
+            <td>{channel.value}</td>
+            <td className="row">
+              {channel.is_primary ? <span className="badge ok">primary</span> : null}
+              {channel.is_verified ? <span className="badge ok">verified</span> : <span className="badge">unverified</span>}
+              {channel.used_for_auth ? <span className="badge">sign-in</span> : null}
+            </td>
+            <td className="actions end">
+              {!channel.is_verified ? <button type="button" className="button small" onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_verified: true }, { userId: user.id }))}>Mark verified</button> : null}
+              {!channel.is_primary ? <button type="button" className="button small" onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_primary: true }, { userId: user.id }))}>Make primary</button> : null}
+              <ConfirmButton className="button small danger" label="Remove" title="Remove this email?" message={<p>{channel.value} will no longer be able to sign in to this account.</p>} onConfirm={() => admin.deleteContactChannel(channel.id, { userId: user.id })} />
+            </td>
+          </tr>
+        )}
+      />
+      <form className="row" style={{ marginTop: 12, alignItems: 'flex-end' }} onSubmit={add} noValidate>
         <div style={{ flex: 1, maxWidth: 360 }}>
-          <Field label="Add an email" error={fieldError}>
+          <Field label="Add an email" error={adding.errors.value}>
             {(props) => <input {...props} type="email" value={value} onChange={(event) => setValue(event.target.value)} />}
           </Field>
         </div>
         <button type="submit" className="button">Add email</button>
       </form>
-      <ErrorMessage error={error} />
+      <ErrorMessage error={adding.error ?? acting.error} />
     </Card>
   );
 }
@@ -240,31 +180,18 @@ function SessionsCard({ admin, userId }: { admin: PageProps['admin']; userId: st
   const sessions = useQuery(admin.sessionsQuery({ userId }), admin.queryClient);
   return (
     <Card title="Sessions">
-      <QueryView query={sessions} loadingLabel="Loading sessions…">
-        {(items) =>
-          items.length === 0 ? (
-            <Empty title="No active sessions">The user is signed out everywhere.</Empty>
-          ) : (
-            <div className="table-wrap">
-              <table aria-label="Sessions">
-                <thead><tr><th scope="col">Started</th><th scope="col">Last used</th><th scope="col">IP</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
-                <tbody>
-                  {items.map((session) => (
-                    <tr key={session.id}>
-                      <td>{formatDate(session.created_at)} {session.is_impersonation ? <span className="badge warn">impersonation</span> : null}</td>
-                      <td>{formatDate(session.last_used_at)}</td>
-                      <td className="mono small">{session.last_used_at_end_user_ip_info?.ip ?? '—'}</td>
-                      <td className="actions end">
-                        <ConfirmButton className="button small danger" label="Revoke" title="Revoke this session?" message={<p>The device using it is signed out at its next refresh (within 10 minutes).</p>} onConfirm={() => admin.revokeSession(session.id, { userId })} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
-      </QueryView>
+      <QueryTable query={sessions} loadingLabel="Loading sessions…" empty={<Empty title="No active sessions">The user is signed out everywhere.</Empty>} label="Sessions" columns={['Started', 'Last used', 'IP', null]}
+        row={(session) => (
+          <tr key={session.id}>
+            <td>{formatDate(session.created_at)} {session.is_impersonation ? <span className="badge warn">impersonation</span> : null}</td>
+            <td>{formatDate(session.last_used_at)}</td>
+            <td className="mono small">{session.last_used_at_end_user_ip_info?.ip ?? '—'}</td>
+            <td className="actions end">
+              <ConfirmButton className="button small danger" label="Revoke" title="Revoke this session?" message={<p>The device using it is signed out at its next refresh (within 10 minutes).</p>} onConfirm={() => admin.revokeSession(session.id, { userId })} />
+            </td>
+          </tr>
+        )}
+      />
     </Card>
   );
 }
@@ -274,18 +201,7 @@ function AccessCard({ projectId, admin, userId }: { projectId: string; admin: Pa
   const teams = useQuery(admin.teamsQuery({ userId }), admin.queryClient);
   const definitions = useQuery(admin.projectPermissionDefinitionsQuery(), admin.queryClient);
   const granted = useQuery(admin.projectPermissionsQuery({ userId, recursive: false }), admin.queryClient);
-  const [error, setError] = useState<unknown>(null);
-  const toggle = async (id: string, on: boolean): Promise<boolean> => {
-    setError(null);
-    try {
-      if (on) await admin.grantProjectPermission(userId, id);
-      else await admin.revokeProjectPermission(userId, id);
-      return true;
-    } catch (caught) {
-      setError(caught);
-      return false;
-    }
-  };
+  const toggle = useAction((id: string, on: boolean) => (on ? admin.grantProjectPermission(userId, id) : admin.revokeProjectPermission(userId, id)));
   return (
     <Card title="Teams and project permissions">
       <div className="two">
@@ -313,7 +229,7 @@ function AccessCard({ projectId, admin, userId }: { projectId: string; admin: Pa
                   ) : (
                     <>
                       {items.map((definition) => (
-                        <SavedCheckbox key={definition.id} label={<code>{definition.id}</code>} checked={held.has(definition.id)} onChange={(checked) => toggle(definition.id, checked)} />
+                        <SavedCheckbox key={definition.id} label={<code>{definition.id}</code>} checked={held.has(definition.id)} onChange={(checked) => toggle.run(definition.id, checked)} />
                       ))}
                     </>
                   );
@@ -321,7 +237,7 @@ function AccessCard({ projectId, admin, userId }: { projectId: string; admin: Pa
               </QueryView>
             )}
           </QueryView>
-          <ErrorMessage error={error} title="Could not change the permission" />
+          <ErrorMessage error={toggle.error} title="Could not change the permission" />
         </fieldset>
       </div>
     </Card>

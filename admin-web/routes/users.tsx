@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { userCreateSchema } from '../../contract/schemas/users.js';
 import type { UserCreateInput } from '../../sdk/index.js';
 import { Link, navigate } from '../components/router.js';
-import { Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, Switch, fieldErrors, formatDate, useDebounced } from '../components/ui.js';
+import { DialogFooter, Empty, Field, Modal, PageHeader, QueryView, Switch, formatDate, useDebounced, useFormAction } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 const PAGE_SIZE = 50;
@@ -158,52 +158,36 @@ function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose:
   const [displayName, setDisplayName] = useState('');
   const [password, setPassword] = useState('');
   const [verified, setVerified] = useState(false);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [pending, setPending] = useState(false);
+  const create = useFormAction(userCreateSchema, async (input: UserCreateInput) => {
+    await onCreate(input);
+    setEmail('');
+    setDisplayName('');
+    setPassword('');
+  });
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    const input: UserCreateInput = {
+    void create.submit({
       ...(email.trim() ? { primary_email: email.trim(), primary_email_auth_enabled: true, primary_email_verified: verified } : {}),
       ...(displayName.trim() ? { display_name: displayName.trim() } : {}),
       ...(password ? { password } : {}),
-    };
-    const invalid = fieldErrors(userCreateSchema, input);
-    setErrors(invalid ?? {});
-    if (invalid) return;
-    setPending(true);
-    setError(null);
-    try {
-      await onCreate(input);
-      setEmail('');
-      setDisplayName('');
-      setPassword('');
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setPending(false);
-    }
+    });
   };
 
   return (
     <Modal title="Create user" open={open} onClose={onClose}>
-      <form className="form" onSubmit={(event) => void submit(event)} noValidate>
-        <Field label="Email" error={errors.primary_email}>
+      <form className="form" onSubmit={submit} noValidate>
+        <Field label="Email" error={create.errors.primary_email}>
           {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoFocus />}
         </Field>
-        <Field label="Display name" error={errors.display_name}>
+        <Field label="Display name" error={create.errors.display_name}>
           {(props) => <input {...props} type="text" value={displayName} onChange={(event) => setDisplayName(event.target.value)} />}
         </Field>
-        <Field label="Password (optional)" error={errors.password} hint="Leave empty for a user who signs in with an email code or magic link.">
+        <Field label="Password (optional)" error={create.errors.password} hint="Leave empty for a user who signs in with an email code or magic link.">
           {(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
         </Field>
         <Switch label="Email is verified" checked={verified} onChange={setVerified} />
-        <ErrorMessage error={error} title="Could not create the user" />
-        <div className="actions end">
-          <button type="button" className="button" onClick={onClose}>Cancel</button>
-          <button type="submit" className="button primary" disabled={pending}>{pending ? 'Creating…' : 'Create user'}</button>
-        </div>
+        <DialogFooter error={create.error} errorTitle="Could not create the user" submitLabel="Create user" onCancel={onClose} pending={create.pending} pendingLabel="Creating…" />
       </form>
     </Modal>
   );

@@ -92,9 +92,6 @@ export const jsonValueSchema = z.json();
 export const MAX_DATE_MILLIS = 253_402_300_799_999;
 export const millisSchema = z.number().int().min(0).max(MAX_DATE_MILLIS);
 
-/** Query booleans: the REST dispatcher turns 'true'/'false' into booleans; tRPC sends booleans. */
-export const queryBoolean = z.boolean();
-
 export const successSchema = z.object({ success: z.literal(true) });
 
 /** Deeper input is refused before validation: zod and JSON.stringify recurse, and no field needs it. */

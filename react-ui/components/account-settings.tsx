@@ -19,7 +19,7 @@ import {
   validatePasswordConfirmation,
   validateProfileImage,
 } from '../validation.js';
-import { Alert, Avatar, Button, Field, Link, Page, errorMessage } from './ui.js';
+import { Alert, Avatar, Button, Field, Link, NewPasswordFields, Page, errorMessage } from './ui.js';
 
 /** Runs an async action with pending and error state (one per form or row). */
 function useAction() {
@@ -261,16 +261,7 @@ function PasswordSection({ user }: { user: ClientUser }) {
         {user.has_password ? (
           <Field label="Current password" type="password" name="current-password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} error={errors.current} />
         ) : null}
-        <Field label="New password" type="password" name="new-password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} />
-        <Field
-          label="Repeat new password"
-          type="password"
-          name="new-password-confirmation"
-          autoComplete="new-password"
-          value={confirmation}
-          onChange={(e) => setConfirmation(e.target.value)}
-          error={errors.confirmation}
-        />
+        <NewPasswordFields label="New password" name="new-password" password={password} confirmation={confirmation} onPassword={setPassword} onConfirmation={setConfirmation} errors={errors} />
         <Feedback error={action.error} done={action.done} />
         <div>
           <Button type="submit" loading={action.pending}>

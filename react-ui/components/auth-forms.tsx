@@ -10,7 +10,7 @@ import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
 import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
 import { validateEmail, validateForm, validateOneTimeCode, validatePassword, validatePasswordConfirmation } from '../validation.js';
-import { Alert, Button, Field, Link, Page, useFormAction } from './ui.js';
+import { Alert, Button, Field, Link, NewPasswordFields, Page, useFormAction } from './ui.js';
 
 type Kind = 'sign-in' | 'sign-up';
 
@@ -138,17 +138,7 @@ export function PasswordSignUpForm() {
     <form className="latch-form" onSubmit={submit} noValidate aria-label="Sign up with email and password">
       {formError ? <Alert kind="error">{formError}</Alert> : null}
       <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
-      <Field label="Password" type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} required />
-      <Field
-        label="Repeat password"
-        type="password"
-        name="password-confirmation"
-        autoComplete="new-password"
-        value={confirmation}
-        onChange={(e) => setConfirmation(e.target.value)}
-        error={errors.confirmation}
-        required
-      />
+      <NewPasswordFields label="Password" name="password" password={password} confirmation={confirmation} onPassword={setPassword} onConfirmation={setConfirmation} errors={errors} required />
       <Button type="submit" block loading={pending}>
         Sign up
       </Button>
@@ -173,17 +163,13 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
   const [sent, setSent] = useState<{ email: string; nonce: string } | null>(null);
   const [code, setCode] = useState('');
   const [fieldError, setFieldError] = useState<string | null>(null);
-  const { pending, formError, setFormError, run } = useFormAction();
+  const { pending, formError, setFormError, run, runChecked } = useFormAction();
   if (manual) return <Done to={manual} />;
 
   const send = async (event: FormEvent) => {
     event.preventDefault();
     const trimmed = email.trim();
-    const invalid = validateEmail(trimmed);
-    setFieldError(invalid);
-    setFormError(null);
-    if (invalid) return;
-    await run(async () => {
+    await runChecked(validateEmail(trimmed), setFieldError, async () => {
       const result = await app.sendMagicLinkEmail(trimmed, { callbackUrl: absoluteUrl(withReturnTo(urls.magicLinkCallback, readReturnTo(search))) });
       if (result.status === 'error') return result;
       setSent({ email: trimmed, nonce: result.data.nonce });

@@ -89,6 +89,28 @@ export function Field({ label, error, hint, type, ...input }: FieldProps) {
   );
 }
 
+/**
+ * A new password and its repetition (sign-up, password reset, account settings): the pair always
+ * has the same shape, named `name` and `name-confirmation`, labelled `label` and "Repeat …".
+ */
+export function NewPasswordFields({ label, name, password, confirmation, onPassword, onConfirmation, errors, required }: {
+  label: 'Password' | 'New password';
+  name: string;
+  password: string;
+  confirmation: string;
+  onPassword: (value: string) => void;
+  onConfirmation: (value: string) => void;
+  errors: { password?: string | undefined; confirmation?: string | undefined };
+  required?: boolean;
+}) {
+  return (
+    <>
+      <Field label={label} type="password" name={name} autoComplete="new-password" value={password} onChange={(e) => onPassword(e.target.value)} error={errors.password} required={required} />
+      <Field label={`Repeat ${label.toLowerCase()}`} type="password" name={`${name}-confirmation`} autoComplete="new-password" value={confirmation} onChange={(e) => onConfirmation(e.target.value)} error={errors.confirmation} required={required} />
+    </>
+  );
+}
+
 export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   variant?: 'primary' | 'secondary' | 'danger';
   size?: 'normal' | 'small';
@@ -202,7 +224,13 @@ export function useFormAction() {
       setPending(false);
     }
   };
-  return { pending, formError, setFormError, run };
+  /** One field's check first: its message shows beside the field and stops the submit, or the action runs. */
+  const runChecked = async (invalid: string | null, setFieldError: (message: string | null) => void, action: () => Promise<unknown>) => {
+    setFieldError(invalid);
+    setFormError(null);
+    if (!invalid) await run(action);
+  };
+  return { pending, formError, setFormError, run, runChecked };
 }
 
 function isErrorResult(value: unknown): value is { status: 'error'; error: { message: string } } {

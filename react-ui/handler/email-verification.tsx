@@ -4,13 +4,11 @@ import { Alert, Link, Page } from '../components/ui.js';
 import { useApp, useLatchContext } from '../hooks.js';
 import { usePageLocation } from '../location.js';
 import { readReturnTo } from '../urls.js';
-import { MissingCode, useCode, useDelayedRedirect, useOnce } from './shared.js';
+import { CodePage, useDelayedRedirect, useOnce } from './shared.js';
 
 /** Verifies the email of the link, then goes on (to the link's `after_auth_return_to`, else home) after 2000 ms. */
 export function EmailVerificationPage() {
-  const code = useCode();
-  if (!code) return <MissingCode title="Verify your email" />;
-  return <EmailVerification code={code} />;
+  return <CodePage title="Verify your email">{(code) => <EmailVerification code={code} />}</CodePage>;
 }
 
 function EmailVerification({ code }: { code: string }) {

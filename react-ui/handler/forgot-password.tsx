@@ -15,18 +15,14 @@ export function ForgotPasswordPage() {
   const { search } = usePageLocation();
   const [email, setEmail] = useState('');
   const [fieldError, setFieldError] = useState<string | null>(null);
-  const { pending, formError, setFormError, run } = useFormAction();
+  const { pending, formError, runChecked } = useFormAction();
   const [sentTo, setSentTo] = useState<string | null>(null);
   if (!project.config.credential_enabled) return <NotEnabled title="Reset your password" feature="Password sign-in" />;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const trimmed = email.trim();
-    const invalid = validateEmail(trimmed);
-    setFieldError(invalid);
-    setFormError(null);
-    if (invalid) return;
-    await run(async () => {
+    await runChecked(validateEmail(trimmed), setFieldError, async () => {
       const result = await app.sendForgotPasswordEmail(trimmed, { callbackUrl: absoluteUrl(urls.passwordReset) });
       if (result.status === 'error') return result;
       setSentTo(trimmed);

@@ -3,13 +3,11 @@ import { Alert, Link, Page } from '../components/ui.js';
 import { useApp, useLatchContext } from '../hooks.js';
 import { usePageLocation } from '../location.js';
 import { afterAuthUrl } from '../urls.js';
-import { MissingCode, useCode, useOnce } from './shared.js';
+import { CodePage, useOnce } from './shared.js';
 
 /** Signs in with the magic link's code; a new user goes to after-sign-up, others to after-sign-in. */
 export function MagicLinkCallbackPage() {
-  const code = useCode();
-  if (!code) return <MissingCode title="Signing in" />;
-  return <MagicLinkCallback code={code} />;
+  return <CodePage title="Signing in">{(code) => <MagicLinkCallback code={code} />}</CodePage>;
 }
 
 function MagicLinkCallback({ code }: { code: string }) {

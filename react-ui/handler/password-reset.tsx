@@ -1,15 +1,13 @@
 /** The password-reset page: the link's `code` goes to check-code, then with the new password to reset. */
 import { type FormEvent, useState } from 'react';
-import { Alert, Button, Field, Link, Page, useFormAction } from '../components/ui.js';
+import { Alert, Button, Link, NewPasswordFields, Page, useFormAction } from '../components/ui.js';
 import { useApp, useLatchContext } from '../hooks.js';
 import { validateForm, validatePassword, validatePasswordConfirmation } from '../validation.js';
-import { MissingCode, useCode, useDelayedRedirect, useOnce } from './shared.js';
+import { CodePage, useDelayedRedirect, useOnce } from './shared.js';
 
 /** Checks the reset code, asks for a new password (twice), resets, then goes to sign-in after 2000 ms. */
 export function PasswordResetPage() {
-  const code = useCode();
-  if (!code) return <MissingCode title="Choose a new password" />;
-  return <PasswordReset code={code} />;
+  return <CodePage title="Choose a new password">{(code) => <PasswordReset code={code} />}</CodePage>;
 }
 
 function PasswordReset({ code }: { code: string }) {
@@ -54,17 +52,7 @@ function PasswordReset({ code }: { code: string }) {
       ) : (
         <form className="latch-form" onSubmit={submit} noValidate aria-label="Choose a new password">
           {formError ? <Alert kind="error">{formError}</Alert> : null}
-          <Field label="New password" type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} required />
-          <Field
-            label="Repeat new password"
-            type="password"
-            name="password-confirmation"
-            autoComplete="new-password"
-            value={confirmation}
-            onChange={(e) => setConfirmation(e.target.value)}
-            error={errors.confirmation}
-            required
-          />
+          <NewPasswordFields label="New password" name="password" password={password} confirmation={confirmation} onPassword={setPassword} onConfirmation={setConfirmation} errors={errors} required />
           <Button type="submit" block loading={pending}>
             Reset password
           </Button>

@@ -3,7 +3,7 @@
  * may render a page twice), the delayed redirect after a message, and the "not enabled" state
  * of routes whose feature has not landed.
  */
-import { Component, type ErrorInfo, type ReactNode, use, useEffect, useState } from 'react';
+import { Component, type ErrorInfo, type ReactNode, use, useEffect } from 'react';
 import { Alert, Link, Page, errorMessage } from '../components/ui.js';
 import { useLatchContext } from '../hooks.js';
 import { usePageLocation } from '../location.js';
@@ -86,10 +86,14 @@ export class PageErrorBoundary extends Component<{ children: ReactNode }, { erro
   }
 }
 
-/** Keeps a value across a re-render that would recompute it (the result of a one-shot call). */
-export function useFirst<T>(value: T): T {
-  const [first] = useState(value);
-  return first;
+/**
+ * A handler page that acts on the emailed link's `code`: without one it shows MissingCode, with one
+ * it renders `children(code)` (the page's own component, which may then call hooks freely).
+ */
+export function CodePage({ title, children }: { title: string; children: (code: string) => ReactNode }) {
+  const code = useCode();
+  if (!code) return <MissingCode title={title} />;
+  return <>{children(code)}</>;
 }
 
 /** A query parameter of the page (the `code` of an emailed link, by default). */

@@ -4,13 +4,11 @@ import { Alert, Button, Link, Page, errorMessage } from '../components/ui.js';
 import { useApp, useLatchContext, useUser } from '../hooks.js';
 import { usePageLocation } from '../location.js';
 import { currentRelativeUrl, withReturnTo } from '../urls.js';
-import { MissingCode, useCode, useDelayedRedirect, useOnce } from './shared.js';
+import { CodePage, useDelayedRedirect, useOnce } from './shared.js';
 
 /** Shows the invited team; a signed-in user accepts (signed-out users sign in first and come back). */
 export function TeamInvitationPage() {
-  const code = useCode();
-  if (!code) return <MissingCode title="Team invitation" />;
-  return <TeamInvitation code={code} />;
+  return <CodePage title="Team invitation">{(code) => <TeamInvitation code={code} />}</CodePage>;
 }
 
 function TeamInvitation({ code }: { code: string }) {

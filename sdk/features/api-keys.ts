@@ -77,9 +77,7 @@ export abstract class ApiKeysFeature extends AppCore {
    */
   async createUserApiKey(input: ApiKeyCreateInput, options: { userId?: string } = {}): Promise<CreatedUserApiKey> {
     const body = { ...input, user_id: options.userId ?? 'me' };
-    const created = await this.call((context) => this.trpc.userTeamApiKeys.createUserKey.mutate(body, { context }), { session: this.sessionFor(options.userId) });
-    this.invalidate(['userTeamApiKeys.']);
-    return created;
+    return this.mutate(['userTeamApiKeys.'], (context) => this.trpc.userTeamApiKeys.createUserKey.mutate(body, { context }), { session: this.sessionFor(options.userId) });
   }
 
   /**
@@ -99,11 +97,9 @@ export abstract class ApiKeysFeature extends AppCore {
    * await app.updateUserApiKey(key.id, { description: 'old laptop' });
    */
   async updateUserApiKey(apiKeyId: string, patch: ApiKeyUpdateInput): Promise<UserApiKey> {
-    const updated = await this.call((context) => this.trpc.userTeamApiKeys.updateUserKey.mutate({ ...patch, api_key_id: apiKeyId }, { context }), {
+    return this.mutate(['userTeamApiKeys.'], (context) => this.trpc.userTeamApiKeys.updateUserKey.mutate({ ...patch, api_key_id: apiKeyId }, { context }), {
       session: this.accessLevel() === 'client',
     });
-    this.invalidate(['userTeamApiKeys.']);
-    return updated;
   }
 
   /**
@@ -150,11 +146,9 @@ export abstract class ApiKeysFeature extends AppCore {
    * console.log(key.value); // latch_tsk_…, shown once
    */
   async createTeamApiKey(teamId: string, input: ApiKeyCreateInput): Promise<CreatedTeamApiKey> {
-    const created = await this.call((context) => this.trpc.userTeamApiKeys.createTeamKey.mutate({ ...input, team_id: teamId }, { context }), {
+    return this.mutate(['userTeamApiKeys.'], (context) => this.trpc.userTeamApiKeys.createTeamKey.mutate({ ...input, team_id: teamId }, { context }), {
       session: this.accessLevel() === 'client',
     });
-    this.invalidate(['userTeamApiKeys.']);
-    return created;
   }
 
   /**
@@ -175,11 +169,9 @@ export abstract class ApiKeysFeature extends AppCore {
    * await app.updateTeamApiKey(key.id, { expires_at_millis: Date.now() + 86_400_000 });
    */
   async updateTeamApiKey(apiKeyId: string, patch: ApiKeyUpdateInput): Promise<TeamApiKey> {
-    const updated = await this.call((context) => this.trpc.userTeamApiKeys.updateTeamKey.mutate({ ...patch, api_key_id: apiKeyId }, { context }), {
+    return this.mutate(['userTeamApiKeys.'], (context) => this.trpc.userTeamApiKeys.updateTeamKey.mutate({ ...patch, api_key_id: apiKeyId }, { context }), {
       session: this.accessLevel() === 'client',
     });
-    this.invalidate(['userTeamApiKeys.']);
-    return updated;
   }
 
   /**

@@ -75,9 +75,7 @@ export abstract class EmailsFeature extends AppCore {
    */
   async sendTestEmail(input: { recipientEmail: string; emailConfig: EmailConfig }): Promise<SendTestEmailResult> {
     const body = { recipient_email: input.recipientEmail, email_config: input.emailConfig };
-    const result = await this.call((context) => this.trpc.emails.sendTestEmail.mutate(body, { context }));
-    this.invalidate(['emails.']);
-    return result;
+    return this.mutate(['emails.'], (context) => this.trpc.emails.sendTestEmail.mutate(body, { context }));
   }
 
   /**
@@ -89,7 +87,6 @@ export abstract class EmailsFeature extends AppCore {
    */
   async sendSignInInvitation(input: { email: string; callbackUrl?: string }): Promise<void> {
     const body = { email: input.email, callback_url: this.signInCallbackUrl(input.callbackUrl, 'sendSignInInvitation') };
-    await this.call((context) => this.trpc.emails.sendSignInInvitation.mutate(body, { context }));
-    this.invalidate(['emails.']);
+    await this.mutate(['emails.'], (context) => this.trpc.emails.sendSignInInvitation.mutate(body, { context }));
   }
 }

@@ -53,9 +53,7 @@ export abstract class InternalApiKeysFeature extends AppCore {
    * console.log(keys.secret_server_key);
    */
   async createInternalApiKey(input: InternalApiKeyCreateInput): Promise<CreatedInternalApiKey> {
-    const created = await this.call((context) => this.trpc.apiKeys.create.mutate(input, { context }));
-    this.invalidate(['apiKeys.']);
-    return created;
+    return this.mutate(['apiKeys.'], (context) => this.trpc.apiKeys.create.mutate(input, { context }));
   }
 
   /**
@@ -65,9 +63,7 @@ export abstract class InternalApiKeysFeature extends AppCore {
    * await admin.updateInternalApiKey(id, { description: 'old laptop' });
    */
   async updateInternalApiKey(apiKeyId: string, patch: InternalApiKeyUpdateInput): Promise<InternalApiKey> {
-    const updated = await this.call((context) => this.trpc.apiKeys.update.mutate({ ...patch, api_key_id: apiKeyId }, { context }));
-    this.invalidate(['apiKeys.']);
-    return updated;
+    return this.mutate(['apiKeys.'], (context) => this.trpc.apiKeys.update.mutate({ ...patch, api_key_id: apiKeyId }, { context }));
   }
 
   /**
@@ -87,7 +83,6 @@ export abstract class InternalApiKeysFeature extends AppCore {
    * await admin.deleteInternalApiKey(id);
    */
   async deleteInternalApiKey(apiKeyId: string): Promise<void> {
-    await this.call((context) => this.trpc.apiKeys.delete.mutate({ api_key_id: apiKeyId }, { context }));
-    this.invalidate(['apiKeys.']);
+    await this.mutate(['apiKeys.'], (context) => this.trpc.apiKeys.delete.mutate({ api_key_id: apiKeyId }, { context }));
   }
 }

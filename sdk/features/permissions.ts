@@ -115,9 +115,7 @@ export abstract class ServerPermissionsFeature extends AppCore {
    */
   async grantTeamPermission(teamId: string, userId: string, permissionId: string): Promise<TeamPermission> {
     const input = { team_id: teamId, user_id: userId, permission_id: permissionId };
-    const granted = await this.call((context) => this.trpc.permissions.grantTeamPermission.mutate(input, { context }), { session: userId === 'me' });
-    this.invalidate(['permissions.listTeamPermissions']);
-    return granted;
+    return this.mutate(['permissions.listTeamPermissions'], (context) => this.trpc.permissions.grantTeamPermission.mutate(input, { context }), { session: userId === 'me' });
   }
 
   /**
@@ -129,8 +127,7 @@ export abstract class ServerPermissionsFeature extends AppCore {
    */
   async revokeTeamPermission(teamId: string, userId: string, permissionId: string): Promise<void> {
     const input = { team_id: teamId, user_id: userId, permission_id: permissionId };
-    await this.call((context) => this.trpc.permissions.revokeTeamPermission.mutate(input, { context }), { session: userId === 'me' });
-    this.invalidate(['permissions.listTeamPermissions']);
+    await this.mutate(['permissions.listTeamPermissions'], (context) => this.trpc.permissions.revokeTeamPermission.mutate(input, { context }), { session: userId === 'me' });
   }
 
   /**
@@ -141,9 +138,7 @@ export abstract class ServerPermissionsFeature extends AppCore {
    */
   async grantProjectPermission(userId: string, permissionId: string): Promise<ProjectPermission> {
     const input = { user_id: userId, permission_id: permissionId };
-    const granted = await this.call((context) => this.trpc.permissions.grantProjectPermission.mutate(input, { context }), { session: userId === 'me' });
-    this.invalidate(['permissions.listProjectPermissions']);
-    return granted;
+    return this.mutate(['permissions.listProjectPermissions'], (context) => this.trpc.permissions.grantProjectPermission.mutate(input, { context }), { session: userId === 'me' });
   }
 
   /**
@@ -154,8 +149,7 @@ export abstract class ServerPermissionsFeature extends AppCore {
    */
   async revokeProjectPermission(userId: string, permissionId: string): Promise<void> {
     const input = { user_id: userId, permission_id: permissionId };
-    await this.call((context) => this.trpc.permissions.revokeProjectPermission.mutate(input, { context }), { session: userId === 'me' });
-    this.invalidate(['permissions.listProjectPermissions']);
+    await this.mutate(['permissions.listProjectPermissions'], (context) => this.trpc.permissions.revokeProjectPermission.mutate(input, { context }), { session: userId === 'me' });
   }
 
   // ─── Permission definitions (read; AdminApp writes them) ───────────────────────────────────────
@@ -238,9 +232,7 @@ export abstract class AdminPermissionsFeature extends AppCore {
    * await admin.createTeamPermissionDefinition({ id: 'editor', description: 'Edits docs', contained_permission_ids: ['docs:read', '$read_members'] });
    */
   async createTeamPermissionDefinition(input: PermissionDefinitionCreateInput): Promise<PermissionDefinition> {
-    const created = await this.call((context) => this.trpc.permissions.createTeamDefinition.mutate(input, { context }));
-    this.invalidate(['permissions.']);
-    return created;
+    return this.mutate(['permissions.'], (context) => this.trpc.permissions.createTeamDefinition.mutate(input, { context }));
   }
 
   /**
@@ -251,9 +243,7 @@ export abstract class AdminPermissionsFeature extends AppCore {
    * await admin.updateTeamPermissionDefinition('editor', { contained_permission_ids: ['docs:read', 'docs:write'] });
    */
   async updateTeamPermissionDefinition(permissionId: string, patch: PermissionDefinitionUpdateInput): Promise<PermissionDefinition> {
-    const updated = await this.call((context) => this.trpc.permissions.updateTeamDefinition.mutate({ ...patch, permission_id: permissionId }, { context }));
-    this.invalidate(['permissions.']);
-    return updated;
+    return this.mutate(['permissions.'], (context) => this.trpc.permissions.updateTeamDefinition.mutate({ ...patch, permission_id: permissionId }, { context }));
   }
 
   /**
@@ -263,8 +253,7 @@ export abstract class AdminPermissionsFeature extends AppCore {
    * await admin.deleteTeamPermissionDefinition('editor');
    */
   async deleteTeamPermissionDefinition(permissionId: string): Promise<void> {
-    await this.call((context) => this.trpc.permissions.deleteTeamDefinition.mutate({ permission_id: permissionId }, { context }));
-    this.invalidate(['permissions.']);
+    await this.mutate(['permissions.'], (context) => this.trpc.permissions.deleteTeamDefinition.mutate({ permission_id: permissionId }, { context }));
   }
 
   /**
@@ -274,9 +263,7 @@ export abstract class AdminPermissionsFeature extends AppCore {
    * await admin.createProjectPermissionDefinition({ id: 'reports:export', description: 'Export reports' });
    */
   async createProjectPermissionDefinition(input: PermissionDefinitionCreateInput): Promise<PermissionDefinition> {
-    const created = await this.call((context) => this.trpc.permissions.createProjectDefinition.mutate(input, { context }));
-    this.invalidate(['permissions.']);
-    return created;
+    return this.mutate(['permissions.'], (context) => this.trpc.permissions.createProjectDefinition.mutate(input, { context }));
   }
 
   /**
@@ -286,9 +273,7 @@ export abstract class AdminPermissionsFeature extends AppCore {
    * await admin.updateProjectPermissionDefinition('reports:export', { description: 'Export reports as CSV' });
    */
   async updateProjectPermissionDefinition(permissionId: string, patch: PermissionDefinitionUpdateInput): Promise<PermissionDefinition> {
-    const updated = await this.call((context) => this.trpc.permissions.updateProjectDefinition.mutate({ ...patch, permission_id: permissionId }, { context }));
-    this.invalidate(['permissions.']);
-    return updated;
+    return this.mutate(['permissions.'], (context) => this.trpc.permissions.updateProjectDefinition.mutate({ ...patch, permission_id: permissionId }, { context }));
   }
 
   /**
@@ -298,7 +283,6 @@ export abstract class AdminPermissionsFeature extends AppCore {
    * await admin.deleteProjectPermissionDefinition('reports:export');
    */
   async deleteProjectPermissionDefinition(permissionId: string): Promise<void> {
-    await this.call((context) => this.trpc.permissions.deleteProjectDefinition.mutate({ permission_id: permissionId }, { context }));
-    this.invalidate(['permissions.']);
+    await this.mutate(['permissions.'], (context) => this.trpc.permissions.deleteProjectDefinition.mutate({ permission_id: permissionId }, { context }));
   }
 }

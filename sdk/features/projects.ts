@@ -81,9 +81,7 @@ export abstract class ProjectsFeature extends AppCore {
    * const project = await internal.createProject({ display_name: 'My app' });
    */
   async createProject(input: ProjectCreateInput): Promise<AdminProject> {
-    const project = await this.call((context) => this.trpc.projects.createOwned.mutate(input, { context }), this.ownerCallOptions());
-    this.invalidate(['projects.']);
-    return project;
+    return this.mutate(['projects.'], (context) => this.trpc.projects.createOwned.mutate(input, { context }), this.ownerCallOptions());
   }
 
   /**
@@ -93,8 +91,7 @@ export abstract class ProjectsFeature extends AppCore {
    * await internal.transferProject({ project_id: project.id, new_team_id: teamId });
    */
   async transferProject(input: ProjectTransferInput): Promise<void> {
-    await this.call((context) => this.trpc.projects.transfer.mutate(input, { context }), this.ownerCallOptions());
-    this.invalidate(['projects.']);
+    await this.mutate(['projects.'], (context) => this.trpc.projects.transfer.mutate(input, { context }), this.ownerCallOptions());
   }
 }
 
@@ -107,9 +104,7 @@ export abstract class AdminProjectsFeature extends AppCore {
    * await admin.updateProject({ display_name: 'Shop', config: { client_user_deletion_enabled: true } });
    */
   async updateProject(patch: ProjectUpdateInput): Promise<AdminProject> {
-    const project = await this.call((context) => this.trpc.projects.updateCurrent.mutate(patch, { context }));
-    this.invalidate(['projects.']);
-    return project;
+    return this.mutate(['projects.'], (context) => this.trpc.projects.updateCurrent.mutate(patch, { context }));
   }
 
   /**

@@ -65,10 +65,9 @@ export abstract class SessionsFeature extends AppCore {
    * await app.revokeSession(sessions[1].id);
    */
   async revokeSession(sessionId: string, options: { userId?: string } = {}): Promise<void> {
-    await this.call((context) => this.trpc.sessions.revoke.mutate({ id: sessionId, user_id: options.userId ?? 'me' }, { context }), {
+    await this.mutate(['sessions.'], (context) => this.trpc.sessions.revoke.mutate({ id: sessionId, user_id: options.userId ?? 'me' }, { context }), {
       session: this.sessionFor(options.userId),
     });
-    this.invalidate(['sessions.']);
   }
 }
 
@@ -82,8 +81,6 @@ export abstract class ServerSessionsFeature extends AppCore {
    * const { access_token, refresh_token } = await server.createSession({ user_id: user.id, is_impersonation: true });
    */
   async createSession(input: SessionCreateInput): Promise<SessionTokens> {
-    const tokens = await this.call((context) => this.trpc.sessions.create.mutate(input, { context }));
-    this.invalidate(['sessions.']);
-    return tokens;
+    return this.mutate(['sessions.'], (context) => this.trpc.sessions.create.mutate(input, { context }));
   }
 }

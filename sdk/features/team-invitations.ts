@@ -68,10 +68,9 @@ export abstract class TeamInvitationsFeature extends AppCore {
    * await app.revokeTeamInvitation(team.id, invitation.id);
    */
   async revokeTeamInvitation(teamId: string, invitationId: string): Promise<void> {
-    await this.call((context) => this.trpc.teamInvitations.revoke.mutate({ invitation_id: invitationId, team_id: teamId }, { context }), {
+    await this.mutate(['teamInvitations.'], (context) => this.trpc.teamInvitations.revoke.mutate({ invitation_id: invitationId, team_id: teamId }, { context }), {
       session: this.accessLevel() === 'client',
     });
-    this.invalidate(['teamInvitations.']);
   }
 
   /**

@@ -205,9 +205,7 @@ export abstract class ServerUsersFeature extends AppCore {
    * const user = await server.createUser({ primary_email: 'bob@example.com', password: 'correct horse', primary_email_auth_enabled: true });
    */
   async createUser(input: UserCreateInput): Promise<ServerUser> {
-    const user = await this.call((context) => this.trpc.users.create.mutate(input, { context }));
-    this.invalidate(['users.']);
-    return user;
+    return this.mutate(['users.'], (context) => this.trpc.users.create.mutate(input, { context }));
   }
 
   /**
@@ -230,7 +228,6 @@ export abstract class ServerUsersFeature extends AppCore {
    * await server.deleteUserById(user.id);
    */
   async deleteUserById(userId: string): Promise<void> {
-    await this.call((context) => this.trpc.users.delete.mutate({ user_id: userId }, { context }));
-    this.invalidate([...MEMBERSHIP_DATA, 'sessions.']);
+    await this.mutate([...MEMBERSHIP_DATA, 'sessions.'], (context) => this.trpc.users.delete.mutate({ user_id: userId }, { context }));
   }
 }

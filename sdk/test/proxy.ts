@@ -5,6 +5,7 @@
  */
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Harness, useFixture } from '../../server/test/harness.js';
 
 export interface SeenRequest {
   method: string;
@@ -82,4 +83,9 @@ export async function startProxy(target: string): Promise<TestProxy> {
 /** A tRPC error body as Latch sends it, for forged responses. */
 export function latchErrorBody(code: string, message: string, status: number): unknown {
   return { error: { message, code: -32603, data: { httpStatus: status, latch: { code, error: message } } } };
+}
+
+/** A proxy in front of the file's harness for the whole test file (see useFixture). */
+export function useProxy(h: Harness): TestProxy {
+  return useFixture(() => startProxy(h.url), (proxy) => proxy.close());
 }

@@ -1,14 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../test/harness.js';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../test/harness.js';
 import { openDatabase } from './kysely.js';
 import { precompiled } from './precompiled.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 describe('precompiled', () => {
   it('compiles once and binds each call its own parameters', async () => {

@@ -12,10 +12,6 @@ export function registerPreparedStatement(text: string): void {
   if (!names.has(text)) names.set(text, `latch_${names.size + 1}`);
 }
 
-export function preparedStatementName(text: string): string | undefined {
-  return names.get(text);
-}
-
 type QueryFn = (...args: unknown[]) => unknown;
 
 /**

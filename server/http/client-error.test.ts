@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../test/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHarness } from '../test/harness.js';
 import { MAX_URL_LENGTH } from './client-error.js';
 
 /**
@@ -8,14 +8,11 @@ import { MAX_URL_LENGTH } from './client-error.js';
  * client will send (or read back) what these tests need.
  */
 
-let h: Harness;
+const h = useHarness();
 let port: number;
-
 beforeAll(async () => {
-  h = await startHarness();
   port = h.latch.port;
 });
-afterAll(async () => h?.close());
 
 interface RawResponse {
   status: number;

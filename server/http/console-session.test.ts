@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type OwnerSession, startHarness } from '../test/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type OwnerSession, useHarness } from '../test/harness.js';
 import { expectKnownError } from '../test/team-fixtures.js';
 import { CONSOLE_COOKIE } from './console-session.js';
 
 /** The console's HttpOnly session cookie (issue 13 item 12); the browser side is in admin-web/console.test.ts. */
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 const CONSOLE = { 'x-latch-console': '1' };
 

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { outboxTexts } from './outbox.js';
-import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture, startHarness } from './harness.js';
+import { type ApiResponse, type OwnerSession, type ProjectFixture, useHarness } from './harness.js';
 
 /**
  * Races through real HTTP: many identical requests at once must leave the data as one request
@@ -17,14 +17,11 @@ import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture,
 
 const PARALLEL = 20;
 
-let h: Harness;
+const h = useHarness();
 let owner: OwnerSession;
-
 beforeAll(async () => {
-  h = await startHarness();
   owner = await h.signUpOwner();
 });
-afterAll(async () => h?.close());
 
 const newProject = (config?: Record<string, unknown>): Promise<ProjectFixture> => h.createProject({ owner, ...(config ? { config } : {}) });
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS } from '../env.js';
-import { type ApiResponse, type Harness, type Headers_, type OwnerSession, type ProjectFixture, startHarness } from './harness.js';
+import { type ApiResponse, type Headers_, type OwnerSession, type ProjectFixture, useHarness } from './harness.js';
 
 /**
  * Password hashing is shared fairly (issue 13, item 3): a flood of sign-ups on one project gets
@@ -14,23 +14,20 @@ import { type ApiResponse, type Harness, type Headers_, type OwnerSession, type 
 const SIGN_UPS_PER_IP = 5;
 const HASHES_PER_IP = 5;
 
-let h: Harness;
+const h = useHarness({
+  rateLimits: { ...DEFAULT_RATE_LIMITS, signUpsPerIp: SIGN_UPS_PER_IP, passwordHashesPerIp: HASHES_PER_IP },
+  passwordHashConcurrency: 2,
+  // One call per project under way: the flood fills it at once, and A never holds both hashing
+  // slots. (The default, 64, admits more of a burst; then B waits for at most one of A's jobs.)
+  // On PGlite the database shares the event loop, so each admitted call of A also costs B time
+  // there: this bound is what caps it on a machine as loaded as a shared CI runner.
+  passwordHashQueuePerProject: 1,
+});
 let owner: OwnerSession;
-
 beforeAll(async () => {
-  h = await startHarness({
-    rateLimits: { ...DEFAULT_RATE_LIMITS, signUpsPerIp: SIGN_UPS_PER_IP, passwordHashesPerIp: HASHES_PER_IP },
-    passwordHashConcurrency: 2,
-    // One call per project under way: the flood fills it at once, and A never holds both hashing
-    // slots. (The default, 64, admits more of a burst; then B waits for at most one of A's jobs.)
-    // On PGlite the database shares the event loop, so each admitted call of A also costs B time
-    // there: this bound is what caps it on a machine as loaded as a shared CI runner.
-    passwordHashQueuePerProject: 1,
-  });
   // One owner for every project here: owner sign-ups count against the internal project's limits.
   owner = await h.signUpOwner();
 });
-afterAll(async () => h?.close());
 
 let ipCounter = 0;
 /** A fresh client IP (TEST-NET-2 / TEST-NET-3 and beyond), so one test's counts never touch another's. */

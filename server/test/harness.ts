@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { DatabaseTarget } from '../db/kysely.js';
 import { DEFAULT_EMAIL_SETTINGS, DEFAULT_HASH_QUEUE_PER_PROJECT, DEFAULT_QUOTAS, DEFAULT_RATE_LIMITS, type EmailSettings, type LatchEnv } from '../env.js';
 import { type RunningLatch, startLatch } from '../start.js';
@@ -230,4 +230,38 @@ export async function startHarness(envOverrides: TestEnvOverrides = {}): Promise
     },
   };
   return harness;
+}
+
+/**
+ * A fixture for the whole test file: started in beforeAll, stopped in afterAll. The returned object
+ * forwards reads and writes to the running fixture, so a test uses it as it would the fixture
+ * itself once the file's hooks have run; touching it before beforeAll throws.
+ */
+export function useFixture<T extends object>(start: () => Promise<T>, stop: (fixture: T) => Promise<unknown>): T {
+  let current: T | undefined;
+  beforeAll(async () => {
+    current = await start();
+  });
+  afterAll(async () => {
+    if (current) await stop(current);
+  });
+  const running = (prop: PropertyKey): T => {
+    if (!current) throw new Error(`fixture not started yet (${String(prop)} used before beforeAll)`);
+    return current;
+  };
+  return new Proxy({} as T, {
+    get(_target, prop) {
+      const fixture = running(prop);
+      const value = Reflect.get(fixture, prop);
+      return typeof value === 'function' ? value.bind(fixture) : value;
+    },
+    set(_target, prop, value) {
+      return Reflect.set(running(prop), prop, value);
+    },
+  });
+}
+
+/** One harness for the whole test file (see useFixture): `const h = useHarness();`. */
+export function useHarness(envOverrides: TestEnvOverrides = {}): Harness {
+  return useFixture(() => startHarness(envOverrides), (harness) => harness.close());
 }

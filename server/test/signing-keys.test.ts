@@ -1,9 +1,9 @@
 import { type JSONWebKeySet, createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { deriveKey } from '../crypto/encryption.js';
 import { KeyringHolder, PUBLISH_AHEAD_MS } from '../access/keyring.js';
 import { type RunningLatch, startLatch } from '../start.js';
-import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture, startHarness } from './harness.js';
+import { type ApiResponse, type OwnerSession, type ProjectFixture, useHarness } from './harness.js';
 
 /**
  * A signing key per project (issue 13, item 6), through real HTTP: every project and the internal
@@ -16,14 +16,11 @@ import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture,
 const IS_POSTGRES = process.env.LATCH_TEST_DB === 'postgres';
 const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
 
-let h: Harness;
+const h = useHarness();
 let owner: OwnerSession;
-
 beforeAll(async () => {
-  h = await startHarness();
   owner = await h.signUpOwner();
 });
-afterAll(async () => h?.close());
 
 const newProject = (): Promise<ProjectFixture> => h.createProject({ owner });
 const me = (project: ProjectFixture, accessToken: string) => h.get('/users/me', project.client(accessToken));

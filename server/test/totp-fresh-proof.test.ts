@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TOTP_CHANGE_MAX_SIGN_IN_AGE_SECONDS } from '../domains/users/service.js';
-import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture, type UserSession, startHarness } from './harness.js';
+import { type ApiResponse, type OwnerSession, type ProjectFixture, useHarness, type UserSession } from './harness.js';
 
 /**
  * Issue 13, item 12: a client cannot set (or clear) `totp_secret_base64` without a fresh proof of
@@ -11,14 +11,11 @@ import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture,
  * RECENT_SIGN_IN_REQUIRED (403). Server and admin access are unchanged.
  */
 
-let h: Harness;
+const h = useHarness();
 let owner: OwnerSession;
-
 beforeAll(async () => {
-  h = await startHarness();
   owner = await h.signUpOwner();
 });
-afterAll(async () => h?.close());
 
 function expectKnownError(res: ApiResponse, code: string, status: number): void {
   expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });

@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, type Harness, type Headers_, startHarness } from '../test/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type ApiResponse, type Headers_, useHarness } from '../test/harness.js';
 
 /**
  * GET /api/v1/users/me and POST …/auth/sessions/current/refresh take a lean path past express's
  * router (http/fast-lane.ts, withFastLane). Another spelling of the same path (upper case) still goes
  * through express and reaches the same route: both must answer alike, success and every failure.
  */
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ corsOrigins: ['https://app.example'] });
-});
-afterAll(async () => h?.close());
+const h = useHarness({ corsOrigins: ['https://app.example'] });
 
 const VOLATILE = new Set(['x-latch-request-id', 'date', 'content-length', 'etag', 'keep-alive', 'connection']);
 

@@ -1,12 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, type Harness, type Headers_, type ProjectFixture, startHarness } from '../../test/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type ApiResponse, type Headers_, type ProjectFixture, useHarness } from '../../test/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 /** A catalogued error: status, body code and the x-latch-known-error header all agree. */
 function expectKnownError(res: ApiResponse, status: number, code: string): void {

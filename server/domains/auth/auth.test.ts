@@ -1,21 +1,18 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture, startHarness } from '../../test/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type ApiResponse, type OwnerSession, type ProjectFixture, useHarness } from '../../test/harness.js';
 
 /**
  * Password and anonymous authentication, through real HTTP. Every test makes its own project; the
  * projects share one owner only to save an argon2id hash per test.
  */
 
-let h: Harness;
+const h = useHarness();
 let owner: OwnerSession;
-
 beforeAll(async () => {
-  h = await startHarness();
   owner = await h.signUpOwner();
 });
-afterAll(async () => h?.close());
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const PASSWORD = 'correct-horse-battery';

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_EMAIL_SETTINGS } from '../../env.js';
-import { type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
+import { type ProjectFixture, useHarness } from '../../test/harness.js';
 import { expectKnownError, expectStatus } from '../../test/team-fixtures.js';
 import { NOT_DELIVERED_REASON } from '../emails/delivery.js';
 
@@ -10,11 +10,7 @@ import { NOT_DELIVERED_REASON } from '../emails/delivery.js';
  * console's inbox (GET /internal/emails).
  */
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ email: { ...DEFAULT_EMAIL_SETTINGS, pollIntervalMs: 25 } });
-});
-afterAll(async () => h?.close());
+const h = useHarness({ email: { ...DEFAULT_EMAIL_SETTINGS, pollIntervalMs: 25 } });
 
 const PASSWORD = 'correct-horse-battery';
 const CALLBACK = 'http://localhost:3000/handler/email-verification';

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { ContactChannelsTable } from '../../db/schema.js';
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
+import { CONTACT_CHANNEL_COLUMNS } from '../../db/columns.js';
 
 export type ContactChannelRow = Selectable<ContactChannelsTable>;
 
@@ -12,22 +13,22 @@ export async function lockUser(db: Executor, tenancyId: string, userId: string):
 }
 
 export async function listChannels(db: Executor, tenancyId: string, userId: string): Promise<ContactChannelRow[]> {
-  return db.selectFrom('contact_channels').selectAll().where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  return db.selectFrom('contact_channels').select(CONTACT_CHANNEL_COLUMNS).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
 }
 
 export async function findChannel(db: Executor, tenancyId: string, userId: string, id: string): Promise<ContactChannelRow | undefined> {
-  return db.selectFrom('contact_channels').selectAll().where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('contact_channels').select(CONTACT_CHANNEL_COLUMNS).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
 }
 
 export async function findPrimaryChannel(db: Executor, tenancyId: string, userId: string): Promise<ContactChannelRow | undefined> {
-  return db.selectFrom('contact_channels').selectAll().where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('is_primary', '=', true).executeTakeFirst();
+  return db.selectFrom('contact_channels').select(CONTACT_CHANNEL_COLUMNS).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('is_primary', '=', true).executeTakeFirst();
 }
 
 /** The user's channel with this value (case-insensitive), if any. */
 export async function findChannelByValue(db: Executor, tenancyId: string, userId: string, type: string, value: string): Promise<ContactChannelRow | undefined> {
   return db
     .selectFrom('contact_channels')
-    .selectAll()
+    .select(CONTACT_CHANNEL_COLUMNS)
     .where('tenancy_id', '=', tenancyId)
     .where('user_id', '=', userId)
     .where('type', '=', type)
@@ -71,7 +72,7 @@ export async function deleteChannel(db: Executor, tenancyId: string, userId: str
 export async function findAuthChannel(db: Executor, tenancyId: string, type: string, value: string): Promise<ContactChannelRow | undefined> {
   return db
     .selectFrom('contact_channels')
-    .selectAll()
+    .select(CONTACT_CHANNEL_COLUMNS)
     .where('tenancy_id', '=', tenancyId)
     .where('type', '=', type)
     .where(sql`lower(value)`, '=', value.toLowerCase())
@@ -90,7 +91,7 @@ export async function findAuthChannel(db: Executor, tenancyId: string, type: str
 export async function findOtherAuthChannel(db: Executor, tenancyId: string, type: string, value: string, userId: string | null, options: { anyClaim: boolean }): Promise<ContactChannelRow | undefined> {
   let query = db
     .selectFrom('contact_channels')
-    .selectAll()
+    .select(CONTACT_CHANNEL_COLUMNS)
     .where('tenancy_id', '=', tenancyId)
     .where('type', '=', type)
     .where(sql`lower(value)`, '=', value.toLowerCase())

@@ -2,6 +2,7 @@ import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { EmailOutboxTable } from '../../db/schema.js';
 import { effectiveConfig, type EmailServerConfig } from '../../../contract/config/project-config.js';
 import type { Executor } from '../../db/executor.js';
+import { EMAIL_OUTBOX_COLUMNS } from '../../db/columns.js';
 
 export type OutboxRow = Selectable<EmailOutboxTable>;
 
@@ -67,7 +68,7 @@ export async function findSendingProject(db: Executor, tenancyId: string): Promi
 
 /** A page of a tenancy's emails, newest first, after the keyset cursor (created_at, id). */
 export async function listEmails(db: Executor, tenancyId: string, options: { limit: number; before: { createdAt: Date; id: string } | null }): Promise<OutboxRow[]> {
-  let query = db.selectFrom('email_outbox').selectAll().where('tenancy_id', '=', tenancyId);
+  let query = db.selectFrom('email_outbox').select(EMAIL_OUTBOX_COLUMNS).where('tenancy_id', '=', tenancyId);
   if (options.before) {
     const { createdAt, id } = options.before;
     query = query.where(sql<boolean>`(created_at, id) < (${createdAt}, ${id})`);
@@ -76,5 +77,5 @@ export async function listEmails(db: Executor, tenancyId: string, options: { lim
 }
 
 export async function findEmail(db: Executor, tenancyId: string, id: string): Promise<OutboxRow | undefined> {
-  return db.selectFrom('email_outbox').selectAll().where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('email_outbox').select(EMAIL_OUTBOX_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
 }

@@ -6,7 +6,7 @@ import type { AccessType } from '../../../contract/access-type.js';
 import type { AuthContext, ProjectRecord, Tenancy } from '../../access/context.js';
 import type { Executor } from '../../db/executor.js';
 import { assertTrustedCallbackUrl } from '../verification/service.js';
-import { checkProjectBudget, consumeMailLimits, limitTestEmails } from './limits.js';
+import { consumeMailLimits, limitTestEmails } from './limits.js';
 import * as q from './queries.js';
 import { enqueueEmail } from './delivery.js';
 import { openEmailBody, sealEmailBody } from './sealed-body.js';
@@ -31,9 +31,6 @@ export interface EmailSender {
 export function brandingOf(project: EmailSender['project']): EmailBranding {
   return { projectDisplayName: project.displayName, logoUrl: project.logoUrl, fullLogoUrl: project.fullLogoUrl };
 }
-
-/** The project's hourly budget alone (limits.ts); kept under its old name for existing callers. */
-export const checkEmailRateLimit = checkProjectBudget;
 
 /**
  * Renders a built-in email and queues it, in the caller's transaction. Returns the outbox id.

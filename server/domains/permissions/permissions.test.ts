@@ -1,15 +1,11 @@
 import type { KyselyPlugin } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type ProjectFixture, useHarness } from '../../test/harness.js';
 import { addMember, defineTeamPermission, expectKnownError, expectStatus, grantTeamPermission, newTeam, newUser, tenancyOf } from '../../test/team-fixtures.js';
 import * as q from './queries.js';
 import { SYSTEM_TEAM_PERMISSIONS } from '../../../contract/schemas/permissions.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 const SYSTEM_IDS = Object.keys(SYSTEM_TEAM_PERMISSIONS);
 

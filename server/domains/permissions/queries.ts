@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { PermissionDefinitionRow } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
+import { PERMISSION_DEFINITION_COLUMNS, qualified } from '../../db/columns.js';
 
 export type PermissionScope = 'team' | 'project';
 
@@ -26,7 +27,7 @@ export async function listDefinitions(db: Executor, tenancyId: string, filter: {
   if (filter.ids && filter.ids.length === 0) return [];
   let query = db
     .selectFrom('permission_definitions as d')
-    .selectAll('d')
+    .select(qualified('d', PERMISSION_DEFINITION_COLUMNS))
     .select(sql<string[]>`coalesce((SELECT array_agg(i.child_id ORDER BY i.child_id) FROM permission_inclusions i WHERE i.tenancy_id = d.tenancy_id AND i.parent_id = d.id), '{}'::text[])`.as('contained_permission_ids'))
     .where('d.tenancy_id', '=', tenancyId);
   if (filter.scope) query = query.where('d.scope', '=', filter.scope);

@@ -2,6 +2,7 @@ import { type Transaction, sql } from 'kysely';
 import type { Database } from '../../db/kysely.js';
 import type { DB, ProjectRow } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
+import { PROJECT_COLUMNS, qualified } from '../../db/columns.js';
 
 export type KeyColumn = 'publishable_client_key_hash' | 'secret_server_key_hash' | 'super_secret_admin_key_hash';
 
@@ -31,7 +32,7 @@ export async function findProjectForRequest(
   return db
     .selectFrom('projects as p')
     .leftJoin('tenancies as t', (join) => join.onRef('t.project_id', '=', 'p.id').on('t.branch_id', '=', branchId))
-    .selectAll('p')
+    .select(qualified('p', PROJECT_COLUMNS))
     .select('t.id as tenancy_id')
     .select(keyValid.as('key_valid'))
     .select(keyExpiresAt.as('key_expires_at'))
@@ -58,7 +59,7 @@ export async function findOwnerAccess(db: Executor, projectId: string, internalU
 }
 
 export async function findProject(db: Executor, projectId: string): Promise<ProjectRow | undefined> {
-  return db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
+  return db.selectFrom('projects').select(PROJECT_COLUMNS).where('id', '=', projectId).executeTakeFirst();
 }
 
 export async function insertProject(
@@ -74,11 +75,6 @@ export async function insertProject(
 
 export async function insertTenancy(db: Executor, tenancy: { id: string; project_id: string; branch_id: string }): Promise<void> {
   await db.insertInto('tenancies').values(tenancy).onConflict((oc) => oc.columns(['project_id', 'branch_id']).doNothing()).execute();
-}
-
-export async function findTenancyId(db: Executor, projectId: string, branchId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('tenancies').select('id').where('project_id', '=', projectId).where('branch_id', '=', branchId).executeTakeFirst();
-  return row?.id;
 }
 
 export async function updateProject(
@@ -97,7 +93,7 @@ export async function updateProject(
 
 /** Locks the project row for a read-modify-write of its config. */
 export async function lockProject(trx: Transaction<DB>, projectId: string): Promise<ProjectRow | undefined> {
-  return trx.selectFrom('projects').selectAll().where('id', '=', projectId).forUpdate().executeTakeFirst();
+  return trx.selectFrom('projects').select(PROJECT_COLUMNS).where('id', '=', projectId).forUpdate().executeTakeFirst();
 }
 
 export async function deleteProject(db: Executor, projectId: string): Promise<boolean> {
@@ -110,7 +106,7 @@ export async function listProjectsOwnedBy(db: Executor, internalTenancyId: strin
   return db
     .selectFrom('projects as p')
     .innerJoin('team_members as m', (join) => join.onRef('m.team_id', '=', 'p.owner_team_id').on('m.tenancy_id', '=', internalTenancyId))
-    .selectAll('p')
+    .select(qualified('p', PROJECT_COLUMNS))
     .where('m.user_id', '=', userId)
     .orderBy('p.created_at', 'desc')
     .orderBy('p.id')

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../env.js';
 import { KnownError } from '../../../contract/errors/known-error.js';
 import { type RunningLatch, startLatch } from '../../start.js';
-import { type ApiResponse, type Harness, type Headers_, type OwnerSession, type ProjectFixture, startHarness } from '../../test/harness.js';
+import { type ApiResponse, type Harness, type Headers_, type OwnerSession, type ProjectFixture, startHarness, useHarness } from '../../test/harness.js';
 import { type RateLimit, checkRateLimits, cleanUpExpiredCounters, consumeRateLimits, ipKey, recordRateLimits, refundRateLimits } from './service.js';
 
 /**
@@ -18,14 +18,11 @@ const LIMITS: RateLimitSettings = { ...DEFAULT_RATE_LIMITS, signInPerIp: 25, cod
 const PASSWORD = 'correct-horse-battery';
 const IS_POSTGRES = process.env.LATCH_TEST_DB === 'postgres';
 
-let h: Harness;
+const h = useHarness({ rateLimits: LIMITS });
 let owner: OwnerSession;
-
 beforeAll(async () => {
-  h = await startHarness({ rateLimits: LIMITS });
   owner = await h.signUpOwner();
 });
-afterAll(async () => h?.close());
 
 const newProject = (config?: Record<string, unknown>): Promise<ProjectFixture> => h.createProject({ owner, ...(config ? { config } : {}) });
 const fromIp = (ip: string, headers: Headers_): Headers_ => ({ ...headers, 'x-forwarded-for': ip });

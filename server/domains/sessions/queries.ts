@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { SessionRow, UserRow } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
 import { precompiled } from '../../db/precompiled.js';
+import { SESSION_COLUMNS } from '../../db/columns.js';
 
 export async function insertSession(
   db: Executor,
@@ -55,7 +56,7 @@ export async function touchSession(db: Executor, tenancyId: string, sessionId: s
 export async function listSessions(db: Executor, tenancyId: string, userId: string): Promise<SessionRow[]> {
   return db
     .selectFrom('sessions')
-    .selectAll()
+    .select(SESSION_COLUMNS)
     .where('tenancy_id', '=', tenancyId)
     .where('user_id', '=', userId)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))

@@ -1,22 +1,19 @@
 import { createPublicKey } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccessTokenClaims } from '../../crypto/jwt.js';
-import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture, type UserSession, startHarness } from '../../test/harness.js';
+import { type ApiResponse, type OwnerSession, type ProjectFixture, useHarness, type UserSession } from '../../test/harness.js';
 
 /**
  * Sessions and tokens through real HTTP: refresh (header, x-latch-auth, OAuth token endpoint),
  * sign-out, the session list, server-created sessions, access-token verification and the JWKS.
  */
 
-let h: Harness;
+const h = useHarness();
 let owner: OwnerSession;
-
 beforeAll(async () => {
-  h = await startHarness();
   owner = await h.signUpOwner();
 });
-afterAll(async () => h?.close());
 
 const ONE_YEAR_MS = 31_536_000_000;
 

@@ -1,20 +1,21 @@
 import { sql } from 'kysely';
 import type { TeamInvitationRow } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
+import { TEAM_INVITATION_COLUMNS } from '../../db/columns.js';
 
 export async function insertInvitation(db: Executor, row: { tenancy_id: string; id: string; team_id: string; recipient_email: string; expires_at: Date }): Promise<void> {
   await db.insertInto('team_invitations').values(row).execute();
 }
 
 export async function findInvitation(db: Executor, tenancyId: string, id: string): Promise<TeamInvitationRow | undefined> {
-  return db.selectFrom('team_invitations').selectAll().where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('team_invitations').select(TEAM_INVITATION_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
 }
 
 /** A team's invitations that can still be accepted, oldest first. */
 export async function listPendingInvitations(db: Executor, tenancyId: string, teamId: string): Promise<TeamInvitationRow[]> {
   return db
     .selectFrom('team_invitations')
-    .selectAll()
+    .select(TEAM_INVITATION_COLUMNS)
     .where('tenancy_id', '=', tenancyId)
     .where('team_id', '=', teamId)
     .where('expires_at', '>', sql<Date>`now()`)

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashSecret } from '../../crypto/tokens.js';
-import { type Harness, startHarness } from '../../test/harness.js';
+import { type Harness, useHarness } from '../../test/harness.js';
 import { CALLBACK_URL, addMember, expectKnownError, expectStatus, grantTeamPermission, lastEmailTo, newTeam, newUser } from '../../test/team-fixtures.js';
 import { isTrustedCallbackUrl } from './service.js';
 import { DEFAULT_PROJECT_CONFIG } from '../../../contract/config/project-config.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 async function invite(project: Parameters<Harness['signUpUser']>[0], headers: Record<string, string | undefined>, teamId: string, email: string) {
   const res = await h.post('/team-invitations/send-code', { email, team_id: teamId, callback_url: CALLBACK_URL }, headers);

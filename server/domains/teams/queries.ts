@@ -1,5 +1,6 @@
 import type { TeamMemberRow, TeamRow, UserRow } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
+import { TEAM_COLUMNS, USER_COLUMNS, qualified } from '../../db/columns.js';
 
 /** Minimal team writes the core needs (personal teams, project owner teams); the teams domain grows here. */
 export async function insertTeam(
@@ -15,30 +16,13 @@ export async function insertTeamMember(db: Executor, member: { tenancy_id: strin
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-export async function findTeamIdsOfUser(db: Executor, tenancyId: string, userId: string): Promise<string[]> {
-  const rows = await db.selectFrom('team_members').select('team_id').where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).execute();
-  return rows.map((r) => r.team_id);
-}
-
 export async function findTeam(db: Executor, tenancyId: string, teamId: string): Promise<TeamRow | undefined> {
-  return db.selectFrom('teams').selectAll().where('tenancy_id', '=', tenancyId).where('id', '=', teamId).executeTakeFirst();
-}
-
-/** The team, only if the user is a member: one query that answers "may a client see it?". */
-export async function findTeamOfMember(db: Executor, tenancyId: string, teamId: string, userId: string): Promise<TeamRow | undefined> {
-  return db
-    .selectFrom('teams as t')
-    .innerJoin('team_members as m', (join) => join.onRef('m.tenancy_id', '=', 't.tenancy_id').onRef('m.team_id', '=', 't.id'))
-    .selectAll('t')
-    .where('t.tenancy_id', '=', tenancyId)
-    .where('t.id', '=', teamId)
-    .where('m.user_id', '=', userId)
-    .executeTakeFirst();
+  return db.selectFrom('teams').select(TEAM_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', teamId).executeTakeFirst();
 }
 
 /** Teams in creation order; only the user's teams when a user is given. */
 export async function listTeams(db: Executor, tenancyId: string, userId: string | null): Promise<TeamRow[]> {
-  let query = db.selectFrom('teams as t').selectAll('t').where('t.tenancy_id', '=', tenancyId);
+  let query = db.selectFrom('teams as t').select(qualified('t', TEAM_COLUMNS)).where('t.tenancy_id', '=', tenancyId);
   if (userId) {
     query = query.where((eb) => eb.exists(
       eb.selectFrom('team_members as m').select('m.user_id').whereRef('m.tenancy_id', '=', 't.tenancy_id').whereRef('m.team_id', '=', 't.id').where('m.user_id', '=', userId),
@@ -90,7 +74,7 @@ function memberProfileQuery(db: Executor, tenancyId: string) {
   return db
     .selectFrom('team_members as m')
     .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 'm.tenancy_id').onRef('u.id', '=', 'm.user_id'))
-    .selectAll('u')
+    .select(qualified('u', USER_COLUMNS))
     .select([
       'm.team_id as m_team_id',
       'm.user_id as m_user_id',
@@ -139,7 +123,7 @@ export async function updateMemberProfile(
 
 /** Locks the team row for the rest of the transaction (membership changes racing a delete). */
 export async function lockTeam(db: Executor, tenancyId: string, teamId: string): Promise<TeamRow | undefined> {
-  return db.selectFrom('teams').selectAll().where('tenancy_id', '=', tenancyId).where('id', '=', teamId).forUpdate().executeTakeFirst();
+  return db.selectFrom('teams').select(TEAM_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', teamId).forUpdate().executeTakeFirst();
 }
 
 /** Whether an (internal-project) team owns any project. */
@@ -150,5 +134,5 @@ export async function ownsProjects(db: Executor, teamId: string): Promise<boolea
 
 /** The team, held against deletion (FOR KEY SHARE) until the transaction ends; other writers are not blocked. */
 export async function lockTeamForShare(db: Executor, tenancyId: string, teamId: string): Promise<TeamRow | undefined> {
-  return db.selectFrom('teams').selectAll().where('tenancy_id', '=', tenancyId).where('id', '=', teamId).forKeyShare().executeTakeFirst();
+  return db.selectFrom('teams').select(TEAM_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', teamId).forKeyShare().executeTakeFirst();
 }

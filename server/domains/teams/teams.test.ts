@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../../test/harness.js';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../../test/harness.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import { effectiveConfig } from '../../../contract/config/project-config.js';
 import { deleteTeam } from './service.js';
 import { addMember, defineTeamPermission, expectKnownError, expectStatus, grantTeamPermission, newTeam, newUser, tenancyOf } from '../../test/team-fixtures.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 const NO_SUCH_TEAM = '00000000-0000-4000-8000-000000000000';
 

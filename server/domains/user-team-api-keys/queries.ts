@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { UserTeamApiKeyRow } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
+import { USER_TEAM_API_KEY_COLUMNS } from '../../db/columns.js';
 
 export async function insertApiKey(
   db: Executor,
@@ -10,16 +11,16 @@ export async function insertApiKey(
 }
 
 export async function findApiKey(db: Executor, tenancyId: string, id: string): Promise<UserTeamApiKeyRow | undefined> {
-  return db.selectFrom('user_team_api_keys').selectAll().where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('user_team_api_keys').select(USER_TEAM_API_KEY_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
 }
 
 /** By hash, within the tenancy: a key of another project is simply not found. */
 export async function findApiKeyByHash(db: Executor, tenancyId: string, secretHash: string): Promise<UserTeamApiKeyRow | undefined> {
-  return db.selectFrom('user_team_api_keys').selectAll().where('secret_hash', '=', secretHash).where('tenancy_id', '=', tenancyId).executeTakeFirst();
+  return db.selectFrom('user_team_api_keys').select(USER_TEAM_API_KEY_COLUMNS).where('secret_hash', '=', secretHash).where('tenancy_id', '=', tenancyId).executeTakeFirst();
 }
 
 export async function listApiKeys(db: Executor, tenancyId: string, owner: { userId: string } | { teamId: string }): Promise<UserTeamApiKeyRow[]> {
-  let query = db.selectFrom('user_team_api_keys').selectAll().where('tenancy_id', '=', tenancyId);
+  let query = db.selectFrom('user_team_api_keys').select(USER_TEAM_API_KEY_COLUMNS).where('tenancy_id', '=', tenancyId);
   query = 'userId' in owner ? query.where('user_id', '=', owner.userId) : query.where('team_id', '=', owner.teamId);
   return query.orderBy('created_at').orderBy('id').execute();
 }

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashSecret } from '../../crypto/tokens.js';
-import { type Harness, startHarness } from '../../test/harness.js';
+import { useHarness } from '../../test/harness.js';
 import { addMember, expectKnownError, expectStatus, grantTeamPermission, newTeam, newUser } from '../../test/team-fixtures.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 const ENABLED = { config: { allow_user_api_keys: true, allow_team_api_keys: true } };
 const NO_SUCH_KEY = '00000000-0000-4000-8000-000000000000';

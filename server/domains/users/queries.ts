@@ -2,9 +2,10 @@ import { sql } from 'kysely';
 import type { NewUser, UserRow, UserUpdate } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
 import { precompiled } from '../../db/precompiled.js';
+import { USER_COLUMNS, qualified } from '../../db/columns.js';
 
 export async function findUser(db: Executor, tenancyId: string, userId: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('tenancy_id', '=', tenancyId).where('id', '=', userId).executeTakeFirst();
+  return db.selectFrom('users').select(USER_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', userId).executeTakeFirst();
 }
 
 /**
@@ -23,7 +24,7 @@ export async function findSessionUser(
   let query = db
     .selectFrom('users as u')
     .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
-    .selectAll('u')
+    .select(qualified('u', USER_COLUMNS))
     .where('u.tenancy_id', '=', tenancyId)
     .where('u.id', '=', userId)
     .where('s.id', '=', sessionId);
@@ -35,7 +36,7 @@ export async function findSessionUser(
 const sessionUserQuery = precompiled((db, tenancyId: string, userId: string, sessionId: string) => db
   .selectFrom('users as u')
   .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
-  .selectAll('u')
+  .select(qualified('u', USER_COLUMNS))
   .where('u.tenancy_id', '=', tenancyId)
   .where('u.id', '=', userId)
   .where('s.id', '=', sessionId));
@@ -48,7 +49,7 @@ export async function findUserByAuthEmail(db: Executor, tenancyId: string, email
   return db
     .selectFrom('contact_channels as c')
     .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 'c.tenancy_id').onRef('u.id', '=', 'c.user_id'))
-    .selectAll('u')
+    .select(qualified('u', USER_COLUMNS))
     .where('c.tenancy_id', '=', tenancyId)
     .where('c.type', '=', 'email')
     .where(sql`lower(c.value)`, '=', email.toLowerCase())
@@ -131,7 +132,7 @@ function escapeLike(value: string): string {
 
 /** Keyset page over (signed_up_at, id): stable under concurrent inserts, no OFFSET. */
 export async function listUsers(db: Executor, tenancyId: string, o: UserListOptions): Promise<UserRow[]> {
-  let query = db.selectFrom('users as u').selectAll('u').where('u.tenancy_id', '=', tenancyId);
+  let query = db.selectFrom('users as u').select(qualified('u', USER_COLUMNS)).where('u.tenancy_id', '=', tenancyId);
   if (!o.includeAnonymous) query = query.where('u.is_anonymous', '=', false);
   if (o.teamId) {
     const teamId = o.teamId;

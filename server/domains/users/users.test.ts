@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcryptjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type ApiResponse, type ProjectFixture, useHarness } from '../../test/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 /** A catalogued error: status, body code and the x-latch-known-error header all agree. */
 function expectKnownError(res: ApiResponse, status: number, code: string): void {

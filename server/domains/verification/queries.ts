@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { VerificationCodeRow } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
+import { VERIFICATION_CODE_COLUMNS } from '../../db/columns.js';
 
 export async function insertCode(
   db: Executor,
@@ -16,7 +17,7 @@ export async function insertCode(
 export async function lockCodeByHash(db: Executor, tenancyId: string, codeHash: string): Promise<VerificationCodeRow | undefined> {
   return db
     .selectFrom('verification_codes')
-    .selectAll()
+    .select(VERIFICATION_CODE_COLUMNS)
     .where('code_hash', '=', codeHash)
     .where('tenancy_id', '=', tenancyId)
     .forUpdate()

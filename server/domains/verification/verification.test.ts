@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../crypto/tokens.js';
 import { KnownError } from '../../../contract/errors/known-error.js';
 import type { Tenancy } from '../../access/context.js';
-import { type Harness, startHarness } from '../../test/harness.js';
+import { useHarness } from '../../test/harness.js';
 import { tenancyOf } from '../../test/team-fixtures.js';
 import { OTP_MAX_ATTEMPTS, checkCode, consumeCode, createCode, deleteCodes, linkWithCode, withCode } from './service.js';
 
-let h: Harness;
+const h = useHarness();
 let tenancy: Tenancy;
 let other: Tenancy;
 beforeAll(async () => {
-  h = await startHarness();
   const [a, b] = await Promise.all([h.createProject(), h.createProject()]);
   tenancy = await tenancyOf(h, a.id);
   other = await tenancyOf(h, b.id);
 });
-afterAll(async () => h?.close());
 
 const db = () => h.latch.deps.db;
 

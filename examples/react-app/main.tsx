@@ -7,7 +7,7 @@
 import { StrictMode, Suspense, useSyncExternalStore } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ClientApp } from '../../sdk/index.js';
-import { LatchHandler, LatchProvider, Loading, TeamSwitcher, UserButton, useUser } from '../index.js';
+import { LatchHandler, LatchProvider, Loading, TeamSwitcher, UserButton, useUser } from '../../react-ui/index.js';
 import { example } from './example.css.js';
 
 interface ExampleConfig {
