@@ -22,7 +22,7 @@ const SOURCE_DIRS = ['contract', 'server', 'sdk', 'react-ui', 'admin-web'];
 const BROWSER_PACKAGES = ['sdk', 'react-ui', 'admin-web'];
 
 /**
-^ * Known offenders while a fix is under way (none today). Each entry
+ * Known offenders while a fix is under way (none today). Each entry
  * is `<file> -> <resolved import>`; an entry that no longer occurs fails the test, so the list can
  * only shrink.
  */
