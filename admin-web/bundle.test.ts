@@ -13,7 +13,11 @@ import { buildAdminInto } from './build.js';
 
 describe('browser bundle of the admin console', () => {
   it('contains no server module, only the contract (schemas, config defaults, error catalogue), and reports its size', async () => {
-    const { inputs, js, gzippedBytes: gzipped } = await bundleForBrowser('admin-web/main.tsx', {
+    const {
+      inputs,
+      js,
+      gzippedBytes: gzipped,
+    } = await bundleForBrowser('admin-web/main.tsx', {
       outdir: 'out',
       jsx: 'automatic',
       define: { 'process.env.NODE_ENV': '"production"' },
@@ -21,25 +25,34 @@ describe('browser bundle of the admin console', () => {
     const serverModules = inputs.filter((input) => input.startsWith('server/'));
     expect(serverModules).toEqual([]);
     expect(inputs).toContain('contract/schemas/users.ts');
-    expect(inputs.filter((input) => /node_modules\/(@trpc\/server\/dist\/adapters|express|kysely|pg|jose|@node-rs|nodemailer|@electric-sql)\//.test(input) || input.startsWith('node:'))).toEqual([]);
+    expect(
+      inputs.filter(
+        (input) =>
+          /node_modules\/(@trpc\/server\/dist\/adapters|express|kysely|pg|jose|@node-rs|nodemailer|@electric-sql)\//.test(input) || input.startsWith('node:'),
+      ),
+    ).toEqual([]);
 
     // esbuild's figure, a little above Vite's own output (dist/admin-web/assets); a regression guard.
     console.log(`Admin console bundle (esbuild, one chunk): ${(js.length / 1024).toFixed(1)} KiB minified, ${(gzipped / 1024).toFixed(1)} KiB gzipped`);
     expect(gzipped).toBeLessThan(300 * 1024);
   });
 
-  it('builds with production JSX even when started from the tests (NODE_ENV=test): a test run that rebuilds a stale console must not leave a broken one for npm start', { timeout: 60_000 }, async () => {
-    expect(process.env.NODE_ENV).toBe('test');
-    const outDir = mkdtempSync(path.join(tmpdir(), 'latch-admin-build-'));
-    try {
-      await buildAdminInto(outDir);
-      const assets = readdirSync(path.join(outDir, 'assets')).filter((name) => name.endsWith('.js'));
-      expect(assets.length).toBeGreaterThan(0);
-      const code = assets.map((name) => readFileSync(path.join(outDir, 'assets', name), 'utf8')).join('\n');
-      expect(code).not.toContain('jsxDEV');
+  it(
+    'builds with production JSX even when started from the tests (NODE_ENV=test): a test run that rebuilds a stale console must not leave a broken one for npm start',
+    { timeout: 60_000 },
+    async () => {
       expect(process.env.NODE_ENV).toBe('test');
-    } finally {
-      rmSync(outDir, { recursive: true, force: true });
-    }
-  });
+      const outDir = mkdtempSync(path.join(tmpdir(), 'latch-admin-build-'));
+      try {
+        await buildAdminInto(outDir);
+        const assets = readdirSync(path.join(outDir, 'assets')).filter((name) => name.endsWith('.js'));
+        expect(assets.length).toBeGreaterThan(0);
+        const code = assets.map((name) => readFileSync(path.join(outDir, 'assets', name), 'utf8')).join('\n');
+        expect(code).not.toContain('jsxDEV');
+        expect(process.env.NODE_ENV).toBe('test');
+      } finally {
+        rmSync(outDir, { recursive: true, force: true });
+      }
+    },
+  );
 });

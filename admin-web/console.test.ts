@@ -66,9 +66,17 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 async function expectAccessible(page: Page, where: string) {
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }>;
+        };
+      }
+    ).axe;
     const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`);
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`);
   });
   expect(violations, where).toEqual([]);
 }
@@ -155,12 +163,16 @@ describe('admin console', { timeout: 90_000 }, () => {
     expect(publishable).toBe(await page.getByLabel('Publishable client key', { exact: true }).textContent());
     await page.getByRole('button', { name: 'Copy secret server key: copy to clipboard' }).click();
     const secret = await page.evaluate(() => navigator.clipboard.readText());
-    expect(await page.getByLabel('SDK snippet').textContent()).toContain("new ClientApp({");
+    expect(await page.getByLabel('SDK snippet').textContent()).toContain('new ClientApp({');
 
     const projectId = (await page.getByLabel('.env file').textContent())?.match(/LATCH_PROJECT_ID=(\S+)/)?.[1] ?? null;
     expect(projectId).toBeTruthy();
     // The copied keys work.
-    const current = await h.get('/projects/current', { 'x-latch-project-id': projectId!, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': publishable });
+    const current = await h.get('/projects/current', {
+      'x-latch-project-id': projectId!,
+      'x-latch-access-type': 'client',
+      'x-latch-publishable-client-key': publishable,
+    });
     expect(current.body.display_name).toBe('Shop');
     const users = await h.get('/users', { 'x-latch-project-id': projectId!, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': secret });
     expect(users.status).toBe(200);
@@ -296,7 +308,9 @@ describe('admin console', { timeout: 90_000 }, () => {
     expect((await h.post('/project-permission-definitions', { id: 'reports:export' }, project.admin())).status).toBe(201);
     await page.goto(`${h.url}/projects/${project.id}/users/${userId}`);
     await page.getByRole('group', { name: 'Project permissions' }).getByLabel('reports:export').check();
-    await expect.poll(async () => (await h.get(`/project-permissions?user_id=${userId}`, project.server())).body.items.map((p: { id: string }) => p.id)).toEqual(['reports:export']);
+    await expect
+      .poll(async () => (await h.get(`/project-permissions?user_id=${userId}`, project.server())).body.items.map((p: { id: string }) => p.id))
+      .toEqual(['reports:export']);
 
     // A user API key made by the app, revoked from the console.
     expect((await h.patch('/internal/projects/current', { config: { allow_user_api_keys: true } }, project.admin())).status).toBe(200);
@@ -366,7 +380,10 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Create permission' }).click();
     await page.getByRole('cell', { name: 'editor', exact: true }).waitFor();
     // docs:read is inside editor, so editor is not offered inside docs:read.
-    await page.getByRole('row', { name: /^docs:read/ }).getByRole('button', { name: 'Edit' }).click();
+    await page
+      .getByRole('row', { name: /^docs:read/ })
+      .getByRole('button', { name: 'Edit' })
+      .click();
     expect(await page.getByRole('dialog').getByLabel('editor', { exact: true }).count()).toBe(0);
     expect(await page.getByRole('dialog').getByLabel('$read_members').count()).toBe(1);
     await shot(page, '08-permission-editor');
@@ -394,7 +411,11 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('table', { name: 'Members' }).waitFor();
     await page.getByRole('button', { name: 'Permissions' }).click();
     await page.getByRole('dialog').getByLabel('editor').check();
-    await expect.poll(async () => (await h.get(`/team-permissions?user_id=${member.userId}&recursive=false`, project.server())).body.items.map((p: { id: string }) => p.id).sort()).toEqual(['docs:read', 'editor']);
+    await expect
+      .poll(async () =>
+        (await h.get(`/team-permissions?user_id=${member.userId}&recursive=false`, project.server())).body.items.map((p: { id: string }) => p.id).sort(),
+      )
+      .toEqual(['docs:read', 'editor']);
     await shot(page, '09-team-member-permissions');
     await expectAccessible(page, 'team');
     expect(errors).toEqual([]);
@@ -424,7 +445,12 @@ describe('admin console', { timeout: 90_000 }, () => {
     expect(github).toMatchObject({ enabled: true, type: 'standard', client_id: 'gh-client', has_client_secret: true });
     expect(JSON.stringify(await config(project))).not.toContain('gh-secret');
     // Saving another provider sends GitHub back without its (write-only) secret: the server keeps it.
-    const storedSecret = async () => ((await h.latch.deps.db.selectFrom('projects').select('config').where('id', '=', project.id).executeTakeFirstOrThrow()).config as { oauth_providers: { id: string; client_secret: string | null }[] }).oauth_providers.find((p) => p.id === 'github')?.client_secret;
+    const storedSecret = async () =>
+      (
+        (await h.latch.deps.db.selectFrom('projects').select('config').where('id', '=', project.id).executeTakeFirstOrThrow()).config as {
+          oauth_providers: { id: string; client_secret: string | null }[];
+        }
+      ).oauth_providers.find((p) => p.id === 'github')?.client_secret;
     const before = await storedSecret();
     expect(before).toMatch(/^v1\./);
     await page.getByRole('button', { name: 'Configure Google' }).click();
@@ -455,7 +481,9 @@ describe('admin console', { timeout: 90_000 }, () => {
     const { project, context, page, errors } = await ownerOn('emails', { config: { magic_link_enabled: true } });
     // An email to the outbox: with no SMTP server configured it stays there (the local inbox).
     const to = h.uniqueEmail('reader');
-    expect((await h.post('/auth/otp/send-sign-in-code', { email: to, callback_url: 'http://localhost:3000/handler/magic-link-callback' }, project.client())).status).toBe(200);
+    expect(
+      (await h.post('/auth/otp/send-sign-in-code', { email: to, callback_url: 'http://localhost:3000/handler/magic-link-callback' }, project.client())).status,
+    ).toBe(200);
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.getByRole('table', { name: 'Sent emails' }).getByText(to).waitFor();
 
@@ -501,7 +529,11 @@ describe('admin console', { timeout: 90_000 }, () => {
     const invitation = await sink.waitForTo(invited);
     expect(invitation.link).toContain('http://localhost:3000/handler/sign-in');
 
-    await page.getByRole('table', { name: 'Sent emails' }).getByRole('link', { name: /sign-in code/ }).first().click();
+    await page
+      .getByRole('table', { name: 'Sent emails' })
+      .getByRole('link', { name: /sign-in code/ })
+      .first()
+      .click();
     const frame = page.frameLocator('iframe.email-frame');
     await frame.locator('body').waitFor();
     expect(await frame.locator('body').textContent()).toMatch(/sign in|Sign in/i);
@@ -519,12 +551,28 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
     // The keys appear once the request is answered (the create dialog's switch has the same label).
     const adminKey = await page.getByTestId('new-keys').getByLabel('Super secret admin key', { exact: true }).textContent();
-    expect((await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': adminKey! })).status).toBe(200);
+    expect(
+      (
+        await h.get('/internal/projects/current', {
+          'x-latch-project-id': project.id,
+          'x-latch-access-type': 'admin',
+          'x-latch-super-secret-admin-key': adminKey!,
+        })
+      ).status,
+    ).toBe(200);
     await page.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('row', { name: /^ci/ }).getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('row', { name: /^ci/ }).getByText('revoked').waitFor();
-    expect((await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': adminKey! })).status).toBe(401);
+    expect(
+      (
+        await h.get('/internal/projects/current', {
+          'x-latch-project-id': project.id,
+          'x-latch-access-type': 'admin',
+          'x-latch-super-secret-admin-key': adminKey!,
+        })
+      ).status,
+    ).toBe(401);
     await shot(page, '14-api-keys');
     await expectAccessible(page, 'api keys');
 
@@ -548,7 +596,10 @@ describe('admin console', { timeout: 90_000 }, () => {
     await shot(page, '15-settings');
 
     await page.getByRole('button', { name: 'Delete project' }).click();
-    await page.getByRole('dialog').getByLabel(/Type the project name/).fill('Renamed');
+    await page
+      .getByRole('dialog')
+      .getByLabel(/Type the project name/)
+      .fill('Renamed');
     await page.getByRole('dialog').getByRole('button', { name: 'Delete project' }).click();
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
     expect((await h.get('/internal/projects/current', project.admin())).status).toBeGreaterThanOrEqual(400);

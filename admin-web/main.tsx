@@ -23,24 +23,40 @@ function App() {
     if (owner.data && onAuthPage) navigate('/projects', { replace: true });
   }, [owner.data, onAuthPage]);
 
-  if (owner.isPending) return <div className="auth-screen"><Loading label="Loading the console…" /></div>;
+  if (owner.isPending)
+    return (
+      <div className="auth-screen">
+        <Loading label="Loading the console…" />
+      </div>
+    );
   // The server could not be reached (not "signed out"): say so instead of showing the sign-in form.
   if (owner.isError) {
     return (
       <div className="auth-screen">
         <div className="card auth-card stack">
           <ErrorMessage error={owner.error} title="Cannot reach Latch" />
-          <button type="button" className="button" onClick={() => void owner.refetch()}>Try again</button>
+          <button type="button" className="button" onClick={() => void owner.refetch()}>
+            Try again
+          </button>
         </div>
       </div>
     );
   }
   if (!owner.data) return <AuthPage mode={pathname === '/sign-up' ? 'sign-up' : 'sign-in'} />;
   if (onAuthPage) return null;
-  const project = matchPath('/projects/:projectId', pathname) ?? matchPath('/projects/:projectId/:page', pathname) ?? matchPath('/projects/:projectId/:page/:itemId', pathname);
+  const project =
+    matchPath('/projects/:projectId', pathname) ??
+    matchPath('/projects/:projectId/:page', pathname) ??
+    matchPath('/projects/:projectId/:page/:itemId', pathname);
   if (project?.projectId && project.projectId !== 'new') {
     return (
-      <Suspense fallback={<div className="auth-screen"><Loading label="Loading…" /></div>}>
+      <Suspense
+        fallback={
+          <div className="auth-screen">
+            <Loading label="Loading…" />
+          </div>
+        }
+      >
         <ProjectPage projectId={project.projectId} page={project.page ?? 'overview'} itemId={project.itemId ?? null} />
       </Suspense>
     );

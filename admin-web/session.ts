@@ -12,6 +12,9 @@ internalApp.onSessionChange(() => {
  * session (sign-in, sign-out, a failed refresh), so this re-renders on each of them.
  */
 export function useOwner() {
-  useSyncExternalStore((listener) => internalApp.onSessionChange(listener), () => generation);
+  useSyncExternalStore(
+    (listener) => internalApp.onSessionChange(listener),
+    () => generation,
+  );
   return useQuery(internalApp.currentUserQuery(), internalApp.queryClient);
 }

@@ -35,7 +35,20 @@ function start(dir: string, name: string, extra: Record<string, string>) {
     name,
     args: ['--import', 'tsx', 'server/main.ts'],
     cwd: path.resolve(dir),
-    env: { ...env, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: dbUrl, LATCH_SECRET: secret, LATCH_LOG_LEVEL: 'error', LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600', LATCH_DATA_DIR: '/nonexistent', LATCH_BENCH_STATS: '1', LATCH_RATE_LIMIT_SIGN_UPS_PER_IP: '1000000', LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP: '1000000', ...extra },
+    env: {
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATABASE_URL: dbUrl,
+      LATCH_SECRET: secret,
+      LATCH_LOG_LEVEL: 'error',
+      LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600',
+      LATCH_DATA_DIR: '/nonexistent',
+      LATCH_BENCH_STATS: '1',
+      LATCH_RATE_LIMIT_SIGN_UPS_PER_IP: '1000000',
+      LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP: '1000000',
+      ...extra,
+    },
     ready: /Latch is running at http:\/\/[^\s:]+:(\d+)/,
   });
 }
@@ -48,23 +61,46 @@ try {
   const { client, users } = await setUpProject(a.url, 20, 'correct-horse-battery-staple');
   const emails = users.map((user) => user.email);
   const pick = () => users[Math.floor(Math.random() * users.length)]!;
-  const scenario = which === 'sign-in'
-    ? { path: '/api/v1/auth/password/sign-in', method: 'POST' as const, body: '{}', headers: { ...client, 'content-type': 'application/json' }, vary: () => ({ body: JSON.stringify({ email: emails[Math.floor(Math.random() * emails.length)], password: 'correct-horse-battery-staple' }) }) }
-    : which === 'refresh'
-    ? { path: '/api/v1/auth/sessions/current/refresh', method: 'POST' as const, body: '{}', headers: { ...client, 'content-type': 'application/json' }, vary: () => ({ headers: { 'x-latch-refresh-token': pick().refresh_token } }) }
-    : { path: '/api/v1/users/me', method: 'GET' as const, headers: client, vary: () => ({ headers: { 'x-latch-access-token': pick().access_token } }) };
+  const scenario =
+    which === 'sign-in'
+      ? {
+          path: '/api/v1/auth/password/sign-in',
+          method: 'POST' as const,
+          body: '{}',
+          headers: { ...client, 'content-type': 'application/json' },
+          vary: () => ({ body: JSON.stringify({ email: emails[Math.floor(Math.random() * emails.length)], password: 'correct-horse-battery-staple' }) }),
+        }
+      : which === 'refresh'
+        ? {
+            path: '/api/v1/auth/sessions/current/refresh',
+            method: 'POST' as const,
+            body: '{}',
+            headers: { ...client, 'content-type': 'application/json' },
+            vary: () => ({ headers: { 'x-latch-refresh-token': pick().refresh_token } }),
+          }
+        : { path: '/api/v1/users/me', method: 'GET' as const, headers: client, vary: () => ({ headers: { 'x-latch-access-token': pick().access_token } }) };
 
   type Sample = { cpu: number; pg: number; rps: number; loop: number };
   const samples = { A: [] as Sample[], B: [] as Sample[] };
-  const loopP99 = async (proc: typeof a) => Number(/^latch_event_loop_delay_p99_ms ([\d.]+)$/m.exec(await (await fetch(`${proc.url}/metrics`)).text())?.[1] ?? NaN);
+  const loopP99 = async (proc: typeof a) =>
+    Number(/^latch_event_loop_delay_p99_ms ([\d.]+)$/m.exec(await (await fetch(`${proc.url}/metrics`)).text())?.[1] ?? NaN);
   const once = async (proc: typeof a, durationSec: number): Promise<Sample> => {
     await loopP99(proc); // resets the histogram
     const c0 = cpuMs(proc.pid)!;
     const p0 = postgresCpuByPid(DB);
-    const r = await runLoad({ url: `${proc.url}${scenario.path}`, connections: CONNECTIONS, method: scenario.method, headers: scenario.headers, ...(scenario.body ? { body: scenario.body } : {}), vary: scenario.vary, durationSec });
+    const r = await runLoad({
+      url: `${proc.url}${scenario.path}`,
+      connections: CONNECTIONS,
+      method: scenario.method,
+      headers: scenario.headers,
+      ...(scenario.body ? { body: scenario.body } : {}),
+      vary: scenario.vary,
+      durationSec,
+    });
     const cpu = cpuMs(proc.pid)! - c0;
     const pgMs = postgresCpuDelta(p0, postgresCpuByPid(DB));
-    if (r.non2xx || r.errors) throw new Error(`non-2xx ${r.non2xx}, errors ${r.errors}, statuses ${JSON.stringify(r.statuses)}; stderr: ${proc.stderr().slice(-1500)}`);
+    if (r.non2xx || r.errors)
+      throw new Error(`non-2xx ${r.non2xx}, errors ${r.errors}, statuses ${JSON.stringify(r.statuses)}; stderr: ${proc.stderr().slice(-1500)}`);
     const sample = { cpu: (cpu * 1000) / r.total, pg: (pgMs * 1000) / r.total, rps: r.rps, loop: await loopP99(proc) };
     // Sign-ins still queued when the load stops finish afterwards: let them, so the two servers'
     // attempts never overlap in the shared per-IP and per-email counters.
@@ -78,11 +114,20 @@ try {
     for (const name of order) samples[name].push(await once(name === 'A' ? a : b, SECONDS));
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  const row = (name: 'A' | 'B') => ({ cpu: median(samples[name].map((s) => s.cpu)), pg: median(samples[name].map((s) => s.pg)), rps: median(samples[name].map((s) => s.rps)), loop: median(samples[name].map((s) => s.loop)) });
+  const row = (name: 'A' | 'B') => ({
+    cpu: median(samples[name].map((s) => s.cpu)),
+    pg: median(samples[name].map((s) => s.pg)),
+    rps: median(samples[name].map((s) => s.rps)),
+    loop: median(samples[name].map((s) => s.loop)),
+  });
   const ra = row('A');
   const rb = row('B');
-  console.log(`${which}: A ${dirA}: server ${ra.cpu.toFixed(0)} µs + PG ${ra.pg.toFixed(0)} µs per request, ${ra.rps.toFixed(0)} req/s, loop delay p99 ${ra.loop.toFixed(1)} ms (medians of ${ROUNDS})`);
-  console.log(`${which}: B ${dirB}: server ${rb.cpu.toFixed(0)} µs + PG ${rb.pg.toFixed(0)} µs per request, ${rb.rps.toFixed(0)} req/s, loop delay p99 ${rb.loop.toFixed(1)} ms (medians of ${ROUNDS})`);
+  console.log(
+    `${which}: A ${dirA}: server ${ra.cpu.toFixed(0)} µs + PG ${ra.pg.toFixed(0)} µs per request, ${ra.rps.toFixed(0)} req/s, loop delay p99 ${ra.loop.toFixed(1)} ms (medians of ${ROUNDS})`,
+  );
+  console.log(
+    `${which}: B ${dirB}: server ${rb.cpu.toFixed(0)} µs + PG ${rb.pg.toFixed(0)} µs per request, ${rb.rps.toFixed(0)} req/s, loop delay p99 ${rb.loop.toFixed(1)} ms (medians of ${ROUNDS})`,
+  );
   console.log(`${which}: B/A server CPU ${(rb.cpu / ra.cpu).toFixed(2)}, PG CPU ${(rb.pg / ra.pg).toFixed(2)}, req/s ${(rb.rps / ra.rps).toFixed(2)}`);
 } finally {
   await a.stop();

@@ -34,11 +34,22 @@ function send(res, status, body) {
 
 function userJson(u) {
   return {
-    id: u.id, display_name: u.display_name, primary_email: u.primary_email, primary_email_verified: u.primary_email_verified,
-    auth_with_email: u.auth_with_email, profile_image_url: u.profile_image_url, signed_up_at_millis: u.signed_up_at.getTime(),
-    client_metadata: u.client_metadata, client_read_only_metadata: u.client_read_only_metadata, has_password: u.password_hash !== null,
-    otp_auth_enabled: u.otp_auth_enabled, passkey_auth_enabled: u.passkey_auth_enabled, requires_totp_mfa: u.requires_totp_mfa,
-    oauth_providers: [], selected_team_id: u.selected_team_id, is_anonymous: u.is_anonymous,
+    id: u.id,
+    display_name: u.display_name,
+    primary_email: u.primary_email,
+    primary_email_verified: u.primary_email_verified,
+    auth_with_email: u.auth_with_email,
+    profile_image_url: u.profile_image_url,
+    signed_up_at_millis: u.signed_up_at.getTime(),
+    client_metadata: u.client_metadata,
+    client_read_only_metadata: u.client_read_only_metadata,
+    has_password: u.password_hash !== null,
+    otp_auth_enabled: u.otp_auth_enabled,
+    passkey_auth_enabled: u.passkey_auth_enabled,
+    requires_totp_mfa: u.requires_totp_mfa,
+    oauth_providers: [],
+    selected_team_id: u.selected_team_id,
+    is_anonymous: u.is_anonymous,
   };
 }
 
@@ -46,11 +57,15 @@ async function me(req, res) {
   const token = req.headers['x-latch-access-token'];
   let claims;
   try {
-    ({ payload: claims } = await jwtVerify(String(token), (header) => {
-      const key = verifyKeys.get(header.kid);
-      if (!key) throw new Error('unknown kid');
-      return key;
-    }, { algorithms: ['ES256'] }));
+    ({ payload: claims } = await jwtVerify(
+      String(token),
+      (header) => {
+        const key = verifyKeys.get(header.kid);
+        if (!key) throw new Error('unknown kid');
+        return key;
+      },
+      { algorithms: ['ES256'] },
+    ));
   } catch {
     return send(res, 401, { code: 'UNPARSABLE_ACCESS_TOKEN' });
   }
@@ -64,28 +79,45 @@ async function refresh(req, res) {
   const token = req.headers['x-latch-refresh-token'];
   if (!token) return send(res, 401, { code: 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED' });
   const hash = createHash('sha256').update(String(token)).digest('hex');
-  const { rows } = await query('floor_refresh',
+  const { rows } = await query(
+    'floor_refresh',
     `SELECT u.*, s.id AS session_id FROM sessions s JOIN users u ON u.tenancy_id = s.tenancy_id AND u.id = s.user_id
-     WHERE s.refresh_token_hash = $1 AND (s.expires_at IS NULL OR s.expires_at > now())`, [hash]);
+     WHERE s.refresh_token_hash = $1 AND (s.expires_at IS NULL OR s.expires_at > now())`,
+    [hash],
+  );
   const u = rows[0];
   if (!u) return send(res, 401, { code: 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED' });
   const accessToken = await new SignJWT({
-    project_id: projectId, branch_id: 'main', refresh_token_id: u.session_id, role: 'authenticated', name: u.display_name,
-    email: u.primary_email, email_verified: u.primary_email_verified, selected_team_id: u.selected_team_id, is_anonymous: u.is_anonymous,
+    project_id: projectId,
+    branch_id: 'main',
+    refresh_token_id: u.session_id,
+    role: 'authenticated',
+    name: u.display_name,
+    email: u.primary_email,
+    email_verified: u.primary_email_verified,
+    selected_team_id: u.selected_team_id,
+    is_anonymous: u.is_anonymous,
   })
     .setProtectedHeader({ alg: 'ES256', kid: signKid, typ: 'JWT' })
-    .setSubject(u.id).setIssuer(`http://127.0.0.1/api/v1/projects/${projectId}`).setAudience(projectId)
-    .setIssuedAt().setExpirationTime('600s')
+    .setSubject(u.id)
+    .setIssuer(`http://127.0.0.1/api/v1/projects/${projectId}`)
+    .setAudience(projectId)
+    .setIssuedAt()
+    .setExpirationTime('600s')
     .sign(privateKey);
   send(res, 200, { access_token: accessToken });
 }
 
 const server = http.createServer((req, res) => {
   const path = req.url?.split('?')[0];
-  const handler = req.method === 'GET' && path === '/users/me' ? me
-    : req.method === 'POST' && path === '/auth/sessions/current/refresh' ? refresh
-    : req.method === 'GET' && path === '/health' ? (_q, r) => send(r, 200, { status: 'ok' })
-    : null;
+  const handler =
+    req.method === 'GET' && path === '/users/me'
+      ? me
+      : req.method === 'POST' && path === '/auth/sessions/current/refresh'
+        ? refresh
+        : req.method === 'GET' && path === '/health'
+          ? (_q, r) => send(r, 200, { status: 'ok' })
+          : null;
   if (!handler) return send(res, 404, { code: 'ROUTE_NOT_FOUND' });
   Promise.resolve(handler(req, res)).catch((error) => {
     console.error(error);

@@ -43,8 +43,32 @@ const admin = (text: string) => adminStatement(ADMIN_URL, text);
 async function startUnderCallgrind(dir: string, outFile: string): Promise<{ child: ChildProcess; url: string }> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LATCH_') && k !== 'DATABASE_URL' && k !== 'PORT') env[k] = v;
-  Object.assign(env, { HOST: '127.0.0.1', PORT: '0', DATABASE_URL: dbUrl, LATCH_SECRET: 'instructions-bench-secret-0123456789abcdef', LATCH_LOG_LEVEL: 'error', LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600', LATCH_DATA_DIR: '/nonexistent' });
-  const child = track(spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--vgdb-prefix=${VGDB_PREFIX}`, `--callgrind-out-file=${outFile}`, process.execPath, ...NODE_ARGS, '--import', 'tsx', 'server/main.ts'], { cwd: path.resolve(dir), env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  Object.assign(env, {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATABASE_URL: dbUrl,
+    LATCH_SECRET: 'instructions-bench-secret-0123456789abcdef',
+    LATCH_LOG_LEVEL: 'error',
+    LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600',
+    LATCH_DATA_DIR: '/nonexistent',
+  });
+  const child = track(
+    spawn(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        '--instr-atstart=no',
+        `--vgdb-prefix=${VGDB_PREFIX}`,
+        `--callgrind-out-file=${outFile}`,
+        process.execPath,
+        ...NODE_ARGS,
+        '--import',
+        'tsx',
+        'server/main.ts',
+      ],
+      { cwd: path.resolve(dir), env, stdio: ['ignore', 'pipe', 'pipe'] },
+    ),
+  );
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
@@ -65,13 +89,15 @@ async function startUnderCallgrind(dir: string, outFile: string): Promise<{ chil
 
 async function drive(url: string, count: number, request: () => Promise<Response>): Promise<void> {
   let left = count;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (left-- > 0) {
-      const res = await request();
-      await res.arrayBuffer();
-      if (!res.ok) throw new Error(`${url}: ${res.status}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (left-- > 0) {
+        const res = await request();
+        await res.arrayBuffer();
+        if (!res.ok) throw new Error(`${url}: ${res.status}`);
+      }
+    }),
+  );
 }
 
 const results: string[] = [];
@@ -83,9 +109,15 @@ for (const dir of dirs) {
   try {
     const { client, users } = await setUpProject(url, 8, 'correct-horse-battery-staple');
     let n = 0;
-    const request = scenario === 'refresh'
-      ? () => fetch(`${url}/api/v1/auth/sessions/current/refresh`, { method: 'POST', headers: { ...client, 'content-type': 'application/json', 'x-latch-refresh-token': users[n++ % users.length]!.refresh_token }, body: '{}' })
-      : () => fetch(`${url}/api/v1/users/me`, { headers: { ...client, 'x-latch-access-token': users[n++ % users.length]!.access_token } });
+    const request =
+      scenario === 'refresh'
+        ? () =>
+            fetch(`${url}/api/v1/auth/sessions/current/refresh`, {
+              method: 'POST',
+              headers: { ...client, 'content-type': 'application/json', 'x-latch-refresh-token': users[n++ % users.length]!.refresh_token },
+              body: '{}',
+            })
+        : () => fetch(`${url}/api/v1/users/me`, { headers: { ...client, 'x-latch-access-token': users[n++ % users.length]!.access_token } });
     await drive(url, WARMUP, request);
     execFileSync('callgrind_control', [`--vgdb-prefix=${VGDB_PREFIX}`, '-i', 'on', String(child.pid)], CONTROL);
     await drive(url, REQUESTS, request);
@@ -95,10 +127,12 @@ for (const dir of dirs) {
   }
   // The header's `summary:` stays 0 when instrumentation starts off; `totals:` at the end has the count.
   const summary = /^totals:\s+(\d+)/m.exec(readFileSync(outFile, 'utf8'))?.[1];
-  if (process.env.INSTR_KEEP !== "1") rmSync(outFile, { force: true });
+  if (process.env.INSTR_KEEP !== '1') rmSync(outFile, { force: true });
   else console.log(`kept ${outFile}`);
   const perRequest = Number(summary) / REQUESTS;
-  results.push(`${scenario}: ${dir}: ${Math.round(perRequest).toLocaleString('en-US')} instructions per request (${REQUESTS} requests after ${WARMUP} warm-up, ${CONNECTIONS} connections)`);
+  results.push(
+    `${scenario}: ${dir}: ${Math.round(perRequest).toLocaleString('en-US')} instructions per request (${REQUESTS} requests after ${WARMUP} warm-up, ${CONNECTIONS} connections)`,
+  );
   console.log(results[results.length - 1]);
 }
 await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`).catch(() => undefined);

@@ -45,14 +45,21 @@ function areaOf(frame: CallFrame): string {
   if (pkg) return pkg[1]!;
   if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0] === 'internal' ? url.slice(5).split('/').slice(0, 2).join('/') : url.slice(5)}`;
   const project = /\/(server|migrations|bench)\/(.*)$/.exec(url);
-  if (project) return `${project[1]}/${project[2]!.split('/').slice(0, project[1] === 'server' ? 2 : 1).join('/')}`;
+  if (project)
+    return `${project[1]}/${project[2]!
+      .split('/')
+      .slice(0, project[1] === 'server' ? 2 : 1)
+      .join('/')}`;
   return url;
 }
 
 function functionKey(frame: CallFrame): string {
   const name = frame.functionName || '(anonymous)';
   if (!frame.url) return name;
-  const file = frame.url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, '').replace(/^.*\/work\/main\//, '');
+  const file = frame.url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*node_modules\//, '')
+    .replace(/^.*\/work\/main\//, '');
   return `${name} ${file}:${frame.lineNumber + 1}`;
 }
 
@@ -92,7 +99,10 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
   }
   const busy = total - idle;
   const rank = (m: Map<string, number>, skip: (name: string) => boolean = () => false) =>
-    [...m].filter(([name]) => !skip(name)).sort((a, b) => b[1] - a[1]).slice(0, top)
+    [...m]
+      .filter(([name]) => !skip(name))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
       .map(([name, micros]) => ({ name, ms: micros / 1000, pct: busy > 0 ? (100 * micros) / busy : 0 }));
   const notBusy = (name: string) => name === '(idle)' || name === '(root)' || name === '(program)';
   return {
@@ -101,12 +111,16 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
     byArea: rank(area, notBusy),
     selfByFunction: rank(selfFn, notBusy),
     // Inclusive: skip the frames that contain everything (root, the event loop's own entry points).
-    inclusiveByFunction: rank(inclusive, (name) => notBusy(name) || /^\(anonymous\)$/.test(name) || name.startsWith('processTicksAndRejections') || name.startsWith('listOnTimeout')),
+    inclusiveByFunction: rank(
+      inclusive,
+      (name) => notBusy(name) || /^\(anonymous\)$/.test(name) || name.startsWith('processTicksAndRejections') || name.startsWith('listOnTimeout'),
+    ),
   };
 }
 
 export function formatSummary(title: string, s: ProfileSummary): string {
-  const table = (rows: ProfileSummary['byArea']) => rows.map((r) => `| ${r.name.replace(/\|/g, '\\|')} | ${r.ms.toFixed(0)} | ${r.pct.toFixed(1)} % |`).join('\n');
+  const table = (rows: ProfileSummary['byArea']) =>
+    rows.map((r) => `| ${r.name.replace(/\|/g, '\\|')} | ${r.ms.toFixed(0)} | ${r.pct.toFixed(1)} % |`).join('\n');
   return [
     `#### ${title}`,
     '',

@@ -28,7 +28,21 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { type LoadOptions, type LoadResult, runLoad } from './lib/load.js';
-import { type ServerProc, cpuMs, freePort, machineBusyMs, postgresCpuByPid, postgresCpuDelta, peakRss, pidListeningOn, resetPeakRss, startServer, stopChild, track, waitForHttp } from './lib/proc.js';
+import {
+  type ServerProc,
+  cpuMs,
+  freePort,
+  machineBusyMs,
+  postgresCpuByPid,
+  postgresCpuDelta,
+  peakRss,
+  pidListeningOn,
+  resetPeakRss,
+  startServer,
+  stopChild,
+  track,
+  waitForHttp,
+} from './lib/proc.js';
 import { SEED_STEP_MS, seedUsers, seededEmail } from './lib/seed.js';
 import { PERMISSION_DEPTH, type PermissionSeed, permissionLevel, seedTeamPermissions } from './lib/seed-permissions.js';
 import { databaseUrl, queryRows, setUpProject as setUpBenchProject } from './lib/setup.js';
@@ -83,7 +97,8 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'latch-bench-'));
 
 function latchEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const clean: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(env)) if (!key.startsWith('LATCH_') && key !== 'DATABASE_URL' && key !== 'PORT' && key !== 'HOST') clean[key] = value;
+  for (const [key, value] of Object.entries(env))
+    if (!key.startsWith('LATCH_') && key !== 'DATABASE_URL' && key !== 'PORT' && key !== 'HOST') clean[key] = value;
   return {
     ...clean,
     HOST: '127.0.0.1',
@@ -128,7 +143,11 @@ async function loopDelay(url: string): Promise<{ p50: number; p99: number; max: 
 // ---------------------------------------------------------------------------------------------
 // HTTP set-up: owner, project, keys, bench users (as a real app would, through the API)
 
-async function call<T>(base: string, p: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+async function call<T>(
+  base: string,
+  p: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
   const res = await fetch(`${base}/api/v1${p}`, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
     headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...(init.headers ?? {}) },
@@ -159,7 +178,11 @@ interface Fixture {
 }
 
 async function setUpProject(base: string): Promise<Fixture> {
-  const project = await setUpBenchProject(base, BENCH_USER_COUNT, PASSWORD, { serverKey: true, emailOf: (i) => `bench-user-${i}@bench.example`, concurrency: 5 });
+  const project = await setUpBenchProject(base, BENCH_USER_COUNT, PASSWORD, {
+    serverKey: true,
+    emailOf: (i) => `bench-user-${i}@bench.example`,
+    concurrency: 5,
+  });
   const [tenancy] = await benchDbQuery<{ id: string }>(`SELECT id FROM tenancies WHERE project_id = $1 AND branch_id = 'main'`, [project.projectId]);
   if (!tenancy) throw new Error('the project has no main tenancy');
   const users = project.users.map((u) => ({ email: u.email, userId: u.user_id, accessToken: u.access_token, refreshToken: u.refresh_token }));
@@ -202,46 +225,107 @@ function latchScenarios(f: Fixture, deepCursors: string[], searchTerms: string[]
   const json = { 'content-type': 'application/json' };
   const list: Scenario[] = [
     {
-      id: 'me', title: 'GET /users/me (access token)', connections: CONNECTIONS, method: 'GET', path: '/api/v1/users/me', headers: f.client,
+      id: 'me',
+      title: 'GET /users/me (access token)',
+      connections: CONNECTIONS,
+      method: 'GET',
+      path: '/api/v1/users/me',
+      headers: f.client,
       vary: () => ({ headers: { 'x-latch-access-token': pick(f.users).accessToken } }),
     },
     {
-      id: 'refresh', title: 'POST refresh (refresh token)', connections: CONNECTIONS, method: 'POST', path: '/api/v1/auth/sessions/current/refresh', headers: { ...f.client, ...json }, body: '{}',
+      id: 'refresh',
+      title: 'POST refresh (refresh token)',
+      connections: CONNECTIONS,
+      method: 'POST',
+      path: '/api/v1/auth/sessions/current/refresh',
+      headers: { ...f.client, ...json },
+      body: '{}',
       vary: () => ({ headers: { 'x-latch-refresh-token': pick(f.users).refreshToken } }),
     },
     {
-      id: 'sign-in', title: 'POST password sign-in', connections: CONNECTIONS, method: 'POST', path: '/api/v1/auth/password/sign-in', headers: { ...f.client, ...json },
+      id: 'sign-in',
+      title: 'POST password sign-in',
+      connections: CONNECTIONS,
+      method: 'POST',
+      path: '/api/v1/auth/password/sign-in',
+      headers: { ...f.client, ...json },
       vary: () => ({ body: JSON.stringify({ email: pick(f.users).email, password: PASSWORD }) }),
     },
     {
-      id: 'sign-in-1c', title: 'POST password sign-in', connections: 1, method: 'POST', path: '/api/v1/auth/password/sign-in', headers: { ...f.client, ...json },
+      id: 'sign-in-1c',
+      title: 'POST password sign-in',
+      connections: 1,
+      method: 'POST',
+      path: '/api/v1/auth/password/sign-in',
+      headers: { ...f.client, ...json },
       vary: () => ({ body: JSON.stringify({ email: pick(f.users).email, password: PASSWORD }) }),
     },
     {
-      id: 'sign-up', title: 'POST password sign-up (unique emails)', connections: CONNECTIONS, method: 'POST', path: '/api/v1/auth/password/sign-up', headers: { ...f.client, ...json },
+      id: 'sign-up',
+      title: 'POST password sign-up (unique emails)',
+      connections: CONNECTIONS,
+      method: 'POST',
+      path: '/api/v1/auth/password/sign-up',
+      headers: { ...f.client, ...json },
       vary: () => ({ body: JSON.stringify({ email: `su-${runId}-${++signUps}@bench.example`, password: PASSWORD }) }),
     },
   ];
-  for (const [conns, suffix] of [[CONNECTIONS, ''], [1, '-1c']] as const) {
+  for (const [conns, suffix] of [
+    [CONNECTIONS, ''],
+    [1, '-1c'],
+  ] as const) {
     // The real check a backend makes: does this member hold the deepest permission in the team?
     // GET /team-permissions?team_id&user_id&permission_id (recursive by default), server key.
     const permPath = (userId: string) => `/api/v1/team-permissions?team_id=${perms?.teamId ?? ''}&user_id=${userId}&permission_id=${perms?.deepest ?? ''}`;
     list.push({
-      id: `perm${suffix}`, title: `Recursive permission check (${PERMISSION_DEPTH} levels, ${TEAM_MEMBERS.toLocaleString('en')} members)`, connections: conns, method: 'GET', path: permPath(perms?.memberIds[0] ?? ''), headers: f.server, needsSeed: true,
+      id: `perm${suffix}`,
+      title: `Recursive permission check (${PERMISSION_DEPTH} levels, ${TEAM_MEMBERS.toLocaleString('en')} members)`,
+      connections: conns,
+      method: 'GET',
+      path: permPath(perms?.memberIds[0] ?? ''),
+      headers: f.server,
+      needsSeed: true,
       vary: () => ({ path: permPath(pick(perms?.memberIds ?? [''])) }),
     });
     list.push(
-      { id: `list-first${suffix}`, title: 'GET /users first page (1 M users)', connections: conns, method: 'GET', path: '/api/v1/users', headers: f.server, needsSeed: true },
       {
-        id: `list-deep${suffix}`, title: 'GET /users deep cursor page', connections: conns, method: 'GET', path: '/api/v1/users', headers: f.server, needsSeed: true,
+        id: `list-first${suffix}`,
+        title: 'GET /users first page (1 M users)',
+        connections: conns,
+        method: 'GET',
+        path: '/api/v1/users',
+        headers: f.server,
+        needsSeed: true,
+      },
+      {
+        id: `list-deep${suffix}`,
+        title: 'GET /users deep cursor page',
+        connections: conns,
+        method: 'GET',
+        path: '/api/v1/users',
+        headers: f.server,
+        needsSeed: true,
         vary: () => ({ path: `/api/v1/users?cursor=${pick(deepCursors)}` }),
       },
       {
-        id: `search${suffix}`, title: 'GET /users?query=<email local part> (≈1 match)', connections: conns, method: 'GET', path: '/api/v1/users', headers: f.server, needsSeed: true,
+        id: `search${suffix}`,
+        title: 'GET /users?query=<email local part> (≈1 match)',
+        connections: conns,
+        method: 'GET',
+        path: '/api/v1/users',
+        headers: f.server,
+        needsSeed: true,
         vary: () => ({ path: `/api/v1/users?query=${encodeURIComponent(pick(searchTerms))}` }),
       },
       {
-        id: `search-broad${suffix}`, title: 'GET /users?query=<first.last> (400 matches)', connections: conns, method: 'GET', path: '/api/v1/users', headers: f.server, needsSeed: true,
+        id: `search-broad${suffix}`,
+        title: 'GET /users?query=<first.last> (400 matches)',
+        connections: conns,
+        method: 'GET',
+        path: '/api/v1/users',
+        headers: f.server,
+        needsSeed: true,
         vary: () => ({ path: `/api/v1/users?query=${encodeURIComponent(pick(broadTerms))}` }),
       },
     );
@@ -253,10 +337,16 @@ function latchScenarios(f: Fixture, deepCursors: string[], searchTerms: string[]
 async function sanityCheck(proc: ServerProc, s: Scenario): Promise<void> {
   const url = proc.url;
   if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
-    throw new Error(`the server is gone before ${s.id} (exit ${proc.child.exitCode ?? proc.child.signalCode}); its stderr ends with:\n${proc.stderr().split('\n').slice(-30).join('\n')}`);
+    throw new Error(
+      `the server is gone before ${s.id} (exit ${proc.child.exitCode ?? proc.child.signalCode}); its stderr ends with:\n${proc.stderr().split('\n').slice(-30).join('\n')}`,
+    );
   }
   const v = s.vary?.() ?? {};
-  const res = await fetch(`${url}${v.path ?? s.path}`, { method: s.method, headers: { ...s.headers, ...(v.headers ?? {}) }, ...(s.method === 'POST' ? { body: v.body ?? s.body ?? '{}' } : {}) });
+  const res = await fetch(`${url}${v.path ?? s.path}`, {
+    method: s.method,
+    headers: { ...s.headers, ...(v.headers ?? {}) },
+    ...(s.method === 'POST' ? { body: v.body ?? s.body ?? '{}' } : {}),
+  });
   if (!res.ok) throw new Error(`${s.id}: sanity request answered ${res.status} ${(await res.text()).slice(0, 400)}`);
 }
 
@@ -271,15 +361,26 @@ let retries = 0;
 
 async function measure(proc: ServerProc, s: Scenario, target: Measured['target'], withLoopStats: boolean): Promise<Measured> {
   await sanityCheck(proc, s);
-  const load = { url: `${proc.url}${s.path}`, connections: s.connections, method: s.method, headers: s.headers, ...(s.body !== undefined ? { body: s.body } : {}), ...(s.vary ? { vary: s.vary } : {}) };
+  const load = {
+    url: `${proc.url}${s.path}`,
+    connections: s.connections,
+    method: s.method,
+    headers: s.headers,
+    ...(s.body !== undefined ? { body: s.body } : {}),
+    ...(s.vary ? { vary: s.vary } : {}),
+  };
   if (WARMUP > 0) await runLoad({ ...load, durationSec: WARMUP });
   let best: Measured | null = null;
   for (let attempt = 1; ; attempt++) {
     const m = await measureOnce(proc, s, target, withLoopStats, load);
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
-      throw new Error(`${target} server died during ${s.id} (exit ${proc.child.exitCode ?? proc.child.signalCode}); its stderr ends with:\n${proc.stderr().split('\n').slice(-30).join('\n')}`);
+      throw new Error(
+        `${target} server died during ${s.id} (exit ${proc.child.exitCode ?? proc.child.signalCode}); its stderr ends with:\n${proc.stderr().split('\n').slice(-30).join('\n')}`,
+      );
     }
-    log(`  ${target.padEnd(5)} ${s.id.padEnd(16)} ${fmt(m.result.rps, 0).padStart(7)} req/s  p50 ${fmt(m.result.p50, 1)} ms  p99 ${fmt(m.result.p99, 1)} ms  non-2xx ${m.result.non2xx}  errors ${m.result.errors + m.result.timeouts}  peak RSS ${mb(m.peakRssBytes)} MB  CPU/req ${fmt(m.cpu.server, 0)} µs + PG ${fmt(m.cpu.postgres, 0)} µs  other processes ${(100 * m.foreignCpuShare).toFixed(0)} % CPU${m.loop ? `  loop delay p99 ${m.loop.p99} / max ${m.loop.max} ms` : ''}${Object.keys(m.result.statuses).length ? `  statuses ${JSON.stringify(m.result.statuses)}` : ''}${attempt > 1 ? `  (attempt ${attempt})` : ''}`);
+    log(
+      `  ${target.padEnd(5)} ${s.id.padEnd(16)} ${fmt(m.result.rps, 0).padStart(7)} req/s  p50 ${fmt(m.result.p50, 1)} ms  p99 ${fmt(m.result.p99, 1)} ms  non-2xx ${m.result.non2xx}  errors ${m.result.errors + m.result.timeouts}  peak RSS ${mb(m.peakRssBytes)} MB  CPU/req ${fmt(m.cpu.server, 0)} µs + PG ${fmt(m.cpu.postgres, 0)} µs  other processes ${(100 * m.foreignCpuShare).toFixed(0)} % CPU${m.loop ? `  loop delay p99 ${m.loop.p99} / max ${m.loop.max} ms` : ''}${Object.keys(m.result.statuses).length ? `  statuses ${JSON.stringify(m.result.statuses)}` : ''}${attempt > 1 ? `  (attempt ${attempt})` : ''}`,
+    );
     // An attempt with failed responses never replaces a clean one: its figures measure the
     // failures (e.g. fast 429s), not the scenario. Among equals, the quieter attempt is kept.
     const failures = (x: Measured) => x.result.non2xx + x.result.errors + x.result.timeouts;
@@ -291,12 +392,24 @@ async function measure(proc: ServerProc, s: Scenario, target: Measured['target']
   return best;
 }
 
-async function measureOnce(proc: ServerProc, s: Scenario, target: Measured['target'], withLoopStats: boolean, load: Omit<LoadOptions, 'durationSec'>): Promise<Measured> {
+async function measureOnce(
+  proc: ServerProc,
+  s: Scenario,
+  target: Measured['target'],
+  withLoopStats: boolean,
+  load: Omit<LoadOptions, 'durationSec'>,
+): Promise<Measured> {
   resetPeakRss(proc.pid);
   if (withLoopStats) await loopDelay(proc.url); // resets the server's histogram
   const before = { server: cpuMs(proc.pid), postgres: postgresCpuByPid(DB_NAME), load: process.cpuUsage(), machine: machineBusyMs(), at: performance.now() };
   const result = await runLoad({ ...load, durationSec: DURATION });
-  const after = { server: cpuMs(proc.pid), postgres: postgresCpuByPid(DB_NAME), load: process.cpuUsage(before.load), machine: machineBusyMs(), at: performance.now() };
+  const after = {
+    server: cpuMs(proc.pid),
+    postgres: postgresCpuByPid(DB_NAME),
+    load: process.cpuUsage(before.load),
+    machine: machineBusyMs(),
+    at: performance.now(),
+  };
   const postgresMs = postgresCpuDelta(before.postgres, after.postgres);
   const ownMs = (after.server ?? 0) - (before.server ?? 0) + postgresMs + (after.load.user + after.load.system) / 1000;
   const foreignCpuShare = Math.max(0, after.machine - before.machine - ownMs) / ((after.at - before.at) * cpus().length);
@@ -344,7 +457,9 @@ async function runPeer(): Promise<{ rows: PeerRow[]; peakRssBytes: number | null
   if (!existsSync(PEER_SCRIPT)) return { error: `${PEER_SCRIPT} not found` };
   const t0 = performance.now();
   const port = Number(env.PEER_PORT ?? 3905);
-  const child = track(spawn('bash', [PEER_SCRIPT, String(DURATION), String(CONNECTIONS)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, PEER_PORT: String(port) } }));
+  const child = track(
+    spawn('bash', [PEER_SCRIPT, String(DURATION), String(CONNECTIONS)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, PEER_PORT: String(port) } }),
+  );
   let out = '';
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -410,7 +525,13 @@ async function timeStart(extraEnv: Record<string, string>, database: 'pglite' | 
   if (database === 'postgres') e.DATABASE_URL = dbUrl(DB_NAME);
   delete e.LATCH_BENCH_STATS;
   const t0 = performance.now();
-  const child = track(spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env: e, stdio: ['ignore', 'ignore', env.BENCH_VERBOSE === '1' ? 'inherit' : 'ignore'] }));
+  const child = track(
+    spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: ROOT,
+      env: e,
+      stdio: ['ignore', 'ignore', env.BENCH_VERBOSE === '1' ? 'inherit' : 'ignore'],
+    }),
+  );
   try {
     return await waitForHttp(`http://127.0.0.1:${port}/health`, t0, 120_000, 5);
   } finally {
@@ -437,7 +558,16 @@ async function sdkSize(): Promise<{ entry: string; minified: number; gzipped: nu
   if (!existsSync(entry)) return { missing: 'sdk not built yet (no sdk/index.ts)' };
   try {
     const esbuild = await import('esbuild');
-    const result = await esbuild.build({ entryPoints: [entry], bundle: true, minify: true, platform: 'browser', format: 'esm', target: 'es2020', write: false, logLevel: 'silent' });
+    const result = await esbuild.build({
+      entryPoints: [entry],
+      bundle: true,
+      minify: true,
+      platform: 'browser',
+      format: 'esm',
+      target: 'es2020',
+      write: false,
+      logLevel: 'silent',
+    });
     const code = result.outputFiles[0]!.contents;
     return { entry: 'sdk/index.ts', minified: code.length, gzipped: gzipSync(code, { level: 9 }).length };
   } catch (error) {
@@ -465,8 +595,13 @@ function ratio(a: number | undefined, b: number | undefined): string {
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  log(`Latch bench: ${DURATION} s per scenario (+${WARMUP} s warm-up), ${CONNECTIONS} connections, ${USERS.toLocaleString('en')} seeded users${PROFILE ? ', CPU profiling' : ''}`);
-  if (startLoad[0]! > 0.5) log(`note: load average ${startLoad.map((x) => x.toFixed(2)).join(' / ')}: other processes are busy; figures will be noisier (the report shows how much CPU they took)`);
+  log(
+    `Latch bench: ${DURATION} s per scenario (+${WARMUP} s warm-up), ${CONNECTIONS} connections, ${USERS.toLocaleString('en')} seeded users${PROFILE ? ', CPU profiling' : ''}`,
+  );
+  if (startLoad[0]! > 0.5)
+    log(
+      `note: load average ${startLoad.map((x) => x.toFixed(2)).join(' / ')}: other processes are busy; figures will be noisier (the report shows how much CPU they took)`,
+    );
   ensurePostgres();
   const [{ version: pgVersion }] = (await adminQuery<{ version: string }>("SELECT current_setting('server_version') AS version")) as [{ version: string }];
   await adminQuery(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
@@ -480,7 +615,10 @@ async function main(): Promise<void> {
   let latchLabel = 'setup';
   const fixture = await setUpProject(latch.url);
   const jwks = await (await fetch(`${latch.url}/api/v1/projects/${fixture.projectId}/.well-known/jwks.json`)).text();
-  const [hashRow] = await benchDbQuery<{ password_hash: string }>('SELECT password_hash FROM users WHERE tenancy_id = $1 AND password_hash IS NOT NULL LIMIT 1', [fixture.tenancyId]);
+  const [hashRow] = await benchDbQuery<{ password_hash: string }>(
+    'SELECT password_hash FROM users WHERE tenancy_id = $1 AND password_hash IS NOT NULL LIMIT 1',
+    [fixture.tenancyId],
+  );
   const argonParams = /^\$argon2id\$v=\d+\$([^$]+)\$/.exec(hashRow!.password_hash)?.[1] ?? 'unknown';
   log(`project ${fixture.projectId}, ${fixture.users.length} bench users signed up over HTTP (password hash: argon2id ${argonParams})`);
 
@@ -514,17 +652,28 @@ async function main(): Promise<void> {
     // The chain of definitions over HTTP, deepest first (a definition may only contain existing ones).
     for (let level = PERMISSION_DEPTH - 1; level >= 0; level--) {
       const res = await call(latch.url, '/team-permission-definitions', {
-        body: { id: permissionLevel(level), description: `bench level ${level}`, ...(level < PERMISSION_DEPTH - 1 ? { contained_permission_ids: [permissionLevel(level + 1)] } : {}) },
+        body: {
+          id: permissionLevel(level),
+          description: `bench level ${level}`,
+          ...(level < PERMISSION_DEPTH - 1 ? { contained_permission_ids: [permissionLevel(level + 1)] } : {}),
+        },
         headers: fixture.admin,
       });
       expectStatus(`permission definition ${level}`, res, 201);
     }
     perms = await seedTeamPermissions(dbUrl(DB_NAME), fixture.tenancyId, TEAM_MEMBERS);
-    log(`  permission check: ${PERMISSION_DEPTH}-level chain, team of ${perms.memberIds.length.toLocaleString('en')} members each granted the top; seeded in ${perms.seconds.toFixed(1)} s`);
+    log(
+      `  permission check: ${PERMISSION_DEPTH}-level chain, team of ${perms.memberIds.length.toLocaleString('en')} members each granted the top; seeded in ${perms.seconds.toFixed(1)} s`,
+    );
     // The check must really find the deepest permission through all the levels.
-    const probe = await call<{ items: Array<{ id: string }> }>(latch.url, `/team-permissions?team_id=${perms.teamId}&user_id=${perms.memberIds[0]}&permission_id=${perms.deepest}`, { headers: fixture.server });
+    const probe = await call<{ items: Array<{ id: string }> }>(
+      latch.url,
+      `/team-permissions?team_id=${perms.teamId}&user_id=${perms.memberIds[0]}&permission_id=${perms.deepest}`,
+      { headers: fixture.server },
+    );
     expectStatus('permission check probe', probe, 200);
-    if (probe.body.items.length !== 1 || probe.body.items[0]!.id !== perms.deepest) throw new Error(`the permission check did not find ${perms.deepest}: ${JSON.stringify(probe.body)}`);
+    if (probe.body.items.length !== 1 || probe.body.items[0]!.id !== perms.deepest)
+      throw new Error(`the permission check did not find ${perms.deepest}: ${JSON.stringify(probe.body)}`);
   }
 
   // --- Peer: run in the middle of Latch's scenarios, right after the ones it is compared with ---
@@ -543,7 +692,11 @@ async function main(): Promise<void> {
       if ('rows' in again && (again.foreignCpuShare ?? 1) < (result.foreignCpuShare ?? 1)) result = again;
     }
     if ('error' in result) log(`  peer failed: ${result.error}`);
-    else for (const row of result.rows) log(`  peer  ${row.name.padEnd(20)} ${fmt(row.req_per_s_avg, 0).padStart(7)} req/s  p50 ${row.latency_ms_p50} ms  p99 ${row.latency_ms_p99} ms  non-2xx ${row.non2xx}  errors ${row.errors + row.timeouts}  (server peak RSS over both runs ${mb(result.peakRssBytes)} MB; other processes ${result.foreignCpuShare === null ? '?' : (100 * result.foreignCpuShare).toFixed(0)} % CPU; run.sh took ${result.seconds.toFixed(0)} s)`);
+    else
+      for (const row of result.rows)
+        log(
+          `  peer  ${row.name.padEnd(20)} ${fmt(row.req_per_s_avg, 0).padStart(7)} req/s  p50 ${row.latency_ms_p50} ms  p99 ${row.latency_ms_p99} ms  non-2xx ${row.non2xx}  errors ${row.errors + row.timeouts}  (server peak RSS over both runs ${mb(result.peakRssBytes)} MB; other processes ${result.foreignCpuShare === null ? '?' : (100 * result.foreignCpuShare).toFixed(0)} % CPU; run.sh took ${result.seconds.toFixed(0)} s)`,
+        );
     peer = result;
   };
   const comparedWithPeer = ['me', 'refresh', 'sign-in'].filter(selected);
@@ -557,7 +710,15 @@ async function main(): Promise<void> {
         name: 'floor',
         args: ['bench/floor-server.mjs'],
         cwd: ROOT,
-        env: { ...env, DATABASE_URL: dbUrl(DB_NAME), PORT: '0', DATABASE_POOL_SIZE: String(POOL_SIZE), FLOOR_JWKS: jwks, FLOOR_TENANCY_ID: fixture.tenancyId, FLOOR_PROJECT_ID: fixture.projectId },
+        env: {
+          ...env,
+          DATABASE_URL: dbUrl(DB_NAME),
+          PORT: '0',
+          DATABASE_POOL_SIZE: String(POOL_SIZE),
+          FLOOR_JWKS: jwks,
+          FLOOR_TENANCY_ID: fixture.tenancyId,
+          FLOOR_PROJECT_ID: fixture.projectId,
+        },
         ready: /floor listening on (\d+)/,
       })
     : null;
@@ -568,7 +729,16 @@ async function main(): Promise<void> {
         name: 'floor-prepared',
         args: ['bench/floor-server.mjs'],
         cwd: ROOT,
-        env: { ...env, DATABASE_URL: dbUrl(DB_NAME), PORT: '0', DATABASE_POOL_SIZE: String(POOL_SIZE), FLOOR_JWKS: jwks, FLOOR_TENANCY_ID: fixture.tenancyId, FLOOR_PROJECT_ID: fixture.projectId, FLOOR_NAMED_STATEMENTS: '1' },
+        env: {
+          ...env,
+          DATABASE_URL: dbUrl(DB_NAME),
+          PORT: '0',
+          DATABASE_POOL_SIZE: String(POOL_SIZE),
+          FLOOR_JWKS: jwks,
+          FLOOR_TENANCY_ID: fixture.tenancyId,
+          FLOOR_PROJECT_ID: fixture.projectId,
+          FLOOR_NAMED_STATEMENTS: '1',
+        },
         ready: /floor listening on (\d+)/,
       })
     : null;
@@ -608,7 +778,10 @@ async function main(): Promise<void> {
   await floor?.stop();
   await floorPrepared?.stop();
   // Errors the server logged (an unexpected 500 is logged with its stack): shown, and counted in the report.
-  const serverErrors = latch.stderr().split('\n').filter((line) => line.trim() !== '');
+  const serverErrors = latch
+    .stderr()
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   if (serverErrors.length) {
     log(`Latch wrote ${serverErrors.length} line(s) to stderr during the run; the first ones:`);
     for (const line of serverErrors.slice(0, 15)) log(`  | ${line.slice(0, 300)}`);
@@ -619,10 +792,16 @@ async function main(): Promise<void> {
   if (!ONLY && !PROFILE) {
     log('cold start…');
     cold = await coldStarts();
-    log(`  PGlite new folder ${cold.pgliteFirst.toFixed(0)} ms; existing folder ${cold.pgliteExisting.map((x) => x.toFixed(0)).join(' / ')} ms; PostgreSQL existing database ${cold.postgresExisting.map((x) => x.toFixed(0)).join(' / ')} ms`);
+    log(
+      `  PGlite new folder ${cold.pgliteFirst.toFixed(0)} ms; existing folder ${cold.pgliteExisting.map((x) => x.toFixed(0)).join(' / ')} ms; PostgreSQL existing database ${cold.postgresExisting.map((x) => x.toFixed(0)).join(' / ')} ms`,
+    );
   }
   const sdk = await sdkSize();
-  log('missing' in sdk ? `SDK: ${sdk.missing}` : `SDK: ${sdk.entry} minified ${(sdk.minified / 1024).toFixed(1)} KiB, gzipped ${(sdk.gzipped / 1024).toFixed(1)} KiB`);
+  log(
+    'missing' in sdk
+      ? `SDK: ${sdk.missing}`
+      : `SDK: ${sdk.entry} minified ${(sdk.minified / 1024).toFixed(1)} KiB, gzipped ${(sdk.gzipped / 1024).toFixed(1)} KiB`,
+  );
 
   if (env.BENCH_KEEP_DB !== '1') await adminQuery(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`).catch(() => undefined);
   rmSync(dataDir, { recursive: true, force: true });
@@ -666,16 +845,21 @@ function buildReport(input: ReportInput) {
   const peerSignIn = peerRows.find((r) => r.name.includes('sign-in'));
   const peerFor: Record<string, PeerRow | undefined> = { me: peerSession, 'sign-in': peerSignIn };
 
-  const header = '| Scenario | Server | Conns | req/s | p50 ms | p99 ms | non-2xx | errors | peak RSS MB | CPU µs/req server + PG | loop delay p99 / max ms | other procs CPU² | × floor | × Better Auth |';
+  const header =
+    '| Scenario | Server | Conns | req/s | p50 ms | p99 ms | non-2xx | errors | peak RSS MB | CPU µs/req server + PG | loop delay p99 / max ms | other procs CPU² | × floor | × Better Auth |';
   const sep = '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
   const lines = [header, sep];
   for (const r of results) {
     const floor = r.target === 'latch' ? get('floor', r.scenario.id) : undefined;
     const peerRow = r.target === 'latch' ? peerFor[r.scenario.id] : undefined;
-    lines.push(`| ${r.scenario.title} | ${r.target === 'latch' ? 'Latch' : r.target === 'floor' ? 'floor' : 'floor, prepared statements³'} | ${r.scenario.connections} | ${fmt(r.result.rps, 0)} | ${fmt(r.result.p50, 1)} | ${fmt(r.result.p99, 1)} | ${r.result.non2xx} | ${r.result.errors + r.result.timeouts} | ${mb(r.peakRssBytes)} | ${fmt(r.cpu.server, 0)} + ${fmt(r.cpu.postgres, 0)} | ${r.loop ? `${fmt(r.loop.p99, 1)} / ${fmt(r.loop.max, 1)}` : '–'} | ${pct(r.foreignCpuShare)} | ${ratio(r.result.rps, floor?.result.rps)} | ${ratio(r.result.rps, peerRow?.req_per_s_avg)} |`);
+    lines.push(
+      `| ${r.scenario.title} | ${r.target === 'latch' ? 'Latch' : r.target === 'floor' ? 'floor' : 'floor, prepared statements³'} | ${r.scenario.connections} | ${fmt(r.result.rps, 0)} | ${fmt(r.result.p50, 1)} | ${fmt(r.result.p99, 1)} | ${r.result.non2xx} | ${r.result.errors + r.result.timeouts} | ${mb(r.peakRssBytes)} | ${fmt(r.cpu.server, 0)} + ${fmt(r.cpu.postgres, 0)} | ${r.loop ? `${fmt(r.loop.p99, 1)} / ${fmt(r.loop.max, 1)}` : '–'} | ${pct(r.foreignCpuShare)} | ${ratio(r.result.rps, floor?.result.rps)} | ${ratio(r.result.rps, peerRow?.req_per_s_avg)} |`,
+    );
   }
   for (const row of peerRows) {
-    lines.push(`| Better Auth ${row.name} | Better Auth 1.7 | ${CONNECTIONS} | ${fmt(row.req_per_s_avg, 0)} | ${fmt(row.latency_ms_p50, 1)} | ${fmt(row.latency_ms_p99, 1)} | ${row.non2xx} | ${row.errors + row.timeouts} | ${mb(peer && 'rows' in peer ? peer.peakRssBytes : null)}¹ | – | – | ${pct(peer && 'rows' in peer ? peer.foreignCpuShare : null)}¹ | – | – |`);
+    lines.push(
+      `| Better Auth ${row.name} | Better Auth 1.7 | ${CONNECTIONS} | ${fmt(row.req_per_s_avg, 0)} | ${fmt(row.latency_ms_p50, 1)} | ${fmt(row.latency_ms_p99, 1)} | ${row.non2xx} | ${row.errors + row.timeouts} | ${mb(peer && 'rows' in peer ? peer.peakRssBytes : null)}¹ | – | – | ${pct(peer && 'rows' in peer ? peer.foreignCpuShare : null)}¹ | – | – |`,
+    );
   }
   const table = lines.join('\n');
 
@@ -689,38 +873,109 @@ function buildReport(input: ReportInput) {
   const refreshFloor = get('floor', 'refresh');
   const signIn = get('latch', 'sign-in');
   const verdict = (ok: boolean | undefined | null): boolean | null => (ok === undefined || ok === null ? null : ok);
-  v.push({ target: '/users/me ≥ 5× Better Auth session check', measured: me && peerSession ? `${fmt(me.result.rps, 0)} vs ${fmt(peerSession.req_per_s_avg, 0)} req/s = ${ratio(me.result.rps, peerSession.req_per_s_avg)}` : 'not measured', met: verdict(me && peerSession?.req_per_s_avg ? me.result.rps >= 5 * peerSession.req_per_s_avg : null) });
-  v.push({ target: '/users/me ≥ 0.8× floor', measured: me && meFloor ? `${fmt(me.result.rps, 0)} vs ${fmt(meFloor.result.rps, 0)} req/s = ${ratio(me.result.rps, meFloor.result.rps)}` : 'not measured', met: verdict(me && meFloor ? me.result.rps >= 0.8 * meFloor.result.rps : null) });
-  v.push({ target: `/users/me p99 < 50 ms at ${CONNECTIONS} connections`, measured: me ? `p99 ${fmt(me.result.p99, 1)} ms` : 'not measured', met: verdict(me ? me.result.p99 < 50 : null) });
+  v.push({
+    target: '/users/me ≥ 5× Better Auth session check',
+    measured:
+      me && peerSession
+        ? `${fmt(me.result.rps, 0)} vs ${fmt(peerSession.req_per_s_avg, 0)} req/s = ${ratio(me.result.rps, peerSession.req_per_s_avg)}`
+        : 'not measured',
+    met: verdict(me && peerSession?.req_per_s_avg ? me.result.rps >= 5 * peerSession.req_per_s_avg : null),
+  });
+  v.push({
+    target: '/users/me ≥ 0.8× floor',
+    measured: me && meFloor ? `${fmt(me.result.rps, 0)} vs ${fmt(meFloor.result.rps, 0)} req/s = ${ratio(me.result.rps, meFloor.result.rps)}` : 'not measured',
+    met: verdict(me && meFloor ? me.result.rps >= 0.8 * meFloor.result.rps : null),
+  });
+  v.push({
+    target: `/users/me p99 < 50 ms at ${CONNECTIONS} connections`,
+    measured: me ? `p99 ${fmt(me.result.p99, 1)} ms` : 'not measured',
+    met: verdict(me ? me.result.p99 < 50 : null),
+  });
   // Reported, not a target: the floor as defined runs unnamed statements; Latch names its hot ones.
-  for (const [id, label, latchRow] of [['me', '/users/me', me], ['refresh', 'refresh', refresh]] as const) {
+  for (const [id, label, latchRow] of [
+    ['me', '/users/me', me],
+    ['refresh', 'refresh', refresh],
+  ] as const) {
     const prepared = get('floor-prepared', id);
-    if (latchRow && prepared) v.push({ target: `${label} vs the floor with prepared statements³ (reported)`, measured: `${fmt(latchRow.result.rps, 0)} vs ${fmt(prepared.result.rps, 0)} req/s = ${ratio(latchRow.result.rps, prepared.result.rps)}`, met: null });
+    if (latchRow && prepared)
+      v.push({
+        target: `${label} vs the floor with prepared statements³ (reported)`,
+        measured: `${fmt(latchRow.result.rps, 0)} vs ${fmt(prepared.result.rps, 0)} req/s = ${ratio(latchRow.result.rps, prepared.result.rps)}`,
+        met: null,
+      });
   }
-  v.push({ target: 'refresh ≥ 0.8× floor', measured: refresh && refreshFloor ? `${fmt(refresh.result.rps, 0)} vs ${fmt(refreshFloor.result.rps, 0)} req/s = ${ratio(refresh.result.rps, refreshFloor.result.rps)}` : 'not measured', met: verdict(refresh && refreshFloor ? refresh.result.rps >= 0.8 * refreshFloor.result.rps : null) });
-  v.push({ target: `sign-in ≥ 5× Better Auth (argon2id ${input.argonParams} vs Better Auth's scrypt)`, measured: signIn && peerSignIn ? `${fmt(signIn.result.rps, 1)} vs ${fmt(peerSignIn.req_per_s_avg, 1)} req/s = ${ratio(signIn.result.rps, peerSignIn.req_per_s_avg)}` : 'not measured', met: verdict(signIn && peerSignIn?.req_per_s_avg ? signIn.result.rps >= 5 * peerSignIn.req_per_s_avg : null) });
+  v.push({
+    target: 'refresh ≥ 0.8× floor',
+    measured:
+      refresh && refreshFloor
+        ? `${fmt(refresh.result.rps, 0)} vs ${fmt(refreshFloor.result.rps, 0)} req/s = ${ratio(refresh.result.rps, refreshFloor.result.rps)}`
+        : 'not measured',
+    met: verdict(refresh && refreshFloor ? refresh.result.rps >= 0.8 * refreshFloor.result.rps : null),
+  });
+  v.push({
+    target: `sign-in ≥ 5× Better Auth (argon2id ${input.argonParams} vs Better Auth's scrypt)`,
+    measured:
+      signIn && peerSignIn
+        ? `${fmt(signIn.result.rps, 1)} vs ${fmt(peerSignIn.req_per_s_avg, 1)} req/s = ${ratio(signIn.result.rps, peerSignIn.req_per_s_avg)}`
+        : 'not measured',
+    met: verdict(signIn && peerSignIn?.req_per_s_avg ? signIn.result.rps >= 5 * peerSignIn.req_per_s_avg : null),
+  });
   // "Blocked" = synchronous work on the event loop. At 1 connection the CPU is not saturated, so a
   // hash on the loop would show as a delay of about its own duration (tens of ms); at 50
   // connections the delay also contains CPU contention (2 cores: hashing threads, PostgreSQL, load).
   const signIn1 = get('latch', 'sign-in-1c');
-  v.push({ target: 'sign-in never blocks the event loop: 1 connection, loop delay p99 < 5 ms', measured: signIn1?.loop ? `p99 ${fmt(signIn1.loop.p99, 1)} ms, max ${fmt(signIn1.loop.max, 1)} ms` : 'not measured', met: verdict(signIn1?.loop ? signIn1.loop.p99 < 5 : null) });
-  v.push({ target: `sign-in never blocks the event loop: ${CONNECTIONS} connections, loop delay p99 < 20 ms`, measured: signIn?.loop ? `p99 ${fmt(signIn.loop.p99, 1)} ms, max ${fmt(signIn.loop.max, 1)} ms (GET /users/me at the same load: p99 ${fmt(me?.loop?.p99, 1)} ms)` : 'not measured', met: verdict(signIn?.loop ? signIn.loop.p99 < 20 : null) });
-  for (const [id, name] of [['list-first-1c', 'first page'], ['list-deep-1c', 'deep cursor page'], ['search-1c', 'email search'], ['search-broad-1c', 'broad search (400 matches)']] as const) {
+  v.push({
+    target: 'sign-in never blocks the event loop: 1 connection, loop delay p99 < 5 ms',
+    measured: signIn1?.loop ? `p99 ${fmt(signIn1.loop.p99, 1)} ms, max ${fmt(signIn1.loop.max, 1)} ms` : 'not measured',
+    met: verdict(signIn1?.loop ? signIn1.loop.p99 < 5 : null),
+  });
+  v.push({
+    target: `sign-in never blocks the event loop: ${CONNECTIONS} connections, loop delay p99 < 20 ms`,
+    measured: signIn?.loop
+      ? `p99 ${fmt(signIn.loop.p99, 1)} ms, max ${fmt(signIn.loop.max, 1)} ms (GET /users/me at the same load: p99 ${fmt(me?.loop?.p99, 1)} ms)`
+      : 'not measured',
+    met: verdict(signIn?.loop ? signIn.loop.p99 < 20 : null),
+  });
+  for (const [id, name] of [
+    ['list-first-1c', 'first page'],
+    ['list-deep-1c', 'deep cursor page'],
+    ['search-1c', 'email search'],
+    ['search-broad-1c', 'broad search (400 matches)'],
+  ] as const) {
     const r = get('latch', id);
-    v.push({ target: `1 M-user list: ${name} p50 < 20 ms (1 connection)`, measured: r ? `p50 ${fmt(r.result.p50, 1)} ms (p99 ${fmt(r.result.p99, 1)}; at ${CONNECTIONS} conns p50 ${fmt(get('latch', id.replace('-1c', ''))?.result.p50, 1)} ms)` : 'not measured', met: verdict(r ? r.result.p50 < 20 : null) });
+    v.push({
+      target: `1 M-user list: ${name} p50 < 20 ms (1 connection)`,
+      measured: r
+        ? `p50 ${fmt(r.result.p50, 1)} ms (p99 ${fmt(r.result.p99, 1)}; at ${CONNECTIONS} conns p50 ${fmt(get('latch', id.replace('-1c', ''))?.result.p50, 1)} ms)`
+        : 'not measured',
+      met: verdict(r ? r.result.p50 < 20 : null),
+    });
   }
   const perm1 = get('latch', 'perm-1c');
-  v.push({ target: `permission check < 5 ms (recursive, ${PERMISSION_DEPTH} levels, ${TEAM_MEMBERS.toLocaleString('en')} members; p50 at 1 connection)`, measured: perm1 ? `p50 ${fmt(perm1.result.p50, 1)} ms (p99 ${fmt(perm1.result.p99, 1)}; at ${CONNECTIONS} conns p50 ${fmt(get('latch', 'perm')?.result.p50, 1)} ms)` : 'not measured', met: verdict(perm1 ? perm1.result.p50 < 5 : null) });
-  const sdkText = 'missing' in input.sdk ? input.sdk.missing : `${(input.sdk.gzipped / 1024).toFixed(1)} KiB gzipped (${(input.sdk.minified / 1024).toFixed(1)} KiB minified), ${input.sdk.entry} bundled for the browser with esbuild`;
+  v.push({
+    target: `permission check < 5 ms (recursive, ${PERMISSION_DEPTH} levels, ${TEAM_MEMBERS.toLocaleString('en')} members; p50 at 1 connection)`,
+    measured: perm1
+      ? `p50 ${fmt(perm1.result.p50, 1)} ms (p99 ${fmt(perm1.result.p99, 1)}; at ${CONNECTIONS} conns p50 ${fmt(get('latch', 'perm')?.result.p50, 1)} ms)`
+      : 'not measured',
+    met: verdict(perm1 ? perm1.result.p50 < 5 : null),
+  });
+  const sdkText =
+    'missing' in input.sdk
+      ? input.sdk.missing
+      : `${(input.sdk.gzipped / 1024).toFixed(1)} KiB gzipped (${(input.sdk.minified / 1024).toFixed(1)} KiB minified), ${input.sdk.entry} bundled for the browser with esbuild`;
   v.push({ target: 'client SDK gzipped size (reported)', measured: sdkText, met: null });
-  const coldText = input.cold ? `PGlite existing folder: ${input.cold.pgliteExisting.map((x) => x.toFixed(0)).join(' / ')} ms (new folder ${input.cold.pgliteFirst.toFixed(0)} ms); PostgreSQL existing database ${input.cold.postgresExisting.map((x) => x.toFixed(0)).join(' / ')} ms` : 'not measured';
+  const coldText = input.cold
+    ? `PGlite existing folder: ${input.cold.pgliteExisting.map((x) => x.toFixed(0)).join(' / ')} ms (new folder ${input.cold.pgliteFirst.toFixed(0)} ms); PostgreSQL existing database ${input.cold.postgresExisting.map((x) => x.toFixed(0)).join(' / ')} ms`
+    : 'not measured';
   v.push({ target: 'cold start on an existing data folder (reported; spawn → first /health 200)', measured: coldText, met: null });
   const mark = (m: boolean | null) => (m === null ? '—' : m ? '**met**' : '**missed**');
   const targets = ['| Target | Measured | Verdict |', '|---|---|---|', ...v.map((x) => `| ${x.target} | ${x.measured} | ${mark(x.met)} |`)].join('\n');
 
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const foreign = [...results.map((r) => r.foreignCpuShare), ...(peer && 'rows' in peer && peer.foreignCpuShare !== null ? [peer.foreignCpuShare] : [])];
-  const noise = foreign.length ? `Other processes on the machine used ${(100 * Math.max(...foreign)).toFixed(0)} % of its CPU at most during a scenario (mean ${((100 * foreign.reduce((a, b) => a + b, 0)) / foreign.length).toFixed(0)} %); load average at the start ${startLoad.map((x) => x.toFixed(2)).join(' / ')}; ${retries} noisy window(s) re-measured (the quietest attempt is kept, at most 2 per scenario, BENCH_MAX_NOISE ${(100 * MAX_NOISE).toFixed(0)} %).` : '';
+  const noise = foreign.length
+    ? `Other processes on the machine used ${(100 * Math.max(...foreign)).toFixed(0)} % of its CPU at most during a scenario (mean ${((100 * foreign.reduce((a, b) => a + b, 0)) / foreign.length).toFixed(0)} %); load average at the start ${startLoad.map((x) => x.toFixed(2)).join(' / ')}; ${retries} noisy window(s) re-measured (the quietest attempt is kept, at most 2 per scenario, BENCH_MAX_NOISE ${(100 * MAX_NOISE).toFixed(0)} %).`
+    : '';
   const kernel = execSync('uname -r', { encoding: 'utf8' }).trim();
   const date = new Date().toISOString().replace('T', ' ').slice(0, 16);
   const markdown = [
@@ -731,7 +986,9 @@ function buildReport(input: ReportInput) {
     `**Machine:** ${cpus().length} CPUs (nproc ${cpus().length}, ${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Linux ${kernel}; Node ${process.version}; PostgreSQL ${input.pgVersion} (127.0.0.1:5432, stock settings).`,
     `**Load:** autocannon on loopback, ${DURATION} s per scenario after a ${WARMUP} s warm-up, ${CONNECTIONS} connections unless the table says 1; load generator, servers and PostgreSQL share the 2 cores. Pool size ${POOL_SIZE} everywhere. Latch runs its production entry point (\`tsx server/main.ts\`) in its own process.`,
     noise ? `**Noise:** ${noise}` : '',
-    input.seed ? `**Data:** ${input.seed.users.toLocaleString('en')} users (+ their email channels) in one project, bulk-seeded straight into PostgreSQL in ${input.seed.seconds.toFixed(1)} s (indexes rebuilt, VACUUM ANALYZE); 20 bench users signed up over HTTP (argon2id ${input.argonParams}); tokens and credentials are spread over those 20 users.` : '',
+    input.seed
+      ? `**Data:** ${input.seed.users.toLocaleString('en')} users (+ their email channels) in one project, bulk-seeded straight into PostgreSQL in ${input.seed.seconds.toFixed(1)} s (indexes rebuilt, VACUUM ANALYZE); 20 bench users signed up over HTTP (argon2id ${input.argonParams}); tokens and credentials are spread over those 20 users.`
+      : '',
     '',
     '## Results',
     '',

@@ -84,7 +84,7 @@ function withoutComments(source: string): string {
     const c = source[i]!;
     const next = source[i + 1];
     if (c === '/' && next === '/') {
-      while (i < source.length && source[i] !== '\n') (out += ' '), i++;
+      while (i < source.length && source[i] !== '\n') ((out += ' '), i++);
     } else if (c === '/' && next === '*') {
       const end = source.indexOf('*/', i + 2);
       const stop = end === -1 ? source.length : end + 2;
@@ -133,10 +133,16 @@ function importsOf(file: string): Import[] {
 }
 
 const isTestFile = (file: string) => /\.test\.tsx?$/.test(file) || /(^|\/)test\//.test(file);
-const packageName = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageName = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 const isNodeOnly = (specifier: string) =>
-  specifier.startsWith('node:') || NODE_BUILTINS.has(packageName(specifier)) ||
-  SERVER_ONLY_PACKAGES.includes(packageName(specifier)) || SERVER_ONLY_SCOPES.some((scope) => specifier.startsWith(scope));
+  specifier.startsWith('node:') ||
+  NODE_BUILTINS.has(packageName(specifier)) ||
+  SERVER_ONLY_PACKAGES.includes(packageName(specifier)) ||
+  SERVER_ONLY_SCOPES.some((scope) => specifier.startsWith(scope));
 const isUnder = (target: string, dir: string) => target.startsWith(`${dir}/`);
 
 /** A domain's tRPC router: `router.ts`, `<name>-router.ts`, or a file in a `routers/` folder. */
@@ -156,13 +162,15 @@ interface Rule {
 const RULES: Rule[] = [
   {
     name: 'browser packages never import server/',
-    because: 'sdk/, react-ui/ and admin-web/ ship to browsers and to other apps; share code through contract/ (only `import type { AppRouter } from …/server/router.js` is allowed)',
+    because:
+      'sdk/, react-ui/ and admin-web/ ship to browsers and to other apps; share code through contract/ (only `import type { AppRouter } from …/server/router.js` is allowed)',
     applies: (file) => BROWSER_PACKAGES.some((dir) => isUnder(file, dir)) && !isTestFile(file),
     forbids: (i) => isUnder(i.target, 'server') && !isAppRouterType(i),
   },
   {
     name: 'contract/ is browser-safe',
-    because: 'contract/ is imported by the server, the SDK, the UI kit and the console: it may import only itself and browser-safe packages (zod), never server/, sdk/, react-ui/, admin-web/, Node built-ins or server-only packages',
+    because:
+      'contract/ is imported by the server, the SDK, the UI kit and the console: it may import only itself and browser-safe packages (zod), never server/, sdk/, react-ui/, admin-web/, Node built-ins or server-only packages',
     applies: (file) => isUnder(file, 'contract') && !isTestFile(file),
     forbids: (i) => ['server', ...BROWSER_PACKAGES].some((dir) => isUnder(i.target, dir)) || isNodeOnly(i.target),
   },
@@ -180,7 +188,7 @@ const RULES: Rule[] = [
   },
   {
     name: 'services and queries know no tRPC',
-    because: 'only a domain\'s router.ts speaks tRPC; services take the caller from server/access/ and throw known errors from contract/errors/',
+    because: "only a domain's router.ts speaks tRPC; services take the caller from server/access/ and throw known errors from contract/errors/",
     applies: (file) => isUnder(file, 'server/domains') && !isRouterFile(file) && !isTestFile(file),
     forbids: (i) => isUnder(i.target, 'server/trpc'),
   },
@@ -216,7 +224,9 @@ describe('the import graph', () => {
         violations.push(`[${rule.name}] ${i.file} imports '${i.specifier}'${i.typeOnly ? ' (type-only)' : ''}: ${rule.because}`);
       }
     }
-    const stale = TEMPORARILY_ALLOWED.filter((edge) => !allowedSeen.has(edge)).map((edge) => `TEMPORARILY_ALLOWED lists ${edge}, which no longer occurs: remove it`);
+    const stale = TEMPORARILY_ALLOWED.filter((edge) => !allowedSeen.has(edge)).map(
+      (edge) => `TEMPORARILY_ALLOWED lists ${edge}, which no longer occurs: remove it`,
+    );
     expect([...violations, ...stale], [...violations, ...stale].join('\n')).toEqual([]);
   });
 });

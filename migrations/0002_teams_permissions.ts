@@ -96,7 +96,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['user_team_api_keys', 'team_invitations', 'project_permission_grants', 'team_permission_grants', 'permission_inclusions', 'permission_definitions']) {
+  for (const table of [
+    'user_team_api_keys',
+    'team_invitations',
+    'project_permission_grants',
+    'team_permission_grants',
+    'permission_inclusions',
+    'permission_definitions',
+  ]) {
     await sql`DROP TABLE IF EXISTS ${sql.table(table)} CASCADE`.execute(db);
   }
 }

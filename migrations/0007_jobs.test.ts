@@ -19,7 +19,12 @@ const dir = mkdtempSync(path.join(tmpdir(), 'latch-0007-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const migrator = (db: Awaited<ReturnType<typeof openDatabase>>['db']) =>
-  new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableName: 'latch_migrations', migrationLockTableName: 'latch_migrations_lock' });
+  new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'latch_migrations',
+    migrationLockTableName: 'latch_migrations_lock',
+  });
 
 it('turns pending emails into pending jobs (nothing lost at upgrade), and the upgraded server settles them', { timeout: 120_000 }, async () => {
   const env = testEnv({ email: { pollIntervalMs: 20 } });
@@ -32,14 +37,28 @@ it('turns pending emails into pending jobs (nothing lost at upgrade), and the up
     const before = await migrator(db).migrateTo('0006_auth_claims');
     expect(before.error).toBeUndefined();
     // Written as the pre-0007 server wrote them (email_outbox had next_attempt_at then).
-    for (const [id, state, attempts, error] of [[pending, 'pending', 2, 'The SMTP server refused the connection.'], [sent, 'sent', 1, null]] as const) {
+    for (const [id, state, attempts, error] of [
+      [pending, 'pending', 2, 'The SMTP server refused the connection.'],
+      [sent, 'sent', 1, null],
+    ] as const) {
       const body = sealEmailBody(env.secret, id, { html: '<p>hello</p>', text: 'hello' });
       await sql`INSERT INTO email_outbox (id, tenancy_id, to_email, subject, html, text, state, attempts, error, next_attempt_at)
         VALUES (${id}, NULL, 'upgrade@example.com', 'Before the upgrade', ${body.html}, ${body.text}, ${state}, ${attempts}, ${error}, ${due})`.execute(db);
     }
     expect((await migrator(db).migrateToLatest()).error).toBeUndefined();
     const jobs = await db.selectFrom('jobs').selectAll().execute();
-    expect(jobs).toEqual([expect.objectContaining({ id: pending, kind: 'email', tenancy_id: null, payload: { email_id: pending }, status: 'pending', attempts: 2, last_error: 'The SMTP server refused the connection.', leased_at: null })]);
+    expect(jobs).toEqual([
+      expect.objectContaining({
+        id: pending,
+        kind: 'email',
+        tenancy_id: null,
+        payload: { email_id: pending },
+        status: 'pending',
+        attempts: 2,
+        last_error: 'The SMTP server refused the connection.',
+        leased_at: null,
+      }),
+    ]);
     expect(jobs[0]!.next_attempt_at.getTime()).toBe(due.getTime());
 
     // Down and up again: the due time goes back to the email row and returns to its job.
@@ -65,8 +84,14 @@ it('turns pending emails into pending jobs (nothing lost at upgrade), and the up
       if (Date.now() - started > 15_000) throw new Error(`the pending email stayed ${JSON.stringify(row)}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    expect(await latch.deps.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', pending).executeTakeFirstOrThrow()).toEqual({ status: 'done', attempts: 3 });
-    expect(await latch.deps.db.selectFrom('email_outbox').select(['state', 'attempts']).where('id', '=', sent).executeTakeFirstOrThrow()).toEqual({ state: 'sent', attempts: 1 });
+    expect(await latch.deps.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', pending).executeTakeFirstOrThrow()).toEqual({
+      status: 'done',
+      attempts: 3,
+    });
+    expect(await latch.deps.db.selectFrom('email_outbox').select(['state', 'attempts']).where('id', '=', sent).executeTakeFirstOrThrow()).toEqual({
+      state: 'sent',
+      attempts: 1,
+    });
   } finally {
     await latch.close();
   }

@@ -51,7 +51,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`ALTER TABLE email_outbox ADD COLUMN next_attempt_at timestamptz NOT NULL DEFAULT now()`.execute(db);
   // Pending emails keep their due time (or their lease) on the way back.
-  await sql`UPDATE email_outbox SET next_attempt_at = j.next_attempt_at FROM jobs j WHERE j.id = email_outbox.id AND j.kind = 'email' AND j.status = 'pending'`.execute(db);
+  await sql`UPDATE email_outbox SET next_attempt_at = j.next_attempt_at FROM jobs j WHERE j.id = email_outbox.id AND j.kind = 'email' AND j.status = 'pending'`.execute(
+    db,
+  );
   await sql`CREATE INDEX email_outbox_pending_idx ON email_outbox (next_attempt_at) WHERE state = 'pending'`.execute(db);
   await sql`DROP TABLE IF EXISTS jobs`.execute(db);
 }

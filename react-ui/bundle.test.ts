@@ -8,7 +8,11 @@ import { bundleForBrowser } from '../server/test/browser-bundle.js';
  */
 describe('browser bundle of the UI kit', () => {
   it('contains no server module and no Node-only package, and reports its size', async () => {
-    const { inputs, js: code, gzippedBytes: gzipped } = await bundleForBrowser('react-ui/index.ts', {
+    const {
+      inputs,
+      js: code,
+      gzippedBytes: gzipped,
+    } = await bundleForBrowser('react-ui/index.ts', {
       jsx: 'automatic',
       define: { 'process.env.NODE_ENV': '"production"' },
     });

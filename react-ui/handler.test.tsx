@@ -40,7 +40,12 @@ function render(pathname: string, options: { handlerPath?: string; project?: Cli
   );
 }
 
-const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&#x27;/g, "'").replace(/\s+/g, ' ').trim();
+const text = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#x27;/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim();
 
 describe('LatchHandler', () => {
   it('serves the routes under a custom handler path, from the location prop', () => {

@@ -31,7 +31,11 @@ export interface NavigationWindow {
  * @example
  * await redirectTo({ navigate: (to) => router.push(to) }, '/dashboard');
  */
-export async function redirectTo(method: RedirectMethod, to: string, win: NavigationWindow | undefined = typeof window === 'undefined' ? undefined : window): Promise<boolean> {
+export async function redirectTo(
+  method: RedirectMethod,
+  to: string,
+  win: NavigationWindow | undefined = typeof window === 'undefined' ? undefined : window,
+): Promise<boolean> {
   assertRelativeUrl(to);
   if (method === 'none') return false;
   if (typeof method === 'object') {

@@ -48,9 +48,7 @@ export function LatchProvider({ app, handlerPath, urls, redirectMethod = 'window
   );
   return (
     <QueryClientProvider client={app.queryClient}>
-      <LatchContext.Provider value={value}>
-        {children}
-      </LatchContext.Provider>
+      <LatchContext.Provider value={value}>{children}</LatchContext.Provider>
     </QueryClientProvider>
   );
 }

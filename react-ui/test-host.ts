@@ -14,7 +14,13 @@ import { build } from 'vite';
 
 const exampleDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'react-app');
 
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
 
 export interface TestHost {
   /** `http://localhost:PORT` (a secure context, and a localhost the project trusts). */

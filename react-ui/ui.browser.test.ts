@@ -56,9 +56,12 @@ async function setup(
   const context = await browser.newContext();
   // Fail at the step that is stuck, inside the test's own timeout.
   context.setDefaultTimeout(8000);
-  await context.addInitScript((latchConfig) => {
-    (window as unknown as { __LATCH_CONFIG__: unknown }).__LATCH_CONFIG__ = latchConfig;
-  }, { projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, redirectMethod });
+  await context.addInitScript(
+    (latchConfig) => {
+      (window as unknown as { __LATCH_CONFIG__: unknown }).__LATCH_CONFIG__ = latchConfig;
+    },
+    { projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, redirectMethod },
+  );
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
@@ -198,14 +201,19 @@ describe('multi-factor required', () => {
         if (Array.isArray(value)) return value.map(rewrite);
         if (value && typeof value === 'object') {
           const object = Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, rewrite(inner)]));
-          if (object.code === 'EMAIL_PASSWORD_MISMATCH') return { ...object, code: 'MULTI_FACTOR_AUTHENTICATION_REQUIRED', details: { attempt_code: 'attempt-123' } };
+          if (object.code === 'EMAIL_PASSWORD_MISMATCH')
+            return { ...object, code: 'MULTI_FACTOR_AUTHENTICATION_REQUIRED', details: { attempt_code: 'attempt-123' } };
           return object;
         }
         return value;
       };
       const body = rewrite(await response.json());
       expect(JSON.stringify(body)).toContain('MULTI_FACTOR_AUTHENTICATION_REQUIRED');
-      await route.fulfill({ response, headers: { ...response.headers(), 'x-latch-known-error': 'MULTI_FACTOR_AUTHENTICATION_REQUIRED' }, body: JSON.stringify(body) });
+      await route.fulfill({
+        response,
+        headers: { ...response.headers(), 'x-latch-known-error': 'MULTI_FACTOR_AUTHENTICATION_REQUIRED' },
+        body: JSON.stringify(body),
+      });
     });
     await page.goto(`${host.url}/handler/sign-in?after_auth_return_to=%2Fprotected`);
     await signInThroughForm(page, user.email, 'not-the-password');
@@ -322,7 +330,12 @@ describe('account settings, user button and team switcher', () => {
     // Team switcher: a labelled select; choosing a team selects it on the server.
     const switcher = page.getByRole('combobox', { name: 'Team' });
     await switcher.selectOption({ label: 'Red team' });
-    await expect.poll(async () => (await server.getUser({ or: 'return-null', tokenStore: { accessToken: user.accessToken, refreshToken: user.refreshToken } }))?.selected_team_id).toBe(red.id);
+    await expect
+      .poll(
+        async () =>
+          (await server.getUser({ or: 'return-null', tokenStore: { accessToken: user.accessToken, refreshToken: user.refreshToken } }))?.selected_team_id,
+      )
+      .toBe(red.id);
     await expect.poll(() => switcher.inputValue()).toBe(red.id);
     await shot(page, 'team-switcher');
 
@@ -354,15 +367,18 @@ describe('account settings, user button and team switcher', () => {
     // Profile image: square and under 100 KB, checked before upload; the header's avatar shows it at once.
     const png = async (width: number, height: number) =>
       Buffer.from(
-        await page.evaluate(([w, h]) => {
-          const canvas = document.createElement('canvas');
-          canvas.width = w!;
-          canvas.height = h!;
-          const context2d = canvas.getContext('2d')!;
-          context2d.fillStyle = '#0f766e';
-          context2d.fillRect(0, 0, w!, h!);
-          return canvas.toDataURL('image/png').split(',')[1]!;
-        }, [width, height]),
+        await page.evaluate(
+          ([w, h]) => {
+            const canvas = document.createElement('canvas');
+            canvas.width = w!;
+            canvas.height = h!;
+            const context2d = canvas.getContext('2d')!;
+            context2d.fillStyle = '#0f766e';
+            context2d.fillRect(0, 0, w!, h!);
+            return canvas.toDataURL('image/png').split(',')[1]!;
+          },
+          [width, height],
+        ),
         'base64',
       );
     const upload = page.getByLabel('Upload image');
@@ -509,7 +525,9 @@ describe('accessibility', () => {
   async function axeViolations(page: Page) {
     await page.addScriptTag({ path: AXE_PATH });
     return page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }).axe;
+      const axe = (
+        window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }
+      ).axe;
       const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
       return result.violations.map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
     });
@@ -525,8 +543,11 @@ describe('accessibility', () => {
         expect(await axeViolations(page), `${route} (${scheme})`).toEqual([]);
       }
       // Every input is reachable by its accessible name.
-      const unlabelled = await page.evaluate(() =>
-        [...document.querySelectorAll('input, select, textarea')].filter((input) => !(input as HTMLInputElement).labels?.length && !input.getAttribute('aria-label')).length,
+      const unlabelled = await page.evaluate(
+        () =>
+          [...document.querySelectorAll('input, select, textarea')].filter(
+            (input) => !(input as HTMLInputElement).labels?.length && !input.getAttribute('aria-label'),
+          ).length,
       );
       expect(unlabelled, route).toBe(0);
     }
@@ -543,14 +564,24 @@ describe('accessibility', () => {
     });
     for (let i = 0; i < 7; i++) {
       await page.keyboard.press('Tab');
-      order.push(await page.evaluate(() => {
-        const el = document.activeElement as HTMLElement | null;
-        if (!el) return '';
-        const label = (el as HTMLInputElement).labels?.[0]?.textContent ?? el.querySelector('.latch-sr-only')?.textContent;
-        return `${el.getAttribute('role') ?? el.tagName.toLowerCase()}:${label ?? el.textContent ?? ''}`;
-      }));
+      order.push(
+        await page.evaluate(() => {
+          const el = document.activeElement as HTMLElement | null;
+          if (!el) return '';
+          const label = (el as HTMLInputElement).labels?.[0]?.textContent ?? el.querySelector('.latch-sr-only')?.textContent;
+          return `${el.getAttribute('role') ?? el.tagName.toLowerCase()}:${label ?? el.textContent ?? ''}`;
+        }),
+      );
     }
-    expect(order).toEqual(['tab:Email & password', 'input:Email', 'input:Password', 'button:Show password', 'button:Sign in', 'a:Forgot password?', 'a:Sign up']);
+    expect(order).toEqual([
+      'tab:Email & password',
+      'input:Email',
+      'input:Password',
+      'button:Show password',
+      'button:Sign in',
+      'a:Forgot password?',
+      'a:Sign up',
+    ]);
     // The show-password toggle: a pressed state, and the field turns to plain text and back.
     const toggle = page.getByRole('button', { name: 'Show password' });
     await toggle.press('Enter');

@@ -67,7 +67,11 @@ describe('resolveUrls', () => {
   it('chains the defaults: after-sign-up → after-sign-in → home, after-sign-out → home', () => {
     expect(resolveUrls({ urls: { home: '/dash' } })).toMatchObject({ home: '/dash', afterSignIn: '/dash', afterSignUp: '/dash', afterSignOut: '/dash' });
     expect(resolveUrls({ urls: { afterSignIn: '/in' } })).toMatchObject({ home: '/', afterSignIn: '/in', afterSignUp: '/in', afterSignOut: '/' });
-    expect(resolveUrls({ urls: { afterSignUp: '/welcome', afterSignOut: '/bye' } })).toMatchObject({ afterSignIn: '/', afterSignUp: '/welcome', afterSignOut: '/bye' });
+    expect(resolveUrls({ urls: { afterSignUp: '/welcome', afterSignOut: '/bye' } })).toMatchObject({
+      afterSignIn: '/',
+      afterSignUp: '/welcome',
+      afterSignOut: '/bye',
+    });
   });
 
   it('refuses an override that is not relative, when the app starts', () => {

@@ -31,7 +31,7 @@ const EMAILS = [
 ];
 
 describe('email', () => {
-  it('is the server\'s own rule, not a copy', () => {
+  it("is the server's own rule, not a copy", () => {
     expect(isValidEmail).toBe(serverIsValidEmail);
   });
   it.each(EMAILS)('%s: accepted by the form exactly when the rule accepts it', (email) => {

@@ -13,6 +13,8 @@ try {
   // An install without devDependencies (npm install --omit=dev) has no Vite: the API still runs,
   // and / says the console is not built. Never fail the install or the start for it.
   const missingVite = error instanceof Error && /Cannot find (package|module) 'vite'/.test(error.message);
-  console.warn(`[latch] admin console not built: ${missingVite ? 'Vite is not installed (devDependencies omitted)' : error instanceof Error ? error.message : String(error)}`);
+  console.warn(
+    `[latch] admin console not built: ${missingVite ? 'Vite is not installed (devDependencies omitted)' : error instanceof Error ? error.message : String(error)}`,
+  );
   if (!missingVite) process.exitCode = 1;
 }

@@ -32,7 +32,12 @@ describe('owners, AdminApp and ServerApp', () => {
     await expect(admin.overrideConfig({ sign_up_enabled: 'nope' })).rejects.toBeInstanceOf(KnownErrors.SchemaError);
     await admin.overrideConfig({ sign_up_enabled: true });
 
-    const keys = await admin.createInternalApiKey({ description: 'sdk test', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: true });
+    const keys = await admin.createInternalApiKey({
+      description: 'sdk test',
+      has_publishable_client_key: true,
+      has_secret_server_key: true,
+      has_super_secret_admin_key: true,
+    });
     expect(keys.publishable_client_key).toMatch(/^pck_/);
     expect((await admin.listInternalApiKeys()).map((k) => k.id)).toContain(keys.id);
     expect((await admin.getInternalApiKey(keys.id)).description).toBe('sdk test');
@@ -51,10 +56,13 @@ describe('owners, AdminApp and ServerApp', () => {
     // Transfer to the owner's own team, then revoke and delete keys.
     const owner = await internal.getUser({ or: 'throw' });
     await internal.transferProject({ project_id: created.id, new_team_id: owner.selected_team_id! });
-    await expect(internal.transferProject({ project_id: created.id, new_team_id: crypto.randomUUID() })).rejects.toBeInstanceOf(KnownErrors.TeamMembershipNotFound);
+    await expect(internal.transferProject({ project_id: created.id, new_team_id: crypto.randomUUID() })).rejects.toBeInstanceOf(
+      KnownErrors.TeamMembershipNotFound,
+    );
     await admin.revokeInternalApiKey(keys.id);
-    await expect(new ClientApp({ projectId: created.id, publishableClientKey: keys.publishable_client_key!, baseUrl: h.url, tokenStore: 'memory' }).getProject())
-      .rejects.toBeInstanceOf(KnownErrors.InvalidPublishableClientKey);
+    await expect(
+      new ClientApp({ projectId: created.id, publishableClientKey: keys.publishable_client_key!, baseUrl: h.url, tokenStore: 'memory' }).getProject(),
+    ).rejects.toBeInstanceOf(KnownErrors.InvalidPublishableClientKey);
     await admin.deleteInternalApiKey(keys.id);
     expect(await admin.listInternalApiKeys()).toEqual([]);
 
@@ -65,13 +73,23 @@ describe('owners, AdminApp and ServerApp', () => {
   it('a server app creates users and sessions (impersonation) that a client app can use', async () => {
     const project = await h.createProject();
     const server = new ServerApp({ projectId: project.id, secretServerKey: project.secretServerKey, baseUrl: h.url });
-    const user = await server.createUser({ primary_email: h.uniqueEmail(), password: 'correct-horse-1', primary_email_auth_enabled: true, server_metadata: { plan: 'pro' } });
+    const user = await server.createUser({
+      primary_email: h.uniqueEmail(),
+      password: 'correct-horse-1',
+      primary_email_auth_enabled: true,
+      server_metadata: { plan: 'pro' },
+    });
     expect(user.server_metadata).toEqual({ plan: 'pro' });
     await expect(server.createUser({ primary_email: user.primary_email })).rejects.toBeInstanceOf(KnownErrors.UserWithEmailAlreadyExists);
     expect(await server.getUserById(crypto.randomUUID())).toBeNull();
 
     const tokens = await server.createSession({ user_id: user.id, is_impersonation: true });
-    const impersonated = new ClientApp({ projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, tokenStore: { accessToken: tokens.access_token, refreshToken: tokens.refresh_token } });
+    const impersonated = new ClientApp({
+      projectId: project.id,
+      publishableClientKey: project.publishableClientKey,
+      baseUrl: h.url,
+      tokenStore: { accessToken: tokens.access_token, refreshToken: tokens.refresh_token },
+    });
     expect((await impersonated.getUser({ or: 'throw' })).id).toBe(user.id);
     const sessions = await server.listSessions({ userId: user.id });
     expect(sessions.find((s) => s.is_impersonation)).toBeTruthy();

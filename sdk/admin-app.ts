@@ -64,7 +64,9 @@ export class AdminApp extends ServerApp {
   protected override resolveCredentials(options: AdminAppOptions): Credentials {
     const superSecretAdminKey = options.superSecretAdminKey ?? (options.adminAccessToken ? undefined : envVar('LATCH_SUPER_SECRET_ADMIN_KEY'));
     if (!superSecretAdminKey && !options.adminAccessToken) {
-      throw new Error('No admin credentials: pass superSecretAdminKey or adminAccessToken to the AdminApp, or set the LATCH_SUPER_SECRET_ADMIN_KEY environment variable.');
+      throw new Error(
+        'No admin credentials: pass superSecretAdminKey or adminAccessToken to the AdminApp, or set the LATCH_SUPER_SECRET_ADMIN_KEY environment variable.',
+      );
     }
     return { ...clientCredentials(options), superSecretAdminKey, adminAccessToken: options.adminAccessToken };
   }
@@ -72,7 +74,8 @@ export class AdminApp extends ServerApp {
   /** Owner calls go to the internal project, as the owner of the admin access token. */
   protected override ownerCallOptions(): CallOptions {
     const ownerToken = this.credentials.adminAccessToken;
-    if (!ownerToken) throw new Error("Owner calls (listOwnedProjects, createProject, transferProject) need an owner's session: create the AdminApp with adminAccessToken.");
+    if (!ownerToken)
+      throw new Error("Owner calls (listOwnedProjects, createProject, transferProject) need an owner's session: create the AdminApp with adminAccessToken.");
     return { access: 'client', projectId: 'internal', accessToken: ownerToken };
   }
 

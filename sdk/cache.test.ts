@@ -32,7 +32,10 @@ describe('the read cache (@tanstack/query-core)', () => {
     const start = getMe();
 
     const seen: QueryState<ClientUser | null>[] = [];
-    const stop = app.subscribe(() => app.currentUserQuery(), (state) => seen.push(state));
+    const stop = app.subscribe(
+      () => app.currentUserQuery(),
+      (state) => seen.push(state),
+    );
     expect(seen[0]?.status).toBe('pending');
     await until(() => seen.at(-1)?.status === 'success');
     expect(getMe()).toBe(start + 1);
@@ -60,7 +63,10 @@ describe('the read cache (@tanstack/query-core)', () => {
     const email = h.uniqueEmail();
     await app.signUpWithPassword({ email, password: 'correct-horse-1' });
     const seen: QueryState<ClientUser | null>[] = [];
-    const stop = app.subscribe(() => app.currentUserQuery(), (state) => seen.push(state));
+    const stop = app.subscribe(
+      () => app.currentUserQuery(),
+      (state) => seen.push(state),
+    );
     await until(() => seen.at(-1)?.data?.primary_email === email);
     await app.signOut();
     await until(() => seen.at(-1)?.status === 'success' && seen.at(-1)?.data === null);

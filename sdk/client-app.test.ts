@@ -14,7 +14,12 @@ beforeAll(async () => {
 });
 
 function clientApp(options: { tokenStore?: TokenStoreInit } = {}) {
-  return new ClientApp({ projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: proxy.url, tokenStore: 'tokenStore' in options ? options.tokenStore : 'memory' });
+  return new ClientApp({
+    projectId: project.id,
+    publishableClientKey: project.publishableClientKey,
+    baseUrl: proxy.url,
+    tokenStore: 'tokenStore' in options ? options.tokenStore : 'memory',
+  });
 }
 
 describe('ClientApp: sign-up, sign-in, the user, sign-out', () => {
@@ -95,7 +100,10 @@ describe('ClientApp: sign-up, sign-in, the user, sign-out', () => {
 
     const redirects: string[] = [];
     const redirecting = new ClientApp({
-      projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, tokenStore: 'memory',
+      projectId: project.id,
+      publishableClientKey: project.publishableClientKey,
+      baseUrl: h.url,
+      tokenStore: 'memory',
       urls: { signIn: '/login' },
       redirectMethod: (url) => {
         redirects.push(url);
@@ -162,7 +170,14 @@ describe('ClientApp: sign-up, sign-in, the user, sign-out', () => {
 
   it('token stores: custom { get, set }, fixed tokens, none, and cookies outside a browser', async () => {
     let stored: TokenPair | null = null;
-    const custom = clientApp({ tokenStore: { get: async () => stored, set: async (tokens) => { stored = tokens; } } });
+    const custom = clientApp({
+      tokenStore: {
+        get: async () => stored,
+        set: async (tokens) => {
+          stored = tokens;
+        },
+      },
+    });
     await custom.signUpWithPassword({ email: h.uniqueEmail(), password: 'correct-horse-1' });
     expect(stored).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String) });
     const copy = clientApp({ tokenStore: { ...stored! } });

@@ -37,7 +37,8 @@ export type * from './features/users.js';
 // The type parameters give a `ServerApp` the server views from the same methods: `U` the user,
 // `V` teams and member profiles.
 export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTeamViews = ClientTeamViews>
-  extends PasswordFeature,
+  extends
+    PasswordFeature,
     AnonymousFeature,
     MagicLinkFeature,
     SessionsFeature,

@@ -21,7 +21,15 @@ import { type QueryClient, type QueryKey, hashKey } from '@tanstack/query-core';
 import { type LatchQuery, type QueryState, createQueryClient, subscribeToQuery } from './cache.js';
 import { KnownErrors, type Result, isKnownErrorInGroup, toLatchError } from './errors.js';
 import { type TokenPair, type TokenStore, type TokenStoreInit, TokenSession, isAnonymousToken, resolveTokenStore } from './tokens.js';
-import { type AccessLevel, type CallContext, type Credentials, DEFAULT_BASE_URL, type LatchTrpcClient, type RouterOutputs, createTransport } from './transport.js';
+import {
+  type AccessLevel,
+  type CallContext,
+  type Credentials,
+  DEFAULT_BASE_URL,
+  type LatchTrpcClient,
+  type RouterOutputs,
+  createTransport,
+} from './transport.js';
 
 // ─── Options ──────────────────────────────────────────────────────────────────────────────────────
 
@@ -356,7 +364,10 @@ export abstract class AppCore {
   protected callbackUrl(given: string | undefined, page: 'passwordReset' | 'magicLinkCallback' | 'emailVerification' | 'signIn', method: string): string {
     return (
       given ??
-      this.handlerUrl(page, `${method} needs a callbackUrl outside a browser (the absolute URL of your app's ${HANDLER_PAGES[page]} page), or an absolute urls.${page} option.`)
+      this.handlerUrl(
+        page,
+        `${method} needs a callbackUrl outside a browser (the absolute URL of your app's ${HANDLER_PAGES[page]} page), or an absolute urls.${page} option.`,
+      )
     );
   }
 

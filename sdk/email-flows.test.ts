@@ -72,7 +72,10 @@ describe('password reset', () => {
     // Someone (signed out) asks for a reset link; an unknown address gets the same answer, an untrusted page an error.
     const forgetful = clientApp();
     expect(await forgetful.sendForgotPasswordEmail(email, { callbackUrl: page('password-reset') })).toEqual({ status: 'ok', data: undefined });
-    expect(await forgetful.sendForgotPasswordEmail(h.uniqueEmail('nobody'), { callbackUrl: page('password-reset') })).toEqual({ status: 'ok', data: undefined });
+    expect(await forgetful.sendForgotPasswordEmail(h.uniqueEmail('nobody'), { callbackUrl: page('password-reset') })).toEqual({
+      status: 'ok',
+      data: undefined,
+    });
     expect(errorOf(await forgetful.sendForgotPasswordEmail(email, { callbackUrl: 'https://evil.example/handler/password-reset' }))).toBeInstanceOf(
       KnownErrors.RedirectUrlNotWhitelisted,
     );
@@ -139,7 +142,9 @@ describe('magic link / one-time code', () => {
     // An untrusted page, or a new address while sign-up is off, is a result error.
     expect(errorOf(await second.sendMagicLinkEmail(email, { callbackUrl: 'https://evil.example/cb' }))).toBeInstanceOf(KnownErrors.RedirectUrlNotWhitelisted);
     await admin.updateProject({ config: { sign_up_enabled: false } });
-    expect(errorOf(await second.sendMagicLinkEmail(h.uniqueEmail('new'), { callbackUrl: page('magic-link-callback') }))).toBeInstanceOf(KnownErrors.SignUpNotEnabled);
+    expect(errorOf(await second.sendMagicLinkEmail(h.uniqueEmail('new'), { callbackUrl: page('magic-link-callback') }))).toBeInstanceOf(
+      KnownErrors.SignUpNotEnabled,
+    );
   });
 });
 
@@ -149,7 +154,15 @@ describe('email verification and contact channels', () => {
     const { user, app } = await signedIn();
     expect(user.primary_email_verified).toBe(false);
     const [primary] = await app.listContactChannels();
-    expect(primary).toEqual({ id: expect.any(String), user_id: user.id, type: 'email', value: user.primary_email, is_primary: true, is_verified: false, used_for_auth: true });
+    expect(primary).toEqual({
+      id: expect.any(String),
+      user_id: user.id,
+      type: 'email',
+      value: user.primary_email,
+      is_primary: true,
+      is_verified: false,
+      used_for_auth: true,
+    });
 
     // The primary email: a verification link, opened in another (signed-out) browser.
     ok(await app.sendVerificationEmail({ callbackUrl: page('email-verification') }));
@@ -172,7 +185,9 @@ describe('email verification and contact channels', () => {
     const workMail = await sink.waitForTo(workEmail);
     ok(await app.verifyEmail(workMail.code!));
     expect((await app.listContactChannels()).find((c) => c.id === work.id)?.is_verified).toBe(true); // invalidated by the verify
-    await expect(app.sendContactChannelVerificationEmail(work.id, { callbackUrl: page('email-verification') })).rejects.toBeInstanceOf(KnownErrors.EmailAlreadyVerified);
+    await expect(app.sendContactChannelVerificationEmail(work.id, { callbackUrl: page('email-verification') })).rejects.toBeInstanceOf(
+      KnownErrors.EmailAlreadyVerified,
+    );
 
     const promoted = await app.updateContactChannel(work.id, { is_primary: true, used_for_auth: true });
     expect(promoted).toMatchObject({ is_primary: true, is_verified: true, used_for_auth: true });
@@ -182,7 +197,10 @@ describe('email verification and contact channels', () => {
 
     // Server code: any user's channels, verified at once if it says so.
     const other = await server.createUser({ primary_email: h.uniqueEmail('other') });
-    const extra = await server.createContactChannel({ type: 'email', value: h.uniqueEmail('extra'), used_for_auth: false, is_verified: true }, { userId: other.id });
+    const extra = await server.createContactChannel(
+      { type: 'email', value: h.uniqueEmail('extra'), used_for_auth: false, is_verified: true },
+      { userId: other.id },
+    );
     expect(extra).toMatchObject({ user_id: other.id, is_verified: true });
     expect((await server.listContactChannels({ userId: other.id })).length).toBe(2);
     expect(await server.updateContactChannel(extra.id, { used_for_auth: true }, { userId: other.id })).toMatchObject({ used_for_auth: true });
@@ -222,7 +240,15 @@ describe('sent emails (admin)', () => {
     expect(detail!.html).toContain('<');
     expect(await admin.getSentEmail(randomUUID())).toBeNull();
 
-    const config = { type: 'standard' as const, host: '127.0.0.1', port: own.port, username: SMTP_USER, password: SMTP_PASSWORD, sender_name: 'Acme', sender_email: 'support@acme.test' };
+    const config = {
+      type: 'standard' as const,
+      host: '127.0.0.1',
+      port: own.port,
+      username: SMTP_USER,
+      password: SMTP_PASSWORD,
+      sender_name: 'Acme',
+      sender_email: 'support@acme.test',
+    };
     const tester = h.uniqueEmail('tester');
     expect(await admin.sendTestEmail({ recipientEmail: tester, emailConfig: config })).toEqual({ success: true, error_message: null });
     expect((await own.waitForTo(tester)).from?.address).toBe('support@acme.test');

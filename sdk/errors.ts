@@ -30,7 +30,11 @@ export const OFFLINE_MESSAGE = 'You are offline. Please check your internet conn
  */
 export class LatchNetworkError extends Error {
   override name = 'LatchNetworkError';
-  constructor(message: string, readonly offline: boolean, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly offline: boolean,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

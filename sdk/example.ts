@@ -13,7 +13,12 @@ await owner.signUpWithPassword({ email: email('owner'), password: 'owner-passwor
 const project = await owner.createProject({ display_name: 'Example' });
 const admin = new AdminApp({ projectId: project.id, baseUrl, adminAccessToken: () => owner.getAccessToken() });
 await admin.overrideConfig({ client_user_deletion_enabled: true });
-const keys = await admin.createInternalApiKey({ description: 'example', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: false });
+const keys = await admin.createInternalApiKey({
+  description: 'example',
+  has_publishable_client_key: true,
+  has_secret_server_key: true,
+  has_super_secret_admin_key: false,
+});
 
 // An end user signs up, signs in, reads and updates themselves across an expired access token, signs out.
 const app = new ClientApp({ projectId: project.id, publishableClientKey: keys.publishable_client_key ?? '', baseUrl, tokenStore: 'memory' });
@@ -29,4 +34,8 @@ await app.signOut();
 
 // Server code lists the users with the secret server key.
 const server = new ServerApp({ projectId: project.id, secretServerKey: keys.secret_server_key ?? '', baseUrl });
-console.log((await server.listUsers()).items.map((u) => u.primary_email), 'signed out:', (await app.getUser()) === null);
+console.log(
+  (await server.listUsers()).items.map((u) => u.primary_email),
+  'signed out:',
+  (await app.getUser()) === null,
+);

@@ -55,7 +55,8 @@ export class ServerApp extends ClientApp<ServerUser, ServerTeamViews> {
 
   protected override resolveCredentials(options: ServerAppOptions): Credentials {
     const secretServerKey = options.secretServerKey ?? envVar('LATCH_SECRET_SERVER_KEY');
-    if (!secretServerKey) throw new Error('No secret server key: pass secretServerKey to the ServerApp, or set the LATCH_SECRET_SERVER_KEY environment variable.');
+    if (!secretServerKey)
+      throw new Error('No secret server key: pass secretServerKey to the ServerApp, or set the LATCH_SECRET_SERVER_KEY environment variable.');
     return { ...super.resolveCredentials(options), secretServerKey };
   }
 }

@@ -79,7 +79,9 @@ describe('the acceptance flow, through the SDK', () => {
     expect(mail.subject).toBe('You are invited to join a team');
     const code = mail.code!;
     expect(code).toEqual(expect.any(String));
-    expect(await alice.listTeamInvitations(team.id)).toEqual([{ id: invitation.id, team_id: team.id, recipient_email: bobEmail, expires_at_millis: expect.any(Number) }]);
+    expect(await alice.listTeamInvitations(team.id)).toEqual([
+      { id: invitation.id, team_id: team.id, recipient_email: bobEmail, expires_at_millis: expect.any(Number) },
+    ]);
 
     // 3. Bob signs up and accepts with the emailed code; the code is then used up.
     const bob = clientApp();
@@ -173,9 +175,14 @@ describe('client team operations follow the system permissions', () => {
     // His own profile in the team is his to read and change.
     expect(await dave.app.getTeamMemberProfile(team.id)).toEqual({ team_id: team.id, user_id: dave.user.id, display_name: null, profile_image_url: null });
     await dave.app.updateTeamMemberProfile(team.id, { display_name: 'Dave in Rocket' });
-    expect(await dave.app.listTeamMemberProfiles({ userId: 'me' })).toEqual([{ team_id: team.id, user_id: dave.user.id, display_name: 'Dave in Rocket', profile_image_url: null }]);
+    expect(await dave.app.listTeamMemberProfiles({ userId: 'me' })).toEqual([
+      { team_id: team.id, user_id: dave.user.id, display_name: 'Dave in Rocket', profile_image_url: null },
+    ]);
     const serverProfiles = await server.listTeamUsers(team.id);
-    expect(serverProfiles.find((p) => p.user_id === dave.user.id)).toMatchObject({ display_name: 'Dave in Rocket', user: { id: dave.user.id, primary_email: dave.user.primary_email } });
+    expect(serverProfiles.find((p) => p.user_id === dave.user.id)).toMatchObject({
+      display_name: 'Dave in Rocket',
+      user: { id: dave.user.id, primary_email: dave.user.primary_email },
+    });
 
     // Removing others takes $remove_members; deleting the team $delete_team.
     await expect(carol.app.removeTeamMember(team.id, dave.user.id)).rejects.toBeInstanceOf(KnownErrors.TeamPermissionRequired);
@@ -259,7 +266,9 @@ describe('server and admin apps', () => {
     expect(await admin.getTeamPermissionDefinition('nope')).toBeNull();
     await admin.createTeamPermissionDefinition({ id: 'moderator', contained_permission_ids: ['$remove_members'] });
     await expect(admin.createTeamPermissionDefinition({ id: 'moderator' })).rejects.toBeInstanceOf(KnownErrors.PermissionIdAlreadyExists);
-    await expect(admin.createTeamPermissionDefinition({ id: 'x', contained_permission_ids: ['missing'] })).rejects.toBeInstanceOf(KnownErrors.ContainedPermissionNotFound);
+    await expect(admin.createTeamPermissionDefinition({ id: 'x', contained_permission_ids: ['missing'] })).rejects.toBeInstanceOf(
+      KnownErrors.ContainedPermissionNotFound,
+    );
     await expect(admin.createTeamPermissionDefinition({ id: '$mine' })).rejects.toBeInstanceOf(KnownErrors.SchemaError);
     await admin.grantTeamPermission(ops.id, user.id, 'moderator');
     expect(await app.hasPermission('$remove_members', { teamId: ops.id })).toBe(true);
@@ -279,7 +288,10 @@ describe('server and admin apps', () => {
     expect(await app.hasPermission('reports:read')).toBe(true);
     expect(ids(await app.listProjectPermissions({ recursive: false }))).toEqual(['reports:admin']);
     await admin.updateProjectPermissionDefinition('reports:admin', { description: 'All of reports' });
-    expect(await admin.getProjectPermissionDefinition('reports:admin')).toMatchObject({ description: 'All of reports', contained_permission_ids: ['reports:read'] });
+    expect(await admin.getProjectPermissionDefinition('reports:admin')).toMatchObject({
+      description: 'All of reports',
+      contained_permission_ids: ['reports:read'],
+    });
     await admin.revokeProjectPermission(user.id, 'reports:admin');
     expect(await admin.hasPermission('reports:read', { userId: user.id })).toBe(false);
     await admin.deleteProjectPermissionDefinition('reports:read');

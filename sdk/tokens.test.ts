@@ -49,13 +49,17 @@ describe('access-token expiry rules (unit)', () => {
     let refreshes = 0;
     let changes = 0;
     let outcome: 'ok' | 'dead' | 'network' = 'ok';
-    const session = new TokenSession(store, async (refreshToken) => {
-      refreshes++;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      if (outcome === 'dead') throw new KnownErrors.RefreshTokenNotFoundOrExpired();
-      if (outcome === 'network') throw new LatchNetworkError('down', false);
-      return fakeJwt({ iat: nowSeconds(), exp: nowSeconds() + 600, rt: refreshToken });
-    }, () => changes++);
+    const session = new TokenSession(
+      store,
+      async (refreshToken) => {
+        refreshes++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (outcome === 'dead') throw new KnownErrors.RefreshTokenNotFoundOrExpired();
+        if (outcome === 'network') throw new LatchNetworkError('down', false);
+        return fakeJwt({ iat: nowSeconds(), exp: nowSeconds() + 600, rt: refreshToken });
+      },
+      () => changes++,
+    );
 
     const results = await Promise.all(Array.from({ length: 10 }, () => session.getTokens()));
     expect(refreshes).toBe(1);
@@ -70,7 +74,10 @@ describe('access-token expiry rules (unit)', () => {
     expect((await session.peek()).refreshToken).toBe('rt-1');
 
     outcome = 'dead';
-    expect(await Promise.all([session.getTokens(), session.getTokens()])).toEqual([{ accessToken: null, refreshToken: null }, { accessToken: null, refreshToken: null }]);
+    expect(await Promise.all([session.getTokens(), session.getTokens()])).toEqual([
+      { accessToken: null, refreshToken: null },
+      { accessToken: null, refreshToken: null },
+    ]);
     expect(refreshes).toBe(3);
     expect(store.get()).toBeNull();
     expect(changes).toBe(1);
@@ -141,7 +148,11 @@ describe('access-token expiry rules (unit)', () => {
       const store = cookieTokenStore('proj-poll');
       let changes = 0;
       // Wired as ClientApp wires its own store: session changes and the store's outside changes.
-      const session = new TokenSession(store, async () => 'unused', () => changes++);
+      const session = new TokenSession(
+        store,
+        async () => 'unused',
+        () => changes++,
+      );
       store.subscribe?.(() => changes++);
       await session.setTokens({ accessToken: 'at-1', refreshToken: 'rt-1' });
       expect(changes).toBe(1); // the sign-in itself
@@ -240,7 +251,12 @@ describe('token refresh against the server (access tokens live 4 s)', () => {
     // A token that looks valid for 10 minutes but that the server cannot parse.
     const forged = fakeJwt({ iat: nowSeconds(), exp: nowSeconds() + 600 });
     const tokens: { value: TokenPair | null } = { value: { accessToken: forged, refreshToken } };
-    const other = app({ get: () => tokens.value, set: (next) => { tokens.value = next; } });
+    const other = app({
+      get: () => tokens.value,
+      set: (next) => {
+        tokens.value = next;
+      },
+    });
     const expected = (await client.getUser())?.id;
     const before = { getMe: proxy.count('users.getMe'), refresh: proxy.count('sessions.refresh') };
     expect((await other.getUser())?.id).toBe(expected);

@@ -63,10 +63,11 @@ export function decodeJwtClaims(token: string): Record<string, unknown> | null {
   const payload = token.split('.')[1];
   if (!payload) return null;
   try {
-    const base64 = payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '=');
-    const json = decodeURIComponent(
-      Array.from(atob(base64), (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join(''),
-    );
+    const base64 = payload
+      .replace(/-/g, '+')
+      .replace(/_/g, '/')
+      .padEnd(Math.ceil(payload.length / 4) * 4, '=');
+    const json = decodeURIComponent(Array.from(atob(base64), (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join(''));
     const claims: unknown = JSON.parse(json);
     return typeof claims === 'object' && claims !== null ? (claims as Record<string, unknown>) : null;
   } catch {
@@ -99,7 +100,8 @@ export function isAnonymousToken(token: string | null): boolean {
  * const app = new ClientApp({ projectId, publishableClientKey, tokenStore: memoryTokenStore() });
  */
 export function memoryTokenStore(initial: Partial<TokenPair> = {}): TokenStore {
-  let tokens: TokenPair | null = initial.accessToken || initial.refreshToken ? { accessToken: initial.accessToken ?? null, refreshToken: initial.refreshToken ?? null } : null;
+  let tokens: TokenPair | null =
+    initial.accessToken || initial.refreshToken ? { accessToken: initial.accessToken ?? null, refreshToken: initial.refreshToken ?? null } : null;
   return {
     get: () => tokens,
     set: (next) => {
@@ -124,9 +126,10 @@ function readCookies(): Map<string, string> {
 
 function writeCookie(name: string, value: string | null, maxAgeSeconds: number): void {
   const secure = typeof location !== 'undefined' && location.protocol === 'https:' ? '; secure' : '';
-  document.cookie = value === null
-    ? `${name}=; path=/; max-age=0; samesite=lax${secure}`
-    : `${name}=${encodeURIComponent(value)}; path=/; max-age=${maxAgeSeconds}; samesite=lax${secure}`;
+  document.cookie =
+    value === null
+      ? `${name}=; path=/; max-age=0; samesite=lax${secure}`
+      : `${name}=${encodeURIComponent(value)}; path=/; max-age=${maxAgeSeconds}; samesite=lax${secure}`;
 }
 
 /**

@@ -47,25 +47,41 @@ describe('transport rules (spec section 7), through a flaky proxy in front of th
 
   it('429 with Retry-After: waits that long, then retries (even a mutation: it was not processed)', async () => {
     const app = clientApp();
-    faultFirst('projects.current', 1, { status: 429, headers: { 'retry-after': '1', 'x-latch-known-error': 'RATE_LIMITED' }, body: latchErrorBody('RATE_LIMITED', 'Too many requests.', 429) });
+    faultFirst('projects.current', 1, {
+      status: 429,
+      headers: { 'retry-after': '1', 'x-latch-known-error': 'RATE_LIMITED' },
+      body: latchErrorBody('RATE_LIMITED', 'Too many requests.', 429),
+    });
     const before = proxy.count('projects.current');
     const started = Date.now();
     expect((await app.getProject()).id).toBe(project.id);
     expect(Date.now() - started).toBeGreaterThanOrEqual(990);
     expect(proxy.count('projects.current') - before).toBe(2);
 
-    faultFirst('auth.passwordSignUp', 1, { status: 429, headers: { 'retry-after': '0', 'x-latch-known-error': 'RATE_LIMITED' }, body: latchErrorBody('RATE_LIMITED', 'Too many requests.', 429) });
+    faultFirst('auth.passwordSignUp', 1, {
+      status: 429,
+      headers: { 'retry-after': '0', 'x-latch-known-error': 'RATE_LIMITED' },
+      body: latchErrorBody('RATE_LIMITED', 'Too many requests.', 429),
+    });
     const signUp = await app.signUpWithPassword({ email: h.uniqueEmail(), password: 'correct-horse-1' });
     expect(signUp.status).toBe('ok');
     expect(proxy.count('auth.passwordSignUp')).toBe(2);
 
     // Without Retry-After, a 429 is the RATE_LIMITED known error.
-    faultFirst('projects.current', 1, { status: 429, headers: { 'x-latch-known-error': 'RATE_LIMITED' }, body: latchErrorBody('RATE_LIMITED', 'Too many requests.', 429) });
+    faultFirst('projects.current', 1, {
+      status: 429,
+      headers: { 'x-latch-known-error': 'RATE_LIMITED' },
+      body: latchErrorBody('RATE_LIMITED', 'Too many requests.', 429),
+    });
     await expect(clientApp().getProject()).rejects.toBeInstanceOf(KnownErrors.RateLimited);
   });
 
   it('508 INFINITE_LOOP_DETECTED is retried', async () => {
-    faultFirst('projects.current', 2, { status: 508, headers: { 'x-latch-known-error': 'INFINITE_LOOP_DETECTED' }, body: latchErrorBody('INFINITE_LOOP_DETECTED', 'Loop.', 508) });
+    faultFirst('projects.current', 2, {
+      status: 508,
+      headers: { 'x-latch-known-error': 'INFINITE_LOOP_DETECTED' },
+      body: latchErrorBody('INFINITE_LOOP_DETECTED', 'Loop.', 508),
+    });
     const before = proxy.count('projects.current');
     expect((await clientApp().getProject()).id).toBe(project.id);
     expect(proxy.count('projects.current') - before).toBe(3);
@@ -80,7 +96,9 @@ describe('transport rules (spec section 7), through a flaky proxy in front of th
     const email = h.uniqueEmail();
     faultFirst('auth.passwordSignUp', 1, 'reset');
     before = proxy.count('auth.passwordSignUp');
-    const error = await clientApp().signUpWithPassword({ email, password: 'correct-horse-1' }).catch((e: unknown) => e);
+    const error = await clientApp()
+      .signUpWithPassword({ email, password: 'correct-horse-1' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LatchNetworkError);
     expect((error as LatchNetworkError).offline).toBe(false);
     expect((error as Error).message).toMatch(/Could not reach the Latch server at http:\/\/127\.0\.0\.1:\d+ \(auth\.passwordSignUp/);
@@ -112,7 +130,9 @@ describe('transport rules (spec section 7), through a flaky proxy in front of th
     Object.defineProperty(globalThis, 'navigator', { value: { onLine: false }, configurable: true, writable: true });
     try {
       const started = Date.now();
-      const error = await clientApp(`http://127.0.0.1:${closed}`).getProject().catch((e: unknown) => e);
+      const error = await clientApp(`http://127.0.0.1:${closed}`)
+        .getProject()
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(LatchNetworkError);
       expect((error as Error).message).toBe(OFFLINE_MESSAGE);
       expect((error as Error).message).toBe('You are offline. Please check your internet connection and try again.');
@@ -124,23 +144,40 @@ describe('transport rules (spec section 7), through a flaky proxy in front of th
   });
 
   it('known-error header must match the body code; unknown codes become UNSUPPORTED_ERROR', async () => {
-    faultFirst('projects.current', 1, { status: 404, headers: { 'x-latch-known-error': 'USER_NOT_FOUND' }, body: latchErrorBody('PROJECT_NOT_FOUND', 'Nope.', 404) });
-    const mismatch = await clientApp().getProject().catch((e: unknown) => e);
+    faultFirst('projects.current', 1, {
+      status: 404,
+      headers: { 'x-latch-known-error': 'USER_NOT_FOUND' },
+      body: latchErrorBody('PROJECT_NOT_FOUND', 'Nope.', 404),
+    });
+    const mismatch = await clientApp()
+      .getProject()
+      .catch((e: unknown) => e);
     expect(mismatch).toBeInstanceOf(LatchAssertionError);
     expect((mismatch as Error).message).toMatch(/USER_NOT_FOUND.*PROJECT_NOT_FOUND/);
 
     faultFirst('projects.current', 1, { status: 502, headers: { 'content-type': 'text/html' }, body: '<html>Bad gateway</html>' });
     await expect(clientApp().getProject()).rejects.toBeInstanceOf(LatchAssertionError);
 
-    faultFirst('projects.current', 1, { status: 418, headers: { 'x-latch-known-error': 'TEAPOT_FROM_THE_FUTURE' }, body: latchErrorBody('TEAPOT_FROM_THE_FUTURE', 'I am a teapot.', 418) });
-    const unknown = await clientApp().getProject().catch((e: unknown) => e);
+    faultFirst('projects.current', 1, {
+      status: 418,
+      headers: { 'x-latch-known-error': 'TEAPOT_FROM_THE_FUTURE' },
+      body: latchErrorBody('TEAPOT_FROM_THE_FUTURE', 'I am a teapot.', 418),
+    });
+    const unknown = await clientApp()
+      .getProject()
+      .catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(KnownErrors.UnsupportedError);
     expect(unknown).toMatchObject({ code: 'UNSUPPORTED_ERROR', status: 500, details: { original_error_code: 'TEAPOT_FROM_THE_FUTURE' } });
   });
 
   it('maps real server errors to their catalogue classes, with code, status, message and details', async () => {
     const app = clientApp();
-    const wrong = new ClientApp({ projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, tokenStore: { accessToken: 'not-a-jwt' } });
+    const wrong = new ClientApp({
+      projectId: project.id,
+      publishableClientKey: project.publishableClientKey,
+      baseUrl: h.url,
+      tokenStore: { accessToken: 'not-a-jwt' },
+    });
     // UNPARSABLE_ACCESS_TOKEN: the token is forgotten and the call retried once, without a session now.
     await expect(wrong.updateUser({ display_name: 'x' })).rejects.toBeInstanceOf(KnownErrors.CannotGetOwnUserWithoutUser);
     expect(await wrong.getAuthTokens()).toEqual({ accessToken: null, refreshToken: null });
@@ -148,10 +185,18 @@ describe('transport rules (spec section 7), through a flaky proxy in front of th
     const error = await noProject.getProject().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KnownErrors.CurrentProjectNotFound);
     expect(error).toMatchObject({ code: 'CURRENT_PROJECT_NOT_FOUND', status: 400 });
-    await expect(app.signInWithPassword({ email: h.uniqueEmail(), password: 'x'.repeat(71) })).resolves.toMatchObject({ status: 'error', error: { code: 'EMAIL_PASSWORD_MISMATCH' } });
+    await expect(app.signInWithPassword({ email: h.uniqueEmail(), password: 'x'.repeat(71) })).resolves.toMatchObject({
+      status: 'error',
+      error: { code: 'EMAIL_PASSWORD_MISMATCH' },
+    });
     // Every call says who it is.
     const last = proxy.requests.at(-1);
-    expect(last?.headers).toMatchObject({ 'x-latch-project-id': project.id, 'x-latch-access-type': 'client', 'x-latch-client-version': expect.stringMatching(/^latch-sdk@/), 'x-latch-publishable-client-key': project.publishableClientKey });
+    expect(last?.headers).toMatchObject({
+      'x-latch-project-id': project.id,
+      'x-latch-access-type': 'client',
+      'x-latch-client-version': expect.stringMatching(/^latch-sdk@/),
+      'x-latch-publishable-client-key': project.publishableClientKey,
+    });
     expect(last?.headers['x-latch-random-nonce']).toBeTruthy();
   });
 });
@@ -159,7 +204,9 @@ describe('transport rules (spec section 7), through a flaky proxy in front of th
 describe('idempotent mutations', () => {
   it('include every procedure served as a DELETE on REST, so network failures retry them', () => {
     const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { openapi?: { method?: string } } } }>;
-    const deletes = Object.entries(procedures).filter(([, procedure]) => procedure._def.meta?.openapi?.method === 'DELETE').map(([path]) => path);
+    const deletes = Object.entries(procedures)
+      .filter(([, procedure]) => procedure._def.meta?.openapi?.method === 'DELETE')
+      .map(([path]) => path);
     expect(deletes.length).toBeGreaterThan(10);
     expect(deletes.filter((path) => !IDEMPOTENT_MUTATIONS.has(path))).toEqual([]);
   });

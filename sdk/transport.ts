@@ -210,7 +210,9 @@ async function checkResponse(response: Response, headerCode: string | null, proc
     throw new LatchAssertionError(`The Latch server answered ${procedure} with status ${response.status} and a body that is not JSON: ${text.slice(0, 200)}`);
   }
   if (headerCode !== null && headerCode !== bodyCode) {
-    throw new LatchAssertionError(`The x-latch-known-error header (${headerCode}) does not match the error code in the body (${String(bodyCode)}) of ${procedure}.`);
+    throw new LatchAssertionError(
+      `The x-latch-known-error header (${headerCode}) does not match the error code in the body (${String(bodyCode)}) of ${procedure}.`,
+    );
   }
   return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

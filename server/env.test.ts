@@ -29,7 +29,11 @@ describe('the client IP behind proxies (what per-IP limits and session IPs see)'
     harnesses.push(h);
     const project: ProjectFixture = await h.createProject();
     const user = await h.signUpUser(project);
-    const signedIn = await h.post('/auth/password/sign-in', { email: user.email, password: user.password }, { ...project.client(), 'x-forwarded-for': '203.0.113.7' });
+    const signedIn = await h.post(
+      '/auth/password/sign-in',
+      { email: user.email, password: user.password },
+      { ...project.client(), 'x-forwarded-for': '203.0.113.7' },
+    );
     expect(signedIn.status).toBe(200);
     const sessions = await h.get(`/auth/sessions?user_id=${user.userId}`, project.server());
     const items = sessions.body.items as { created_at: number; last_used_at_end_user_ip_info: { ip: string } | null }[];
@@ -39,7 +43,12 @@ describe('the client IP behind proxies (what per-IP limits and session IPs see)'
   }
 
   it('honours X-Forwarded-For from a trusted proxy, and ignores it otherwise (the default trusts none)', async () => {
-    const [byDefault, byHops, byLoopback, otherNetwork] = await Promise.all([recordedIp(DEFAULT_TRUST_PROXY), recordedIp(1), recordedIp('loopback'), recordedIp('10.0.0.0/8')]);
+    const [byDefault, byHops, byLoopback, otherNetwork] = await Promise.all([
+      recordedIp(DEFAULT_TRUST_PROXY),
+      recordedIp(1),
+      recordedIp('loopback'),
+      recordedIp('10.0.0.0/8'),
+    ]);
     expect(byHops).toBe('203.0.113.7');
     expect(byLoopback).toBe('203.0.113.7');
     // Not trusted: the socket's own address (the test connects over loopback).

@@ -222,7 +222,10 @@ function trustProxyFrom(value: string | undefined): number | string | false {
   if (!given) return DEFAULT_TRUST_PROXY;
   if (['false', 'none', 'no', '0'].includes(given.toLowerCase())) return false;
   if (/^\d+$/.test(given)) return intFrom('LATCH_TRUST_PROXY', given, 0, 1, 10);
-  const entries = given.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = given
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const valid = (entry: string) => {
     if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
     const [address, bits, extra] = entry.split('/');
@@ -233,7 +236,9 @@ function trustProxyFrom(value: string | undefined): number | string | false {
   const bad = entries.find((entry) => !valid(entry));
   // "true" (trust any peer) is refused on purpose: the client IP would be whatever the client says.
   if (bad !== undefined || entries.length === 0) {
-    throw new Error(`LATCH_TRUST_PROXY must be false, a number of proxy hops (1-10), or a comma-separated list of addresses, CIDR ranges and loopback / linklocal / uniquelocal; "${bad ?? given}" is none of these`);
+    throw new Error(
+      `LATCH_TRUST_PROXY must be false, a number of proxy hops (1-10), or a comma-separated list of addresses, CIDR ranges and loopback / linklocal / uniquelocal; "${bad ?? given}" is none of these`,
+    );
   }
   return entries.join(', ');
 }
@@ -259,7 +264,9 @@ function resolveSecret(given: string | undefined, databaseUrl: string | null, da
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   if (databaseUrl) {
     // One instance can keep its secret locally; several sharing a database must share LATCH_SECRET.
-    console.warn(`[latch] LATCH_SECRET is not set: generating one into ${file}. Every instance on this database must use the same secret: set LATCH_SECRET for multi-instance deployments.`);
+    console.warn(
+      `[latch] LATCH_SECRET is not set: generating one into ${file}. Every instance on this database must use the same secret: set LATCH_SECRET for multi-instance deployments.`,
+    );
   }
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(48).toString('base64url');
@@ -300,7 +307,10 @@ function sharedEmailFrom(value: string | undefined): EmailSettings['sharedEmail'
   const given = value?.trim();
   if (!given || given.toLowerCase() === 'internal') return 'internal';
   if (given.toLowerCase() === 'all') return 'all';
-  const ids = given.split(',').map((id) => id.trim()).filter(Boolean);
+  const ids = given
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
   if (ids.length === 0 || ids.some((id) => !/^[A-Za-z0-9_-]{1,64}$/.test(id))) {
     throw new Error(`LATCH_SHARED_EMAIL must be internal, all, or a comma-separated list of project ids, got "${given}"`);
   }
@@ -322,35 +332,105 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     databasePoolSize: intFrom('DATABASE_POOL_SIZE', source.DATABASE_POOL_SIZE, 20, 1, 1000),
     databasePreparedStatements: boolFrom('DATABASE_PREPARED_STATEMENTS', source.DATABASE_PREPARED_STATEMENTS, true),
     passwordHashConcurrency: intFrom('LATCH_PASSWORD_HASH_CONCURRENCY', source.LATCH_PASSWORD_HASH_CONCURRENCY, defaultHashConcurrency(), 1, 64),
-    passwordHashQueuePerProject: intFrom('LATCH_PASSWORD_HASH_QUEUE_PER_PROJECT', source.LATCH_PASSWORD_HASH_QUEUE_PER_PROJECT, DEFAULT_HASH_QUEUE_PER_PROJECT, 0, 100_000),
+    passwordHashQueuePerProject: intFrom(
+      'LATCH_PASSWORD_HASH_QUEUE_PER_PROJECT',
+      source.LATCH_PASSWORD_HASH_QUEUE_PER_PROJECT,
+      DEFAULT_HASH_QUEUE_PER_PROJECT,
+      0,
+      100_000,
+    ),
     dataDir,
     secret: resolveSecret(source.LATCH_SECRET, databaseUrl, dataDir),
     baseUrl: source.LATCH_BASE_URL?.trim().replace(/\/+$/, '') || null,
     internalSignUp: boolFrom('LATCH_INTERNAL_SIGN_UP', source.LATCH_INTERNAL_SIGN_UP, true),
-    corsOrigins: source.LATCH_CORS_ORIGINS ? source.LATCH_CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean) : null,
+    corsOrigins: source.LATCH_CORS_ORIGINS
+      ? source.LATCH_CORS_ORIGINS.split(',')
+          .map((o) => o.trim())
+          .filter(Boolean)
+      : null,
     accessTokenTtlSeconds: intFrom('LATCH_ACCESS_TOKEN_TTL_SECONDS', source.LATCH_ACCESS_TOKEN_TTL_SECONDS, 600, 5, 86400),
     logLevel,
     trustProxy: trustProxyFrom(source.LATCH_TRUST_PROXY),
     metricsToken: metricsTokenFrom(source.LATCH_METRICS_TOKEN),
     rateLimits: {
       windowSeconds: intFrom('LATCH_RATE_LIMIT_WINDOW_SECONDS', source.LATCH_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMITS.windowSeconds, 1, 86400),
-      signInPerEmail: intFrom('LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL', source.LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL, DEFAULT_RATE_LIMITS.signInPerEmail, 0, 1_000_000),
-      signInPerEmailIp: intFrom('LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL_IP', source.LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL_IP, DEFAULT_RATE_LIMITS.signInPerEmailIp, 0, 1_000_000),
+      signInPerEmail: intFrom(
+        'LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL',
+        source.LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL,
+        DEFAULT_RATE_LIMITS.signInPerEmail,
+        0,
+        1_000_000,
+      ),
+      signInPerEmailIp: intFrom(
+        'LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL_IP',
+        source.LATCH_RATE_LIMIT_SIGN_IN_PER_EMAIL_IP,
+        DEFAULT_RATE_LIMITS.signInPerEmailIp,
+        0,
+        1_000_000,
+      ),
       signInPerIp: intFrom('LATCH_RATE_LIMIT_SIGN_IN_PER_IP', source.LATCH_RATE_LIMIT_SIGN_IN_PER_IP, DEFAULT_RATE_LIMITS.signInPerIp, 0, 1_000_000),
-      codeChecksPerIp: intFrom('LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP', source.LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP, DEFAULT_RATE_LIMITS.codeChecksPerIp, 0, 1_000_000),
-      apiKeyChecksPerIp: intFrom('LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP', source.LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP, DEFAULT_RATE_LIMITS.apiKeyChecksPerIp, 0, 1_000_000),
-      emailProbesPerIp: intFrom('LATCH_RATE_LIMIT_EMAIL_PROBES_PER_IP', source.LATCH_RATE_LIMIT_EMAIL_PROBES_PER_IP, DEFAULT_RATE_LIMITS.emailProbesPerIp, 0, 1_000_000),
+      codeChecksPerIp: intFrom(
+        'LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP',
+        source.LATCH_RATE_LIMIT_CODE_CHECKS_PER_IP,
+        DEFAULT_RATE_LIMITS.codeChecksPerIp,
+        0,
+        1_000_000,
+      ),
+      apiKeyChecksPerIp: intFrom(
+        'LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP',
+        source.LATCH_RATE_LIMIT_API_KEY_CHECKS_PER_IP,
+        DEFAULT_RATE_LIMITS.apiKeyChecksPerIp,
+        0,
+        1_000_000,
+      ),
+      emailProbesPerIp: intFrom(
+        'LATCH_RATE_LIMIT_EMAIL_PROBES_PER_IP',
+        source.LATCH_RATE_LIMIT_EMAIL_PROBES_PER_IP,
+        DEFAULT_RATE_LIMITS.emailProbesPerIp,
+        0,
+        1_000_000,
+      ),
       signUpsPerIp: intFrom('LATCH_RATE_LIMIT_SIGN_UPS_PER_IP', source.LATCH_RATE_LIMIT_SIGN_UPS_PER_IP, DEFAULT_RATE_LIMITS.signUpsPerIp, 0, 1_000_000),
-      passwordHashesPerIp: intFrom('LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP', source.LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP, DEFAULT_RATE_LIMITS.passwordHashesPerIp, 0, 1_000_000),
+      passwordHashesPerIp: intFrom(
+        'LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP',
+        source.LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP,
+        DEFAULT_RATE_LIMITS.passwordHashesPerIp,
+        0,
+        1_000_000,
+      ),
     },
     email: {
       smtpUrl: smtpUrlFrom(source.LATCH_SMTP_URL),
       ...emailFromFrom(source.LATCH_EMAIL_FROM),
-      perProjectPerHour: intFrom('LATCH_EMAIL_RATE_LIMIT_PER_HOUR', source.LATCH_EMAIL_RATE_LIMIT_PER_HOUR, DEFAULT_EMAIL_SETTINGS.perProjectPerHour, 0, 100_000_000),
-      clientSharePercent: intFrom('LATCH_EMAIL_CLIENT_SHARE_PERCENT', source.LATCH_EMAIL_CLIENT_SHARE_PERCENT, DEFAULT_EMAIL_SETTINGS.clientSharePercent, 0, 100),
+      perProjectPerHour: intFrom(
+        'LATCH_EMAIL_RATE_LIMIT_PER_HOUR',
+        source.LATCH_EMAIL_RATE_LIMIT_PER_HOUR,
+        DEFAULT_EMAIL_SETTINGS.perProjectPerHour,
+        0,
+        100_000_000,
+      ),
+      clientSharePercent: intFrom(
+        'LATCH_EMAIL_CLIENT_SHARE_PERCENT',
+        source.LATCH_EMAIL_CLIENT_SHARE_PERCENT,
+        DEFAULT_EMAIL_SETTINGS.clientSharePercent,
+        0,
+        100,
+      ),
       perIpPerHour: intFrom('LATCH_EMAIL_RATE_LIMIT_PER_IP', source.LATCH_EMAIL_RATE_LIMIT_PER_IP, DEFAULT_EMAIL_SETTINGS.perIpPerHour, 0, 1_000_000),
-      perRecipientPerHour: intFrom('LATCH_EMAIL_RATE_LIMIT_PER_RECIPIENT', source.LATCH_EMAIL_RATE_LIMIT_PER_RECIPIENT, DEFAULT_EMAIL_SETTINGS.perRecipientPerHour, 0, 1_000_000),
-      testSendsPerHour: intFrom('LATCH_EMAIL_TEST_SENDS_PER_HOUR', source.LATCH_EMAIL_TEST_SENDS_PER_HOUR, DEFAULT_EMAIL_SETTINGS.testSendsPerHour, 0, 1_000_000),
+      perRecipientPerHour: intFrom(
+        'LATCH_EMAIL_RATE_LIMIT_PER_RECIPIENT',
+        source.LATCH_EMAIL_RATE_LIMIT_PER_RECIPIENT,
+        DEFAULT_EMAIL_SETTINGS.perRecipientPerHour,
+        0,
+        1_000_000,
+      ),
+      testSendsPerHour: intFrom(
+        'LATCH_EMAIL_TEST_SENDS_PER_HOUR',
+        source.LATCH_EMAIL_TEST_SENDS_PER_HOUR,
+        DEFAULT_EMAIL_SETTINGS.testSendsPerHour,
+        0,
+        1_000_000,
+      ),
       allowPrivate: boolFrom('LATCH_SMTP_ALLOW_PRIVATE', source.LATCH_SMTP_ALLOW_PRIVATE, DEFAULT_EMAIL_SETTINGS.allowPrivate),
       sharedEmail: sharedEmailFrom(source.LATCH_SHARED_EMAIL),
       extraCa: source.LATCH_SMTP_CA_FILE?.trim() ? readFileSync(source.LATCH_SMTP_CA_FILE.trim(), 'utf8') : null,

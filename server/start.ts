@@ -37,7 +37,11 @@ export interface StartOptions {
 export async function startLatch(options: StartOptions = {}): Promise<RunningLatch> {
   const env = options.env ?? loadEnv();
   const log = createLogger(options.quiet ? 'error' : env.logLevel);
-  const target: DatabaseTarget = options.database ?? (env.databaseUrl ? { kind: 'postgres', url: env.databaseUrl, poolSize: env.databasePoolSize, preparedStatements: env.databasePreparedStatements } : { kind: 'pglite', dataDir: env.dataDir });
+  const target: DatabaseTarget =
+    options.database ??
+    (env.databaseUrl
+      ? { kind: 'postgres', url: env.databaseUrl, poolSize: env.databasePoolSize, preparedStatements: env.databasePreparedStatements }
+      : { kind: 'pglite', dataDir: env.dataDir });
   const { db, close: closeDb } = await openDatabase(target);
   const applied = await migrateToLatest(db);
   if (applied.length) log.info(`applied migrations: ${applied.join(', ')}`);

@@ -1,5 +1,15 @@
 /** Hand-written SVG charts (no chart library): a bar chart of daily counts. */
-export function BarChart({ data, label, height = 160, width = 600 }: { data: Array<{ date: string; count: number }>; label: string; height?: number; width?: number }) {
+export function BarChart({
+  data,
+  label,
+  height = 160,
+  width = 600,
+}: {
+  data: Array<{ date: string; count: number }>;
+  label: string;
+  height?: number;
+  width?: number;
+}) {
   const padding = { top: 10, right: 8, bottom: 22, left: 32 };
   const max = Math.max(1, ...data.map((d) => d.count));
   // A round top with whole-number ticks: 0, half, top (half only when it is a whole number).
@@ -17,7 +27,9 @@ export function BarChart({ data, label, height = 160, width = 600 }: { data: Arr
           return (
             <g key={tick}>
               <line className="gridline" x1={padding.left} x2={width - padding.right} y1={y} y2={y} />
-              <text className="axis" x={padding.left - 6} y={y + 3} textAnchor="end">{tick}</text>
+              <text className="axis" x={padding.left - 6} y={y + 3} textAnchor="end">
+                {tick}
+              </text>
             </g>
           );
         })}
@@ -25,14 +37,26 @@ export function BarChart({ data, label, height = 160, width = 600 }: { data: Arr
           const barHeight = (d.count / niceMax) * innerHeight;
           const x = padding.left + i * slot + slot * 0.15;
           return (
-            <rect key={d.date} className="bar" x={x} y={padding.top + innerHeight - barHeight} width={slot * 0.7} height={Math.max(barHeight, d.count > 0 ? 1 : 0)} rx={2}>
+            <rect
+              key={d.date}
+              className="bar"
+              x={x}
+              y={padding.top + innerHeight - barHeight}
+              width={slot * 0.7}
+              height={Math.max(barHeight, d.count > 0 ? 1 : 0)}
+              rx={2}
+            >
               <title>{`${d.date}: ${d.count}`}</title>
             </rect>
           );
         })}
-        {data.map((d, i) => ((data.length - 1 - i) % 7 === 0 ? (
-          <text key={`label-${d.date}`} className="axis" x={padding.left + i * slot + slot / 2} y={height - 6} textAnchor="middle">{d.date.slice(5)}</text>
-        ) : null))}
+        {data.map((d, i) =>
+          (data.length - 1 - i) % 7 === 0 ? (
+            <text key={`label-${d.date}`} className="axis" x={padding.left + i * slot + slot / 2} y={height - 6} textAnchor="middle">
+              {d.date.slice(5)}
+            </text>
+          ) : null,
+        )}
       </svg>
       <figcaption className="visually-hidden">{data.map((d) => `${d.date}: ${d.count}`).join(', ')}</figcaption>
     </figure>

@@ -17,9 +17,23 @@ export type JsonValue = ServerUserUpdate['client_metadata'];
  * The three metadata fields of a user or a team as JSON text: each must parse, then the whole
  * patch must pass the server's own update schema (`schema`, with `extra` merged in for ids).
  */
-export function MetadataEditor({ values, schema, extra = {}, onSave }: { values: Record<MetadataKey, unknown>; schema: z.ZodType; extra?: Record<string, unknown>; onSave: (patch: Record<MetadataKey, JsonValue>) => Promise<unknown> }) {
+export function MetadataEditor({
+  values,
+  schema,
+  extra = {},
+  onSave,
+}: {
+  values: Record<MetadataKey, unknown>;
+  schema: z.ZodType;
+  extra?: Record<string, unknown>;
+  onSave: (patch: Record<MetadataKey, JsonValue>) => Promise<unknown>;
+}) {
   const initial = (key: MetadataKey) => JSON.stringify(values[key] ?? null, null, 2);
-  const [texts, setTexts] = useState<Record<MetadataKey, string>>({ client_metadata: initial('client_metadata'), client_read_only_metadata: initial('client_read_only_metadata'), server_metadata: initial('server_metadata') });
+  const [texts, setTexts] = useState<Record<MetadataKey, string>>({
+    client_metadata: initial('client_metadata'),
+    client_read_only_metadata: initial('client_read_only_metadata'),
+    server_metadata: initial('server_metadata'),
+  });
   const [parseErrors, setParseErrors] = useState<Record<string, string> | null>(null);
   const save = useFormAction(schema, (patch: Record<MetadataKey, JsonValue>) => onSave(patch));
   const submit = (event: FormEvent) => {
@@ -36,7 +50,11 @@ export function MetadataEditor({ values, schema, extra = {}, onSave }: { values:
     setParseErrors(Object.keys(invalid).length > 0 ? invalid : null);
     if (Object.keys(invalid).length > 0) return save.reset();
     // Then the server's own rules (any JSON value, or null).
-    const complete = { client_metadata: patch.client_metadata ?? null, client_read_only_metadata: patch.client_read_only_metadata ?? null, server_metadata: patch.server_metadata ?? null };
+    const complete = {
+      client_metadata: patch.client_metadata ?? null,
+      client_read_only_metadata: patch.client_read_only_metadata ?? null,
+      server_metadata: patch.server_metadata ?? null,
+    };
     void save.submit(complete, { ...extra, ...patch });
   };
   const errors = parseErrors ?? save.errors;

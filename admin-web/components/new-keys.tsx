@@ -34,10 +34,14 @@ if (result.status === 'error') console.error(result.error.message);`;
         {present.map(([label, name, value]) => (
           <div className="key-row" key={name}>
             <div>
-              <div><strong>{label}</strong></div>
+              <div>
+                <strong>{label}</strong>
+              </div>
               <code className="muted small">{name}</code>
             </div>
-            <div className="key-value" aria-label={label}>{value}</div>
+            <div className="key-value" aria-label={label}>
+              {value}
+            </div>
             <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} />
           </div>
         ))}
@@ -47,14 +51,18 @@ if (result.status === 'error') console.error(result.error.message);`;
           <strong>.env</strong>
           <CopyButton value={env} label="Copy .env" />
         </div>
-        <pre className="code" aria-label=".env file">{env}</pre>
+        <pre className="code" aria-label=".env file">
+          {env}
+        </pre>
       </div>
       <div className="stack">
         <div className="row" style={{ justifyContent: 'space-between' }}>
           <strong>Use the SDK</strong>
           <CopyButton value={snippet} label="Copy snippet" />
         </div>
-        <pre className="code" aria-label="SDK snippet">{snippet}</pre>
+        <pre className="code" aria-label="SDK snippet">
+          {snippet}
+        </pre>
       </div>
     </div>
   );

@@ -68,7 +68,9 @@ export function QueryView<T>({ query, children, loadingLabel }: { query: UseQuer
     return (
       <div>
         <ErrorMessage error={query.error} title="Could not load" />
-        <button type="button" className="button" onClick={() => void query.refetch()}>Try again</button>
+        <button type="button" className="button" onClick={() => void query.refetch()}>
+          Try again
+        </button>
       </div>
     );
   }
@@ -76,11 +78,29 @@ export function QueryView<T>({ query, children, loadingLabel }: { query: UseQuer
 }
 
 /** A table of items; a `null` column heading is the row's actions (named for screen readers only). */
-export function Table<T>({ label, columns, items, row }: { label: string; columns: Array<string | null>; items: T[]; row: (item: T, index: number) => ReactNode }) {
+export function Table<T>({
+  label,
+  columns,
+  items,
+  row,
+}: {
+  label: string;
+  columns: Array<string | null>;
+  items: T[];
+  row: (item: T, index: number) => ReactNode;
+}) {
   return (
     <div className="table-wrap">
       <table aria-label={label}>
-        <thead><tr>{columns.map((column, index) => <th key={column ?? `actions-${index}`} scope="col">{column ?? <span className="visually-hidden">Actions</span>}</th>)}</tr></thead>
+        <thead>
+          <tr>
+            {columns.map((column, index) => (
+              <th key={column ?? `actions-${index}`} scope="col">
+                {column ?? <span className="visually-hidden">Actions</span>}
+              </th>
+            ))}
+          </tr>
+        </thead>
         <tbody>{items.map(row)}</tbody>
       </table>
     </div>
@@ -88,8 +108,24 @@ export function Table<T>({ label, columns, items, row }: { label: string; column
 }
 
 /** A list from a query: loading, error, an empty state, or the table (the shape of most cards). */
-export function QueryTable<T>({ query, loadingLabel, empty, ...table }: { query: UseQueryResult<T[]>; loadingLabel?: string; empty: ReactNode; label: string; columns: Array<string | null>; row: (item: T, index: number) => ReactNode }) {
-  return <QueryView query={query} loadingLabel={loadingLabel}>{(items) => (items.length === 0 ? empty : <Table {...table} items={items} />)}</QueryView>;
+export function QueryTable<T>({
+  query,
+  loadingLabel,
+  empty,
+  ...table
+}: {
+  query: UseQueryResult<T[]>;
+  loadingLabel?: string;
+  empty: ReactNode;
+  label: string;
+  columns: Array<string | null>;
+  row: (item: T, index: number) => ReactNode;
+}) {
+  return (
+    <QueryView query={query} loadingLabel={loadingLabel}>
+      {(items) => (items.length === 0 ? empty : <Table {...table} items={items} />)}
+    </QueryView>
+  );
 }
 
 /**
@@ -149,13 +185,29 @@ export function useFormAction<I>(schema: z.ZodType, action: (input: I) => Promis
 }
 
 /** The foot of a settings form: the action's error, the submit button and its "Saved." note. */
-export function SaveFooter({ action, label, errorTitle = 'Could not save', savedText = 'Saved.' }: { action: Action; label: string; errorTitle?: string; savedText?: string }) {
+export function SaveFooter({
+  action,
+  label,
+  errorTitle = 'Could not save',
+  savedText = 'Saved.',
+}: {
+  action: Action;
+  label: string;
+  errorTitle?: string;
+  savedText?: string;
+}) {
   return (
     <>
       <ErrorMessage error={action.error} title={errorTitle} />
       <div className="actions">
-        <button type="submit" className="button primary">{label}</button>
-        {action.done ? <span className="muted" role="status">{savedText}</span> : null}
+        <button type="submit" className="button primary">
+          {label}
+        </button>
+        {action.done ? (
+          <span className="muted" role="status">
+            {savedText}
+          </span>
+        ) : null}
       </div>
     </>
   );
@@ -173,14 +225,32 @@ export function fieldErrors(schema: z.ZodType, value: unknown): Record<string, s
   return errors;
 }
 
-export function Field({ label, error, hint, children }: { label: string; error?: string | undefined; hint?: ReactNode; children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => ReactNode }) {
+export function Field({
+  label,
+  error,
+  hint,
+  children,
+}: {
+  label: string;
+  error?: string | undefined;
+  hint?: ReactNode;
+  children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => ReactNode;
+}) {
   const id = useId();
   const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       {children({ id, 'aria-invalid': Boolean(error), ...(describedBy ? { 'aria-describedby': describedBy } : {}) })}
-      {error ? <span className="field-error" id={`${id}-error`}>{error}</span> : hint ? <span className="muted small" id={`${id}-hint`}>{hint}</span> : null}
+      {error ? (
+        <span className="field-error" id={`${id}-error`}>
+          {error}
+        </span>
+      ) : hint ? (
+        <span className="muted small" id={`${id}-hint`}>
+          {hint}
+        </span>
+      ) : null}
     </div>
   );
 }
@@ -210,7 +280,19 @@ export function useOptimisticChecked(checked: boolean, onChange: (checked: boole
   return [pending ?? checked, change];
 }
 
-export function Switch({ label, description, checked, onChange, disabled }: { label: string; description?: ReactNode; checked: boolean; onChange: (checked: boolean) => unknown; disabled?: boolean }) {
+export function Switch({
+  label,
+  description,
+  checked,
+  onChange,
+  disabled,
+}: {
+  label: string;
+  description?: ReactNode;
+  checked: boolean;
+  onChange: (checked: boolean) => unknown;
+  disabled?: boolean;
+}) {
   const id = useId();
   const [shown, change] = useOptimisticChecked(checked, onChange);
   return (
@@ -273,7 +355,9 @@ export function Modal({ title, open, onClose, children, wide }: { title: string;
     <dialog ref={ref} className={wide ? 'modal wide' : 'modal'} aria-labelledby={id} onClose={onClose} onCancel={onClose}>
       <div className="modal-header">
         <h2 id={id}>{title}</h2>
-        <button type="button" className="button ghost" aria-label="Close" onClick={onClose}>×</button>
+        <button type="button" className="button ghost" aria-label="Close" onClick={onClose}>
+          ×
+        </button>
       </div>
       {open ? children : null}
     </dialog>
@@ -281,7 +365,21 @@ export function Modal({ title, open, onClose, children, wide }: { title: string;
 }
 
 /** Confirmation for destructive actions: says what will happen, and shows the server's error if it fails. */
-export function ConfirmButton({ label, title, message, confirmLabel = label, onConfirm, className = 'button danger' }: { label: string; title: string; message: ReactNode; confirmLabel?: string; onConfirm: () => Promise<unknown>; className?: string }) {
+export function ConfirmButton({
+  label,
+  title,
+  message,
+  confirmLabel = label,
+  onConfirm,
+  className = 'button danger',
+}: {
+  label: string;
+  title: string;
+  message: ReactNode;
+  confirmLabel?: string;
+  onConfirm: () => Promise<unknown>;
+  className?: string;
+}) {
   const [open, setOpen] = useState(false);
   const action = useAction(async () => {
     await onConfirm();
@@ -289,13 +387,17 @@ export function ConfirmButton({ label, title, message, confirmLabel = label, onC
   });
   return (
     <>
-      <button type="button" className={className} onClick={() => setOpen(true)}>{label}</button>
+      <button type="button" className={className} onClick={() => setOpen(true)}>
+        {label}
+      </button>
       <Modal title={title} open={open} onClose={() => setOpen(false)}>
         <div className="stack">
           <div>{message}</div>
           <ErrorMessage error={action.error} />
           <div className="actions end">
-            <button type="button" className="button" onClick={() => setOpen(false)}>Cancel</button>
+            <button type="button" className="button" onClick={() => setOpen(false)}>
+              Cancel
+            </button>
             <button type="button" className="button danger" disabled={action.pending} onClick={() => void action.run()}>
               {action.pending ? 'Working…' : confirmLabel}
             </button>
@@ -307,13 +409,31 @@ export function ConfirmButton({ label, title, message, confirmLabel = label, onC
 }
 
 /** The foot of a dialog's form: the action's error, Cancel and the submit button. */
-export function DialogFooter({ error, errorTitle = 'Could not save', submitLabel, onCancel, pending, pendingLabel }: { error: unknown; errorTitle?: string; submitLabel: string; onCancel: () => void; pending?: boolean; pendingLabel?: string }) {
+export function DialogFooter({
+  error,
+  errorTitle = 'Could not save',
+  submitLabel,
+  onCancel,
+  pending,
+  pendingLabel,
+}: {
+  error: unknown;
+  errorTitle?: string;
+  submitLabel: string;
+  onCancel: () => void;
+  pending?: boolean;
+  pendingLabel?: string;
+}) {
   return (
     <>
       <ErrorMessage error={error} title={errorTitle} />
       <div className="actions end">
-        <button type="button" className="button" onClick={onCancel}>Cancel</button>
-        <button type="submit" className="button primary" disabled={pending}>{pending ? pendingLabel : submitLabel}</button>
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="button primary" disabled={pending}>
+          {pending ? pendingLabel : submitLabel}
+        </button>
       </div>
     </>
   );

@@ -9,8 +9,18 @@ type Provider = PageProps['project']['config']['oauth_providers'][number];
 type ProviderId = (typeof OAUTH_PROVIDER_IDS)[number];
 
 const PROVIDER_NAMES: Record<ProviderId, string> = {
-  google: 'Google', github: 'GitHub', microsoft: 'Microsoft', spotify: 'Spotify', facebook: 'Facebook', discord: 'Discord',
-  gitlab: 'GitLab', bitbucket: 'Bitbucket', linkedin: 'LinkedIn', apple: 'Apple', x: 'X', twitch: 'Twitch',
+  google: 'Google',
+  github: 'GitHub',
+  microsoft: 'Microsoft',
+  spotify: 'Spotify',
+  facebook: 'Facebook',
+  discord: 'Discord',
+  gitlab: 'GitLab',
+  bitbucket: 'Bitbucket',
+  linkedin: 'LinkedIn',
+  apple: 'Apple',
+  x: 'X',
+  twitch: 'Twitch',
 };
 
 const METHODS = [
@@ -41,16 +51,32 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
     <>
       <PageHeader title="Auth methods" description="How users sign up and sign in to this project. Changes apply immediately." />
       <ErrorMessage error={saving.error} title="Could not save" />
-      {[{ title: 'Sign-in methods', switches: METHODS }, { title: 'What users can do', switches: CAPABILITIES }].map(({ title, switches }) => (
+      {[
+        { title: 'Sign-in methods', switches: METHODS },
+        { title: 'What users can do', switches: CAPABILITIES },
+      ].map(({ title, switches }) => (
         <Card key={title} title={title}>
-          {switches.map(({ key, label, description }) => <Switch key={key} label={label} description={description} checked={config[key]} onChange={(checked) => save({ [key]: checked })} />)}
+          {switches.map(({ key, label, description }) => (
+            <Switch key={key} label={label} description={description} checked={config[key]} onChange={(checked) => save({ [key]: checked })} />
+          ))}
         </Card>
       ))}
       <Card title="OAuth providers">
-        <p className="muted" style={{ marginTop: 0 }}>Shared providers use Latch's development credentials; use your own (standard) in production.</p>
+        <p className="muted" style={{ marginTop: 0 }}>
+          Shared providers use Latch's development credentials; use your own (standard) in production.
+        </p>
         <div className="table-wrap">
           <table aria-label="OAuth providers">
-            <thead><tr><th scope="col">Provider</th><th scope="col">Status</th><th scope="col">Credentials</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Provider</th>
+                <th scope="col">Status</th>
+                <th scope="col">Credentials</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {OAUTH_PROVIDER_IDS.map((id, index) => {
                 const provider = providers[index] ?? null;
@@ -59,7 +85,11 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
                     <td>{PROVIDER_NAMES[id]}</td>
                     <td>{provider?.enabled ? <span className="badge ok">enabled</span> : <span className="badge">off</span>}</td>
                     <td>{provider ? (provider.type === 'standard' ? `Own app (${provider.client_id ?? ''})` : 'Shared') : '—'}</td>
-                    <td className="actions end"><button type="button" className="button small" onClick={() => setEditing(id)}>Configure {PROVIDER_NAMES[id]}</button></td>
+                    <td className="actions end">
+                      <button type="button" className="button small" onClick={() => setEditing(id)}>
+                        Configure {PROVIDER_NAMES[id]}
+                      </button>
+                    </td>
                   </tr>
                 );
               })}
@@ -68,12 +98,19 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
         </div>
       </Card>
       <Card title="Account merging">
-        <Field label="When an OAuth sign-in uses an email that already has an account" hint="Link: add the provider to the existing account. Raise error: refuse the sign-in. Allow duplicates: create a second account.">
+        <Field
+          label="When an OAuth sign-in uses an email that already has an account"
+          hint="Link: add the provider to the existing account. Raise error: refuse the sign-in. Allow duplicates: create a second account."
+        >
           {(props) => (
-            <select {...props} value={config.oauth_account_merge_strategy} onChange={(event) => {
+            <select
+              {...props}
+              value={config.oauth_account_merge_strategy}
+              onChange={(event) => {
                 const strategy = MERGE_STRATEGIES.find((value) => value === event.target.value);
                 if (strategy) void save({ oauth_account_merge_strategy: strategy });
-              }}>
+              }}
+            >
               <option value="link_method">Link to the existing account</option>
               <option value="raise_error">Raise an error</option>
               <option value="allow_duplicates">Allow duplicate accounts</option>
@@ -102,12 +139,26 @@ type ProviderInput = NonNullable<ConfigPatch['oauth_providers']>[number];
 function toInput(provider: Provider): ProviderInput {
   return {
     // The secret is write-only: leaving it out keeps the stored one (same provider and client id).
-    id: provider.id, enabled: provider.enabled, type: provider.type, client_id: provider.client_id,
-    facebook_config_id: provider.facebook_config_id, microsoft_tenant_id: provider.microsoft_tenant_id,
+    id: provider.id,
+    enabled: provider.enabled,
+    type: provider.type,
+    client_id: provider.client_id,
+    facebook_config_id: provider.facebook_config_id,
+    microsoft_tenant_id: provider.microsoft_tenant_id,
   };
 }
 
-function ProviderDialog({ id, provider, onClose, onSave }: { id: ProviderId; provider: Provider | null; onClose: () => void; onSave: (provider: ProviderInput) => Promise<void> }) {
+function ProviderDialog({
+  id,
+  provider,
+  onClose,
+  onSave,
+}: {
+  id: ProviderId;
+  provider: Provider | null;
+  onClose: () => void;
+  onSave: (provider: ProviderInput) => Promise<void>;
+}) {
   const [enabled, setEnabled] = useState(provider?.enabled ?? true);
   const [type, setType] = useState<'shared' | 'standard'>(provider?.type ?? 'shared');
   const [clientId, setClientId] = useState(provider?.client_id ?? '');
@@ -118,7 +169,9 @@ function ProviderDialog({ id, provider, onClose, onSave }: { id: ProviderId; pro
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void save.submit({
-      id, enabled, type,
+      id,
+      enabled,
+      type,
       client_id: type === 'standard' ? clientId.trim() || null : null,
       client_secret: type === 'standard' ? clientSecret || null : null,
       facebook_config_id: id === 'facebook' && extra.trim() ? extra.trim() : null,
@@ -131,15 +184,35 @@ function ProviderDialog({ id, provider, onClose, onSave }: { id: ProviderId; pro
         <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
         <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
           <legend className="muted">Credentials</legend>
-          <label className="row"><input type="radio" name="type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared (development only)</label>
-          <label className="row"><input type="radio" name="type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own OAuth app</label>
+          <label className="row">
+            <input type="radio" name="type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared (development only)
+          </label>
+          <label className="row">
+            <input type="radio" name="type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own OAuth app
+          </label>
         </fieldset>
         {type === 'standard' ? (
           <>
-            <Field label="Client ID" error={save.errors.client_id}>{(props) => <input {...props} type="text" value={clientId} onChange={(event) => setClientId(event.target.value)} />}</Field>
-            <Field label="Client secret" error={save.errors.client_secret} hint={provider?.has_client_secret ? 'A secret is stored; leave this empty to keep it.' : undefined}>{(props) => <input {...props} type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} />}</Field>
-            {id === 'facebook' ? <Field label="Facebook business config ID (optional)">{(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}</Field> : null}
-            {id === 'microsoft' ? <Field label="Microsoft tenant ID (optional)">{(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}</Field> : null}
+            <Field label="Client ID" error={save.errors.client_id}>
+              {(props) => <input {...props} type="text" value={clientId} onChange={(event) => setClientId(event.target.value)} />}
+            </Field>
+            <Field
+              label="Client secret"
+              error={save.errors.client_secret}
+              hint={provider?.has_client_secret ? 'A secret is stored; leave this empty to keep it.' : undefined}
+            >
+              {(props) => <input {...props} type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} />}
+            </Field>
+            {id === 'facebook' ? (
+              <Field label="Facebook business config ID (optional)">
+                {(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}
+              </Field>
+            ) : null}
+            {id === 'microsoft' ? (
+              <Field label="Microsoft tenant ID (optional)">
+                {(props) => <input {...props} type="text" value={extra} onChange={(event) => setExtra(event.target.value)} />}
+              </Field>
+            ) : null}
           </>
         ) : null}
         <DialogFooter error={save.error} errorTitle="Could not save" submitLabel="Save" onCancel={onClose} />

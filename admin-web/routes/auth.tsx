@@ -32,10 +32,16 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
   return (
     <div className="auth-screen">
       <div className="card auth-card">
-        <div className="brand"><span className="brand-mark" aria-hidden="true" /> Latch</div>
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true" /> Latch
+        </div>
         <div className="tabs" role="tablist" aria-label="Account">
-          <button type="button" role="tab" className="tab" aria-selected={mode === 'sign-in'} onClick={() => switchTo('sign-in')}>Sign in</button>
-          <button type="button" role="tab" className="tab" aria-selected={mode === 'sign-up'} onClick={() => switchTo('sign-up')}>Create account</button>
+          <button type="button" role="tab" className="tab" aria-selected={mode === 'sign-in'} onClick={() => switchTo('sign-in')}>
+            Sign in
+          </button>
+          <button type="button" role="tab" className="tab" aria-selected={mode === 'sign-up'} onClick={() => switchTo('sign-up')}>
+            Create account
+          </button>
         </div>
         <form className="form" onSubmit={submit} noValidate>
           <h1 className="visually-hidden">{mode === 'sign-up' ? 'Create your owner account' : 'Sign in to Latch'}</h1>
@@ -46,7 +52,15 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
             {(props) => <input {...props} type="email" autoComplete="email" value={email} onChange={(event) => setEmail(event.target.value)} autoFocus />}
           </Field>
           <Field label="Password" error={auth.errors.password} hint={mode === 'sign-up' ? 'At least 8 characters.' : undefined}>
-            {(props) => <input {...props} type="password" autoComplete={mode === 'sign-up' ? 'new-password' : 'current-password'} value={password} onChange={(event) => setPassword(event.target.value)} />}
+            {(props) => (
+              <input
+                {...props}
+                type="password"
+                autoComplete={mode === 'sign-up' ? 'new-password' : 'current-password'}
+                value={password}
+                onChange={(event) => setPassword(event.target.value)}
+              />
+            )}
           </Field>
           <ErrorMessage error={auth.error} title={mode === 'sign-up' ? 'Could not create the account' : 'Could not sign in'} />
           <button type="submit" className="button primary" disabled={auth.pending}>

@@ -25,18 +25,26 @@ export function DomainsPage({ projectId, admin, project }: PageProps) {
       <PageHeader title="Domains and handlers" description="Where your app runs: redirects and email links may only go to these domains." />
       <Card title="Production readiness">
         {problems.length === 0 ? (
-          <div className="alert alert-ok" role="status">No problems: this project is ready for production mode.</div>
+          <div className="alert alert-ok" role="status">
+            No problems: this project is ready for production mode.
+          </div>
         ) : (
           <ul aria-label="Production mode problems" className="stack" style={{ paddingLeft: 18, margin: 0 }}>
             {problems.map((problem) => (
               <li key={problem.message}>
                 {problem.message}{' '}
-                {problem.relative_fix_url !== `/projects/${projectId}/domains` ? <Link href={problem.relative_fix_url}>Fix</Link> : <span className="muted small">(fix below)</span>}
+                {problem.relative_fix_url !== `/projects/${projectId}/domains` ? (
+                  <Link href={problem.relative_fix_url}>Fix</Link>
+                ) : (
+                  <span className="muted small">(fix below)</span>
+                )}
               </li>
             ))}
           </ul>
         )}
-        <p className="muted small">Production mode is switched in <Link href={`/projects/${projectId}/settings`}>project settings</Link>.</p>
+        <p className="muted small">
+          Production mode is switched in <Link href={`/projects/${projectId}/settings`}>project settings</Link>.
+        </p>
       </Card>
       <Card title="Localhost">
         <Switch
@@ -50,7 +58,10 @@ export function DomainsPage({ projectId, admin, project }: PageProps) {
         {config.domains.length === 0 ? (
           <Empty title="No trusted domains">Add the domain your app is served from, for example https://app.example.com.</Empty>
         ) : (
-          <Table label="Trusted domains" columns={['Domain', 'Handler path', null]} items={config.domains}
+          <Table
+            label="Trusted domains"
+            columns={['Domain', 'Handler path', null]}
+            items={config.domains}
             row={(entry, index) => (
               <tr key={`${entry.domain}-${index}`}>
                 <td className="mono">{entry.domain}</td>
@@ -60,7 +71,11 @@ export function DomainsPage({ projectId, admin, project }: PageProps) {
                     className="button small danger"
                     label="Remove"
                     title="Remove this domain?"
-                    message={<p>Redirects and email links to <code>{entry.domain}</code> will be refused.</p>}
+                    message={
+                      <p>
+                        Redirects and email links to <code>{entry.domain}</code> will be refused.
+                      </p>
+                    }
                     onConfirm={() => saveConfig(admin, { domains: config.domains.filter((_, i) => i !== index) })}
                   />
                 </td>
@@ -70,12 +85,18 @@ export function DomainsPage({ projectId, admin, project }: PageProps) {
         )}
         <form className="row" style={{ marginTop: 12, alignItems: 'flex-start' }} onSubmit={add} noValidate>
           <div style={{ flex: 2, minWidth: 240 }}>
-            <Field label="Domain" error={adding.errors.domain} hint="https://app.example.com, or a wildcard like https://*.example.com">{(props) => <input {...props} type="url" value={domain} onChange={(event) => setDomain(event.target.value)} />}</Field>
+            <Field label="Domain" error={adding.errors.domain} hint="https://app.example.com, or a wildcard like https://*.example.com">
+              {(props) => <input {...props} type="url" value={domain} onChange={(event) => setDomain(event.target.value)} />}
+            </Field>
           </div>
           <div style={{ flex: 1, minWidth: 160 }}>
-            <Field label="Handler path" error={adding.errors.handler_path}>{(props) => <input {...props} type="text" value={handlerPath} onChange={(event) => setHandlerPath(event.target.value)} />}</Field>
+            <Field label="Handler path" error={adding.errors.handler_path}>
+              {(props) => <input {...props} type="text" value={handlerPath} onChange={(event) => setHandlerPath(event.target.value)} />}
+            </Field>
           </div>
-          <button type="submit" className="button" style={{ marginTop: 26 }}>Add domain</button>
+          <button type="submit" className="button" style={{ marginTop: 26 }}>
+            Add domain
+          </button>
         </form>
         <ErrorMessage error={adding.error ?? saving.error} title="Could not save" />
       </Card>

@@ -6,7 +6,20 @@ import { sendSignInInvitationSchema, sendTestEmailSchema } from '../../contract/
 import type { EmailConfig, SendTestEmailResult } from '../../sdk/index.js';
 import { saveConfig } from '../components/config.js';
 import { Link, navigate } from '../components/router.js';
-import { Card, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SaveFooter, fieldErrors, formatDate, useAction, useFormAction } from '../components/ui.js';
+import {
+  Card,
+  Empty,
+  ErrorMessage,
+  Field,
+  Modal,
+  PageHeader,
+  QueryView,
+  SaveFooter,
+  fieldErrors,
+  formatDate,
+  useAction,
+  useFormAction,
+} from '../components/ui.js';
 import { useOwner } from '../session.js';
 import type { PageProps } from './page-props.js';
 
@@ -54,7 +67,15 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
   const current = (): EmailConfigUpdate =>
     type === 'shared'
       ? { type: 'shared' }
-      : { type: 'standard', host: host.trim(), port: Number(port), username, ...(keepsPassword ? {} : { password }), sender_name: senderName.trim(), sender_email: senderEmail.trim() };
+      : {
+          type: 'standard',
+          host: host.trim(),
+          port: Number(port),
+          username,
+          ...(keepsPassword ? {} : { password }),
+          sender_name: senderName.trim(),
+          sender_email: senderEmail.trim(),
+        };
 
   const check = <T,>(schema: z.ZodType<T>, value: EmailConfigUpdate): T | null => {
     const invalid = fieldErrors(schema, value);
@@ -92,38 +113,77 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
       <form className="form" onSubmit={save} noValidate>
         <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
           <legend className="visually-hidden">Email server</legend>
-          <label className="row"><input type="radio" name="email-type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared — the deployment's default server (or the local inbox below when none is set)</label>
-          <label className="row"><input type="radio" name="email-type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own SMTP server</label>
+          <label className="row">
+            <input type="radio" name="email-type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared — the deployment's default server (or
+            the local inbox below when none is set)
+          </label>
+          <label className="row">
+            <input type="radio" name="email-type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own SMTP server
+          </label>
         </fieldset>
         {type === 'shared' ? (
           <p className="muted small" style={{ margin: 0 }}>
-            A test email tries your own SMTP server, so it needs “My own SMTP server”. With the shared server, send yourself a
-            sign-in invitation below: it goes through the deployment's server, or lands in the local inbox when none is set.
+            A test email tries your own SMTP server, so it needs “My own SMTP server”. With the shared server, send yourself a sign-in invitation below: it goes
+            through the deployment's server, or lands in the local inbox when none is set.
           </p>
         ) : null}
         {type === 'standard' ? (
           <>
             <div className="row" style={{ alignItems: 'flex-start' }}>
-              <div style={{ flex: 3 }}><Field label="SMTP host" error={errors.host}>{(props) => <input {...props} type="text" value={host} onChange={(event) => setHost(event.target.value)} placeholder="smtp.example.com" />}</Field></div>
-              <div style={{ flex: 1 }}><Field label="Port" error={errors.port}>{(props) => <input {...props} type="number" value={port} onChange={(event) => setPort(event.target.value)} />}</Field></div>
+              <div style={{ flex: 3 }}>
+                <Field label="SMTP host" error={errors.host}>
+                  {(props) => <input {...props} type="text" value={host} onChange={(event) => setHost(event.target.value)} placeholder="smtp.example.com" />}
+                </Field>
+              </div>
+              <div style={{ flex: 1 }}>
+                <Field label="Port" error={errors.port}>
+                  {(props) => <input {...props} type="number" value={port} onChange={(event) => setPort(event.target.value)} />}
+                </Field>
+              </div>
             </div>
-            <Field label="Username" error={errors.username}>{(props) => <input {...props} type="text" autoComplete="off" value={username} onChange={(event) => setUsername(event.target.value)} />}</Field>
-            <Field label="Password" error={errors.password} hint={standard?.has_password ? 'A password is stored; leave this empty to keep it.' : undefined}>{(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}</Field>
-            <Field label="Sender name" error={errors.sender_name}>{(props) => <input {...props} type="text" value={senderName} onChange={(event) => setSenderName(event.target.value)} />}</Field>
-            <Field label="Sender email" error={errors.sender_email}>{(props) => <input {...props} type="email" value={senderEmail} onChange={(event) => setSenderEmail(event.target.value)} />}</Field>
+            <Field label="Username" error={errors.username}>
+              {(props) => <input {...props} type="text" autoComplete="off" value={username} onChange={(event) => setUsername(event.target.value)} />}
+            </Field>
+            <Field label="Password" error={errors.password} hint={standard?.has_password ? 'A password is stored; leave this empty to keep it.' : undefined}>
+              {(props) => (
+                <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />
+              )}
+            </Field>
+            <Field label="Sender name" error={errors.sender_name}>
+              {(props) => <input {...props} type="text" value={senderName} onChange={(event) => setSenderName(event.target.value)} />}
+            </Field>
+            <Field label="Sender email" error={errors.sender_email}>
+              {(props) => <input {...props} type="email" value={senderEmail} onChange={(event) => setSenderEmail(event.target.value)} />}
+            </Field>
             <div className="row" style={{ alignItems: 'flex-end' }}>
               <div style={{ flex: 1 }}>
                 <Field label="Send a test email to" error={errors.recipient} hint={`Default: ${owner.data?.primary_email ?? 'your email'}`}>
-                  {(props) => <input {...props} type="email" value={recipient} onChange={(event) => setRecipient(event.target.value)} placeholder={owner.data?.primary_email ?? ''} />}
+                  {(props) => (
+                    <input
+                      {...props}
+                      type="email"
+                      value={recipient}
+                      onChange={(event) => setRecipient(event.target.value)}
+                      placeholder={owner.data?.primary_email ?? ''}
+                    />
+                  )}
                 </Field>
               </div>
-              <button type="button" className="button" onClick={() => void test()} disabled={testing.pending}>{testing.pending ? 'Sending…' : 'Send test email'}</button>
+              <button type="button" className="button" onClick={() => void test()} disabled={testing.pending}>
+                {testing.pending ? 'Sending…' : 'Send test email'}
+              </button>
             </div>
             {testResult ? (
               testResult.success ? (
-                <div className="alert alert-ok" role="status"><strong>Test email sent.</strong><span>The SMTP server accepted it.</span></div>
+                <div className="alert alert-ok" role="status">
+                  <strong>Test email sent.</strong>
+                  <span>The SMTP server accepted it.</span>
+                </div>
               ) : (
-                <div className="alert alert-error" role="alert"><strong>The SMTP server refused the test email</strong><code>{testResult.error_message}</code></div>
+                <div className="alert alert-error" role="alert">
+                  <strong>The SMTP server refused the test email</strong>
+                  <code>{testResult.error_message}</code>
+                </div>
               )
             ) : null}
           </>
@@ -139,7 +199,11 @@ function InvitationCard({ admin, domains }: { admin: PageProps['admin']; domains
   const [email, setEmail] = useState('');
   // The app's sign-in page: under the first trusted domain's handler path, else a local dev server.
   const first = domains[0];
-  const [callbackUrl, setCallbackUrl] = useState(first && !first.domain.includes('*') ? `${first.domain.replace(/\/+$/, '')}${first.handler_path.replace(/\/+$/, '')}/sign-in` : 'http://localhost:3000/handler/sign-in');
+  const [callbackUrl, setCallbackUrl] = useState(
+    first && !first.domain.includes('*')
+      ? `${first.domain.replace(/\/+$/, '')}${first.handler_path.replace(/\/+$/, '')}/sign-in`
+      : 'http://localhost:3000/handler/sign-in',
+  );
   const [sent, setSent] = useState<string | null>(null);
   const invite = useFormAction(sendSignInInvitationSchema, async (input: { email: string; callback_url: string }) => {
     await admin.sendSignInInvitation({ email: input.email, callbackUrl: input.callback_url });
@@ -154,11 +218,25 @@ function InvitationCard({ admin, domains }: { admin: PageProps['admin']; domains
   return (
     <Card title="Invite someone to sign in">
       <form className="row" style={{ alignItems: 'flex-start' }} onSubmit={submit} noValidate>
-        <div style={{ flex: 1, minWidth: 220 }}><Field label="Email address" error={invite.errors.email}>{(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}</Field></div>
-        <div style={{ flex: 1, minWidth: 260 }}><Field label="Sign-in page of your app" error={invite.errors.callback_url} hint="A trusted domain of the project (Domains).">{(props) => <input {...props} type="url" value={callbackUrl} onChange={(event) => setCallbackUrl(event.target.value)} />}</Field></div>
-        <button type="submit" className="button" style={{ marginTop: 26 }}>Send invitation</button>
+        <div style={{ flex: 1, minWidth: 220 }}>
+          <Field label="Email address" error={invite.errors.email}>
+            {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}
+          </Field>
+        </div>
+        <div style={{ flex: 1, minWidth: 260 }}>
+          <Field label="Sign-in page of your app" error={invite.errors.callback_url} hint="A trusted domain of the project (Domains).">
+            {(props) => <input {...props} type="url" value={callbackUrl} onChange={(event) => setCallbackUrl(event.target.value)} />}
+          </Field>
+        </div>
+        <button type="submit" className="button" style={{ marginTop: 26 }}>
+          Send invitation
+        </button>
       </form>
-      {sent ? <div className="alert alert-ok" role="status">Invitation sent to {sent}.</div> : null}
+      {sent ? (
+        <div className="alert alert-ok" role="status">
+          Invitation sent to {sent}.
+        </div>
+      ) : null}
       <ErrorMessage error={invite.error} title="Could not send the invitation" />
     </Card>
   );
@@ -167,10 +245,27 @@ function InvitationCard({ admin, domains }: { admin: PageProps['admin']; domains
 function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps['admin'] }) {
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const cursor = cursors[cursors.length - 1];
-  const emails = useQuery({ ...admin.sentEmailsQuery({ limit: 25, ...(cursor ? { cursor } : {}) }), placeholderData: keepPreviousData, staleTime: 10_000, refetchOnWindowFocus: true }, admin.queryClient);
+  const emails = useQuery(
+    {
+      ...admin.sentEmailsQuery({ limit: 25, ...(cursor ? { cursor } : {}) }),
+      placeholderData: keepPreviousData,
+      staleTime: 10_000,
+      refetchOnWindowFocus: true,
+    },
+    admin.queryClient,
+  );
   return (
-    <Card title="Sent emails" actions={<button type="button" className="button small" onClick={() => void emails.refetch()}>Refresh</button>}>
-      <p className="muted" style={{ marginTop: 0 }}>Emails in state “not delivered” were kept here because no SMTP server is configured: this is your local inbox.</p>
+    <Card
+      title="Sent emails"
+      actions={
+        <button type="button" className="button small" onClick={() => void emails.refetch()}>
+          Refresh
+        </button>
+      }
+    >
+      <p className="muted" style={{ marginTop: 0 }}>
+        Emails in state “not delivered” were kept here because no SMTP server is configured: this is your local inbox.
+      </p>
       <QueryView query={emails} loadingLabel="Loading emails…">
         {(page) =>
           page.items.length === 0 ? (
@@ -179,13 +274,28 @@ function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps[
             <>
               <div className="table-wrap">
                 <table aria-label="Sent emails">
-                  <thead><tr><th scope="col">To</th><th scope="col">Subject</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
+                  <thead>
+                    <tr>
+                      <th scope="col">To</th>
+                      <th scope="col">Subject</th>
+                      <th scope="col">State</th>
+                      <th scope="col">Created</th>
+                    </tr>
+                  </thead>
                   <tbody>
                     {page.items.map((email) => (
                       <tr key={email.id} className="clickable" onClick={() => navigate(`/projects/${projectId}/emails/${email.id}`)}>
                         <td>{email.to}</td>
-                        <td><Link href={`/projects/${projectId}/emails/${email.id}`} onClick={(event) => event.stopPropagation()}>{email.subject}</Link></td>
-                        <td><span className={STATE_BADGE[email.state]} title={email.error ?? undefined}>{email.state}</span></td>
+                        <td>
+                          <Link href={`/projects/${projectId}/emails/${email.id}`} onClick={(event) => event.stopPropagation()}>
+                            {email.subject}
+                          </Link>
+                        </td>
+                        <td>
+                          <span className={STATE_BADGE[email.state]} title={email.error ?? undefined}>
+                            {email.state}
+                          </span>
+                        </td>
                         <td>{formatDate(email.created_at_millis)}</td>
                       </tr>
                     ))}
@@ -193,8 +303,17 @@ function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps[
                 </table>
               </div>
               <nav className="pager" aria-label="Pages of emails">
-                <button type="button" className="button small" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous</button>
-                <button type="button" className="button small" disabled={!page.pagination.next_cursor} onClick={() => page.pagination.next_cursor && setCursors([...cursors, page.pagination.next_cursor])}>Next</button>
+                <button type="button" className="button small" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+                  Previous
+                </button>
+                <button
+                  type="button"
+                  className="button small"
+                  disabled={!page.pagination.next_cursor}
+                  onClick={() => page.pagination.next_cursor && setCursors([...cursors, page.pagination.next_cursor])}
+                >
+                  Next
+                </button>
               </nav>
             </>
           )
@@ -215,7 +334,9 @@ function EmailDialog({ projectId, admin, emailId }: { projectId: string; admin: 
             <Empty title="No such email" />
           ) : (
             <div className="stack">
-              <div className="small muted">To {data.to} · {formatDate(data.created_at_millis)} · <span className={STATE_BADGE[data.state]}>{data.state}</span></div>
+              <div className="small muted">
+                To {data.to} · {formatDate(data.created_at_millis)} · <span className={STATE_BADGE[data.state]}>{data.state}</span>
+              </div>
               {data.error ? (
                 <div className={data.state === 'not-delivered' ? 'alert alert-warn' : 'alert alert-error'} role="note">
                   <strong>{data.state === 'not-delivered' ? 'Kept in the local inbox' : 'Delivery failed'}</strong>
@@ -224,7 +345,10 @@ function EmailDialog({ projectId, admin, emailId }: { projectId: string; admin: 
               ) : null}
               {/* The email's own HTML, isolated: a sandboxed frame with no scripts and no access to the console. */}
               <iframe className="email-frame" title={`Email: ${data.subject}`} sandbox="" srcDoc={data.html} />
-              <details><summary>Plain text</summary><pre className="code">{data.text}</pre></details>
+              <details>
+                <summary>Plain text</summary>
+                <pre className="code">{data.text}</pre>
+              </details>
             </div>
           )
         }

@@ -35,9 +35,15 @@ export function OverviewPage({ projectId, admin, project }: PageProps) {
               <Card title="Get started">
                 <p className="muted">No users yet. Enable the sign-in methods you want, then sign users up with the SDK or create one by hand.</p>
                 <div className="actions">
-                  <Link className="button" href={`/projects/${projectId}/auth-methods`}>Choose auth methods</Link>
-                  <Link className="button" href={`/projects/${projectId}/users`}>Create a user</Link>
-                  <Link className="button" href={`/projects/${projectId}/api-keys`}>API keys</Link>
+                  <Link className="button" href={`/projects/${projectId}/auth-methods`}>
+                    Choose auth methods
+                  </Link>
+                  <Link className="button" href={`/projects/${projectId}/users`}>
+                    Create a user
+                  </Link>
+                  <Link className="button" href={`/projects/${projectId}/api-keys`}>
+                    API keys
+                  </Link>
                 </div>
               </Card>
             ) : null}
@@ -46,7 +52,9 @@ export function OverviewPage({ projectId, admin, project }: PageProps) {
             </Card>
             <div className="two">
               <Card title="Last seen per day">
-                <p className="muted small" style={{ marginTop: 0 }}>Users by the day of their most recent activity.</p>
+                <p className="muted small" style={{ marginTop: 0 }}>
+                  Users by the day of their most recent activity.
+                </p>
                 <BarChart data={data.last_active_per_day} label="Users last seen per day" height={150} width={380} />
               </Card>
               <Card title="Users by sign-in method">

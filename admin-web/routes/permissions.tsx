@@ -4,7 +4,21 @@ import { definitionCreateSchema } from '../../contract/schemas/permissions.js';
 import type { PermissionDefinition } from '../../sdk/index.js';
 import { type ConfigPatch, saveConfig } from '../components/config.js';
 import { allowedChildren } from '../components/permission-graph.js';
-import { Card, ConfirmButton, DialogFooter, Empty, ErrorMessage, Field, Modal, PageHeader, QueryView, SavedCheckbox, Table, useAction, useFormAction } from '../components/ui.js';
+import {
+  Card,
+  ConfirmButton,
+  DialogFooter,
+  Empty,
+  ErrorMessage,
+  Field,
+  Modal,
+  PageHeader,
+  QueryView,
+  SavedCheckbox,
+  Table,
+  useAction,
+  useFormAction,
+} from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 type Scope = 'team' | 'project';
@@ -15,7 +29,10 @@ export function PermissionsPage({ admin, project }: PageProps) {
   const projectDefs = useQuery(admin.projectPermissionDefinitionsQuery(), admin.queryClient);
   return (
     <>
-      <PageHeader title="Permissions" description="Team permissions apply inside one team; project permissions apply to a user everywhere. A permission can contain others." />
+      <PageHeader
+        title="Permissions"
+        description="Team permissions apply inside one team; project permissions apply to a user everywhere. A permission can contain others."
+      />
       <QueryView query={team} loadingLabel="Loading team permissions…">
         {(definitions) => <DefinitionsCard scope="team" admin={admin} definitions={definitions} />}
       </QueryView>
@@ -32,21 +49,55 @@ function DefinitionsCard({ scope, admin, definitions }: { scope: Scope; admin: P
   const title = scope === 'team' ? 'Team permissions' : 'Project permissions';
   const remove = (id: string) => (scope === 'team' ? admin.deleteTeamPermissionDefinition(id) : admin.deleteProjectPermissionDefinition(id));
   return (
-    <Card title={title} actions={<button type="button" className="button small primary" onClick={() => setEditing('new')}>New {scope} permission</button>}>
+    <Card
+      title={title}
+      actions={
+        <button type="button" className="button small primary" onClick={() => setEditing('new')}>
+          New {scope} permission
+        </button>
+      }
+    >
       {definitions.length === 0 ? (
         <Empty title={`No ${scope} permissions yet`} />
       ) : (
-        <Table label={title} columns={['ID', 'Description', 'Contains', null]} items={definitions}
+        <Table
+          label={title}
+          columns={['ID', 'Description', 'Contains', null]}
+          items={definitions}
           row={(definition) => (
             <tr key={definition.id}>
-              <td><code>{definition.id}</code> {definition.is_system_permission ? <span className="badge">system</span> : null}</td>
+              <td>
+                <code>{definition.id}</code> {definition.is_system_permission ? <span className="badge">system</span> : null}
+              </td>
               <td>{definition.description ?? <span className="muted">—</span>}</td>
-              <td className="small">{definition.contained_permission_ids.length ? definition.contained_permission_ids.map((id) => <code key={id} style={{ marginRight: 6 }}>{id}</code>) : <span className="muted">—</span>}</td>
+              <td className="small">
+                {definition.contained_permission_ids.length ? (
+                  definition.contained_permission_ids.map((id) => (
+                    <code key={id} style={{ marginRight: 6 }}>
+                      {id}
+                    </code>
+                  ))
+                ) : (
+                  <span className="muted">—</span>
+                )}
+              </td>
               <td className="actions end">
                 {definition.is_system_permission ? null : (
                   <>
-                    <button type="button" className="button small" onClick={() => setEditing(definition)}>Edit</button>
-                    <ConfirmButton className="button small danger" label="Delete" title={`Delete ${definition.id}?`} message={<p>Every grant of <code>{definition.id}</code> is removed with it.</p>} onConfirm={() => remove(definition.id)} />
+                    <button type="button" className="button small" onClick={() => setEditing(definition)}>
+                      Edit
+                    </button>
+                    <ConfirmButton
+                      className="button small danger"
+                      label="Delete"
+                      title={`Delete ${definition.id}?`}
+                      message={
+                        <p>
+                          Every grant of <code>{definition.id}</code> is removed with it.
+                        </p>
+                      }
+                      onConfirm={() => remove(definition.id)}
+                    />
                   </>
                 )}
               </td>
@@ -54,12 +105,26 @@ function DefinitionsCard({ scope, admin, definitions }: { scope: Scope; admin: P
           )}
         />
       )}
-      {editing ? <DefinitionDialog scope={scope} admin={admin} definitions={definitions} editing={editing === 'new' ? null : editing} onClose={() => setEditing(null)} /> : null}
+      {editing ? (
+        <DefinitionDialog scope={scope} admin={admin} definitions={definitions} editing={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />
+      ) : null}
     </Card>
   );
 }
 
-function DefinitionDialog({ scope, admin, definitions, editing, onClose }: { scope: Scope; admin: PageProps['admin']; definitions: PermissionDefinition[]; editing: PermissionDefinition | null; onClose: () => void }) {
+function DefinitionDialog({
+  scope,
+  admin,
+  definitions,
+  editing,
+  onClose,
+}: {
+  scope: Scope;
+  admin: PageProps['admin'];
+  definitions: PermissionDefinition[];
+  editing: PermissionDefinition | null;
+  onClose: () => void;
+}) {
   const [id, setId] = useState(editing?.id ?? '');
   const [description, setDescription] = useState(editing?.description ?? '');
   const [contained, setContained] = useState<string[]>(editing?.contained_permission_ids ?? []);
@@ -83,18 +148,28 @@ function DefinitionDialog({ scope, admin, definitions, editing, onClose }: { sco
   return (
     <Modal title={editing ? `Edit ${editing.id}` : `New ${scope} permission`} open onClose={onClose}>
       <form className="form" onSubmit={submit} noValidate>
-        <Field label="Permission ID" error={save.errors.id} hint="Lowercase letters, numbers, “:” and “_”, e.g. docs:write">{(props) => <input {...props} type="text" value={id} onChange={(event) => setId(event.target.value)} />}</Field>
-        <Field label="Description" error={save.errors.description}>{(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}</Field>
+        <Field label="Permission ID" error={save.errors.id} hint="Lowercase letters, numbers, “:” and “_”, e.g. docs:write">
+          {(props) => <input {...props} type="text" value={id} onChange={(event) => setId(event.target.value)} />}
+        </Field>
+        <Field label="Description" error={save.errors.description}>
+          {(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}
+        </Field>
         <fieldset className="stack" style={{ border: '1px solid var(--border)', borderRadius: 8, padding: 12 }}>
           <legend>Contains</legend>
           {choices.length === 0 ? <span className="muted small">No other permission can be nested here.</span> : null}
           {choices.map((choice) => (
             <label key={choice} className="row">
-              <input type="checkbox" checked={contained.includes(choice)} onChange={(event) => setContained(event.target.checked ? [...contained, choice] : contained.filter((c) => c !== choice))} />
+              <input
+                type="checkbox"
+                checked={contained.includes(choice)}
+                onChange={(event) => setContained(event.target.checked ? [...contained, choice] : contained.filter((c) => c !== choice))}
+              />
               <code>{choice}</code>
             </label>
           ))}
-          {editing ? <span className="muted small">Permissions that already contain {editing.id} are not offered: nesting them would make a cycle.</span> : null}
+          {editing ? (
+            <span className="muted small">Permissions that already contain {editing.id} are not offered: nesting them would make a cycle.</span>
+          ) : null}
         </fieldset>
         <DialogFooter error={save.error} errorTitle="Could not save" submitLabel={editing ? 'Save' : 'Create permission'} onCancel={onClose} />
       </form>
@@ -108,7 +183,17 @@ const DEFAULTS = [
   { key: 'user_default_permissions', label: 'Every user gets (project permissions)', scope: 'project' },
 ] as const;
 
-function DefaultsCard({ admin, config, team, projectDefs }: { admin: PageProps['admin']; config: PageProps['project']['config']; team: PermissionDefinition[]; projectDefs: PermissionDefinition[] }) {
+function DefaultsCard({
+  admin,
+  config,
+  team,
+  projectDefs,
+}: {
+  admin: PageProps['admin'];
+  config: PageProps['project']['config'];
+  team: PermissionDefinition[];
+  projectDefs: PermissionDefinition[];
+}) {
   const saving = useAction((patch: ConfigPatch) => saveConfig(admin, patch));
   const toggle = (key: (typeof DEFAULTS)[number]['key'], id: string, on: boolean) => {
     const current = config[key].map((ref) => ref.id);
@@ -127,7 +212,12 @@ function DefaultsCard({ admin, config, team, projectDefs }: { admin: PageProps['
               <legend>{label}</legend>
               {choices.length === 0 ? <span className="muted small">Define a {scope} permission first.</span> : null}
               {choices.map((definition) => (
-                <SavedCheckbox key={definition.id} label={<code>{definition.id}</code>} checked={held.has(definition.id)} onChange={(checked) => toggle(key, definition.id, checked)} />
+                <SavedCheckbox
+                  key={definition.id}
+                  label={<code>{definition.id}</code>}
+                  checked={held.has(definition.id)}
+                  onChange={(checked) => toggle(key, definition.id, checked)}
+                />
               ))}
             </fieldset>
           );

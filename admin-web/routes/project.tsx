@@ -41,31 +41,55 @@ export function ProjectPage({ projectId, page, itemId }: { projectId: string; pa
     content = (
       <>
         <ErrorMessage error={project.error} title="Could not open this project" />
-        <Link className="button" href="/projects">Back to your projects</Link>
+        <Link className="button" href="/projects">
+          Back to your projects
+        </Link>
       </>
     );
-  }
-  else {
+  } else {
     const props = { projectId, admin, project: project.data };
     switch (page) {
-      case 'overview': content = <OverviewPage {...props} />; break;
-      case 'users': content = itemId ? <UserDetailPage {...props} userId={itemId} /> : <UsersPage {...props} />; break;
-      case 'teams': content = <TeamsPage {...props} teamId={itemId} />; break;
-      case 'permissions': content = <PermissionsPage {...props} />; break;
-      case 'auth-methods': content = <AuthMethodsPage {...props} />; break;
-      case 'domains': content = <DomainsPage {...props} />; break;
-      case 'api-keys': content = <ApiKeysPage {...props} />; break;
-      case 'emails': content = <EmailsPage {...props} emailId={itemId} />; break;
-      case 'settings': content = <SettingsPage {...props} />; break;
-      default: content = <ErrorMessage error={new Error(`There is no page "${page}".`)} title="Not found" />;
+      case 'overview':
+        content = <OverviewPage {...props} />;
+        break;
+      case 'users':
+        content = itemId ? <UserDetailPage {...props} userId={itemId} /> : <UsersPage {...props} />;
+        break;
+      case 'teams':
+        content = <TeamsPage {...props} teamId={itemId} />;
+        break;
+      case 'permissions':
+        content = <PermissionsPage {...props} />;
+        break;
+      case 'auth-methods':
+        content = <AuthMethodsPage {...props} />;
+        break;
+      case 'domains':
+        content = <DomainsPage {...props} />;
+        break;
+      case 'api-keys':
+        content = <ApiKeysPage {...props} />;
+        break;
+      case 'emails':
+        content = <EmailsPage {...props} emailId={itemId} />;
+        break;
+      case 'settings':
+        content = <SettingsPage {...props} />;
+        break;
+      default:
+        content = <ErrorMessage error={new Error(`There is no page "${page}".`)} title="Not found" />;
     }
   }
 
   return (
     <div className="shell">
       <aside className="sidebar" aria-label="Project">
-        <Link className="brand" href="/projects"><span className="brand-mark" aria-hidden="true" /> Latch</Link>
-        <Link className="nav-link" href="/projects">← All projects</Link>
+        <Link className="brand" href="/projects">
+          <span className="brand-mark" aria-hidden="true" /> Latch
+        </Link>
+        <Link className="nav-link" href="/projects">
+          ← All projects
+        </Link>
         <div className="nav-section" style={{ textTransform: 'none', fontSize: '0.95rem', color: 'var(--text)', fontWeight: 600 }}>
           {project.data?.display_name ?? '…'}
         </div>

@@ -15,28 +15,42 @@ export function ProjectsPage({ creating }: { creating: boolean }) {
   return (
     <div className="shell">
       <aside className="sidebar" aria-label="Console">
-        <Link className="brand" href="/projects"><span className="brand-mark" aria-hidden="true" /> Latch</Link>
+        <Link className="brand" href="/projects">
+          <span className="brand-mark" aria-hidden="true" /> Latch
+        </Link>
         <div className="nav-section">Console</div>
-        <Link className="nav-link" href="/projects" aria-current="page">Projects</Link>
-        <a className="nav-link" href="/api/v1/docs">API reference</a>
+        <Link className="nav-link" href="/projects" aria-current="page">
+          Projects
+        </Link>
+        <a className="nav-link" href="/api/v1/docs">
+          API reference
+        </a>
         <OwnerFooter email={owner.data?.primary_email ?? null} />
       </aside>
       <main>
         <PageHeader
           title="Projects"
           description="Each project has its own users, teams, keys and settings."
-          actions={<button type="button" className="button primary" onClick={() => navigate('/projects/new')}>New project</button>}
+          actions={
+            <button type="button" className="button primary" onClick={() => navigate('/projects/new')}>
+              New project
+            </button>
+          }
         />
         <QueryView query={projects} loadingLabel="Loading projects…">
           {(items) =>
             items.length === 0 ? (
               <Empty title="No projects yet">
                 <p>Create your first project to get its API keys.</p>
-                <button type="button" className="button primary" onClick={() => navigate('/projects/new')}>Create a project</button>
+                <button type="button" className="button primary" onClick={() => navigate('/projects/new')}>
+                  Create a project
+                </button>
               </Empty>
             ) : (
               <div className="grid" role="list" aria-label="Your projects">
-                {items.map((project) => <ProjectCard key={project.id} project={project} />)}
+                {items.map((project) => (
+                  <ProjectCard key={project.id} project={project} />
+                ))}
               </div>
             )
           }
@@ -50,7 +64,9 @@ export function ProjectsPage({ creating }: { creating: boolean }) {
 export function OwnerFooter({ email }: { email: string | null }) {
   return (
     <div className="sidebar-footer">
-      <span className="muted small" title={email ?? ''}>{email}</span>
+      <span className="muted small" title={email ?? ''}>
+        {email}
+      </span>
       <button
         type="button"
         className="button small"
@@ -135,10 +151,16 @@ function CreateProjectDialog({ open, onClose }: { open: boolean; onClose: () => 
           <Field label="Description (optional)" error={create.errors.description}>
             {(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}
           </Field>
-          <DialogFooter error={create.error} errorTitle="Could not create the project" submitLabel="Create project" onCancel={close} pending={create.pending} pendingLabel="Creating…" />
+          <DialogFooter
+            error={create.error}
+            errorTitle="Could not create the project"
+            submitLabel="Create project"
+            onCancel={close}
+            pending={create.pending}
+            pendingLabel="Creating…"
+          />
         </form>
       )}
     </Modal>
   );
 }
-

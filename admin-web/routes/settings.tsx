@@ -5,7 +5,19 @@ import { teamCreateSchema } from '../../contract/schemas/teams.js';
 import { internalApp } from '../api.js';
 import { navigate } from '../components/router.js';
 import type { ProjectUpdateInput } from '../../sdk/index.js';
-import { Card, ConfirmButton, ErrorMessage, Field, PageHeader, QueryView, SaveFooter, Switch, fieldErrors, useAction, useFormAction } from '../components/ui.js';
+import {
+  Card,
+  ConfirmButton,
+  ErrorMessage,
+  Field,
+  PageHeader,
+  QueryView,
+  SaveFooter,
+  Switch,
+  fieldErrors,
+  useAction,
+  useFormAction,
+} from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 /** Name, description, logos, production mode; transfer to another owner team; delete. */
@@ -22,20 +34,46 @@ export function SettingsPage({ projectId, admin, project }: PageProps) {
   const production = useAction((on: boolean) => admin.updateProject({ is_production_mode: on }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    void save.submit({ display_name: name.trim(), description: description.trim() || null, logo_url: logoUrl.trim() || null, full_logo_url: fullLogoUrl.trim() || null });
+    void save.submit({
+      display_name: name.trim(),
+      description: description.trim() || null,
+      logo_url: logoUrl.trim() || null,
+      full_logo_url: fullLogoUrl.trim() || null,
+    });
   };
 
   return (
     <>
-      <PageHeader title="Project settings" description={<>Project ID <code>{projectId}</code></>} />
+      <PageHeader
+        title="Project settings"
+        description={
+          <>
+            Project ID <code>{projectId}</code>
+          </>
+        }
+      />
       <Card title="General">
         <form className="form" onSubmit={submit} noValidate>
-          <Field label="Project name" error={save.errors.display_name}>{(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} />}</Field>
-          <Field label="Description" error={save.errors.description}>{(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}</Field>
-          <Field label="Logo URL" error={save.errors.logo_url} hint="A square logo, shown in emails and sign-in pages (https:// or a data: URL).">{(props) => <input {...props} type="url" value={logoUrl} onChange={(event) => setLogoUrl(event.target.value)} />}</Field>
-          <Field label="Full logo URL" error={save.errors.full_logo_url} hint="A wide logo with the name.">{(props) => <input {...props} type="url" value={fullLogoUrl} onChange={(event) => setFullLogoUrl(event.target.value)} />}</Field>
+          <Field label="Project name" error={save.errors.display_name}>
+            {(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} />}
+          </Field>
+          <Field label="Description" error={save.errors.description}>
+            {(props) => <input {...props} type="text" value={description} onChange={(event) => setDescription(event.target.value)} />}
+          </Field>
+          <Field label="Logo URL" error={save.errors.logo_url} hint="A square logo, shown in emails and sign-in pages (https:// or a data: URL).">
+            {(props) => <input {...props} type="url" value={logoUrl} onChange={(event) => setLogoUrl(event.target.value)} />}
+          </Field>
+          <Field label="Full logo URL" error={save.errors.full_logo_url} hint="A wide logo with the name.">
+            {(props) => <input {...props} type="url" value={fullLogoUrl} onChange={(event) => setFullLogoUrl(event.target.value)} />}
+          </Field>
           <div className="row">
-            {logoUrl ? <img src={logoUrl} alt="Logo preview" style={{ width: 48, height: 48, objectFit: 'contain', borderRadius: 8, border: '1px solid var(--border)' }} /> : null}
+            {logoUrl ? (
+              <img
+                src={logoUrl}
+                alt="Logo preview"
+                style={{ width: 48, height: 48, objectFit: 'contain', borderRadius: 8, border: '1px solid var(--border)' }}
+              />
+            ) : null}
             <Field label="Or upload a logo image" hint="Stored as a data URL (up to about 700 KB).">
               {(props) => (
                 <input
@@ -60,7 +98,11 @@ export function SettingsPage({ projectId, admin, project }: PageProps) {
       <Card title="Production mode">
         <Switch
           label="Production mode"
-          description={project.production_mode_problems.length > 0 ? `${project.production_mode_problems.length} problem(s) to fix first: see Domains.` : 'Strict checks for a live app.'}
+          description={
+            project.production_mode_problems.length > 0
+              ? `${project.production_mode_problems.length} problem(s) to fix first: see Domains.`
+              : 'Strict checks for a live app.'
+          }
           checked={project.is_production_mode}
           onChange={(checked) => production.run(checked)}
         />
@@ -69,7 +111,9 @@ export function SettingsPage({ projectId, admin, project }: PageProps) {
       <TransferCard projectId={projectId} ownerTeamId={project.owner_team_id} />
       <Card title="Danger zone">
         <div className="stack">
-          <p className="muted" style={{ margin: 0 }}>Deleting the project deletes its users, teams, keys and emails, at once and for good.</p>
+          <p className="muted" style={{ margin: 0 }}>
+            Deleting the project deletes its users, teams, keys and emails, at once and for good.
+          </p>
           <div>
             <ConfirmButton
               label="Delete project"
@@ -111,16 +155,22 @@ function TransferCard({ projectId, ownerTeamId }: { projectId: string; ownerTeam
   };
   return (
     <Card title="Transfer">
-      <p className="muted" style={{ marginTop: 0 }}>Move this project to another of your owner teams; that team's members become its owners.</p>
+      <p className="muted" style={{ marginTop: 0 }}>
+        Move this project to another of your owner teams; that team's members become its owners.
+      </p>
       <QueryView query={teams} loadingLabel="Loading your teams…">
         {(items) => {
           const others = items.filter((team) => team.id !== ownerTeamId);
           const current = items.find((team) => team.id === ownerTeamId);
           return (
             <div className="stack">
-              <p className="small" style={{ margin: 0 }}>Owned by: <strong>{current?.display_name ?? 'a team you are not in'}</strong></p>
+              <p className="small" style={{ margin: 0 }}>
+                Owned by: <strong>{current?.display_name ?? 'a team you are not in'}</strong>
+              </p>
               {others.length === 0 ? (
-                <p className="muted" style={{ margin: 0 }}>You have no other owner team yet: create one below.</p>
+                <p className="muted" style={{ margin: 0 }}>
+                  You have no other owner team yet: create one below.
+                </p>
               ) : (
                 <div className="row" style={{ alignItems: 'flex-end' }}>
                   <div style={{ minWidth: 260 }}>
@@ -128,7 +178,11 @@ function TransferCard({ projectId, ownerTeamId }: { projectId: string; ownerTeam
                       {(props) => (
                         <select {...props} value={teamId} onChange={(event) => setTeamId(event.target.value)}>
                           <option value="">Choose a team…</option>
-                          {others.map((team) => <option key={team.id} value={team.id}>{team.display_name}</option>)}
+                          {others.map((team) => (
+                            <option key={team.id} value={team.id}>
+                              {team.display_name}
+                            </option>
+                          ))}
                         </select>
                       )}
                     </Field>
@@ -150,15 +204,23 @@ function TransferCard({ projectId, ownerTeamId }: { projectId: string; ownerTeam
               )}
               <form className="row" style={{ alignItems: 'flex-end' }} onSubmit={createTeam} noValidate>
                 <div style={{ minWidth: 260 }}>
-                  <Field label="Create an owner team" error={create.errors.display_name}>{(props) => <input {...props} type="text" value={newTeam} onChange={(event) => setNewTeam(event.target.value)} />}</Field>
+                  <Field label="Create an owner team" error={create.errors.display_name}>
+                    {(props) => <input {...props} type="text" value={newTeam} onChange={(event) => setNewTeam(event.target.value)} />}
+                  </Field>
                 </div>
-                <button type="submit" className="button">Create team</button>
+                <button type="submit" className="button">
+                  Create team
+                </button>
               </form>
             </div>
           );
         }}
       </QueryView>
-      {done ? <div className="alert alert-ok" role="status">Transferred.</div> : null}
+      {done ? (
+        <div className="alert alert-ok" role="status">
+          Transferred.
+        </div>
+      ) : null}
       <ErrorMessage error={create.error} />
     </Card>
   );

@@ -6,7 +6,23 @@ import type { ServerTeam } from '../../sdk/index.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';
 import { Link, navigate } from '../components/router.js';
-import { Card, ConfirmButton, DialogFooter, Empty, ErrorMessage, Field, Modal, PageHeader, QueryTable, QueryView, SaveFooter, SavedCheckbox, formatDate, useAction, useFormAction } from '../components/ui.js';
+import {
+  Card,
+  ConfirmButton,
+  DialogFooter,
+  Empty,
+  ErrorMessage,
+  Field,
+  Modal,
+  PageHeader,
+  QueryTable,
+  QueryView,
+  SaveFooter,
+  SavedCheckbox,
+  formatDate,
+  useAction,
+  useFormAction,
+} from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 /** Teams: the list and create; one team's members (with their permissions) and invitations. */
@@ -31,11 +47,28 @@ function TeamList({ projectId, admin }: { projectId: string; admin: PageProps['a
   };
   return (
     <>
-      <PageHeader title="Teams" description="Groups of users with their own permissions." actions={<button type="button" className="button primary" onClick={() => setCreating(true)}>Create team</button>} />
-      <QueryTable query={teams} loadingLabel="Loading teams…" empty={<Empty title="No teams yet">Teams are created by your users (when allowed) or here.</Empty>} label="Teams" columns={['Team', 'Created', 'ID']}
+      <PageHeader
+        title="Teams"
+        description="Groups of users with their own permissions."
+        actions={
+          <button type="button" className="button primary" onClick={() => setCreating(true)}>
+            Create team
+          </button>
+        }
+      />
+      <QueryTable
+        query={teams}
+        loadingLabel="Loading teams…"
+        empty={<Empty title="No teams yet">Teams are created by your users (when allowed) or here.</Empty>}
+        label="Teams"
+        columns={['Team', 'Created', 'ID']}
         row={(team) => (
           <tr key={team.id} className="clickable" onClick={() => navigate(`/projects/${projectId}/teams/${team.id}`)}>
-            <td><Link href={`/projects/${projectId}/teams/${team.id}`} onClick={(event) => event.stopPropagation()}>{team.display_name}</Link></td>
+            <td>
+              <Link href={`/projects/${projectId}/teams/${team.id}`} onClick={(event) => event.stopPropagation()}>
+                {team.display_name}
+              </Link>
+            </td>
             <td>{formatDate(team.created_at_millis)}</td>
             <td className="mono small muted">{team.id}</td>
           </tr>
@@ -43,7 +76,9 @@ function TeamList({ projectId, admin }: { projectId: string; admin: PageProps['a
       />
       <Modal title="Create team" open={creating} onClose={() => setCreating(false)}>
         <form className="form" onSubmit={submit} noValidate>
-          <Field label="Team name" error={create.errors.display_name}>{(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} autoFocus />}</Field>
+          <Field label="Team name" error={create.errors.display_name}>
+            {(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} autoFocus />}
+          </Field>
           <DialogFooter error={create.error} errorTitle="Could not create the team" submitLabel="Create team" onCancel={() => setCreating(false)} />
         </form>
       </Modal>
@@ -55,7 +90,9 @@ function TeamDetail({ projectId, admin, teamId }: { projectId: string; admin: Pa
   const team = useQuery(admin.teamQuery(teamId), admin.queryClient);
   return (
     <>
-      <p><Link href={`/projects/${projectId}/teams`}>← Teams</Link></p>
+      <p>
+        <Link href={`/projects/${projectId}/teams`}>← Teams</Link>
+      </p>
       <QueryView query={team} loadingLabel="Loading the team…">
         {(data) =>
           data === null ? (
@@ -78,7 +115,12 @@ function TeamDetail({ projectId, admin, teamId }: { projectId: string; admin: Pa
                 }
               />
               <TeamSettingsCard admin={admin} team={data as ServerTeam} />
-              <MetadataEditor values={data as ServerTeam} schema={teamUpdateSchema} extra={{ team_id: data.id }} onSave={(patch) => admin.updateTeam(data.id, patch)} />
+              <MetadataEditor
+                values={data as ServerTeam}
+                schema={teamUpdateSchema}
+                extra={{ team_id: data.id }}
+                onSave={(patch) => admin.updateTeam(data.id, patch)}
+              />
               <MembersCard projectId={projectId} admin={admin} team={data as ServerTeam} />
               <InvitationsCard admin={admin} teamId={data.id} />
               <TeamKeysCard admin={admin} teamId={data.id} />
@@ -102,8 +144,12 @@ function TeamSettingsCard({ admin, team }: { admin: PageProps['admin']; team: Se
   return (
     <Card title="Team">
       <form className="form" onSubmit={submit} noValidate>
-        <Field label="Team name" error={save.errors.display_name}>{(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} />}</Field>
-        <Field label="Profile image URL" error={save.errors.profile_image_url}>{(props) => <input {...props} type="url" value={image} onChange={(event) => setImage(event.target.value)} />}</Field>
+        <Field label="Team name" error={save.errors.display_name}>
+          {(props) => <input {...props} type="text" value={name} onChange={(event) => setName(event.target.value)} />}
+        </Field>
+        <Field label="Profile image URL" error={save.errors.profile_image_url}>
+          {(props) => <input {...props} type="url" value={image} onChange={(event) => setImage(event.target.value)} />}
+        </Field>
         <SaveFooter action={save} label="Save team" />
       </form>
     </Card>
@@ -128,16 +174,31 @@ function MembersCard({ projectId, admin, team }: { projectId: string; admin: Pag
   };
   return (
     <Card title="Members">
-      <QueryTable query={members} loadingLabel="Loading members…" empty={<Empty title="No members" />} label="Members" columns={['Member', 'Email', null]}
+      <QueryTable
+        query={members}
+        loadingLabel="Loading members…"
+        empty={<Empty title="No members" />}
+        label="Members"
+        columns={['Member', 'Email', null]}
         row={(member) => {
           const user = 'user' in member ? member.user : null;
           return (
             <tr key={member.user_id}>
-              <td><Link href={`/projects/${projectId}/users/${member.user_id}`}>{member.display_name ?? user?.display_name ?? member.user_id.slice(0, 8)}</Link></td>
+              <td>
+                <Link href={`/projects/${projectId}/users/${member.user_id}`}>{member.display_name ?? user?.display_name ?? member.user_id.slice(0, 8)}</Link>
+              </td>
               <td>{user?.primary_email ?? '—'}</td>
               <td className="actions end">
-                <button type="button" className="button small" onClick={() => setManaging(member.user_id)}>Permissions</button>
-                <ConfirmButton className="button small danger" label="Remove" title="Remove this member?" message={<p>They lose the team's permissions at once.</p>} onConfirm={() => admin.removeTeamMember(team.id, member.user_id)} />
+                <button type="button" className="button small" onClick={() => setManaging(member.user_id)}>
+                  Permissions
+                </button>
+                <ConfirmButton
+                  className="button small danger"
+                  label="Remove"
+                  title="Remove this member?"
+                  message={<p>They lose the team's permissions at once.</p>}
+                  onConfirm={() => admin.removeTeamMember(team.id, member.user_id)}
+                />
               </td>
             </tr>
           );
@@ -145,9 +206,13 @@ function MembersCard({ projectId, admin, team }: { projectId: string; admin: Pag
       />
       <form className="row" style={{ marginTop: 12, alignItems: 'flex-end' }} onSubmit={add} noValidate>
         <div style={{ flex: 1, maxWidth: 360 }}>
-          <Field label="Add a user by email">{(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}</Field>
+          <Field label="Add a user by email">
+            {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}
+          </Field>
         </div>
-        <button type="submit" className="button">Add member</button>
+        <button type="submit" className="button">
+          Add member
+        </button>
       </form>
       <ErrorMessage error={adding.error} />
       {managing ? <MemberPermissionsDialog admin={admin} teamId={team.id} userId={managing} onClose={() => setManaging(null)} /> : null}
@@ -172,7 +237,11 @@ function MemberPermissionsDialog({ admin, teamId, userId, onClose }: { admin: Pa
                   {items.map((definition) => (
                     <SavedCheckbox
                       key={definition.id}
-                      label={<><code>{definition.id}</code> <span className="muted small">{definition.description}</span></>}
+                      label={
+                        <>
+                          <code>{definition.id}</code> <span className="muted small">{definition.description}</span>
+                        </>
+                      }
                       checked={granted.has(definition.id)}
                       onChange={(checked) => toggle.run(definition.id, checked)}
                     />
@@ -202,19 +271,42 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
   };
   return (
     <Card title="Invitations">
-      <QueryTable query={invitations} loadingLabel="Loading invitations…" empty={<Empty title="No pending invitations" />} label="Invitations" columns={['Email', 'Expires', null]}
+      <QueryTable
+        query={invitations}
+        loadingLabel="Loading invitations…"
+        empty={<Empty title="No pending invitations" />}
+        label="Invitations"
+        columns={['Email', 'Expires', null]}
         row={(invitation) => (
           <tr key={invitation.id}>
             <td>{invitation.recipient_email}</td>
             <td>{formatDate(invitation.expires_at_millis)}</td>
-            <td className="actions end"><ConfirmButton className="button small danger" label="Withdraw" title="Withdraw this invitation?" message={<p>The emailed link stops working.</p>} onConfirm={() => admin.revokeTeamInvitation(teamId, invitation.id)} /></td>
+            <td className="actions end">
+              <ConfirmButton
+                className="button small danger"
+                label="Withdraw"
+                title="Withdraw this invitation?"
+                message={<p>The emailed link stops working.</p>}
+                onConfirm={() => admin.revokeTeamInvitation(teamId, invitation.id)}
+              />
+            </td>
           </tr>
         )}
       />
       <form className="row" style={{ marginTop: 12, alignItems: 'flex-start' }} onSubmit={invite} noValidate>
-        <div style={{ flex: 1, minWidth: 220 }}><Field label="Invite by email" error={inviting.errors.email}>{(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}</Field></div>
-        <div style={{ flex: 1, minWidth: 260 }}><Field label="Invitation page of your app" error={inviting.errors.callback_url} hint="A trusted domain of the project.">{(props) => <input {...props} type="url" value={callbackUrl} onChange={(event) => setCallbackUrl(event.target.value)} />}</Field></div>
-        <button type="submit" className="button" style={{ marginTop: 26 }}>Send invitation</button>
+        <div style={{ flex: 1, minWidth: 220 }}>
+          <Field label="Invite by email" error={inviting.errors.email}>
+            {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}
+          </Field>
+        </div>
+        <div style={{ flex: 1, minWidth: 260 }}>
+          <Field label="Invitation page of your app" error={inviting.errors.callback_url} hint="A trusted domain of the project.">
+            {(props) => <input {...props} type="url" value={callbackUrl} onChange={(event) => setCallbackUrl(event.target.value)} />}
+          </Field>
+        </div>
+        <button type="submit" className="button" style={{ marginTop: 26 }}>
+          Send invitation
+        </button>
       </form>
       <ErrorMessage error={inviting.error} title="Could not invite" />
     </Card>
@@ -224,5 +316,12 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
 function TeamKeysCard({ admin, teamId }: { admin: PageProps['admin']; teamId: string }) {
   const keys = useQuery(admin.teamApiKeysQuery(teamId), admin.queryClient);
   const project = useQuery(admin.projectQuery(), admin.queryClient);
-  return <ApiKeyListCard title="Team API keys" query={keys} enabled={project.data?.config.allow_team_api_keys ?? false} onRevoke={(id) => admin.revokeTeamApiKey(id)} />;
+  return (
+    <ApiKeyListCard
+      title="Team API keys"
+      query={keys}
+      enabled={project.data?.config.allow_team_api_keys ?? false}
+      onRevoke={(id) => admin.revokeTeamApiKey(id)}
+    />
+  );
 }

@@ -6,7 +6,23 @@ import type { ServerUser, SessionTokens } from '../../sdk/index.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';
 import { Link, navigate } from '../components/router.js';
-import { Card, ConfirmButton, CopyButton, Empty, ErrorMessage, Field, Modal, PageHeader, QueryTable, QueryView, SaveFooter, SavedCheckbox, formatDate, useAction, useFormAction } from '../components/ui.js';
+import {
+  Card,
+  ConfirmButton,
+  CopyButton,
+  Empty,
+  ErrorMessage,
+  Field,
+  Modal,
+  PageHeader,
+  QueryTable,
+  QueryView,
+  SaveFooter,
+  SavedCheckbox,
+  formatDate,
+  useAction,
+  useFormAction,
+} from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 /** One user: profile, emails, metadata, sessions (revoke), impersonation and deletion. */
@@ -29,26 +45,30 @@ export function UserDetailPage({ projectId, admin, userId }: PageProps & { userI
 
 function UserDetail({ projectId, admin, user }: { projectId: string; admin: PageProps['admin']; user: ServerUser }) {
   const [impersonation, setImpersonation] = useState<SessionTokens | null>(null);
-  const impersonate = useAction(async () => setImpersonation(await admin.createSession({ user_id: user.id, is_impersonation: true, expires_in_millis: 3_600_000 })));
+  const impersonate = useAction(async () =>
+    setImpersonation(await admin.createSession({ user_id: user.id, is_impersonation: true, expires_in_millis: 3_600_000 })),
+  );
   return (
     <>
-      <p><Link href={`/projects/${projectId}/users`}>← Users</Link></p>
+      <p>
+        <Link href={`/projects/${projectId}/users`}>← Users</Link>
+      </p>
       <PageHeader
         title={user.display_name || user.primary_email || 'Unnamed user'}
         description={<span className="mono small">{user.id}</span>}
         actions={
           <>
-            <button
-              type="button"
-              className="button"
-              onClick={() => void impersonate.run()}
-            >
+            <button type="button" className="button" onClick={() => void impersonate.run()}>
               Impersonate
             </button>
             <ConfirmButton
               label="Delete user"
               title="Delete this user?"
-              message={<p>This deletes <strong>{user.primary_email ?? user.id}</strong>, their sessions, team memberships and API keys. It cannot be undone.</p>}
+              message={
+                <p>
+                  This deletes <strong>{user.primary_email ?? user.id}</strong>, their sessions, team memberships and API keys. It cannot be undone.
+                </p>
+              }
               onConfirm={async () => {
                 await admin.deleteUserById(user.id);
                 navigate(`/projects/${projectId}/users`);
@@ -61,9 +81,20 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
       <Modal title="Impersonation session" open={impersonation !== null} onClose={() => setImpersonation(null)} wide>
         {impersonation ? (
           <div className="stack">
-            <p className="muted">A one-hour session of this user, marked as an impersonation in their session list. Use these tokens in your app (for example as the SDK's token store) to see it as they do.</p>
-            <div className="key-row"><strong>Access token</strong><div className="key-value">{impersonation.access_token.slice(0, 40)}…</div><CopyButton value={impersonation.access_token} /></div>
-            <div className="key-row"><strong>Refresh token</strong><div className="key-value">{impersonation.refresh_token}</div><CopyButton value={impersonation.refresh_token} /></div>
+            <p className="muted">
+              A one-hour session of this user, marked as an impersonation in their session list. Use these tokens in your app (for example as the SDK's token
+              store) to see it as they do.
+            </p>
+            <div className="key-row">
+              <strong>Access token</strong>
+              <div className="key-value">{impersonation.access_token.slice(0, 40)}…</div>
+              <CopyButton value={impersonation.access_token} />
+            </div>
+            <div className="key-row">
+              <strong>Refresh token</strong>
+              <div className="key-value">{impersonation.refresh_token}</div>
+              <CopyButton value={impersonation.refresh_token} />
+            </div>
           </div>
         ) : null}
       </Modal>
@@ -92,10 +123,22 @@ function ProfileCard({ admin, user }: { admin: PageProps['admin']; user: ServerU
           {(props) => <input {...props} type="text" value={displayName} onChange={(event) => setDisplayName(event.target.value)} />}
         </Field>
         <dl className="row small muted" style={{ gap: 24, margin: 0 }}>
-          <div><dt>Signed up</dt><dd style={{ margin: 0 }}>{formatDate(user.signed_up_at_millis)}</dd></div>
-          <div><dt>Last active</dt><dd style={{ margin: 0 }}>{formatDate(user.last_active_at_millis)}</dd></div>
-          <div><dt>Password</dt><dd style={{ margin: 0 }}>{user.has_password ? 'set' : 'none'}</dd></div>
-          <div><dt>Anonymous</dt><dd style={{ margin: 0 }}>{user.is_anonymous ? 'yes' : 'no'}</dd></div>
+          <div>
+            <dt>Signed up</dt>
+            <dd style={{ margin: 0 }}>{formatDate(user.signed_up_at_millis)}</dd>
+          </div>
+          <div>
+            <dt>Last active</dt>
+            <dd style={{ margin: 0 }}>{formatDate(user.last_active_at_millis)}</dd>
+          </div>
+          <div>
+            <dt>Password</dt>
+            <dd style={{ margin: 0 }}>{user.has_password ? 'set' : 'none'}</dd>
+          </div>
+          <div>
+            <dt>Anonymous</dt>
+            <dd style={{ margin: 0 }}>{user.is_anonymous ? 'yes' : 'no'}</dd>
+          </div>
         </dl>
         <SaveFooter action={save} label="Save profile" />
       </form>
@@ -118,12 +161,22 @@ function PasswordCard({ admin, user }: { admin: PageProps['admin']; user: Server
     <Card title="Password">
       <form className="row" style={{ alignItems: 'flex-end' }} onSubmit={submit} noValidate>
         <div style={{ flex: 1, maxWidth: 360 }}>
-          <Field label={user.has_password ? 'Set a new password' : 'Set a password'} error={save.errors.password} hint="The user is signed out of every session.">
+          <Field
+            label={user.has_password ? 'Set a new password' : 'Set a password'}
+            error={save.errors.password}
+            hint="The user is signed out of every session."
+          >
             {(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
           </Field>
         </div>
-        <button type="submit" className="button">Set password</button>
-        {save.done ? <span className="muted" role="status">Password set.</span> : null}
+        <button type="submit" className="button">
+          Set password
+        </button>
+        {save.done ? (
+          <span className="muted" role="status">
+            Password set.
+          </span>
+        ) : null}
       </form>
       <ErrorMessage error={save.error} title="Could not set the password" />
     </Card>
@@ -146,7 +199,12 @@ function EmailsCard({ admin, user }: { admin: PageProps['admin']; user: ServerUs
   const act = acting.run;
   return (
     <Card title="Emails">
-      <QueryTable query={channels} loadingLabel="Loading emails…" empty={<Empty title="No email addresses" />} label="Email addresses" columns={['Address', 'Status', null]}
+      <QueryTable
+        query={channels}
+        loadingLabel="Loading emails…"
+        empty={<Empty title="No email addresses" />}
+        label="Email addresses"
+        columns={['Address', 'Status', null]}
         row={(channel) => (
           <tr key={channel.id}>
             <td>{channel.value}</td>
@@ -156,9 +214,31 @@ function EmailsCard({ admin, user }: { admin: PageProps['admin']; user: ServerUs
               {channel.used_for_auth ? <span className="badge">sign-in</span> : null}
             </td>
             <td className="actions end">
-              {!channel.is_verified ? <button type="button" className="button small" onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_verified: true }, { userId: user.id }))}>Mark verified</button> : null}
-              {!channel.is_primary ? <button type="button" className="button small" onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_primary: true }, { userId: user.id }))}>Make primary</button> : null}
-              <ConfirmButton className="button small danger" label="Remove" title="Remove this email?" message={<p>{channel.value} will no longer be able to sign in to this account.</p>} onConfirm={() => admin.deleteContactChannel(channel.id, { userId: user.id })} />
+              {!channel.is_verified ? (
+                <button
+                  type="button"
+                  className="button small"
+                  onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_verified: true }, { userId: user.id }))}
+                >
+                  Mark verified
+                </button>
+              ) : null}
+              {!channel.is_primary ? (
+                <button
+                  type="button"
+                  className="button small"
+                  onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_primary: true }, { userId: user.id }))}
+                >
+                  Make primary
+                </button>
+              ) : null}
+              <ConfirmButton
+                className="button small danger"
+                label="Remove"
+                title="Remove this email?"
+                message={<p>{channel.value} will no longer be able to sign in to this account.</p>}
+                onConfirm={() => admin.deleteContactChannel(channel.id, { userId: user.id })}
+              />
             </td>
           </tr>
         )}
@@ -169,7 +249,9 @@ function EmailsCard({ admin, user }: { admin: PageProps['admin']; user: ServerUs
             {(props) => <input {...props} type="email" value={value} onChange={(event) => setValue(event.target.value)} />}
           </Field>
         </div>
-        <button type="submit" className="button">Add email</button>
+        <button type="submit" className="button">
+          Add email
+        </button>
       </form>
       <ErrorMessage error={adding.error ?? acting.error} />
     </Card>
@@ -180,14 +262,27 @@ function SessionsCard({ admin, userId }: { admin: PageProps['admin']; userId: st
   const sessions = useQuery(admin.sessionsQuery({ userId }), admin.queryClient);
   return (
     <Card title="Sessions">
-      <QueryTable query={sessions} loadingLabel="Loading sessions…" empty={<Empty title="No active sessions">The user is signed out everywhere.</Empty>} label="Sessions" columns={['Started', 'Last used', 'IP', null]}
+      <QueryTable
+        query={sessions}
+        loadingLabel="Loading sessions…"
+        empty={<Empty title="No active sessions">The user is signed out everywhere.</Empty>}
+        label="Sessions"
+        columns={['Started', 'Last used', 'IP', null]}
         row={(session) => (
           <tr key={session.id}>
-            <td>{formatDate(session.created_at)} {session.is_impersonation ? <span className="badge warn">impersonation</span> : null}</td>
+            <td>
+              {formatDate(session.created_at)} {session.is_impersonation ? <span className="badge warn">impersonation</span> : null}
+            </td>
             <td>{formatDate(session.last_used_at)}</td>
             <td className="mono small">{session.last_used_at_end_user_ip_info?.ip ?? '—'}</td>
             <td className="actions end">
-              <ConfirmButton className="button small danger" label="Revoke" title="Revoke this session?" message={<p>The device using it is signed out at its next refresh (within 10 minutes).</p>} onConfirm={() => admin.revokeSession(session.id, { userId })} />
+              <ConfirmButton
+                className="button small danger"
+                label="Revoke"
+                title="Revoke this session?"
+                message={<p>The device using it is signed out at its next refresh (within 10 minutes).</p>}
+                onConfirm={() => admin.revokeSession(session.id, { userId })}
+              />
             </td>
           </tr>
         )}
@@ -209,16 +304,24 @@ function AccessCard({ projectId, admin, userId }: { projectId: string; admin: Pa
           <strong>Teams</strong>
           <QueryView query={teams} loadingLabel="Loading teams…">
             {(items) =>
-              items.length === 0 ? <span className="muted">Not in any team.</span> : (
+              items.length === 0 ? (
+                <span className="muted">Not in any team.</span>
+              ) : (
                 <ul style={{ margin: 0, paddingLeft: 18 }}>
-                  {items.map((team) => <li key={team.id}><Link href={`/projects/${projectId}/teams/${team.id}`}>{team.display_name}</Link></li>)}
+                  {items.map((team) => (
+                    <li key={team.id}>
+                      <Link href={`/projects/${projectId}/teams/${team.id}`}>{team.display_name}</Link>
+                    </li>
+                  ))}
                 </ul>
               )
             }
           </QueryView>
         </div>
         <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
-          <legend><strong>Project permissions</strong></legend>
+          <legend>
+            <strong>Project permissions</strong>
+          </legend>
           <QueryView query={definitions} loadingLabel="Loading permissions…">
             {(items) => (
               <QueryView query={granted}>
@@ -229,7 +332,12 @@ function AccessCard({ projectId, admin, userId }: { projectId: string; admin: Pa
                   ) : (
                     <>
                       {items.map((definition) => (
-                        <SavedCheckbox key={definition.id} label={<code>{definition.id}</code>} checked={held.has(definition.id)} onChange={(checked) => toggle.run(definition.id, checked)} />
+                        <SavedCheckbox
+                          key={definition.id}
+                          label={<code>{definition.id}</code>}
+                          checked={held.has(definition.id)}
+                          onChange={(checked) => toggle.run(definition.id, checked)}
+                        />
                       ))}
                     </>
                   );
@@ -247,5 +355,12 @@ function AccessCard({ projectId, admin, userId }: { projectId: string; admin: Pa
 function UserKeysCard({ admin, userId }: { admin: PageProps['admin']; userId: string }) {
   const keys = useQuery(admin.userApiKeysQuery({ userId }), admin.queryClient);
   const project = useQuery(admin.projectQuery(), admin.queryClient);
-  return <ApiKeyListCard title="User API keys" query={keys} enabled={project.data?.config.allow_user_api_keys ?? false} onRevoke={(id) => admin.revokeUserApiKey(id)} />;
+  return (
+    <ApiKeyListCard
+      title="User API keys"
+      query={keys}
+      enabled={project.data?.config.allow_user_api_keys ?? false}
+      onRevoke={(id) => admin.revokeUserApiKey(id)}
+    />
+  );
 }

@@ -24,7 +24,13 @@ export function UsersPage({ projectId, admin }: PageProps) {
   const cursor = cursors[cursors.length - 1];
   const users = useQuery(
     {
-      ...admin.usersQuery({ limit: PAGE_SIZE, desc: newestFirst, include_anonymous: includeAnonymous, ...(query ? { query } : {}), ...(cursor ? { cursor } : {}) }),
+      ...admin.usersQuery({
+        limit: PAGE_SIZE,
+        desc: newestFirst,
+        include_anonymous: includeAnonymous,
+        ...(query ? { query } : {}),
+        ...(cursor ? { cursor } : {}),
+      }),
       placeholderData: keepPreviousData,
       // End users sign up while the owner watches: unlike the SDK's default (fresh until a
       // mutation), the table refreshes when the tab regains focus and after 30 s.
@@ -37,9 +43,19 @@ export function UsersPage({ projectId, admin }: PageProps) {
 
   return (
     <>
-      <PageHeader title="Users" description="Everyone who signed up to this project." actions={<button type="button" className="button primary" onClick={() => setCreating(true)}>Create user</button>} />
+      <PageHeader
+        title="Users"
+        description="Everyone who signed up to this project."
+        actions={
+          <button type="button" className="button primary" onClick={() => setCreating(true)}>
+            Create user
+          </button>
+        }
+      />
       <div className="toolbar">
-        <label className="visually-hidden" htmlFor="user-search">Search users</label>
+        <label className="visually-hidden" htmlFor="user-search">
+          Search users
+        </label>
         <input
           id="user-search"
           type="search"
@@ -50,7 +66,9 @@ export function UsersPage({ projectId, admin }: PageProps) {
             resetPaging();
           }}
         />
-        <label className="visually-hidden" htmlFor="user-order">Order</label>
+        <label className="visually-hidden" htmlFor="user-order">
+          Order
+        </label>
         <select
           id="user-order"
           style={{ width: 'auto' }}
@@ -73,8 +91,14 @@ export function UsersPage({ projectId, admin }: PageProps) {
             }}
           />
         </div>
-        <button type="button" className="button small" onClick={() => void users.refetch()} disabled={users.isFetching}>Refresh</button>
-        {users.isFetching && !users.isPending ? <span className="muted small" role="status">Updating…</span> : null}
+        <button type="button" className="button small" onClick={() => void users.refetch()} disabled={users.isFetching}>
+          Refresh
+        </button>
+        {users.isFetching && !users.isPending ? (
+          <span className="muted small" role="status">
+            Updating…
+          </span>
+        ) : null}
       </div>
       <QueryView query={users} loadingLabel="Loading users…">
         {(page) =>
@@ -84,7 +108,9 @@ export function UsersPage({ projectId, admin }: PageProps) {
             ) : (
               <Empty title="No users yet">
                 <p>Users appear here when they sign up through your app, or when you create one.</p>
-                <button type="button" className="button primary" onClick={() => setCreating(true)}>Create user</button>
+                <button type="button" className="button primary" onClick={() => setCreating(true)}>
+                  Create user
+                </button>
               </Empty>
             )
           ) : (
@@ -105,7 +131,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
                       <tr key={user.id} className="clickable" onClick={() => navigate(`/projects/${projectId}/users/${user.id}`)}>
                         <td>
                           <Link href={`/projects/${projectId}/users/${user.id}`} onClick={(event) => event.stopPropagation()}>
-                            {user.display_name || (user.is_anonymous ? 'Anonymous user' : user.primary_email ?? user.id.slice(0, 8))}
+                            {user.display_name || (user.is_anonymous ? 'Anonymous user' : (user.primary_email ?? user.id.slice(0, 8)))}
                           </Link>
                         </td>
                         <td>
@@ -115,7 +141,13 @@ export function UsersPage({ projectId, admin }: PageProps) {
                         <td>{formatDate(user.signed_up_at_millis)}</td>
                         <td>{formatDate(user.last_active_at_millis)}</td>
                         <td className="small">
-                          {[user.has_password && 'password', user.auth_with_email && 'email code', user.passkey_auth_enabled && 'passkey', ...user.oauth_providers.map((p) => p.id), user.is_anonymous && 'anonymous']
+                          {[
+                            user.has_password && 'password',
+                            user.auth_with_email && 'email code',
+                            user.passkey_auth_enabled && 'passkey',
+                            ...user.oauth_providers.map((p) => p.id),
+                            user.is_anonymous && 'anonymous',
+                          ]
                             .filter(Boolean)
                             .join(', ') || '—'}
                         </td>
@@ -126,7 +158,9 @@ export function UsersPage({ projectId, admin }: PageProps) {
               </div>
               <nav className="pager" aria-label="Pages of users">
                 <span className="muted small">Page {cursors.length}</span>
-                <button type="button" className="button small" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous</button>
+                <button type="button" className="button small" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+                  Previous
+                </button>
                 <button
                   type="button"
                   className="button small"
@@ -187,7 +221,14 @@ function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose:
           {(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
         </Field>
         <Switch label="Email is verified" checked={verified} onChange={setVerified} />
-        <DialogFooter error={create.error} errorTitle="Could not create the user" submitLabel="Create user" onCancel={onClose} pending={create.pending} pendingLabel="Creating…" />
+        <DialogFooter
+          error={create.error}
+          errorTitle="Could not create the user"
+          submitLabel="Create user"
+          onCancel={onClose}
+          pending={create.pending}
+          pendingLabel="Creating…"
+        />
       </form>
     </Modal>
   );

@@ -63,7 +63,10 @@ export async function startServer(options: {
     if (verbose) process.stderr.write(`[${options.name}] ${chunk.toString()}`);
   });
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${options.name} did not start within ${options.timeoutMs ?? 60_000} ms\n${err}`)), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${options.name} did not start within ${options.timeoutMs ?? 60_000} ms\n${err}`)),
+      options.timeoutMs ?? 60_000,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (verbose) process.stderr.write(`[${options.name}] ${chunk.toString()}`);

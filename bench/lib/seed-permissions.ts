@@ -25,7 +25,9 @@ export async function seedTeamPermissions(databaseUrl: string, tenancyId: string
   await client.connect();
   try {
     await client.query('BEGIN');
-    const { rows: [team] } = await client.query<{ id: string }>(
+    const {
+      rows: [team],
+    } = await client.query<{ id: string }>(
       `INSERT INTO teams (tenancy_id, id, display_name) VALUES ($1, gen_random_uuid(), 'Bench permissions team') RETURNING id`,
       [tenancyId],
     );
@@ -42,7 +44,8 @@ export async function seedTeamPermissions(databaseUrl: string, tenancyId: string
       [tenancyId, teamId, permissionLevel(0)],
     );
     await client.query('COMMIT');
-    for (const table of ['teams', 'team_members', 'team_permission_grants', 'permission_definitions', 'permission_inclusions']) await client.query(`ANALYZE ${table}`);
+    for (const table of ['teams', 'team_members', 'team_permission_grants', 'permission_definitions', 'permission_inclusions'])
+      await client.query(`ANALYZE ${table}`);
     const { rows } = await client.query<{ user_id: string }>('SELECT user_id FROM team_members WHERE tenancy_id = $1 AND team_id = $2', [tenancyId, teamId]);
     return { teamId, memberIds: rows.map((r) => r.user_id), deepest: permissionLevel(PERMISSION_DEPTH - 1), seconds: (performance.now() - started) / 1000 };
   } catch (error) {

@@ -11,8 +11,110 @@ import pg from 'pg';
  * from their own definitions (two at a time: one per core), then VACUUM ANALYZE. The schema that
  * results is checked to be exactly the one the migrations made.
  */
-export const FIRST_NAMES = ['Ada', 'Alan', 'Grace', 'Linus', 'Barbara', 'Ken', 'Margaret', 'Dennis', 'Frances', 'Edsger', 'Radia', 'Donald', 'Hedy', 'John', 'Karen', 'Niklaus', 'Lynn', 'Tim', 'Sophie', 'Guido', 'Anita', 'Bjarne', 'Shafi', 'Leslie', 'Jean', 'Robin', 'Mary', 'Vint', 'Joan', 'Whitfield', 'Adele', 'Brian', 'Carol', 'David', 'Elena', 'Farid', 'Gita', 'Hiro', 'Ines', 'Jorge', 'Kofi', 'Lena', 'Mateo', 'Nadia', 'Omar', 'Priya', 'Quinn', 'Rosa', 'Sven', 'Tariq'];
-export const LAST_NAMES = ['Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Liskov', 'Thompson', 'Hamilton', 'Ritchie', 'Allen', 'Dijkstra', 'Perlman', 'Knuth', 'Lamarr', 'Backus', 'Jones', 'Wirth', 'Conway', 'Lee', 'Wilson', 'Rossum', 'Borg', 'Stroustrup', 'Goldwasser', 'Lamport', 'Bartik', 'Milner', 'Keller', 'Cerf', 'Clarke', 'Diffie', 'Goldberg', 'Kernighan', 'Shaw', 'Patterson', 'Garcia', 'Haddad', 'Iyer', 'Tanaka', 'Moreau', 'Silva', 'Mensah', 'Novak', 'Rossi', 'Petrov', 'Nasser', 'Rao', 'Quinlan', 'Ortega', 'Lund', 'Aziz'];
+export const FIRST_NAMES = [
+  'Ada',
+  'Alan',
+  'Grace',
+  'Linus',
+  'Barbara',
+  'Ken',
+  'Margaret',
+  'Dennis',
+  'Frances',
+  'Edsger',
+  'Radia',
+  'Donald',
+  'Hedy',
+  'John',
+  'Karen',
+  'Niklaus',
+  'Lynn',
+  'Tim',
+  'Sophie',
+  'Guido',
+  'Anita',
+  'Bjarne',
+  'Shafi',
+  'Leslie',
+  'Jean',
+  'Robin',
+  'Mary',
+  'Vint',
+  'Joan',
+  'Whitfield',
+  'Adele',
+  'Brian',
+  'Carol',
+  'David',
+  'Elena',
+  'Farid',
+  'Gita',
+  'Hiro',
+  'Ines',
+  'Jorge',
+  'Kofi',
+  'Lena',
+  'Mateo',
+  'Nadia',
+  'Omar',
+  'Priya',
+  'Quinn',
+  'Rosa',
+  'Sven',
+  'Tariq',
+];
+export const LAST_NAMES = [
+  'Lovelace',
+  'Turing',
+  'Hopper',
+  'Torvalds',
+  'Liskov',
+  'Thompson',
+  'Hamilton',
+  'Ritchie',
+  'Allen',
+  'Dijkstra',
+  'Perlman',
+  'Knuth',
+  'Lamarr',
+  'Backus',
+  'Jones',
+  'Wirth',
+  'Conway',
+  'Lee',
+  'Wilson',
+  'Rossum',
+  'Borg',
+  'Stroustrup',
+  'Goldwasser',
+  'Lamport',
+  'Bartik',
+  'Milner',
+  'Keller',
+  'Cerf',
+  'Clarke',
+  'Diffie',
+  'Goldberg',
+  'Kernighan',
+  'Shaw',
+  'Patterson',
+  'Garcia',
+  'Haddad',
+  'Iyer',
+  'Tanaka',
+  'Moreau',
+  'Silva',
+  'Mensah',
+  'Novak',
+  'Rossi',
+  'Petrov',
+  'Nasser',
+  'Rao',
+  'Quinlan',
+  'Ortega',
+  'Lund',
+  'Aziz',
+];
 export const DOMAINS = ['gmail.com', 'outlook.com', 'example.com', 'corp.example', 'mail.dev', 'proton.me', 'yahoo.co.jp', 'uni.edu'];
 
 /** The email of seeded user i (1-based), as the SQL below writes it. */
@@ -73,20 +175,26 @@ export async function seedUsers(databaseUrl: string, tenancyId: string, count: n
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
-  log(`  inserted ${count.toLocaleString('en')} users + email channels in ${((performance.now() - started) / 1000).toFixed(1)} s; rebuilding ${indexes.length} indexes`);
+  log(
+    `  inserted ${count.toLocaleString('en')} users + email channels in ${((performance.now() - started) / 1000).toFixed(1)} s; rebuilding ${indexes.length} indexes`,
+  );
 
   // Rebuild the dropped indexes two at a time (two cores); CREATE INDEX takes a SHARE lock, so
   // several builds on one table do not block each other. GIN builds first: they are the slowest.
   const queue = [...indexes].sort((a, b) => Number(b.indexdef.includes('USING gin')) - Number(a.indexdef.includes('USING gin')));
-  const workers = await Promise.all([0, 1].map(async () => {
-    const c = new pg.Client({ connectionString: databaseUrl });
-    await c.connect();
-    await c.query(`SET maintenance_work_mem = '512MB'`);
-    return c;
-  }));
-  await Promise.all(workers.map(async (c) => {
-    for (let next = queue.shift(); next; next = queue.shift()) await c.query(next.indexdef);
-  }));
+  const workers = await Promise.all(
+    [0, 1].map(async () => {
+      const c = new pg.Client({ connectionString: databaseUrl });
+      await c.connect();
+      await c.query(`SET maintenance_work_mem = '512MB'`);
+      return c;
+    }),
+  );
+  await Promise.all(
+    workers.map(async (c) => {
+      for (let next = queue.shift(); next; next = queue.shift()) await c.query(next.indexdef);
+    }),
+  );
   await Promise.all(workers.map((c) => c.end()));
   await client.query('VACUUM (ANALYZE) users');
   await client.query('VACUUM (ANALYZE) contact_channels');

@@ -62,9 +62,16 @@ export async function setUpProject(base: string, userCount: number, password: st
   const project = await post(base, '/internal/projects', { display_name: 'Bench' }, { ...internal, 'x-latch-access-token': owner.access_token });
   const projectId = project.id as string;
   const admin = { 'x-latch-project-id': projectId, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.access_token as string };
-  const keys = await post(base, '/internal/api-keys', { description: 'bench', has_publishable_client_key: true, has_secret_server_key: options.serverKey ?? false, has_super_secret_admin_key: false }, admin);
+  const keys = await post(
+    base,
+    '/internal/api-keys',
+    { description: 'bench', has_publishable_client_key: true, has_secret_server_key: options.serverKey ?? false, has_super_secret_admin_key: false },
+    admin,
+  );
   const client = { 'x-latch-project-id': projectId, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': keys.publishable_client_key as string };
-  const server = options.serverKey ? { 'x-latch-project-id': projectId, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': keys.secret_server_key as string } : null;
+  const server = options.serverKey
+    ? { 'x-latch-project-id': projectId, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': keys.secret_server_key as string }
+    : null;
   const concurrency = options.concurrency ?? 1;
   const users: BenchProject['users'] = [];
   for (let batch = 0; batch < userCount; batch += concurrency) {

@@ -22,11 +22,17 @@ export const DEFAULT_DOMAINS_CONFIG: DomainsConfig = {
 
 /** A trusted domain as written: the domain is checked by the trusted-domain rules (wildcards included). */
 export const domainSchema = z.strictObject({
-  domain: z.string().max(2048).superRefine((value, ctx) => {
-    const problem = validateTrustedDomain(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  }),
-  handler_path: z.string().max(2048).refine((v) => v.startsWith('/'), 'Handler path must start with /'),
+  domain: z
+    .string()
+    .max(2048)
+    .superRefine((value, ctx) => {
+      const problem = validateTrustedDomain(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  handler_path: z
+    .string()
+    .max(2048)
+    .refine((v) => v.startsWith('/'), 'Handler path must start with /'),
 });
 
 export const domainsConfigFlagFields = {

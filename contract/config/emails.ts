@@ -40,10 +40,7 @@ const standardEmailServerSchema = z.strictObject({
   sender_email: emailSchema,
 });
 
-export const emailConfigSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('shared') }),
-  standardEmailServerSchema,
-]);
+export const emailConfigSchema = z.discriminatedUnion('type', [z.strictObject({ type: z.literal('shared') }), standardEmailServerSchema]);
 
 /**
  * The email server as written into the project config. The password is write-only (reads show
@@ -58,5 +55,13 @@ export const emailConfigUpdateSchema = z.discriminatedUnion('type', [
 /** The email server as read (admin view): the password is write-only, so only whether one is stored. */
 export const emailConfigOutputSchema = z.union([
   z.object({ type: z.literal('shared') }),
-  z.object({ type: z.literal('standard'), host: z.string(), port: z.number(), username: z.string(), has_password: z.boolean(), sender_name: z.string(), sender_email: z.string() }),
+  z.object({
+    type: z.literal('standard'),
+    host: z.string(),
+    port: z.number(),
+    username: z.string(),
+    has_password: z.boolean(),
+    sender_name: z.string(),
+    sender_email: z.string(),
+  }),
 ]);

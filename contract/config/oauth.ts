@@ -4,7 +4,20 @@
  */
 import { z } from 'zod';
 
-export const OAUTH_PROVIDER_IDS = ['google', 'github', 'microsoft', 'spotify', 'facebook', 'discord', 'gitlab', 'bitbucket', 'linkedin', 'apple', 'x', 'twitch'] as const;
+export const OAUTH_PROVIDER_IDS = [
+  'google',
+  'github',
+  'microsoft',
+  'spotify',
+  'facebook',
+  'discord',
+  'gitlab',
+  'bitbucket',
+  'linkedin',
+  'apple',
+  'x',
+  'twitch',
+] as const;
 export type OAuthProviderId = (typeof OAUTH_PROVIDER_IDS)[number];
 
 export const OAUTH_ACCOUNT_MERGE_STRATEGIES = ['link_method', 'raise_error', 'allow_duplicates'] as const;
@@ -39,19 +52,21 @@ export const OAUTH_CREDENTIALS_REQUIRED = 'standard providers need client_id and
  * only, so a standard provider may omit `client_secret` to keep the one stored for the same
  * provider and client id (projects/service.ts refuses the omission when there is none).
  */
-export const oauthProviderInputSchema = z.strictObject({
-  id: z.enum(OAUTH_PROVIDER_IDS),
-  enabled: z.boolean(),
-  type: z.enum(['shared', 'standard']),
-  client_id: z.string().max(1024).nullish(),
-  client_secret: z.string().min(1, OAUTH_CREDENTIALS_REQUIRED).max(4096).nullish(),
-  facebook_config_id: z.string().max(1024).nullish(),
-  microsoft_tenant_id: z.string().max(1024).nullish(),
-}).superRefine((value, ctx) => {
-  if (value.type === 'standard' && !value.client_id) {
-    ctx.addIssue({ code: 'custom', message: OAUTH_CREDENTIALS_REQUIRED, path: ['client_id'] });
-  }
-});
+export const oauthProviderInputSchema = z
+  .strictObject({
+    id: z.enum(OAUTH_PROVIDER_IDS),
+    enabled: z.boolean(),
+    type: z.enum(['shared', 'standard']),
+    client_id: z.string().max(1024).nullish(),
+    client_secret: z.string().min(1, OAUTH_CREDENTIALS_REQUIRED).max(4096).nullish(),
+    facebook_config_id: z.string().max(1024).nullish(),
+    microsoft_tenant_id: z.string().max(1024).nullish(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.type === 'standard' && !value.client_id) {
+      ctx.addIssue({ code: 'custom', message: OAUTH_CREDENTIALS_REQUIRED, path: ['client_id'] });
+    }
+  });
 
 /** An OAuth provider as read (admin view). */
 export const oauthProviderOutputSchema = z.object({

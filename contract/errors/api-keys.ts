@@ -24,7 +24,9 @@ export const apiKeyErrors = {
 
   ApiKeyNotFound: defineFixedError('API_KEY_NOT_FOUND', 404, 'API key not found.'),
 
-  PublicApiKeyCannotBeRevoked: defineFixedError('PUBLIC_API_KEY_CANNOT_BE_REVOKED', 400,
+  PublicApiKeyCannotBeRevoked: defineFixedError(
+    'PUBLIC_API_KEY_CANNOT_BE_REVOKED',
+    400,
     'Public API keys cannot be revoked: they are meant to be seen. To stop one from working, set its expires_at_millis.',
   ),
 

@@ -7,12 +7,8 @@ export const dataVaultErrors = {
     details: { store_id: storeId },
   })),
 
-  DataVaultStoreHashedKeyDoesNotExist: defineKnownError(
-    'DATA_VAULT_STORE_HASHED_KEY_DOES_NOT_EXIST',
-    400,
-    (storeId: string, hashedKey: string) => ({
-      message: `The data vault store ${JSON.stringify(storeId)} does not contain a key with the hash ${JSON.stringify(hashedKey)}.`,
-      details: { store_id: storeId, hashed_key: hashedKey },
-    }),
-  ),
+  DataVaultStoreHashedKeyDoesNotExist: defineKnownError('DATA_VAULT_STORE_HASHED_KEY_DOES_NOT_EXIST', 400, (storeId: string, hashedKey: string) => ({
+    message: `The data vault store ${JSON.stringify(storeId)} does not contain a key with the hash ${JSON.stringify(hashedKey)}.`,
+    details: { store_id: storeId, hashed_key: hashedKey },
+  })),
 } as const;

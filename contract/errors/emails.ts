@@ -7,8 +7,10 @@ export const emailErrors = {
     details: { error },
   })),
 
-  RequiresCustomEmailServer: defineFixedError('REQUIRES_CUSTOM_EMAIL_SERVER', 400,
-    'This action requires a custom SMTP server. Configure one in the project\'s e-mail settings and try again.',
+  RequiresCustomEmailServer: defineFixedError(
+    'REQUIRES_CUSTOM_EMAIL_SERVER',
+    400,
+    "This action requires a custom SMTP server. Configure one in the project's e-mail settings and try again.",
   ),
 
   /**
@@ -47,7 +49,9 @@ export const emailErrors = {
     details: { email_id: emailId },
   })),
 
-  EmailTemplateAlreadyExists: defineFixedError('EMAIL_TEMPLATE_ALREADY_EXISTS', 409,
+  EmailTemplateAlreadyExists: defineFixedError(
+    'EMAIL_TEMPLATE_ALREADY_EXISTS',
+    409,
     'An e-mail template of this type already exists. Update it instead of creating a new one.',
   ),
 } as const;

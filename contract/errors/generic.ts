@@ -21,7 +21,9 @@ export const genericErrors = {
   })),
 
   // Request
-  BodyParsingError: defineMessageError('BODY_PARSING_ERROR', 400,
+  BodyParsingError: defineMessageError(
+    'BODY_PARSING_ERROR',
+    400,
     'The request body could not be parsed. Send valid JSON with the header Content-Type: application/json.',
   ),
 

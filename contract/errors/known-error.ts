@@ -18,9 +18,7 @@ export class KnownError<D extends ErrorDetails = ErrorDetails> extends Error {
 
   /** The JSON body sent on the wire: `{code, details?, error}`. */
   toBody(): { code: string; details?: Record<string, unknown>; error: string } {
-    return this.details === undefined
-      ? { code: this.code, error: this.message }
-      : { code: this.code, details: this.details, error: this.message };
+    return this.details === undefined ? { code: this.code, error: this.message } : { code: this.code, details: this.details, error: this.message };
   }
 }
 
@@ -82,16 +80,8 @@ export function defineFixedError<C extends string>(code: C, status: number, mess
  * throw new RefreshTokenError(); // the fallback message
  */
 export function defineMessageError<C extends string>(code: C, status: number): KnownErrorClass<C, [message: string], undefined>;
-export function defineMessageError<C extends string>(
-  code: C,
-  status: number,
-  fallback: string,
-): KnownErrorClass<C, [message?: string], undefined>;
+export function defineMessageError<C extends string>(code: C, status: number, fallback: string): KnownErrorClass<C, [message?: string], undefined>;
 /* @__NO_SIDE_EFFECTS__ */
-export function defineMessageError<C extends string>(
-  code: C,
-  status: number,
-  fallback?: string,
-): KnownErrorClass<C, [message?: string], undefined> {
+export function defineMessageError<C extends string>(code: C, status: number, fallback?: string): KnownErrorClass<C, [message?: string], undefined> {
   return defineKnownError(code, status, (message?: string) => ({ message: message ?? fallback ?? '' }));
 }

@@ -3,14 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it, expect } from 'vitest';
 import { KnownError } from './known-error.js';
-import {
-  KnownErrors,
-  knownErrorsByCode,
-  knownErrorFromBody,
-  knownErrorGroups,
-  isKnownErrorInGroup,
-  type KnownErrorOf,
-} from './known-errors.js';
+import { KnownErrors, knownErrorsByCode, knownErrorFromBody, knownErrorGroups, isKnownErrorInGroup, type KnownErrorOf } from './known-errors.js';
 
 type Key = keyof typeof KnownErrors;
 
@@ -73,8 +66,7 @@ const samplesWithArguments: { [K in KeyWithArguments]: () => KnownErrorOf<K> } &
   OAuthProviderNotFoundOrNotEnabled: () => new KnownErrors.OAuthProviderNotFoundOrNotEnabled('github'),
   InvalidSharedOAuthProviderId: () => new KnownErrors.InvalidSharedOAuthProviderId('myspace'),
   InvalidStandardOAuthProviderId: () => new KnownErrors.InvalidStandardOAuthProviderId('myspace'),
-  ContactChannelAlreadyUsedForAuthBySomeoneElse: () =>
-    new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', 'a@example.com', true),
+  ContactChannelAlreadyUsedForAuthBySomeoneElse: () => new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', 'a@example.com', true),
   MultiFactorAuthenticationRequired: () => new KnownErrors.MultiFactorAuthenticationRequired('attempt_abc'),
   CliAuthError: () => new KnownErrors.CliAuthError('Timed out waiting for CLI authentication.'),
   WrongApiKeyType: () => new KnownErrors.WrongApiKeyType('user', 'team'),
@@ -100,10 +92,7 @@ const samplesWithArguments: { [K in KeyWithArguments]: () => KnownErrorOf<K> } &
 
 /** One instance of every catalogue entry. */
 const samples = Object.fromEntries(
-  Object.entries(KnownErrors).map(([key, cls]) => [
-    key,
-    samplesWithArguments[key as Key] ?? (() => new (cls as new () => KnownError)()),
-  ]),
+  Object.entries(KnownErrors).map(([key, cls]) => [key, samplesWithArguments[key as Key] ?? (() => new (cls as new () => KnownError)())]),
 ) as { [K in Key]: () => KnownErrorOf<K> };
 
 const entries = Object.entries(KnownErrors) as [Key, (typeof KnownErrors)[Key]][];
@@ -282,13 +271,31 @@ describe('the catalogue', () => {
 
   it('has the keys the spec uses for error types', () => {
     const specTypeNames = [
-      'MultiFactorAuthenticationRequired', 'InvalidTotpCode', 'OAuthProviderAccountIdAlreadyUsedForSignIn',
-      'OAuthConnectionDoesNotHaveRequiredScope', 'OAuthConnectionNotConnectedToUser', 'ItemQuantityInsufficientAmount',
-      'ApiKeyNotValid', 'DataVaultStoreHashedKeyDoesNotExist', 'RefreshTokenError', 'CannotGetOwnUserWithoutUser',
-      'UserNotFound', 'EmailAlreadyVerified', 'RedirectUrlNotWhitelisted', 'VerificationCodeError',
-      'PasswordConfirmationMismatch', 'PasswordRequirementsNotMet', 'PasskeyRegistrationFailed',
-      'PasskeyAuthenticationFailed', 'EmailPasswordMismatch', 'UserWithEmailAlreadyExists', 'ProjectNotFound',
-      'SchemaError', 'InvalidAccessToken', 'InvalidAdminAccessToken', 'ApiKeyNotFound',
+      'MultiFactorAuthenticationRequired',
+      'InvalidTotpCode',
+      'OAuthProviderAccountIdAlreadyUsedForSignIn',
+      'OAuthConnectionDoesNotHaveRequiredScope',
+      'OAuthConnectionNotConnectedToUser',
+      'ItemQuantityInsufficientAmount',
+      'ApiKeyNotValid',
+      'DataVaultStoreHashedKeyDoesNotExist',
+      'RefreshTokenError',
+      'CannotGetOwnUserWithoutUser',
+      'UserNotFound',
+      'EmailAlreadyVerified',
+      'RedirectUrlNotWhitelisted',
+      'VerificationCodeError',
+      'PasswordConfirmationMismatch',
+      'PasswordRequirementsNotMet',
+      'PasskeyRegistrationFailed',
+      'PasskeyAuthenticationFailed',
+      'EmailPasswordMismatch',
+      'UserWithEmailAlreadyExists',
+      'ProjectNotFound',
+      'SchemaError',
+      'InvalidAccessToken',
+      'InvalidAdminAccessToken',
+      'ApiKeyNotFound',
     ];
     for (const name of specTypeNames) expect(Object.keys(KnownErrors)).toContain(name);
   });
@@ -341,9 +348,7 @@ describe('messages the spec quotes verbatim', () => {
   });
 
   it('keeps the CLI time-out text when passed to CLI_AUTH_ERROR', () => {
-    expect(new KnownErrors.CliAuthError('Timed out waiting for CLI authentication.').message).toBe(
-      'Timed out waiting for CLI authentication.',
-    );
+    expect(new KnownErrors.CliAuthError('Timed out waiting for CLI authentication.').message).toBe('Timed out waiting for CLI authentication.');
   });
 });
 

@@ -110,34 +110,11 @@ export const knownErrorGroups = {
     'SERVER_OR_ADMIN_AUTHENTICATION_REQUIRED',
     'ADMIN_AUTHENTICATION_REQUIRED',
   ],
-  InvalidAccessToken: [
-    'INVALID_ACCESS_TOKEN',
-    'UNPARSABLE_ACCESS_TOKEN',
-    'ACCESS_TOKEN_EXPIRED',
-    'INVALID_PROJECT_FOR_ACCESS_TOKEN',
-  ],
-  RefreshTokenError: [
-    'REFRESH_TOKEN_ERROR',
-    'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED',
-    'PROVIDER_REJECTED',
-    'CANNOT_DELETE_CURRENT_SESSION',
-  ],
+  InvalidAccessToken: ['INVALID_ACCESS_TOKEN', 'UNPARSABLE_ACCESS_TOKEN', 'ACCESS_TOKEN_EXPIRED', 'INVALID_PROJECT_FOR_ACCESS_TOKEN'],
+  RefreshTokenError: ['REFRESH_TOKEN_ERROR', 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 'PROVIDER_REJECTED', 'CANNOT_DELETE_CURRENT_SESSION'],
   PasswordRequirementsNotMet: ['PASSWORD_REQUIREMENTS_NOT_MET', 'PASSWORD_TOO_SHORT', 'PASSWORD_TOO_LONG'],
-  VerificationCodeError: [
-    'VERIFICATION_ERROR',
-    'CODE_NOT_FOUND',
-    'EXPIRED',
-    'ALREADY_USED',
-    'MAX_ATTEMPTS_REACHED',
-  ],
-  ApiKeyNotValid: [
-    'API_KEY_NOT_VALID',
-    'API_KEY_EXPIRED',
-    'API_KEY_REVOKED',
-    'WRONG_API_KEY_TYPE',
-    'API_KEY_NOT_FOUND',
-    'PUBLIC_API_KEY_CANNOT_BE_REVOKED',
-  ],
+  VerificationCodeError: ['VERIFICATION_ERROR', 'CODE_NOT_FOUND', 'EXPIRED', 'ALREADY_USED', 'MAX_ATTEMPTS_REACHED'],
+  ApiKeyNotValid: ['API_KEY_NOT_VALID', 'API_KEY_EXPIRED', 'API_KEY_REVOKED', 'WRONG_API_KEY_TYPE', 'API_KEY_NOT_FOUND', 'PUBLIC_API_KEY_CANNOT_BE_REVOKED'],
 } as const satisfies Record<string, readonly KnownErrorCode[]>;
 
 export type KnownErrorGroupName = keyof typeof knownErrorGroups;
@@ -166,9 +143,7 @@ export function knownErrorFromBody(body: { code: string; error: string; details?
   const cls = knownErrorsByCode.get(body.code);
   if (cls === undefined) return new KnownErrors.UnsupportedError(body.code);
   const details =
-    typeof body.details === 'object' && body.details !== null && !Array.isArray(body.details)
-      ? (body.details as Record<string, unknown>)
-      : undefined;
+    typeof body.details === 'object' && body.details !== null && !Array.isArray(body.details) ? (body.details as Record<string, unknown>) : undefined;
   // Construct through the base constructor with the catalogue class as new.target: the prototype
   // (hence instanceof) is the specific class, but the server's message and details are kept
   // instead of being rebuilt from constructor arguments we do not have.

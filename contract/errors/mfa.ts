@@ -4,8 +4,7 @@ import { defineFixedError, defineKnownError } from './known-error.js';
 export const mfaErrors = {
   /** Carries the attempt code to send back with the TOTP to POST /auth/mfa/sign-in. */
   MultiFactorAuthenticationRequired: defineKnownError('MULTI_FACTOR_AUTHENTICATION_REQUIRED', 400, (attemptCode: string) => ({
-    message:
-      'Multi-factor authentication is required for this user. Send the TOTP together with details.attempt_code to POST /api/v1/auth/mfa/sign-in.',
+    message: 'Multi-factor authentication is required for this user. Send the TOTP together with details.attempt_code to POST /api/v1/auth/mfa/sign-in.',
     details: { attempt_code: attemptCode },
   })),
 

@@ -2,23 +2,33 @@
 import { defineFixedError, defineKnownError } from './known-error.js';
 
 export const oauthErrors = {
-  OAuthConnectionNotConnectedToUser: defineFixedError('OAUTH_CONNECTION_NOT_CONNECTED_TO_USER', 400,
+  OAuthConnectionNotConnectedToUser: defineFixedError(
+    'OAUTH_CONNECTION_NOT_CONNECTED_TO_USER',
+    400,
     'The OAuth connection is not connected to any user. Connect the account first.',
   ),
 
-  OAuthConnectionAlreadyConnectedToAnotherUser: defineFixedError('OAUTH_CONNECTION_ALREADY_CONNECTED_TO_ANOTHER_USER', 409,
+  OAuthConnectionAlreadyConnectedToAnotherUser: defineFixedError(
+    'OAUTH_CONNECTION_ALREADY_CONNECTED_TO_ANOTHER_USER',
+    409,
     'This OAuth account is already connected to another user.',
   ),
 
-  OAuthConnectionDoesNotHaveRequiredScope: defineFixedError('OAUTH_CONNECTION_DOES_NOT_HAVE_REQUIRED_SCOPE', 400,
+  OAuthConnectionDoesNotHaveRequiredScope: defineFixedError(
+    'OAUTH_CONNECTION_DOES_NOT_HAVE_REQUIRED_SCOPE',
+    400,
     'The OAuth connection does not have the required scope. Reconnect the account, requesting the missing scopes.',
   ),
 
-  OAuthExtraScopeNotAvailableWithSharedOAuthKeys: defineFixedError('OAUTH_EXTRA_SCOPE_NOT_AVAILABLE_WITH_SHARED_OAUTH_KEYS', 400,
+  OAuthExtraScopeNotAvailableWithSharedOAuthKeys: defineFixedError(
+    'OAUTH_EXTRA_SCOPE_NOT_AVAILABLE_WITH_SHARED_OAUTH_KEYS',
+    400,
     'Extra scopes are not available with shared OAuth keys. Configure your own OAuth client ID and secret for this provider in the Latch admin console to request extra scopes.',
   ),
 
-  OAuthAccessTokenNotAvailableWithSharedOAuthKeys: defineFixedError('OAUTH_ACCESS_TOKEN_NOT_AVAILABLE_WITH_SHARED_OAUTH_KEYS', 400,
+  OAuthAccessTokenNotAvailableWithSharedOAuthKeys: defineFixedError(
+    'OAUTH_ACCESS_TOKEN_NOT_AVAILABLE_WITH_SHARED_OAUTH_KEYS',
+    400,
     'Provider access tokens are not available with shared OAuth keys. Configure your own OAuth client ID and secret for this provider in the Latch admin console to use access tokens.',
   ),
 
@@ -34,7 +44,9 @@ export const oauthErrors = {
     details: { scope },
   })),
 
-  UserAlreadyConnectedToAnotherOAuthConnection: defineFixedError('USER_ALREADY_CONNECTED_TO_ANOTHER_OAUTH_CONNECTION', 409,
+  UserAlreadyConnectedToAnotherOAuthConnection: defineFixedError(
+    'USER_ALREADY_CONNECTED_TO_ANOTHER_OAUTH_CONNECTION',
+    409,
     'The user is already connected to another account of this OAuth provider. Did you pick the wrong account?',
   ),
 
@@ -48,7 +60,9 @@ export const oauthErrors = {
     details: { provider_id: providerId ?? null },
   })),
 
-  OAuthProviderAccountIdAlreadyUsedForSignIn: defineFixedError('OAUTH_PROVIDER_ACCOUNT_ID_ALREADY_USED_FOR_SIGN_IN', 400,
+  OAuthProviderAccountIdAlreadyUsedForSignIn: defineFixedError(
+    'OAUTH_PROVIDER_ACCOUNT_ID_ALREADY_USED_FOR_SIGN_IN',
+    400,
     'Another OAuth account with the same provider account ID is already used for signing in. Disable sign-in on one of them.',
   ),
 
@@ -62,11 +76,15 @@ export const oauthErrors = {
     details: { provider_id: providerId },
   })),
 
-  InvalidAuthorizationCode: defineFixedError('INVALID_AUTHORIZATION_CODE', 400,
+  InvalidAuthorizationCode: defineFixedError(
+    'INVALID_AUTHORIZATION_CODE',
+    400,
     'The authorization code is invalid, expired or already used. Start the OAuth flow again.',
   ),
 
-  OAuthProviderAccessDenied: defineFixedError('OAUTH_PROVIDER_ACCESS_DENIED', 400,
+  OAuthProviderAccessDenied: defineFixedError(
+    'OAUTH_PROVIDER_ACCESS_DENIED',
+    400,
     'The OAuth provider denied access (the user may have cancelled the consent screen).',
   ),
 

@@ -33,30 +33,21 @@ export const paymentErrors = {
     details: { customer_id: customerId },
   })),
 
-  ProductDoesNotExist: defineKnownError(
-    'PRODUCT_DOES_NOT_EXIST',
-    400,
-    (productId: string, context: 'server_only' | 'item_exists' | null = null) => ({
-      message:
-        `Product with the ID ${JSON.stringify(productId)} ` +
-        (context === 'server_only'
-          ? 'is marked server-only and cannot be used from a client; call this from your server with the secret server key.'
-          : context === 'item_exists'
-            ? 'does not exist, but an item with this ID does: did you mean the item?'
-            : 'does not exist.'),
-      details: { product_id: productId, context },
-    }),
-  ),
+  ProductDoesNotExist: defineKnownError('PRODUCT_DOES_NOT_EXIST', 400, (productId: string, context: 'server_only' | 'item_exists' | null = null) => ({
+    message:
+      `Product with the ID ${JSON.stringify(productId)} ` +
+      (context === 'server_only'
+        ? 'is marked server-only and cannot be used from a client; call this from your server with the secret server key.'
+        : context === 'item_exists'
+          ? 'does not exist, but an item with this ID does: did you mean the item?'
+          : 'does not exist.'),
+    details: { product_id: productId, context },
+  })),
 
   ProductCustomerTypeDoesNotMatch: defineKnownError(
     'PRODUCT_CUSTOMER_TYPE_DOES_NOT_MATCH',
     400,
-    (
-      productId: string | undefined,
-      customerId: string,
-      productCustomerType: CustomerType | undefined,
-      actualCustomerType: CustomerType,
-    ) => ({
+    (productId: string | undefined, customerId: string, productCustomerType: CustomerType | undefined, actualCustomerType: CustomerType) => ({
       message:
         `The ${actualCustomerType} ${JSON.stringify(customerId)} is not a valid customer for ` +
         (productId ? `the product ${JSON.stringify(productId)}. ` : 'the inline product. ') +
@@ -77,19 +68,17 @@ export const paymentErrors = {
     details: { product_id: productId, customer_id: customerId },
   })),
 
-  ItemQuantityInsufficientAmount: defineKnownError(
-    'ITEM_QUANTITY_INSUFFICIENT_AMOUNT',
-    400,
-    (itemId: string, customerId: string, quantity: number) => ({
-      message:
-        `The item ${JSON.stringify(itemId)} has an insufficient quantity for the customer ${JSON.stringify(customerId)}: ` +
-        `an attempt was made to change it by ${quantity}.`,
-      details: { item_id: itemId, customer_id: customerId, quantity },
-    }),
-  ),
+  ItemQuantityInsufficientAmount: defineKnownError('ITEM_QUANTITY_INSUFFICIENT_AMOUNT', 400, (itemId: string, customerId: string, quantity: number) => ({
+    message:
+      `The item ${JSON.stringify(itemId)} has an insufficient quantity for the customer ${JSON.stringify(customerId)}: ` +
+      `an attempt was made to change it by ${quantity}.`,
+    details: { item_id: itemId, customer_id: customerId, quantity },
+  })),
 
   /** The card-payment provider's "account information not found"; the code carries its name. */
-  StripeAccountInfoNotFound: defineFixedError('STRIPE_ACCOUNT_INFO_NOT_FOUND', 404,
+  StripeAccountInfoNotFound: defineFixedError(
+    'STRIPE_ACCOUNT_INFO_NOT_FOUND',
+    404,
     'Stripe account information not found. Complete Stripe onboarding for this project first.',
   ),
 } as const;

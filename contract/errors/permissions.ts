@@ -36,12 +36,8 @@ export const permissionErrors = {
     details: { user_id: userId, permission_id: permissionId },
   })),
 
-  TeamPermissionRequired: defineKnownError(
-    'TEAM_PERMISSION_REQUIRED',
-    401,
-    (teamId: string, userId: string, permissionId: string) => ({
-      message: `User ${userId} does not have the permission ${JSON.stringify(permissionId)} in team ${teamId}.`,
-      details: { team_id: teamId, user_id: userId, permission_id: permissionId },
-    }),
-  ),
+  TeamPermissionRequired: defineKnownError('TEAM_PERMISSION_REQUIRED', 401, (teamId: string, userId: string, permissionId: string) => ({
+    message: `User ${userId} does not have the permission ${JSON.stringify(permissionId)} in team ${teamId}.`,
+    details: { team_id: teamId, user_id: userId, permission_id: permissionId },
+  })),
 } as const;

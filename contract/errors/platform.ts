@@ -13,21 +13,15 @@ export const platformErrors = {
     details: { description: description ?? null },
   })),
 
-  MethodNotAllowed: defineKnownError(
-    'METHOD_NOT_ALLOWED',
-    405,
-    (description?: string, allowedMethods?: readonly string[]) => ({
-      message:
-        `This HTTP method is not allowed on this route${description ? ` (${description})` : ''}.` +
-        (allowedMethods?.length ? ` Allowed methods: ${allowedMethods.join(', ')}.` : ''),
-      details: { description: description ?? null, allowed_methods: allowedMethods ?? null },
-    }),
-  ),
+  MethodNotAllowed: defineKnownError('METHOD_NOT_ALLOWED', 405, (description?: string, allowedMethods?: readonly string[]) => ({
+    message:
+      `This HTTP method is not allowed on this route${description ? ` (${description})` : ''}.` +
+      (allowedMethods?.length ? ` Allowed methods: ${allowedMethods.join(', ')}.` : ''),
+    details: { description: description ?? null, allowed_methods: allowedMethods ?? null },
+  })),
 
   PayloadTooLarge: defineKnownError('PAYLOAD_TOO_LARGE', 413, (maxBytes?: number) => ({
-    message:
-      'The request body is too large.' +
-      (maxBytes !== undefined ? ` The maximum size is ${maxBytes} bytes.` : ' Send a smaller body.'),
+    message: 'The request body is too large.' + (maxBytes !== undefined ? ` The maximum size is ${maxBytes} bytes.` : ' Send a smaller body.'),
     details: { max_bytes: maxBytes ?? null },
   })),
 
@@ -53,19 +47,25 @@ export const platformErrors = {
 
   RequestTimeout: defineFixedError('REQUEST_TIMEOUT', 408, 'The request was not received completely in time. Send the whole request promptly and try again.'),
 
-  MalformedHttpRequest: defineFixedError('MALFORMED_HTTP_REQUEST', 400,
+  MalformedHttpRequest: defineFixedError(
+    'MALFORMED_HTTP_REQUEST',
+    400,
     'The request is not valid HTTP/1.1 (a malformed request line, header or chunked body). Check the client that sent it.',
   ),
 
   /** GET /metrics with LATCH_METRICS_TOKEN set, without that token (server/http/metrics-access.ts). */
-  MetricsTokenRequired: defineFixedError('METRICS_TOKEN_REQUIRED', 401,
+  MetricsTokenRequired: defineFixedError(
+    'METRICS_TOKEN_REQUIRED',
+    401,
     'GET /metrics needs the header Authorization: Bearer <token>, with the token the operator set in LATCH_METRICS_TOKEN.',
   ),
 
   /** GET /metrics without LATCH_METRICS_TOKEN, from a peer that is not loopback (or through a proxy). */
-  MetricsLoopbackOnly: defineFixedError('METRICS_LOOPBACK_ONLY', 403,
+  MetricsLoopbackOnly: defineFixedError(
+    'METRICS_LOOPBACK_ONLY',
+    403,
     'GET /metrics answers only requests from this machine (loopback, not through a proxy). ' +
-    'To scrape it from elsewhere, set LATCH_METRICS_TOKEN and send Authorization: Bearer <token>.',
+      'To scrape it from elsewhere, set LATCH_METRICS_TOKEN and send Authorization: Bearer <token>.',
   ),
 
   /** Sent with a Retry-After header carrying the same number of seconds. */
@@ -80,14 +80,17 @@ export const platformErrors = {
    * `api_keys` (active keys of one user or team, LATCH_MAX_API_KEYS_PER_OWNER).
    */
   QuotaExceeded: defineKnownError('QUOTA_EXCEEDED', 409, (quota: 'metadata_bytes' | 'api_keys', limit: number) => ({
-    message: quota === 'metadata_bytes'
-      ? `client_metadata, client_read_only_metadata and server_metadata together may hold at most ${limit} bytes of JSON. Store less, or keep large data elsewhere and put a reference in the metadata.`
-      : `At most ${limit} API keys may be active for one user or team. Revoke keys that are no longer used before creating another.`,
+    message:
+      quota === 'metadata_bytes'
+        ? `client_metadata, client_read_only_metadata and server_metadata together may hold at most ${limit} bytes of JSON. Store less, or keep large data elsewhere and put a reference in the metadata.`
+        : `At most ${limit} API keys may be active for one user or team. Revoke keys that are no longer used before creating another.`,
     details: { quota, limit },
   })),
 
   /** The SDK retries this one (spec, client behaviour on responses). */
-  InfiniteLoopDetected: defineFixedError('INFINITE_LOOP_DETECTED', 508,
+  InfiniteLoopDetected: defineFixedError(
+    'INFINITE_LOOP_DETECTED',
+    508,
     'An infinite loop was detected while processing the request. The request can safely be retried.',
   ),
 

@@ -20,9 +20,11 @@ const invalidProjectKey = <C extends string>(code: C, header: string, keyName: s
   }));
 
 export const projectAuthErrors = {
-  ProjectKeyWithoutAccessType: defineFixedError('PROJECT_KEY_WITHOUT_ACCESS_TYPE', 400,
+  ProjectKeyWithoutAccessType: defineFixedError(
+    'PROJECT_KEY_WITHOUT_ACCESS_TYPE',
+    400,
     'A project key or an admin access token was provided, but the x-latch-access-type header is missing. ' +
-    "Set it to 'client', 'server' or 'admin' to match the key you send.",
+      "Set it to 'client', 'server' or 'admin' to match the key you send.",
   ),
 
   InvalidAccessType: defineKnownError('INVALID_ACCESS_TYPE', 400, (accessType: string) => ({
@@ -39,16 +41,12 @@ export const projectAuthErrors = {
 
   AccessTypeRequired: defineFixedError('ACCESS_TYPE_REQUIRED', 400, `You must specify an access level for this Latch project. ${AUTH_HEADERS_HINT}`),
 
-  InsufficientAccessType: defineKnownError(
-    'INSUFFICIENT_ACCESS_TYPE',
-    401,
-    (actualAccessType: AccessType, allowedAccessTypes: readonly AccessType[]) => ({
-      message:
-        `This endpoint requires the x-latch-access-type header to be ${accessTypeList(allowedAccessTypes)}, ` +
-        `but it was '${actualAccessType}'. Call it with the matching key (for example from a server with the secret server key).`,
-      details: { actual_access_type: actualAccessType, allowed_access_types: allowedAccessTypes },
-    }),
-  ),
+  InsufficientAccessType: defineKnownError('INSUFFICIENT_ACCESS_TYPE', 401, (actualAccessType: AccessType, allowedAccessTypes: readonly AccessType[]) => ({
+    message:
+      `This endpoint requires the x-latch-access-type header to be ${accessTypeList(allowedAccessTypes)}, ` +
+      `but it was '${actualAccessType}'. Call it with the matching key (for example from a server with the secret server key).`,
+    details: { actual_access_type: actualAccessType, allowed_access_types: allowedAccessTypes },
+  })),
 
   InvalidPublishableClientKey: invalidProjectKey('INVALID_PUBLISHABLE_CLIENT_KEY', 'x-latch-publishable-client-key', 'publishable client key'),
 
@@ -59,7 +57,9 @@ export const projectAuthErrors = {
   /** Parent of the admin-access-token errors below (group `InvalidAdminAccessToken`). */
   InvalidAdminAccessToken: defineMessageError('INVALID_ADMIN_ACCESS_TOKEN', 401, 'The x-latch-admin-access-token header is not a valid admin access token.'),
 
-  UnparsableAdminAccessToken: defineFixedError('UNPARSABLE_ADMIN_ACCESS_TOKEN', 401,
+  UnparsableAdminAccessToken: defineFixedError(
+    'UNPARSABLE_ADMIN_ACCESS_TOKEN',
+    401,
     'The x-latch-admin-access-token header could not be parsed. Send the access token of a signed-in user of the internal project, unmodified.',
   ),
 
@@ -70,67 +70,87 @@ export const projectAuthErrors = {
     details: { expired_at_millis: expiredAt?.getTime() ?? null },
   })),
 
-  InvalidProjectForAdminAccessToken: defineFixedError('INVALID_PROJECT_FOR_ADMIN_ACCESS_TOKEN', 401,
+  InvalidProjectForAdminAccessToken: defineFixedError(
+    'INVALID_PROJECT_FOR_ADMIN_ACCESS_TOKEN',
+    401,
     'Admin access tokens must be issued by the internal project. The token in x-latch-admin-access-token belongs to another project.',
   ),
 
-  AdminAccessTokenIsNotAdmin: defineFixedError('ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN', 401,
+  AdminAccessTokenIsNotAdmin: defineFixedError(
+    'ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN',
+    401,
     'The user of the admin access token in x-latch-admin-access-token is not a member of the team that owns this project, ' +
-    'so it cannot administer it. Use a token of one of the owners, or the super secret admin key.',
+      'so it cannot administer it. Use a token of one of the owners, or the super secret admin key.',
   ),
 
   /** Parent of the *_AUTHENTICATION_REQUIRED family (group `ProjectAuthenticationRequired`). */
-  ProjectAuthenticationRequired: defineMessageError('PROJECT_AUTHENTICATION_REQUIRED', 401,
+  ProjectAuthenticationRequired: defineMessageError(
+    'PROJECT_AUTHENTICATION_REQUIRED',
+    401,
     `Project authentication is required for this endpoint. ${AUTH_HEADERS_HINT}`,
   ),
 
-  ClientAuthenticationRequired: defineFixedError('CLIENT_AUTHENTICATION_REQUIRED', 401,
+  ClientAuthenticationRequired: defineFixedError(
+    'CLIENT_AUTHENTICATION_REQUIRED',
+    401,
     'The publishable client key must be provided in the x-latch-publishable-client-key header.',
   ),
 
-  PublishableClientKeyRequiredForProject: defineKnownError(
-    'PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT',
-    401,
-    (projectId?: string) => ({
-      message:
-        'Client requests to this project need its publishable client key in the x-latch-publishable-client-key header ' +
-        '(create one with POST /api/v1/internal/api-keys or in the admin console).',
-      details: { project_id: projectId ?? null },
-    }),
-  ),
+  PublishableClientKeyRequiredForProject: defineKnownError('PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT', 401, (projectId?: string) => ({
+    message:
+      'Client requests to this project need its publishable client key in the x-latch-publishable-client-key header ' +
+      '(create one with POST /api/v1/internal/api-keys or in the admin console).',
+    details: { project_id: projectId ?? null },
+  })),
 
-  ServerAuthenticationRequired: defineFixedError('SERVER_AUTHENTICATION_REQUIRED', 401,
+  ServerAuthenticationRequired: defineFixedError(
+    'SERVER_AUTHENTICATION_REQUIRED',
+    401,
     'The secret server key must be provided in the x-latch-secret-server-key header.',
   ),
 
-  ClientOrServerAuthenticationRequired: defineFixedError('CLIENT_OR_SERVER_AUTHENTICATION_REQUIRED', 401,
+  ClientOrServerAuthenticationRequired: defineFixedError(
+    'CLIENT_OR_SERVER_AUTHENTICATION_REQUIRED',
+    401,
     'Either the publishable client key (x-latch-publishable-client-key) or the secret server key (x-latch-secret-server-key) must be provided.',
   ),
 
-  ClientOrAdminAuthenticationRequired: defineFixedError('CLIENT_OR_ADMIN_AUTHENTICATION_REQUIRED', 401,
+  ClientOrAdminAuthenticationRequired: defineFixedError(
+    'CLIENT_OR_ADMIN_AUTHENTICATION_REQUIRED',
+    401,
     'Either the publishable client key (x-latch-publishable-client-key) or the super secret admin key (x-latch-super-secret-admin-key) must be provided.',
   ),
 
-  ClientOrServerOrAdminAuthenticationRequired: defineFixedError('CLIENT_OR_SERVER_OR_ADMIN_AUTHENTICATION_REQUIRED', 401,
+  ClientOrServerOrAdminAuthenticationRequired: defineFixedError(
+    'CLIENT_OR_SERVER_OR_ADMIN_AUTHENTICATION_REQUIRED',
+    401,
     'One of the publishable client key (x-latch-publishable-client-key), the secret server key (x-latch-secret-server-key) ' +
-    'or the super secret admin key (x-latch-super-secret-admin-key) must be provided.',
+      'or the super secret admin key (x-latch-super-secret-admin-key) must be provided.',
   ),
 
   /** Latch addition completing the family: the reference catalogue has no server-or-admin member. */
-  ServerOrAdminAuthenticationRequired: defineFixedError('SERVER_OR_ADMIN_AUTHENTICATION_REQUIRED', 401,
+  ServerOrAdminAuthenticationRequired: defineFixedError(
+    'SERVER_OR_ADMIN_AUTHENTICATION_REQUIRED',
+    401,
     'Either the secret server key (x-latch-secret-server-key) or admin credentials (x-latch-super-secret-admin-key or ' +
-    'x-latch-admin-access-token) must be provided. This endpoint cannot be called with a publishable client key.',
+      'x-latch-admin-access-token) must be provided. This endpoint cannot be called with a publishable client key.',
   ),
 
-  AdminAuthenticationRequired: defineFixedError('ADMIN_AUTHENTICATION_REQUIRED', 401,
+  AdminAuthenticationRequired: defineFixedError(
+    'ADMIN_AUTHENTICATION_REQUIRED',
+    401,
     'Admin access is required: send the super secret admin key in x-latch-super-secret-admin-key, or an admin access token in x-latch-admin-access-token.',
   ),
 
-  ExpectedInternalProject: defineFixedError('EXPECTED_INTERNAL_PROJECT', 401,
+  ExpectedInternalProject: defineFixedError(
+    'EXPECTED_INTERNAL_PROJECT',
+    401,
     "This endpoint is only available on the internal project. Set x-latch-project-id to 'internal'.",
   ),
 
-  UserAuthenticationRequired: defineFixedError('USER_AUTHENTICATION_REQUIRED', 401,
-    'This endpoint requires a signed-in user. Send the user\'s access token in the x-latch-access-token header.',
+  UserAuthenticationRequired: defineFixedError(
+    'USER_AUTHENTICATION_REQUIRED',
+    401,
+    "This endpoint requires a signed-in user. Send the user's access token in the x-latch-access-token header.",
   ),
 } as const;

@@ -5,7 +5,9 @@ export const sessionErrors = {
   /** Parent of the access-token errors below (group `InvalidAccessToken`). */
   InvalidAccessToken: defineMessageError('INVALID_ACCESS_TOKEN', 401, 'The x-latch-access-token header is not a valid access token.'),
 
-  UnparsableAccessToken: defineFixedError('UNPARSABLE_ACCESS_TOKEN', 401,
+  UnparsableAccessToken: defineFixedError(
+    'UNPARSABLE_ACCESS_TOKEN',
+    401,
     'The x-latch-access-token header could not be parsed as an access token. Send the token exactly as returned by sign-in or refresh.',
   ),
 
@@ -17,29 +19,31 @@ export const sessionErrors = {
     details: { expired_at_millis: expiredAt?.getTime() ?? null },
   })),
 
-  InvalidProjectForAccessToken: defineKnownError(
-    'INVALID_PROJECT_FOR_ACCESS_TOKEN',
-    401,
-    (expectedProjectId: string, actualProjectId: string) => ({
-      message:
-        `The access token is not valid for this project: x-latch-project-id is ${JSON.stringify(expectedProjectId)}, ` +
-        `but the token was issued for the project ${JSON.stringify(actualProjectId)}.`,
-      details: { expected_project_id: expectedProjectId, actual_project_id: actualProjectId },
-    }),
-  ),
+  InvalidProjectForAccessToken: defineKnownError('INVALID_PROJECT_FOR_ACCESS_TOKEN', 401, (expectedProjectId: string, actualProjectId: string) => ({
+    message:
+      `The access token is not valid for this project: x-latch-project-id is ${JSON.stringify(expectedProjectId)}, ` +
+      `but the token was issued for the project ${JSON.stringify(actualProjectId)}.`,
+    details: { expected_project_id: expectedProjectId, actual_project_id: actualProjectId },
+  })),
 
   /** Parent of the refresh-token errors below (group `RefreshTokenError`). */
   RefreshTokenError: defineMessageError('REFRESH_TOKEN_ERROR', 401, 'The refresh token could not be used. Sign in again.'),
 
-  RefreshTokenNotFoundOrExpired: defineFixedError('REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401,
+  RefreshTokenNotFoundOrExpired: defineFixedError(
+    'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED',
+    401,
     'The refresh token in x-latch-refresh-token was not found for this project, or its session has expired or been revoked. Sign in again.',
   ),
 
-  ProviderRejected: defineFixedError('PROVIDER_REJECTED', 401,
+  ProviderRejected: defineFixedError(
+    'PROVIDER_REJECTED',
+    401,
     'The OAuth provider refused to refresh its token: it no longer regards this session as valid. The user must sign in again.',
   ),
 
-  CannotDeleteCurrentSession: defineFixedError('CANNOT_DELETE_CURRENT_SESSION', 400,
+  CannotDeleteCurrentSession: defineFixedError(
+    'CANNOT_DELETE_CURRENT_SESSION',
+    400,
     'The current session cannot be deleted through the session list. Sign out instead.',
   ),
 

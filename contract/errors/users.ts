@@ -2,21 +2,19 @@
 import { defineFixedError, defineKnownError, defineMessageError } from './known-error.js';
 
 export const userErrors = {
-  UserWithEmailAlreadyExists: defineKnownError(
-    'USER_EMAIL_ALREADY_EXISTS',
-    409,
-    (email: string, wouldWorkIfEmailWasVerified: boolean = false) => ({
-      message:
-        `A user with the e-mail ${JSON.stringify(email)} already exists` +
-        (wouldWorkIfEmailWasVerified
-          ? ', but the e-mail is not verified. Sign in to the existing account with the method used to sign up, verify the e-mail, and then this sign-in method will work.'
-          : '.'),
-      details: { email, would_work_if_email_was_verified: wouldWorkIfEmailWasVerified },
-    }),
-  ),
+  UserWithEmailAlreadyExists: defineKnownError('USER_EMAIL_ALREADY_EXISTS', 409, (email: string, wouldWorkIfEmailWasVerified: boolean = false) => ({
+    message:
+      `A user with the e-mail ${JSON.stringify(email)} already exists` +
+      (wouldWorkIfEmailWasVerified
+        ? ', but the e-mail is not verified. Sign in to the existing account with the method used to sign up, verify the e-mail, and then this sign-in method will work.'
+        : '.'),
+    details: { email, would_work_if_email_was_verified: wouldWorkIfEmailWasVerified },
+  })),
 
-  EmailNotVerified: defineFixedError('EMAIL_NOT_VERIFIED', 400,
-    'The e-mail is not verified. Verify it first (a verification e-mail can be sent from the user\'s contact channels).',
+  EmailNotVerified: defineFixedError(
+    'EMAIL_NOT_VERIFIED',
+    400,
+    "The e-mail is not verified. Verify it first (a verification e-mail can be sent from the user's contact channels).",
   ),
 
   UserIdDoesNotExist: defineKnownError('USER_ID_DOES_NOT_EXIST', 400, (userId: string) => ({
@@ -41,11 +39,15 @@ export const userErrors = {
     details: { max_length: maxLength },
   })),
 
-  UserDoesNotHavePassword: defineFixedError('USER_DOES_NOT_HAVE_PASSWORD', 400,
+  UserDoesNotHavePassword: defineFixedError(
+    'USER_DOES_NOT_HAVE_PASSWORD',
+    400,
     'This user does not have a password. Set one first (POST /api/v1/auth/password/set) or sign in with another method.',
   ),
 
-  UserAlreadyHasPassword: defineFixedError('USER_ALREADY_HAS_PASSWORD', 400,
+  UserAlreadyHasPassword: defineFixedError(
+    'USER_ALREADY_HAS_PASSWORD',
+    400,
     'This user already has a password. Change it with POST /api/v1/auth/password/update (old_password, new_password).',
   ),
 
@@ -71,29 +73,41 @@ export const userErrors = {
     details: { type, contact_channel_value: value },
   })),
 
-  SignUpNotEnabled: defineFixedError('SIGN_UP_NOT_ENABLED', 400,
+  SignUpNotEnabled: defineFixedError(
+    'SIGN_UP_NOT_ENABLED',
+    400,
     'Creating new accounts is not enabled for this project. Ask the project owner to enable sign-up.',
   ),
 
-  PasswordAuthenticationNotEnabled: defineFixedError('PASSWORD_AUTHENTICATION_NOT_ENABLED', 400,
+  PasswordAuthenticationNotEnabled: defineFixedError(
+    'PASSWORD_AUTHENTICATION_NOT_ENABLED',
+    400,
     'Password authentication is not enabled for this project. Enable it in the project settings.',
   ),
 
-  MagicLinkAuthenticationNotEnabled: defineFixedError('MAGIC_LINK_AUTHENTICATION_NOT_ENABLED', 400,
+  MagicLinkAuthenticationNotEnabled: defineFixedError(
+    'MAGIC_LINK_AUTHENTICATION_NOT_ENABLED',
+    400,
     'Magic link and one-time code sign-in is not enabled for this project. Enable it in the project settings (magic_link_enabled).',
   ),
 
-  PasskeyAuthenticationNotEnabled: defineFixedError('PASSKEY_AUTHENTICATION_NOT_ENABLED', 400,
+  PasskeyAuthenticationNotEnabled: defineFixedError(
+    'PASSKEY_AUTHENTICATION_NOT_ENABLED',
+    400,
     'Passkey authentication is not enabled for this project. Enable it in the project settings.',
   ),
 
-  AnonymousAccountsNotEnabled: defineFixedError('ANONYMOUS_ACCOUNTS_NOT_ENABLED', 400,
+  AnonymousAccountsNotEnabled: defineFixedError(
+    'ANONYMOUS_ACCOUNTS_NOT_ENABLED',
+    400,
     'Anonymous accounts are not enabled for this project. Enable them in the project settings.',
   ),
 
-  AnonymousAuthenticationNotAllowed: defineFixedError('ANONYMOUS_AUTHENTICATION_NOT_ALLOWED', 401,
-    "The x-latch-access-token header holds the token of an anonymous user, but this request does not accept anonymous users. " +
-    "Set the x-latch-allow-anonymous-user header to 'true' to allow them.",
+  AnonymousAuthenticationNotAllowed: defineFixedError(
+    'ANONYMOUS_AUTHENTICATION_NOT_ALLOWED',
+    401,
+    'The x-latch-access-token header holds the token of an anonymous user, but this request does not accept anonymous users. ' +
+      "Set the x-latch-allow-anonymous-user header to 'true' to allow them.",
   ),
 
   RedirectUrlNotWhitelisted: defineKnownError('REDIRECT_URL_NOT_WHITELISTED', 400, (url?: string) => ({
@@ -103,7 +117,9 @@ export const userErrors = {
     details: { url: url ?? null },
   })),
 
-  CannotGetOwnUserWithoutUser: defineFixedError('CANNOT_GET_OWN_USER_WITHOUT_USER', 400,
+  CannotGetOwnUserWithoutUser: defineFixedError(
+    'CANNOT_GET_OWN_USER_WITHOUT_USER',
+    400,
     "You specified 'me' as a user ID, but the request carries no signed-in user. Send an access token in x-latch-access-token, or use an explicit user ID.",
   ),
 } as const;

@@ -5,7 +5,9 @@ export const verificationCodeErrors = {
   /** Parent of the verification-code errors below (group `VerificationCodeError`). */
   VerificationCodeError: defineMessageError('VERIFICATION_ERROR', 400, 'The verification code is not valid.'),
 
-  VerificationCodeNotFound: defineFixedError('CODE_NOT_FOUND', 404,
+  VerificationCodeNotFound: defineFixedError(
+    'CODE_NOT_FOUND',
+    404,
     'The verification code does not exist for this project. Check that the whole code or link was used.',
   ),
 
@@ -13,7 +15,9 @@ export const verificationCodeErrors = {
 
   VerificationCodeAlreadyUsed: defineFixedError('ALREADY_USED', 409, 'The verification code has already been used. Request a new one if needed.'),
 
-  VerificationCodeMaxAttemptsReached: defineFixedError('MAX_ATTEMPTS_REACHED', 400,
+  VerificationCodeMaxAttemptsReached: defineFixedError(
+    'MAX_ATTEMPTS_REACHED',
+    400,
     'The verification code has reached the maximum number of attempts and is no longer valid. Request a new one.',
   ),
 } as const;

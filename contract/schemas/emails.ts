@@ -33,7 +33,19 @@ export const sendTestEmailResultSchema = z.object({
   /** Why it failed, in Latch's words (never the SMTP server's own text). */
   error_message: z.string().nullable(),
   /** Why it failed, as a code from a fixed list; only when it failed. */
-  error_reason: z.enum(['host_not_allowed', 'port_not_allowed', 'host_not_found', 'connection_refused', 'timed_out', 'tls_failed', 'auth_failed', 'rejected', 'connection_failed']).optional(),
+  error_reason: z
+    .enum([
+      'host_not_allowed',
+      'port_not_allowed',
+      'host_not_found',
+      'connection_refused',
+      'timed_out',
+      'tls_failed',
+      'auth_failed',
+      'rejected',
+      'connection_failed',
+    ])
+    .optional(),
 });
 
 export const sendSignInInvitationSchema = z.strictObject({

@@ -29,7 +29,11 @@ export const INVALID_SYSTEM_PERMISSION_MESSAGE = 'Invalid system permission';
 export const SYSTEM_PERMISSION_DOLLAR_MESSAGE = 'System permissions must start with a dollar sign';
 export const CUSTOM_PERMISSION_DOLLAR_MESSAGE = 'Custom permission ids may not start with "$"; it marks system permissions';
 
-const permissionIdBase = z.string().min(1).max(PERMISSION_ID_MAX_LENGTH).regex(/^\$?[a-z0-9_:]+$/, PERMISSION_ID_CHARSET_MESSAGE);
+const permissionIdBase = z
+  .string()
+  .min(1)
+  .max(PERMISSION_ID_MAX_LENGTH)
+  .regex(/^\$?[a-z0-9_:]+$/, PERMISSION_ID_CHARSET_MESSAGE);
 
 /** Any permission id a request may name: a custom id, or one of the system permissions. */
 export const permissionIdSchema = permissionIdBase.refine((id) => !id.startsWith('$') || isSystemPermission(id), INVALID_SYSTEM_PERMISSION_MESSAGE);

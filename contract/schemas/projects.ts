@@ -28,26 +28,30 @@ const configFlags = {
 
 const oauthAccountMergeStrategySchema = z.enum(OAUTH_ACCOUNT_MERGE_STRATEGIES);
 
-export const configUpdateSchema = z.strictObject({
-  ...configFlags,
-  oauth_account_merge_strategy: oauthAccountMergeStrategySchema,
-  team_creator_default_permissions: permissionRefsSchema,
-  team_member_default_permissions: permissionRefsSchema,
-  user_default_permissions: permissionRefsSchema,
-  email_theme: uuidSchema.nullable(),
-  domains: z.array(domainSchema).max(100),
-  oauth_providers: z.array(oauthProviderInputSchema).max(OAUTH_PROVIDER_IDS.length),
-  email_config: emailConfigUpdateSchema,
-}).partial();
+export const configUpdateSchema = z
+  .strictObject({
+    ...configFlags,
+    oauth_account_merge_strategy: oauthAccountMergeStrategySchema,
+    team_creator_default_permissions: permissionRefsSchema,
+    team_member_default_permissions: permissionRefsSchema,
+    user_default_permissions: permissionRefsSchema,
+    email_theme: uuidSchema.nullable(),
+    domains: z.array(domainSchema).max(100),
+    oauth_providers: z.array(oauthProviderInputSchema).max(OAUTH_PROVIDER_IDS.length),
+    email_config: emailConfigUpdateSchema,
+  })
+  .partial();
 
-export const projectUpdateSchema = z.strictObject({
-  display_name: displayNameSchema.min(1),
-  description: z.string().max(4096).nullable(),
-  is_production_mode: z.boolean(),
-  logo_url: imageUrlSchema.nullable(),
-  full_logo_url: imageUrlSchema.nullable(),
-  config: configUpdateSchema,
-}).partial();
+export const projectUpdateSchema = z
+  .strictObject({
+    display_name: displayNameSchema.min(1),
+    description: z.string().max(4096).nullable(),
+    is_production_mode: z.boolean(),
+    logo_url: imageUrlSchema.nullable(),
+    full_logo_url: imageUrlSchema.nullable(),
+    config: configUpdateSchema,
+  })
+  .partial();
 
 export const projectCreateSchema = z.strictObject({
   display_name: displayNameSchema.min(1),

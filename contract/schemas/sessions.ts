@@ -16,7 +16,12 @@ export const sessionDeleteSchema = z.object({ id: uuidSchema, user_id: userIdOrM
 
 export const sessionCreateSchema = z.strictObject({
   user_id: uuidSchema,
-  expires_in_millis: z.number().int().min(1000).max(10 * 31_536_000_000).optional(),
+  expires_in_millis: z
+    .number()
+    .int()
+    .min(1000)
+    .max(10 * 31_536_000_000)
+    .optional(),
   is_impersonation: z.boolean().optional(),
 });
 

@@ -11,7 +11,11 @@ import {
 } from '../validation/schemas.js';
 
 // A TOTP secret is at least 80 bits (RFC 4226 §4 recommends 160); an empty one would enable MFA with no secret.
-const base64Schema = z.string().min(16).max(1024).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+const base64Schema = z
+  .string()
+  .min(16)
+  .max(1024)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
 
 /** What a client may change on its own user (spec section 7, "Users and projects"). */
 const clientWritable = {

@@ -55,7 +55,10 @@ export const imageUrlSchema = z
   .string()
   .max(IMAGE_URL_MAX_LENGTH)
   .refine((value) => /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]+$/i.test(value) || isHttpUrl(value), 'must be an http(s) URL or a base64 image data URL')
-  .refine(isImageUrlWithinSize, `must be an image under 100KB (a data URL of less than ${IMAGE_DATA_MAX_BYTES} bytes, or an http(s) URL of at most ${IMAGE_HTTP_URL_MAX_LENGTH} characters)`);
+  .refine(
+    isImageUrlWithinSize,
+    `must be an image under 100KB (a data URL of less than ${IMAGE_DATA_MAX_BYTES} bytes, or an http(s) URL of at most ${IMAGE_HTTP_URL_MAX_LENGTH} characters)`,
+  );
 
 export function isHttpUrl(value: string): boolean {
   if (/\s/.test(value)) return false;
@@ -75,7 +78,10 @@ export const uuidSchema = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3
 /** A user id, or `me` for the current user where the endpoint allows it. */
 export const userIdOrMeSchema = z.union([z.literal('me'), uuidSchema]);
 
-export const identifierSchema = z.string().max(IDENTIFIER_MAX_LENGTH).regex(/^[A-Za-z0-9_][A-Za-z0-9_-]*$/, 'must contain only letters, digits, underscores and hyphens, and not start with a hyphen');
+export const identifierSchema = z
+  .string()
+  .max(IDENTIFIER_MAX_LENGTH)
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9_-]*$/, 'must contain only letters, digits, underscores and hyphens, and not start with a hyphen');
 
 export const branchSchema = z.string().min(1).max(BRANCH_MAX_LENGTH);
 

@@ -120,7 +120,13 @@ function splitDomain(domain: string): DomainParts | null {
   const colon = authority.lastIndexOf(':');
   const digits = colon >= 0 ? authority.slice(colon + 1) : '';
   const hasPort = colon >= 0 && digits.length > 0 && /^\d+$/.test(digits);
-  return { scheme: match[1]!.toLowerCase(), authority, hostname: hasPort ? authority.slice(0, colon) : authority, port: hasPort ? authority.slice(colon) : '', rest: match[3]! };
+  return {
+    scheme: match[1]!.toLowerCase(),
+    authority,
+    hostname: hasPort ? authority.slice(0, colon) : authority,
+    port: hasPort ? authority.slice(colon) : '',
+    rest: match[3]!,
+  };
 }
 
 // A host no trusted domain can name (.invalid is reserved, RFC 2606): the URL parser normalises
@@ -294,7 +300,9 @@ function isWithinPath(path: string, prefix: string): boolean {
 }
 
 function matchesPattern(url: URL, pattern: TrustedDomainPattern): boolean {
-  return url.protocol === pattern.protocol && url.port === pattern.port && matchHostPattern(pattern.labels, url.hostname) && isWithinPath(url.pathname, pattern.path);
+  return (
+    url.protocol === pattern.protocol && url.port === pattern.port && matchHostPattern(pattern.labels, url.hostname) && isWithinPath(url.pathname, pattern.path)
+  );
 }
 
 /**
@@ -360,6 +368,8 @@ export function trustedDomainReach(domain: string): { localhost: boolean; ipAddr
   }
   const localhost = ['localhost', 'localhost.', 'app.localhost', '127.0.0.1'].some((host) => matchHostPattern(pattern.labels, host));
   // Fill every wildcard with digits: a pattern that can then spell a dotted quad can match an IP.
-  const ipAddress = ['1', '1.1', '1.1.1', '1.1.1.1'].some((run) => isDottedQuad(pattern.labels.map((label) => (label === '**' ? run : label.replaceAll('*', '1'))).join('.')));
+  const ipAddress = ['1', '1.1', '1.1.1', '1.1.1.1'].some((run) =>
+    isDottedQuad(pattern.labels.map((label) => (label === '**' ? run : label.replaceAll('*', '1'))).join('.')),
+  );
   return { localhost, ipAddress };
 }

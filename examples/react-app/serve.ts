@@ -30,7 +30,11 @@ interface DemoProject {
   superSecretAdminKey: string;
 }
 
-async function api<T>(base: string, route: string, init: { method?: string; headers: Record<string, string>; body?: unknown }): Promise<{ status: number; body: T }> {
+async function api<T>(
+  base: string,
+  route: string,
+  init: { method?: string; headers: Record<string, string>; body?: unknown },
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`${base}/api/v1${route}`, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
     headers: { ...init.headers, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -39,8 +43,16 @@ async function api<T>(base: string, route: string, init: { method?: string; head
   return { status: response.status, body: (await response.json()) as T };
 }
 
-const internal = (accessToken?: string) => ({ 'x-latch-project-id': 'internal', 'x-latch-access-type': 'client', ...(accessToken ? { 'x-latch-access-token': accessToken } : {}) });
-const admin = (project: DemoProject) => ({ 'x-latch-project-id': project.projectId, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': project.superSecretAdminKey });
+const internal = (accessToken?: string) => ({
+  'x-latch-project-id': 'internal',
+  'x-latch-access-type': 'client',
+  ...(accessToken ? { 'x-latch-access-token': accessToken } : {}),
+});
+const admin = (project: DemoProject) => ({
+  'x-latch-project-id': project.projectId,
+  'x-latch-access-type': 'admin',
+  'x-latch-super-secret-admin-key': project.superSecretAdminKey,
+});
 
 /** The demo project of this data folder: read back when it still works, else made (idempotent). */
 async function demoProject(base: string): Promise<DemoProject> {

@@ -49,7 +49,11 @@ function Section({ title, children, description }: { title: string; description?
       <h2 className="latch-section-title" id={id}>
         {title}
       </h2>
-      {description ? <p className="latch-hint" style={{ marginBottom: 12 }}>{description}</p> : null}
+      {description ? (
+        <p className="latch-hint" style={{ marginBottom: 12 }}>
+          {description}
+        </p>
+      ) : null}
       {children}
     </section>
   );
@@ -127,7 +131,12 @@ function ProfileSection({ user }: { user: ClientUser }) {
           </p>
         </div>
         {user.profile_image_url ? (
-          <Button variant="secondary" size="small" loading={image.pending} onClick={() => void image.run(async () => (await app.updateUser({ profile_image_url: null }), 'Profile image removed.'))}>
+          <Button
+            variant="secondary"
+            size="small"
+            loading={image.pending}
+            onClick={() => void image.run(async () => (await app.updateUser({ profile_image_url: null }), 'Profile image removed.'))}
+          >
             Remove image
           </Button>
         ) : null}
@@ -197,7 +206,14 @@ function EmailsSection() {
                 </Button>
               ) : null}
               {!channel.is_primary && channel.is_verified ? (
-                <Button variant="secondary" size="small" disabled={row.pending} onClick={() => void row.run(async () => (await app.updateContactChannel(channel.id, { is_primary: true }), `${channel.value} is now your primary email.`))}>
+                <Button
+                  variant="secondary"
+                  size="small"
+                  disabled={row.pending}
+                  onClick={() =>
+                    void row.run(async () => (await app.updateContactChannel(channel.id, { is_primary: true }), `${channel.value} is now your primary email.`))
+                  }
+                >
                   Make primary
                 </Button>
               ) : null}
@@ -218,7 +234,15 @@ function EmailsSection() {
       </ul>
       <Feedback error={row.error} done={row.done} />
       <form className="latch-form" onSubmit={submit} noValidate aria-label="Add an email">
-        <Field label="Add an email" type="email" name="new-email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={emailError} />
+        <Field
+          label="Add an email"
+          type="email"
+          name="new-email"
+          autoComplete="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={emailError}
+        />
         <Feedback error={add.error} done={add.done} />
         <div>
           <Button type="submit" variant="secondary" loading={add.pending}>
@@ -259,9 +283,25 @@ function PasswordSection({ user }: { user: ClientUser }) {
     <Section title="Password">
       <form className="latch-form" onSubmit={submit} noValidate aria-label={user.has_password ? 'Change password' : 'Set a password'}>
         {user.has_password ? (
-          <Field label="Current password" type="password" name="current-password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} error={errors.current} />
+          <Field
+            label="Current password"
+            type="password"
+            name="current-password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+            error={errors.current}
+          />
         ) : null}
-        <NewPasswordFields label="New password" name="new-password" password={password} confirmation={confirmation} onPassword={setPassword} onConfirmation={setConfirmation} errors={errors} />
+        <NewPasswordFields
+          label="New password"
+          name="new-password"
+          password={password}
+          confirmation={confirmation}
+          onPassword={setPassword}
+          onConfirmation={setConfirmation}
+          errors={errors}
+        />
         <Feedback error={action.error} done={action.done} />
         <div>
           <Button type="submit" loading={action.pending}>
@@ -291,7 +331,12 @@ function SessionsSection() {
               {session.last_used_at ? <span className="latch-hint">Last used {dateFormat.format(new Date(session.last_used_at))}</span> : null}
             </span>
             {!session.is_current_session ? (
-              <Button variant="secondary" size="small" disabled={action.pending} onClick={() => void action.run(async () => (await app.revokeSession(session.id), 'Session revoked.'))}>
+              <Button
+                variant="secondary"
+                size="small"
+                disabled={action.pending}
+                onClick={() => void action.run(async () => (await app.revokeSession(session.id), 'Session revoked.'))}
+              >
                 Revoke
               </Button>
             ) : null}
@@ -338,11 +383,22 @@ function TeamsSection({ user }: { user: ClientUser }) {
             </span>
             <span className="latch-row">
               {team.id !== user.selected_team_id ? (
-                <Button variant="secondary" size="small" disabled={row.pending} onClick={() => void row.run(async () => (await app.selectTeam(team.id), `Switched to ${team.display_name}.`))}>
+                <Button
+                  variant="secondary"
+                  size="small"
+                  disabled={row.pending}
+                  onClick={() => void row.run(async () => (await app.selectTeam(team.id), `Switched to ${team.display_name}.`))}
+                >
                   Select
                 </Button>
               ) : null}
-              <Button variant="secondary" size="small" disabled={row.pending} aria-label={`Leave ${team.display_name}`} onClick={() => void row.run(async () => (await app.leaveTeam(team.id), `You left ${team.display_name}.`))}>
+              <Button
+                variant="secondary"
+                size="small"
+                disabled={row.pending}
+                aria-label={`Leave ${team.display_name}`}
+                onClick={() => void row.run(async () => (await app.leaveTeam(team.id), `You left ${team.display_name}.`))}
+              >
                 Leave
               </Button>
             </span>
@@ -399,7 +455,13 @@ function ApiKeysSection() {
               {key.description} <span className="latch-badge">…{key.value.last_four}</span>
               {key.expires_at_millis ? <span className="latch-hint">Expires {dateFormat.format(new Date(key.expires_at_millis))}</span> : null}
             </span>
-            <Button variant="secondary" size="small" disabled={row.pending} aria-label={`Revoke ${key.description}`} onClick={() => void row.run(async () => (await app.revokeUserApiKey(key.id), 'Key revoked.'))}>
+            <Button
+              variant="secondary"
+              size="small"
+              disabled={row.pending}
+              aria-label={`Revoke ${key.description}`}
+              onClick={() => void row.run(async () => (await app.revokeUserApiKey(key.id), 'Key revoked.'))}
+            >
               Revoke
             </Button>
           </li>
@@ -407,7 +469,13 @@ function ApiKeysSection() {
       </ul>
       <Feedback error={row.error} done={row.done} />
       <form className="latch-form" onSubmit={submit} noValidate aria-label="Create an API key">
-        <Field label="Key description" name="api-key-description" value={description} onChange={(e) => setDescription(e.target.value)} error={descriptionError} />
+        <Field
+          label="Key description"
+          name="api-key-description"
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          error={descriptionError}
+        />
         <Feedback error={create.error} done={create.done} />
         <div>
           <Button type="submit" variant="secondary" loading={create.pending}>
@@ -429,7 +497,11 @@ function DeleteAccountSection() {
       <Feedback error={action.error} done={action.done} />
       {confirming ? (
         <div className="latch-row" role="group" aria-label="Confirm account deletion">
-          <Button variant="danger" loading={action.pending} onClick={() => void action.run(async () => (await app.deleteUser(), await navigate(urls.afterSignOut), 'Your account is deleted.'))}>
+          <Button
+            variant="danger"
+            loading={action.pending}
+            onClick={() => void action.run(async () => (await app.deleteUser(), await navigate(urls.afterSignOut), 'Your account is deleted.'))}
+          >
             Yes, delete my account
           </Button>
           {/* Focus lands on the safe choice, not on the destructive one. */}

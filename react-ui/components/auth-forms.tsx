@@ -76,7 +76,16 @@ export function PasswordSignInForm() {
   return (
     <form className="latch-form" onSubmit={submit} noValidate aria-label="Sign in with email and password">
       {formError ? <Alert kind="error">{formError}</Alert> : null}
-      <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
+      <Field
+        label="Email"
+        type="email"
+        name="email"
+        autoComplete="email"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        error={errors.email}
+        required
+      />
       <Field
         label="Password"
         type="password"
@@ -137,8 +146,26 @@ export function PasswordSignUpForm() {
   return (
     <form className="latch-form" onSubmit={submit} noValidate aria-label="Sign up with email and password">
       {formError ? <Alert kind="error">{formError}</Alert> : null}
-      <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
-      <NewPasswordFields label="Password" name="password" password={password} confirmation={confirmation} onPassword={setPassword} onConfirmation={setConfirmation} errors={errors} required />
+      <Field
+        label="Email"
+        type="email"
+        name="email"
+        autoComplete="email"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        error={errors.email}
+        required
+      />
+      <NewPasswordFields
+        label="Password"
+        name="password"
+        password={password}
+        confirmation={confirmation}
+        onPassword={setPassword}
+        onConfirmation={setConfirmation}
+        errors={errors}
+        required
+      />
       <Button type="submit" block loading={pending}>
         Sign up
       </Button>
@@ -222,7 +249,16 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
   return (
     <form className="latch-form" onSubmit={send} noValidate aria-label="Get a sign-in link by email">
       {formError ? <Alert kind="error">{formError}</Alert> : null}
-      <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={fieldError} required />
+      <Field
+        label="Email"
+        type="email"
+        name="email"
+        autoComplete="email"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        error={fieldError}
+        required
+      />
       <Button type="submit" block loading={pending}>
         Email me a link
       </Button>
@@ -294,7 +330,9 @@ function useAuthPage(kind: 'sign-in' | 'sign-up') {
   const returnTo = readReturnTo(search);
   const { config } = project;
   const tabs = [
-    ...(config.credential_enabled ? [{ id: 'password', label: 'Email & password', content: kind === 'sign-in' ? <PasswordSignInForm /> : <PasswordSignUpForm /> }] : []),
+    ...(config.credential_enabled
+      ? [{ id: 'password', label: 'Email & password', content: kind === 'sign-in' ? <PasswordSignInForm /> : <PasswordSignUpForm /> }]
+      : []),
     ...(config.magic_link_enabled ? [{ id: 'email-code', label: 'Email link or code', content: <MagicLinkForm kind={kind} /> }] : []),
   ];
   return { project, user, urls, returnTo, config, tabs };

@@ -3,7 +3,17 @@
  * for screen readers, buttons with a loading state, alerts that are announced, and links that
  * navigate with the provider's redirect method.
  */
-import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type MouseEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import {
+  type AnchorHTMLAttributes,
+  type ButtonHTMLAttributes,
+  type InputHTMLAttributes,
+  type MouseEvent,
+  type ReactNode,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from 'react';
 import { useLatchContext } from '../hooks.js';
 
 /** The scope of the kit's styles and theme variables. */
@@ -93,7 +103,16 @@ export function Field({ label, error, hint, type, ...input }: FieldProps) {
  * A new password and its repetition (sign-up, password reset, account settings): the pair always
  * has the same shape, named `name` and `name-confirmation`, labelled `label` and "Repeat …".
  */
-export function NewPasswordFields({ label, name, password, confirmation, onPassword, onConfirmation, errors, required }: {
+export function NewPasswordFields({
+  label,
+  name,
+  password,
+  confirmation,
+  onPassword,
+  onConfirmation,
+  errors,
+  required,
+}: {
   label: 'Password' | 'New password';
   name: string;
   password: string;
@@ -105,8 +124,26 @@ export function NewPasswordFields({ label, name, password, confirmation, onPassw
 }) {
   return (
     <>
-      <Field label={label} type="password" name={name} autoComplete="new-password" value={password} onChange={(e) => onPassword(e.target.value)} error={errors.password} required={required} />
-      <Field label={`Repeat ${label.toLowerCase()}`} type="password" name={`${name}-confirmation`} autoComplete="new-password" value={confirmation} onChange={(e) => onConfirmation(e.target.value)} error={errors.confirmation} required={required} />
+      <Field
+        label={label}
+        type="password"
+        name={name}
+        autoComplete="new-password"
+        value={password}
+        onChange={(e) => onPassword(e.target.value)}
+        error={errors.password}
+        required={required}
+      />
+      <Field
+        label={`Repeat ${label.toLowerCase()}`}
+        type="password"
+        name={`${name}-confirmation`}
+        autoComplete="new-password"
+        value={confirmation}
+        onChange={(e) => onConfirmation(e.target.value)}
+        error={errors.confirmation}
+        required={required}
+      />
     </>
   );
 }
@@ -120,7 +157,13 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
 
 /** A button; while `loading` it is disabled, busy and shows a spinner. */
 export function Button({ variant = 'primary', size = 'normal', block, loading, disabled, children, className, type = 'button', ...rest }: ButtonProps) {
-  const classes = ['latch-button', variant !== 'primary' ? `latch-button-${variant}` : '', size === 'small' ? 'latch-button-small' : '', block ? 'latch-button-block' : '', className ?? '']
+  const classes = [
+    'latch-button',
+    variant !== 'primary' ? `latch-button-${variant}` : '',
+    size === 'small' ? 'latch-button-small' : '',
+    block ? 'latch-button-block' : '',
+    className ?? '',
+  ]
     .filter(Boolean)
     .join(' ');
   return (
@@ -234,5 +277,10 @@ export function useFormAction() {
 }
 
 function isErrorResult(value: unknown): value is { status: 'error'; error: { message: string } } {
-  return typeof value === 'object' && value !== null && (value as { status?: unknown }).status === 'error' && typeof (value as { error?: { message?: unknown } }).error?.message === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { status?: unknown }).status === 'error' &&
+    typeof (value as { error?: { message?: unknown } }).error?.message === 'string'
+  );
 }

@@ -37,7 +37,16 @@ export function ForgotPasswordPage() {
       ) : (
         <form className="latch-form" onSubmit={submit} noValidate aria-label="Send a password reset link">
           {formError ? <Alert kind="error">{formError}</Alert> : null}
-          <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={fieldError} required />
+          <Field
+            label="Email"
+            type="email"
+            name="email"
+            autoComplete="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            error={fieldError}
+            required
+          />
           <Button type="submit" block loading={pending}>
             Send reset link
           </Button>

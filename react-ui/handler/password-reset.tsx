@@ -52,7 +52,16 @@ function PasswordReset({ code }: { code: string }) {
       ) : (
         <form className="latch-form" onSubmit={submit} noValidate aria-label="Choose a new password">
           {formError ? <Alert kind="error">{formError}</Alert> : null}
-          <NewPasswordFields label="New password" name="password" password={password} confirmation={confirmation} onPassword={setPassword} onConfirmation={setConfirmation} errors={errors} required />
+          <NewPasswordFields
+            label="New password"
+            name="password"
+            password={password}
+            confirmation={confirmation}
+            onPassword={setPassword}
+            onConfirmation={setConfirmation}
+            errors={errors}
+            required
+          />
           <Button type="submit" block loading={pending}>
             Reset password
           </Button>

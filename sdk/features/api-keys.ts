@@ -18,7 +18,9 @@ export type ApiKeyCreateInput = Omit<RouterInputs['userTeamApiKeys']['createUser
 /** A change of an API key: description, expiry, or `revoked: true` (for good). */
 export type ApiKeyUpdateInput = Omit<RouterInputs['userTeamApiKeys']['updateUserKey'], 'api_key_id'>;
 /** Why an API key check failed (the `ApiKeyNotValid` family); `details.reason` on revoked and expired keys. */
-export type ApiKeyNotValidError = KnownErrorOf<'ApiKeyNotValid' | 'ApiKeyExpired' | 'ApiKeyRevoked' | 'WrongApiKeyType' | 'ApiKeyNotFound' | 'PublicApiKeyCannotBeRevoked'>;
+export type ApiKeyNotValidError = KnownErrorOf<
+  'ApiKeyNotValid' | 'ApiKeyExpired' | 'ApiKeyRevoked' | 'WrongApiKeyType' | 'ApiKeyNotFound' | 'PublicApiKeyCannotBeRevoked'
+>;
 
 /** Options of the API key checks. */
 export interface ApiKeyCheckOptions {
@@ -77,7 +79,9 @@ export abstract class ApiKeysFeature extends AppCore {
    */
   async createUserApiKey(input: ApiKeyCreateInput, options: { userId?: string } = {}): Promise<CreatedUserApiKey> {
     const body = { ...input, user_id: options.userId ?? 'me' };
-    return this.mutate(['userTeamApiKeys.'], (context) => this.trpc.userTeamApiKeys.createUserKey.mutate(body, { context }), { session: this.sessionFor(options.userId) });
+    return this.mutate(['userTeamApiKeys.'], (context) => this.trpc.userTeamApiKeys.createUserKey.mutate(body, { context }), {
+      session: this.sessionFor(options.userId),
+    });
   }
 
   /**
@@ -194,7 +198,8 @@ export abstract class ApiKeysFeature extends AppCore {
       defineQuery(this.readKey(asSession, path, input), async (): Promise<UserApiKey | TeamApiKey | null> => {
         try {
           return await this.call<UserApiKey | TeamApiKey>(
-            (context) => (type === 'user' ? this.trpc.userTeamApiKeys.getUserKey.query(input, { context }) : this.trpc.userTeamApiKeys.getTeamKey.query(input, { context })),
+            (context) =>
+              type === 'user' ? this.trpc.userTeamApiKeys.getUserKey.query(input, { context }) : this.trpc.userTeamApiKeys.getTeamKey.query(input, { context }),
             { session: asSession },
           );
         } catch (error) {
@@ -221,7 +226,10 @@ export abstract class ServerApiKeysFeature extends AppCore {
   checkUserApiKey(apiKey: string, options: { or: 'throw' }): Promise<UserApiKey>;
   checkUserApiKey(apiKey: string, options?: ApiKeyCheckOptions): Promise<UserApiKey | null>;
   async checkUserApiKey(apiKey: string, options: ApiKeyCheckOptions = {}): Promise<UserApiKey | null> {
-    return checkApiKey(this.call((context) => this.trpc.userTeamApiKeys.checkUserKey.mutate({ api_key: apiKey }, { context })), options);
+    return checkApiKey(
+      this.call((context) => this.trpc.userTeamApiKeys.checkUserKey.mutate({ api_key: apiKey }, { context })),
+      options,
+    );
   }
 
   /**
@@ -239,6 +247,9 @@ export abstract class ServerApiKeysFeature extends AppCore {
   checkTeamApiKey(apiKey: string, options: { or: 'throw' }): Promise<TeamApiKey>;
   checkTeamApiKey(apiKey: string, options?: ApiKeyCheckOptions): Promise<TeamApiKey | null>;
   async checkTeamApiKey(apiKey: string, options: ApiKeyCheckOptions = {}): Promise<TeamApiKey | null> {
-    return checkApiKey(this.call((context) => this.trpc.userTeamApiKeys.checkTeamKey.mutate({ api_key: apiKey }, { context })), options);
+    return checkApiKey(
+      this.call((context) => this.trpc.userTeamApiKeys.checkTeamKey.mutate({ api_key: apiKey }, { context })),
+      options,
+    );
   }
 }

@@ -2,7 +2,16 @@
 import type { LatchQuery } from '../cache.js';
 import { defineQuery } from '../cache.js';
 import { CONTACT_CHANNEL_DATA } from '../core.js';
-import { type ExpectedErrors, KnownErrors, type Result, SEND_EMAIL_ERRORS, type SendEmailError, VERIFICATION_CODE_ERRORS, type VerificationCodeError, toResult } from '../errors.js';
+import {
+  type ExpectedErrors,
+  KnownErrors,
+  type Result,
+  SEND_EMAIL_ERRORS,
+  type SendEmailError,
+  VERIFICATION_CODE_ERRORS,
+  type VerificationCodeError,
+  toResult,
+} from '../errors.js';
 import type { RouterInputs, RouterOutputs } from '../transport.js';
 import { type ClientUser, CurrentUserFeature } from './users.js';
 
@@ -131,13 +140,18 @@ export abstract class ContactChannelsFeature<U extends ClientUser = ClientUser> 
    * @example
    * const sent = await app.sendContactChannelVerificationEmail(channel.id, { callbackUrl: 'https://app.example.com/handler/email-verification' });
    */
-  async sendContactChannelVerificationEmail(contactChannelId: string, options: { callbackUrl?: string; userId?: string } = {}): Promise<Result<void, SendEmailError>> {
+  async sendContactChannelVerificationEmail(
+    contactChannelId: string,
+    options: { callbackUrl?: string; userId?: string } = {},
+  ): Promise<Result<void, SendEmailError>> {
     const body = {
       user_id: options.userId ?? 'me',
       contact_channel_id: contactChannelId,
       callback_url: this.callbackUrl(options.callbackUrl, 'emailVerification', 'sendContactChannelVerificationEmail'),
     };
-    const send = this.call((context) => this.trpc.contactChannels.sendChannelVerificationCode.mutate(body, { context }), { session: this.sessionFor(options.userId) }).then(() => {
+    const send = this.call((context) => this.trpc.contactChannels.sendChannelVerificationCode.mutate(body, { context }), {
+      session: this.sessionFor(options.userId),
+    }).then(() => {
       this.invalidate(['emails.']);
     });
     return toResult(send, SEND_EMAIL_ERRORS);

@@ -41,7 +41,9 @@ export abstract class InternalApiKeysFeature extends AppCore {
    */
   async getInternalApiKey(apiKeyId: string): Promise<InternalApiKey> {
     return this.queryClient.fetchQuery(
-      defineQuery(this.appKey('apiKeys.get', { api_key_id: apiKeyId }), () => this.call((context) => this.trpc.apiKeys.get.query({ api_key_id: apiKeyId }, { context }))),
+      defineQuery(this.appKey('apiKeys.get', { api_key_id: apiKeyId }), () =>
+        this.call((context) => this.trpc.apiKeys.get.query({ api_key_id: apiKeyId }, { context })),
+      ),
     );
   }
 

@@ -44,6 +44,9 @@ export abstract class MagicLinkFeature extends AppCore {
   async signInWithMagicLink(code: string, options: { nonce?: string } = {}): Promise<Result<SignInResult, MagicLinkSignInError>> {
     await this.session.peek(); // an app without a token store fails here, before a session is made
     const body = { code: code + (options.nonce ?? '') };
-    return toResult(this.startSession(this.call((context) => this.trpc.auth.otpSignIn.mutate(body, { context }), { access: 'client' })), MAGIC_LINK_SIGN_IN_ERRORS);
+    return toResult(
+      this.startSession(this.call((context) => this.trpc.auth.otpSignIn.mutate(body, { context }), { access: 'client' })),
+      MAGIC_LINK_SIGN_IN_ERRORS,
+    );
   }
 }

@@ -3,7 +3,16 @@
  * emails (all levels; the server's `auth.password*` procedures).
  */
 import { AppCore, type SignInResult } from '../core.js';
-import { type ExpectedErrors, KnownErrors, type Result, SEND_EMAIL_ERRORS, type SendEmailError, VERIFICATION_CODE_ERRORS, type VerificationCodeError, toResult } from '../errors.js';
+import {
+  type ExpectedErrors,
+  KnownErrors,
+  type Result,
+  SEND_EMAIL_ERRORS,
+  type SendEmailError,
+  VERIFICATION_CODE_ERRORS,
+  type VerificationCodeError,
+  toResult,
+} from '../errors.js';
 import { isAnonymousToken } from '../tokens.js';
 import type { RouterInputs } from '../transport.js';
 
@@ -13,16 +22,30 @@ export type PasswordUpdateInput = RouterInputs['auth']['passwordUpdate'];
 export type PasswordSetInput = RouterInputs['auth']['passwordSet'];
 
 export type SignUpError = ExpectedErrors<
-  'UserWithEmailAlreadyExists' | 'PasswordRequirementsNotMet' | 'PasswordTooShort' | 'PasswordTooLong' | 'SignUpNotEnabled' | 'PasswordAuthenticationNotEnabled' | 'RedirectUrlNotWhitelisted'
+  | 'UserWithEmailAlreadyExists'
+  | 'PasswordRequirementsNotMet'
+  | 'PasswordTooShort'
+  | 'PasswordTooLong'
+  | 'SignUpNotEnabled'
+  | 'PasswordAuthenticationNotEnabled'
+  | 'RedirectUrlNotWhitelisted'
 >;
 export type SignInError = ExpectedErrors<'EmailPasswordMismatch' | 'PasswordAuthenticationNotEnabled'>;
-export type PasswordUpdateError = ExpectedErrors<'PasswordConfirmationMismatch' | 'UserDoesNotHavePassword' | 'PasswordRequirementsNotMet' | 'PasswordTooShort' | 'PasswordTooLong'>;
+export type PasswordUpdateError = ExpectedErrors<
+  'PasswordConfirmationMismatch' | 'UserDoesNotHavePassword' | 'PasswordRequirementsNotMet' | 'PasswordTooShort' | 'PasswordTooLong'
+>;
 export type PasswordSetError = ExpectedErrors<'UserAlreadyHasPassword' | 'PasswordRequirementsNotMet' | 'PasswordTooShort' | 'PasswordTooLong'>;
 /** Why `resetPassword` failed: the code, or the new password. */
 export type PasswordResetError = VerificationCodeError | ExpectedErrors<'PasswordRequirementsNotMet' | 'PasswordTooShort' | 'PasswordTooLong'>;
 
 const PASSWORD_STRENGTH = [KnownErrors.PasswordRequirementsNotMet, KnownErrors.PasswordTooShort, KnownErrors.PasswordTooLong];
-const SIGN_UP_ERRORS = [KnownErrors.UserWithEmailAlreadyExists, ...PASSWORD_STRENGTH, KnownErrors.SignUpNotEnabled, KnownErrors.PasswordAuthenticationNotEnabled, KnownErrors.RedirectUrlNotWhitelisted];
+const SIGN_UP_ERRORS = [
+  KnownErrors.UserWithEmailAlreadyExists,
+  ...PASSWORD_STRENGTH,
+  KnownErrors.SignUpNotEnabled,
+  KnownErrors.PasswordAuthenticationNotEnabled,
+  KnownErrors.RedirectUrlNotWhitelisted,
+];
 const SIGN_IN_ERRORS = [KnownErrors.EmailPasswordMismatch, KnownErrors.PasswordAuthenticationNotEnabled];
 const PASSWORD_UPDATE_ERRORS = [KnownErrors.PasswordConfirmationMismatch, KnownErrors.UserDoesNotHavePassword, ...PASSWORD_STRENGTH];
 const PASSWORD_SET_ERRORS = [KnownErrors.UserAlreadyHasPassword, ...PASSWORD_STRENGTH];

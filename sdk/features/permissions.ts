@@ -115,7 +115,9 @@ export abstract class ServerPermissionsFeature extends AppCore {
    */
   async grantTeamPermission(teamId: string, userId: string, permissionId: string): Promise<TeamPermission> {
     const input = { team_id: teamId, user_id: userId, permission_id: permissionId };
-    return this.mutate(['permissions.listTeamPermissions'], (context) => this.trpc.permissions.grantTeamPermission.mutate(input, { context }), { session: userId === 'me' });
+    return this.mutate(['permissions.listTeamPermissions'], (context) => this.trpc.permissions.grantTeamPermission.mutate(input, { context }), {
+      session: userId === 'me',
+    });
   }
 
   /**
@@ -127,7 +129,9 @@ export abstract class ServerPermissionsFeature extends AppCore {
    */
   async revokeTeamPermission(teamId: string, userId: string, permissionId: string): Promise<void> {
     const input = { team_id: teamId, user_id: userId, permission_id: permissionId };
-    await this.mutate(['permissions.listTeamPermissions'], (context) => this.trpc.permissions.revokeTeamPermission.mutate(input, { context }), { session: userId === 'me' });
+    await this.mutate(['permissions.listTeamPermissions'], (context) => this.trpc.permissions.revokeTeamPermission.mutate(input, { context }), {
+      session: userId === 'me',
+    });
   }
 
   /**
@@ -138,7 +142,9 @@ export abstract class ServerPermissionsFeature extends AppCore {
    */
   async grantProjectPermission(userId: string, permissionId: string): Promise<ProjectPermission> {
     const input = { user_id: userId, permission_id: permissionId };
-    return this.mutate(['permissions.listProjectPermissions'], (context) => this.trpc.permissions.grantProjectPermission.mutate(input, { context }), { session: userId === 'me' });
+    return this.mutate(['permissions.listProjectPermissions'], (context) => this.trpc.permissions.grantProjectPermission.mutate(input, { context }), {
+      session: userId === 'me',
+    });
   }
 
   /**
@@ -149,7 +155,9 @@ export abstract class ServerPermissionsFeature extends AppCore {
    */
   async revokeProjectPermission(userId: string, permissionId: string): Promise<void> {
     const input = { user_id: userId, permission_id: permissionId };
-    await this.mutate(['permissions.listProjectPermissions'], (context) => this.trpc.permissions.revokeProjectPermission.mutate(input, { context }), { session: userId === 'me' });
+    await this.mutate(['permissions.listProjectPermissions'], (context) => this.trpc.permissions.revokeProjectPermission.mutate(input, { context }), {
+      session: userId === 'me',
+    });
   }
 
   // ─── Permission definitions (read; AdminApp writes them) ───────────────────────────────────────
@@ -161,7 +169,10 @@ export abstract class ServerPermissionsFeature extends AppCore {
    * server.subscribe(() => server.teamPermissionDefinitionsQuery(), (state) => console.log(state.data));
    */
   teamPermissionDefinitionsQuery(): LatchQuery<PermissionDefinition[]> {
-    return defineQuery(this.appKey('permissions.listTeamDefinitions'), async () => (await this.call((context) => this.trpc.permissions.listTeamDefinitions.query({}, { context }))).items);
+    return defineQuery(
+      this.appKey('permissions.listTeamDefinitions'),
+      async () => (await this.call((context) => this.trpc.permissions.listTeamDefinitions.query({}, { context }))).items,
+    );
   }
 
   /**
@@ -184,7 +195,11 @@ export abstract class ServerPermissionsFeature extends AppCore {
    */
   async getTeamPermissionDefinition(permissionId: string): Promise<PermissionDefinition | null> {
     const input = { permission_id: permissionId };
-    return this.queryClient.fetchQuery(defineQuery(this.appKey('permissions.getTeamDefinition', input), () => orNullIfNoPermission(this.call((context) => this.trpc.permissions.getTeamDefinition.query(input, { context })))));
+    return this.queryClient.fetchQuery(
+      defineQuery(this.appKey('permissions.getTeamDefinition', input), () =>
+        orNullIfNoPermission(this.call((context) => this.trpc.permissions.getTeamDefinition.query(input, { context }))),
+      ),
+    );
   }
 
   /**
@@ -194,7 +209,10 @@ export abstract class ServerPermissionsFeature extends AppCore {
    * server.subscribe(() => server.projectPermissionDefinitionsQuery(), (state) => console.log(state.data));
    */
   projectPermissionDefinitionsQuery(): LatchQuery<PermissionDefinition[]> {
-    return defineQuery(this.appKey('permissions.listProjectDefinitions'), async () => (await this.call((context) => this.trpc.permissions.listProjectDefinitions.query({}, { context }))).items);
+    return defineQuery(
+      this.appKey('permissions.listProjectDefinitions'),
+      async () => (await this.call((context) => this.trpc.permissions.listProjectDefinitions.query({}, { context }))).items,
+    );
   }
 
   /**
@@ -216,7 +234,11 @@ export abstract class ServerPermissionsFeature extends AppCore {
    */
   async getProjectPermissionDefinition(permissionId: string): Promise<PermissionDefinition | null> {
     const input = { permission_id: permissionId };
-    return this.queryClient.fetchQuery(defineQuery(this.appKey('permissions.getProjectDefinition', input), () => orNullIfNoPermission(this.call((context) => this.trpc.permissions.getProjectDefinition.query(input, { context })))));
+    return this.queryClient.fetchQuery(
+      defineQuery(this.appKey('permissions.getProjectDefinition', input), () =>
+        orNullIfNoPermission(this.call((context) => this.trpc.permissions.getProjectDefinition.query(input, { context }))),
+      ),
+    );
   }
 }
 
@@ -243,7 +265,9 @@ export abstract class AdminPermissionsFeature extends AppCore {
    * await admin.updateTeamPermissionDefinition('editor', { contained_permission_ids: ['docs:read', 'docs:write'] });
    */
   async updateTeamPermissionDefinition(permissionId: string, patch: PermissionDefinitionUpdateInput): Promise<PermissionDefinition> {
-    return this.mutate(['permissions.'], (context) => this.trpc.permissions.updateTeamDefinition.mutate({ ...patch, permission_id: permissionId }, { context }));
+    return this.mutate(['permissions.'], (context) =>
+      this.trpc.permissions.updateTeamDefinition.mutate({ ...patch, permission_id: permissionId }, { context }),
+    );
   }
 
   /**
@@ -273,7 +297,9 @@ export abstract class AdminPermissionsFeature extends AppCore {
    * await admin.updateProjectPermissionDefinition('reports:export', { description: 'Export reports as CSV' });
    */
   async updateProjectPermissionDefinition(permissionId: string, patch: PermissionDefinitionUpdateInput): Promise<PermissionDefinition> {
-    return this.mutate(['permissions.'], (context) => this.trpc.permissions.updateProjectDefinition.mutate({ ...patch, permission_id: permissionId }, { context }));
+    return this.mutate(['permissions.'], (context) =>
+      this.trpc.permissions.updateProjectDefinition.mutate({ ...patch, permission_id: permissionId }, { context }),
+    );
   }
 
   /**

@@ -17,7 +17,10 @@ const INVITATION_CODE_ERRORS = VERIFICATION_CODE_ERRORS;
 /** Invitations to teams. */
 export abstract class TeamInvitationsFeature extends AppCore {
   private teamInvitationUrl(): string {
-    return this.handlerUrl('teamInvitation', 'inviteUser needs a callback_url outside a browser (the absolute URL of the page of your app that accepts invitations), or an absolute urls.teamInvitation option.');
+    return this.handlerUrl(
+      'teamInvitation',
+      'inviteUser needs a callback_url outside a browser (the absolute URL of the page of your app that accepts invitations), or an absolute urls.teamInvitation option.',
+    );
   }
 
   /**
@@ -68,9 +71,13 @@ export abstract class TeamInvitationsFeature extends AppCore {
    * await app.revokeTeamInvitation(team.id, invitation.id);
    */
   async revokeTeamInvitation(teamId: string, invitationId: string): Promise<void> {
-    await this.mutate(['teamInvitations.'], (context) => this.trpc.teamInvitations.revoke.mutate({ invitation_id: invitationId, team_id: teamId }, { context }), {
-      session: this.accessLevel() === 'client',
-    });
+    await this.mutate(
+      ['teamInvitations.'],
+      (context) => this.trpc.teamInvitations.revoke.mutate({ invitation_id: invitationId, team_id: teamId }, { context }),
+      {
+        session: this.accessLevel() === 'client',
+      },
+    );
   }
 
   /**

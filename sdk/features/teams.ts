@@ -187,7 +187,9 @@ export abstract class TeamsFeature<U extends ClientUser = ClientUser, V extends 
    * await app.removeTeamMember(team.id, member.user_id);
    */
   async removeTeamMember(teamId: string, userId: string): Promise<void> {
-    await this.call((context) => this.trpc.teams.removeMember.mutate({ team_id: teamId, user_id: userId }, { context }), { session: this.sessionFor(userId, false) });
+    await this.call((context) => this.trpc.teams.removeMember.mutate({ team_id: teamId, user_id: userId }, { context }), {
+      session: this.sessionFor(userId, false),
+    });
     this.invalidate(MEMBERSHIP_DATA);
   }
 
@@ -261,7 +263,9 @@ export abstract class TeamsFeature<U extends ClientUser = ClientUser, V extends 
    */
   async updateTeamMemberProfile(teamId: string, patch: TeamMemberProfileUpdate, options: { userId?: string } = {}): Promise<V['memberProfile']> {
     const input = { ...patch, team_id: teamId, user_id: options.userId ?? 'me' };
-    const profile = (await this.call((context) => this.trpc.teams.updateMemberProfile.mutate(input, { context }), { session: this.sessionFor(options.userId) })) as V['memberProfile'];
+    const profile = (await this.call((context) => this.trpc.teams.updateMemberProfile.mutate(input, { context }), {
+      session: this.sessionFor(options.userId),
+    })) as V['memberProfile'];
     this.invalidate(['teams.listMemberProfiles', 'teams.getMemberProfile']);
     return profile;
   }
@@ -277,7 +281,9 @@ export abstract class ServerTeamsFeature extends AppCore {
    * await server.addTeamMember(team.id, user.id);
    */
   async addTeamMember(teamId: string, userId: string): Promise<TeamMembership> {
-    const membership = await this.call((context) => this.trpc.teams.addMember.mutate({ team_id: teamId, user_id: userId }, { context }), { session: userId === 'me' });
+    const membership = await this.call((context) => this.trpc.teams.addMember.mutate({ team_id: teamId, user_id: userId }, { context }), {
+      session: userId === 'me',
+    });
     this.invalidate(MEMBERSHIP_DATA);
     return membership;
   }

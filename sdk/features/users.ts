@@ -113,7 +113,10 @@ export abstract class CurrentUserFeature<U extends ClientUser = ClientUser> exte
   async redirectToSignIn(): Promise<never> {
     const url = this.options.urls?.signIn ?? HANDLER_PAGES.signIn;
     const redirect = this.options.redirectMethod ?? (typeof window === 'undefined' ? null : (to: string) => window.location.assign(to));
-    if (!redirect) throw new Error("Cannot redirect outside a browser: pass the redirectMethod option to the Latch app (your framework's redirect), or use getUser({ or: 'throw' }).");
+    if (!redirect)
+      throw new Error(
+        "Cannot redirect outside a browser: pass the redirectMethod option to the Latch app (your framework's redirect), or use getUser({ or: 'throw' }).",
+      );
     await redirect(url);
     await new Promise((resolve) => setTimeout(resolve, REDIRECT_WAIT_MS));
     throw new Error(`Redirected to ${url}, but the page did not leave.`);

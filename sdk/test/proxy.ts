@@ -40,10 +40,11 @@ export async function startProxy(target: string): Promise<TestProxy> {
     requests: [],
     count: (procedure) => proxy.requests.filter((r) => r.procedure === procedure).length,
     fault: null,
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
@@ -87,5 +88,8 @@ export function latchErrorBody(code: string, message: string, status: number): u
 
 /** A proxy in front of the file's harness for the whole test file (see useFixture). */
 export function useProxy(h: Harness): TestProxy {
-  return useFixture(() => startProxy(h.url), (proxy) => proxy.close());
+  return useFixture(
+    () => startProxy(h.url),
+    (proxy) => proxy.close(),
+  );
 }

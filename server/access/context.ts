@@ -8,7 +8,6 @@ import type { AccessTokenClaims } from '../crypto/jwt.js';
 
 export { type AccessType, ACCESS_TYPES } from '../../contract/access-type.js';
 
-
 export interface Tenancy {
   id: string;
   projectId: string;
@@ -53,4 +52,3 @@ export interface LatchHeaders {
   /** x-latch-auth, unparsed: checked when auth is resolved so a bad value is a catalogued error. */
   authHeader: string | null;
 }
-

@@ -36,7 +36,11 @@ export class KeyringHolder {
   private lastReload = 0;
   private lastRefresh = Date.now();
   private refreshing: Promise<void> | null = null;
-  private constructor(private readonly db: Database, private readonly key: Buffer, private readonly keyring: Keyring) {}
+  private constructor(
+    private readonly db: Database,
+    private readonly key: Buffer,
+    private readonly keyring: Keyring,
+  ) {}
 
   static async load(db: Database, key: Buffer): Promise<KeyringHolder> {
     const generations = await loadOrRotate(db, key, false);
@@ -118,7 +122,9 @@ async function readGenerations(db: Database, key: Buffer): Promise<SigningGenera
     try {
       seed = Buffer.from(decrypt(key, row.seed_encrypted, associatedData(row.generation)), 'base64url');
     } catch {
-      throw new Error('The stored signing keys cannot be decrypted: LATCH_SECRET is not the secret this database was set up with. Use the original LATCH_SECRET (or the data folder\'s secret file).');
+      throw new Error(
+        "The stored signing keys cannot be decrypted: LATCH_SECRET is not the secret this database was set up with. Use the original LATCH_SECRET (or the data folder's secret file).",
+      );
     }
     if (seed.length !== 32) throw new Error('a stored signing seed is not 32 bytes');
     return { generation: row.generation, seed, createdAt: row.created_at };
@@ -137,7 +143,11 @@ async function loadOrRotate(db: Database, key: Buffer, force: boolean): Promise<
   if (force || Date.now() - newest > ROTATE_AFTER_MS) {
     const next = generations.reduce<number>((max, g) => Math.max(max, g.generation), await maxSigningGeneration(db)) + 1;
     const seed = randomBytes(32).toString('base64url');
-    await insertSigningGeneration(db, { generation: next, seed_encrypted: encrypt(key, seed, associatedData(next)) }, force ? null : new Date(Date.now() - ROTATE_AFTER_MS));
+    await insertSigningGeneration(
+      db,
+      { generation: next, seed_encrypted: encrypt(key, seed, associatedData(next)) },
+      force ? null : new Date(Date.now() - ROTATE_AFTER_MS),
+    );
     generations = await readGenerations(db, key);
   }
   if (generations.length === 0) throw new Error('no signing generation could be created');

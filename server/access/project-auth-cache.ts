@@ -27,7 +27,10 @@ export class ProjectAuthCache {
   /** Lookups under way, by generation and key (`shared`). */
   private readonly pending = new Map<string, Promise<ProjectForRequest | undefined>>();
 
-  constructor(private readonly ttlMs = PROJECT_AUTH_CACHE_TTL_MS, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly ttlMs = PROJECT_AUTH_CACHE_TTL_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   static key(projectId: string, branchId: string, key: { column: string; hash: string } | null): string {
     return key ? `${projectId}\u0000${branchId}\u0000${key.column}\u0000${key.hash}` : `${projectId}\u0000${branchId}`;

@@ -60,7 +60,12 @@ async function verifyUserToken(deps: Deps, token: string, which: 'access' | 'adm
  * complete successes are cached, for at most PROJECT_AUTH_CACHE_TTL_MS and never past the key's
  * expiry; writes through this instance invalidate it.
  */
-async function lookUpProject(deps: Deps, projectId: string, branchId: string, key: { column: KeyColumn; hash: string } | null): Promise<ProjectForRequest | undefined> {
+async function lookUpProject(
+  deps: Deps,
+  projectId: string,
+  branchId: string,
+  key: { column: KeyColumn; hash: string } | null,
+): Promise<ProjectForRequest | undefined> {
   const cache = deps.projectAuthCache;
   const cacheKey = ProjectAuthCache.key(projectId, branchId, key);
   const hit = cache.get(cacheKey);
@@ -68,7 +73,8 @@ async function lookUpProject(deps: Deps, projectId: string, branchId: string, ke
   return cache.shared(cacheKey, async () => {
     const generation = cache.currentGeneration;
     const row = await findProjectForRequest(deps.db, projectId, branchId, key);
-    if (row && row.tenancy_id && (key === null || row.key_valid)) cache.set(cacheKey, row, generation, row.key_expires_at === null ? null : new Date(row.key_expires_at));
+    if (row && row.tenancy_id && (key === null || row.key_valid))
+      cache.set(cacheKey, row, generation, row.key_expires_at === null ? null : new Date(row.key_expires_at));
     return row;
   });
 }

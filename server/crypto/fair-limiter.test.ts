@@ -4,10 +4,11 @@ import { FairJobLimiter, QueueFullError } from './fair-limiter.js';
 /** A job that runs until finished by hand, recording when it started. */
 function manual(started: string[], name: string) {
   let finish!: (fail?: boolean) => void;
-  const job = () => new Promise<string>((resolve, reject) => {
-    started.push(name);
-    finish = (fail) => (fail ? reject(new Error(name)) : resolve(name));
-  });
+  const job = () =>
+    new Promise<string>((resolve, reject) => {
+      started.push(name);
+      finish = (fail) => (fail ? reject(new Error(name)) : resolve(name));
+    });
   return { job, finish: (fail?: boolean) => finish(fail) };
 }
 

@@ -24,7 +24,10 @@ export class FairJobLimiter {
   /** Moving average of a job's duration, for Retry-After. */
   private averageJobMillis = 50;
 
-  constructor(readonly limit: number, readonly maxQueuedPerKey: number) {}
+  constructor(
+    readonly limit: number,
+    readonly maxQueuedPerKey: number,
+  ) {}
 
   /**
    * Lets one more caller of `key` in, or throws QueueFullError when `maxQueuedPerKey` are in

@@ -77,9 +77,19 @@ function highS(token: string): string {
 }
 
 /** Signs arbitrary claims with a project's derived key, bypassing Keyring.sign's claim shaping. */
-async function signRaw(gen: SigningGeneration, payload: JWTPayload, header: Record<string, unknown> = {}, expiresIn: string | number = '10m', projectId = PROJECT): Promise<string> {
+async function signRaw(
+  gen: SigningGeneration,
+  payload: JWTPayload,
+  header: Record<string, unknown> = {},
+  expiresIn: string | number = '10m',
+  projectId = PROJECT,
+): Promise<string> {
   const privateKey = (await importJWK(privateJwkOf(gen, projectId), 'ES256')) as CryptoKey;
-  const token = await new SignJWT(payload).setProtectedHeader({ alg: 'ES256', kid: kidFor(projectId, gen.generation), typ: 'JWT', ...header }).setIssuedAt().setExpirationTime(expiresIn).sign(privateKey);
+  const token = await new SignJWT(payload)
+    .setProtectedHeader({ alg: 'ES256', kid: kidFor(projectId, gen.generation), typ: 'JWT', ...header })
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(privateKey);
   return canonical(token);
 }
 
@@ -188,7 +198,12 @@ describe('Keyring sign / verify', () => {
 
   it("refuses a correctly signed token without exp, or with role other than 'authenticated'", async () => {
     const privateKey = (await importJWK(privateJwkOf(gen1), 'ES256')) as CryptoKey;
-    const noExp = canonical(await new SignJWT({ ...claims() }).setProtectedHeader({ alg: 'ES256', kid: `${PROJECT}.1` }).setIssuedAt().sign(privateKey));
+    const noExp = canonical(
+      await new SignJWT({ ...claims() })
+        .setProtectedHeader({ alg: 'ES256', kid: `${PROJECT}.1` })
+        .setIssuedAt()
+        .sign(privateKey),
+    );
     expect(await reason(keyring.verify(noExp))).toBe('unparsable');
     expect(await reason(keyring.verify(await signRaw(gen1, { ...claims(), role: 'service_role' } as JWTPayload)))).toBe('unparsable');
     expect(await reason(keyring.verify(await signRaw(gen1, { ...claims(), is_anonymous: 'false' } as unknown as JWTPayload)))).toBe('unparsable');
@@ -202,7 +217,11 @@ describe('Keyring sign / verify', () => {
 
   it('refuses an RS256 token even if its kid is known', async () => {
     const { privateKey } = await generateKeyPair('RS256');
-    const token = await new SignJWT({ ...claims() }).setProtectedHeader({ alg: 'RS256', kid: `${PROJECT}.1` }).setIssuedAt().setExpirationTime('10m').sign(privateKey);
+    const token = await new SignJWT({ ...claims() })
+      .setProtectedHeader({ alg: 'RS256', kid: `${PROJECT}.1` })
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(privateKey);
     expect(await reason(keyring.verify(token))).toBe('unparsable');
   });
 
@@ -213,7 +232,7 @@ describe('Keyring sign / verify', () => {
 });
 
 describe('a key per project', () => {
-  it("derives a different key for every project and generation, the same one from the same seed (restart, second instance)", () => {
+  it('derives a different key for every project and generation, the same one from the same seed (restart, second instance)', () => {
     const a1 = deriveProjectKey(gen1.seed, PROJECT, 1);
     expect(deriveProjectKey(gen1.seed, PROJECT, 1).publicJwk).toEqual(a1.publicJwk);
     expect(deriveProjectKey(gen1.seed, OTHER_PROJECT, 1).publicJwk.x).not.toBe(a1.publicJwk.x);
@@ -236,7 +255,7 @@ describe('a key per project', () => {
     await expect(jwtVerify(tokenA, createLocalJWKSet(relabelled), { algorithms: ['ES256'] })).rejects.toThrow('signature verification failed');
   });
 
-  it("refuses a token whose claims name another project than its key (kid) does", async () => {
+  it('refuses a token whose claims name another project than its key (kid) does', async () => {
     // Signed with project A's real key, but claiming to be B's: A's owner must not mint B's tokens.
     const crossed = await signRaw(gen1, { ...claims({ project_id: OTHER_PROJECT }) }, {}, '10m', PROJECT);
     expect(await reason(keyring.verify(crossed))).toBe('unparsable');
@@ -312,7 +331,9 @@ describe('canonical (low-S) signatures', () => {
     expect(isCanonicalSignature(Buffer.concat([n, one]))).toBe(false);
     expect(isCanonicalSignature(Buffer.alloc(63, 1))).toBe(false);
     expect(isCanonicalSignature(Buffer.alloc(65, 1))).toBe(false);
-    expect(toLowS(Buffer.concat([one, halfPlusOne])).subarray(32)).toEqual(Buffer.from((P256_ORDER - (P256_ORDER >> 1n) - 1n).toString(16).padStart(64, '0'), 'hex'));
+    expect(toLowS(Buffer.concat([one, halfPlusOne])).subarray(32)).toEqual(
+      Buffer.from((P256_ORDER - (P256_ORDER >> 1n) - 1n).toString(16).padStart(64, '0'), 'hex'),
+    );
     expect(toLowS(Buffer.concat([one, half]))).toEqual(Buffer.concat([one, half]));
   });
 });
@@ -356,7 +377,18 @@ describe('peekKid / parseKid', () => {
   it('parses only the canonical `<project>.<generation>` form', () => {
     expect(parseKid('internal.3')).toEqual({ projectId: 'internal', generation: 3 });
     expect(parseKid(kidFor(PROJECT, 12))).toEqual({ projectId: PROJECT, generation: 12 });
-    for (const kid of ['internal', 'internal.', '.1', 'internal.0', 'internal.01', 'internal.-1', 'internal.1e3', 'a/b.1', `${'a'.repeat(65)}.1`, 'internal.1234567890']) {
+    for (const kid of [
+      'internal',
+      'internal.',
+      '.1',
+      'internal.0',
+      'internal.01',
+      'internal.-1',
+      'internal.1e3',
+      'a/b.1',
+      `${'a'.repeat(65)}.1`,
+      'internal.1234567890',
+    ]) {
       expect(parseKid(kid)).toBeNull();
     }
   });
@@ -371,7 +403,7 @@ describe('verified-token cache', () => {
     expect(await ring.verify(token)).toBe(first);
     expect(ring.verifiedCacheSize).toBe(1);
     // exp is whole seconds: wait until it has passed, the cached entry must not outlive it.
-    await new Promise((resolve) => setTimeout(resolve, (first.exp * 1000 - Date.now()) + 50));
+    await new Promise((resolve) => setTimeout(resolve, first.exp * 1000 - Date.now() + 50));
     expect(await reason(ring.verify(token))).toBe('expired');
     expect(ring.verifiedCacheSize).toBe(0);
   });

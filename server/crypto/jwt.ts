@@ -33,7 +33,10 @@ export interface SigningGeneration {
 export type VerifyFailure = 'expired' | 'unparsable';
 
 export class TokenVerificationError extends Error {
-  constructor(readonly reason: VerifyFailure, message: string) {
+  constructor(
+    readonly reason: VerifyFailure,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -159,7 +162,11 @@ export class Keyring {
   private generations = new Map<number, SigningGeneration>();
   private signingGeneration = 0;
 
-  constructor(generations: SigningGeneration[], signingGeneration?: number, private readonly projectKeyCacheMax = PROJECT_KEY_CACHE_MAX) {
+  constructor(
+    generations: SigningGeneration[],
+    signingGeneration?: number,
+    private readonly projectKeyCacheMax = PROJECT_KEY_CACHE_MAX,
+  ) {
     this.setGenerations(generations, signingGeneration);
   }
 
@@ -346,7 +353,15 @@ export function peekKid(token: string): string | null {
 }
 
 function isAccessTokenClaims(p: Record<string, unknown>): p is Record<string, unknown> & AccessTokenClaims {
-  return typeof p.sub === 'string' && typeof p.project_id === 'string' && typeof p.branch_id === 'string' &&
-    typeof p.refresh_token_id === 'string' && typeof p.aud === 'string' && typeof p.exp === 'number' &&
-    typeof p.iss === 'string' && p.role === 'authenticated' && typeof p.is_anonymous === 'boolean';
+  return (
+    typeof p.sub === 'string' &&
+    typeof p.project_id === 'string' &&
+    typeof p.branch_id === 'string' &&
+    typeof p.refresh_token_id === 'string' &&
+    typeof p.aud === 'string' &&
+    typeof p.exp === 'number' &&
+    typeof p.iss === 'string' &&
+    p.role === 'authenticated' &&
+    typeof p.is_anonymous === 'boolean'
+  );
 }

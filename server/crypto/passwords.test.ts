@@ -121,10 +121,16 @@ describe('argon2id concurrency limit', () => {
     const limiter = new FairJobLimiter(2, 100);
     const started: number[] = [];
     const finishers: Array<(fail: boolean) => void> = [];
-    const jobs = Array.from({ length: 5 }, (_, i) => limiter.run('one', () => new Promise<number>((resolve, reject) => {
-      started.push(i);
-      finishers[i] = (fail) => (fail ? reject(new Error(`job ${i}`)) : resolve(i));
-    })));
+    const jobs = Array.from({ length: 5 }, (_, i) =>
+      limiter.run(
+        'one',
+        () =>
+          new Promise<number>((resolve, reject) => {
+            started.push(i);
+            finishers[i] = (fail) => (fail ? reject(new Error(`job ${i}`)) : resolve(i));
+          }),
+      ),
+    );
     await new Promise((resolve) => setImmediate(resolve));
     expect(started).toEqual([0, 1]);
     expect(limiter.queued).toBe(3);

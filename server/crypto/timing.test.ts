@@ -8,7 +8,11 @@ describe('withMinimumDuration', () => {
     // Timers may fire a millisecond early on some platforms.
     expect(performance.now() - started).toBeGreaterThanOrEqual(58);
     started = performance.now();
-    await expect(withMinimumDuration(60, async () => { throw new Error('refused'); })).rejects.toThrow('refused');
+    await expect(
+      withMinimumDuration(60, async () => {
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
     expect(performance.now() - started).toBeGreaterThanOrEqual(58);
   });
 

@@ -23,7 +23,7 @@ describe('randomSecret', () => {
     const secret = randomSecret(bits);
     expect(secret).toMatch(BASE64URL);
     expect(decodedBits(secret)).toBe(bits);
-    expect(secret).toHaveLength(Math.ceil((bits / 8) * 4 / 3));
+    expect(secret).toHaveLength(Math.ceil(((bits / 8) * 4) / 3));
   });
 
   it.each([0, 8, 64, 120, 127, -128, 130, 129.5, Number.NaN])('refuses %s bits (fewer than 128, or not whole bytes)', (bits) => {

@@ -43,7 +43,8 @@ function expected(error: KnownError): WireError {
 function knownErrorOfTrpc(error: TRPCError): KnownError | null {
   if (error.code === 'BAD_REQUEST' && isZodError(error.cause)) return schemaErrorFromIssues(error.cause.issues);
   // tRPC wraps a failed JSON.parse of `?input=` or of the body as BAD_REQUEST with the SyntaxError.
-  if (error.code === 'BAD_REQUEST' && error.cause instanceof SyntaxError) return new KnownErrors.BodyParsingError(`The request input is not valid JSON (${error.cause.message}).`);
+  if (error.code === 'BAD_REQUEST' && error.cause instanceof SyntaxError)
+    return new KnownErrors.BodyParsingError(`The request input is not valid JSON (${error.cause.message}).`);
   // tRPC's own request checks (batch size, batch input shape) carry no cause: the caller's
   // mistake, not a 500. (Services throw known errors, never TRPCError.) A BAD_REQUEST caused by
   // anything else (a throwing refine, a stack overflow) stays an unexpected error.
@@ -53,7 +54,8 @@ function knownErrorOfTrpc(error: TRPCError): KnownError | null {
   if (error.code === 'METHOD_NOT_SUPPORTED') return new KnownErrors.MethodNotAllowed(error.message);
   // tRPC has no reader for a body that is not JSON (text/plain, form-encoded) and refuses it
   // before any procedure runs: the caller's mistake, like malformed JSON.
-  if (error.code === 'UNSUPPORTED_MEDIA_TYPE') return new KnownErrors.BodyParsingError('The request body must be JSON, sent with Content-Type: application/json.');
+  if (error.code === 'UNSUPPORTED_MEDIA_TYPE')
+    return new KnownErrors.BodyParsingError('The request body must be JSON, sent with Content-Type: application/json.');
   if (error.code === 'PAYLOAD_TOO_LARGE') return new KnownErrors.PayloadTooLarge();
   return null;
 }

@@ -22,11 +22,19 @@ export function bodyParsers(deps: Deps): BodyParsers {
   // Procedures refuse unstorable input themselves (trpc/procedures.ts); two places need it earlier:
   // the tRPC adapter re-serializes the parsed body (absurd nesting overflows the stack before any
   // procedure runs), and the OAuth route reads its body directly.
-  const guardBody = (options: { checkStrings: boolean }): Middleware => (req, res, next) => {
-    const problem = findInputProblem(req.body, options);
-    if (!problem) return next();
-    sendError(req, res, deps, String(res.locals.requestId), new KnownErrors.SchemaError(`Request validation failed:\n  - ${problem.path} ${problem.message}`, { issues: [problem] }));
-  };
+  const guardBody =
+    (options: { checkStrings: boolean }): Middleware =>
+    (req, res, next) => {
+      const problem = findInputProblem(req.body, options);
+      if (!problem) return next();
+      sendError(
+        req,
+        res,
+        deps,
+        String(res.locals.requestId),
+        new KnownErrors.SchemaError(`Request validation failed:\n  - ${problem.path} ${problem.message}`, { issues: [problem] }),
+      );
+    };
   const guardJson = guardBody({ checkStrings: false });
   return {
     parseJson,
@@ -43,10 +51,12 @@ export function uncaughtErrorHandler(deps: Deps): (error: unknown, req: Request,
     const type = (error as { type?: string }).type;
     let mapped: unknown = error;
     if (type === 'entity.too.large' || status === 413) mapped = new KnownErrors.PayloadTooLarge();
-    else if (type === 'entity.parse.failed' || type === 'charset.unsupported' || type === 'encoding.unsupported') mapped = new KnownErrors.BodyParsingError('The request body is not valid JSON.');
+    else if (type === 'entity.parse.failed' || type === 'charset.unsupported' || type === 'encoding.unsupported')
+      mapped = new KnownErrors.BodyParsingError('The request body is not valid JSON.');
     // body-parser's other refusals (a body that does not match its content-encoding, a length that
     // does not match content-length, an aborted upload) carry a 4xx status and no catalogued code.
-    else if (typeof status === 'number' && status >= 400 && status < 500 && !(error instanceof KnownError)) mapped = new KnownErrors.BodyParsingError('The request body could not be read (check content-encoding and content-length).');
+    else if (typeof status === 'number' && status >= 400 && status < 500 && !(error instanceof KnownError))
+      mapped = new KnownErrors.BodyParsingError('The request body could not be read (check content-encoding and content-length).');
     sendError(req, res, deps, String(res.locals.requestId), mapped);
   };
 }

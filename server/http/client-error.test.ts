@@ -78,21 +78,27 @@ describe('errors of the HTTP parser', () => {
     expectCatalogued(await raw('GET /health HTTP/1.1\r\nHost: localhost\r\nBad Header Name: x\r\n\r\n'), 400, 'MALFORMED_HTTP_REQUEST');
     // A chunked body whose chunk size is not hexadecimal.
     expectCatalogued(
-      await raw('POST /api/v1/auth/password/sign-in HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'),
+      await raw(
+        'POST /api/v1/auth/password/sign-in HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      ),
       400,
       'MALFORMED_HTTP_REQUEST',
     );
   });
 
   it('answers oversized chunk extensions with 413 PAYLOAD_TOO_LARGE', async () => {
-    const res = await raw(`POST /api/v1/auth/password/sign-in HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2;ext=${'e'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`);
+    const res = await raw(
+      `POST /api/v1/auth/password/sign-in HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2;ext=${'e'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`,
+    );
     expectCatalogued(res, 413, 'PAYLOAD_TOO_LARGE');
   });
 
   it('answers a body over the JSON limit with 413 PAYLOAD_TOO_LARGE on REST and tRPC', async () => {
     const big = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(3_000_000) });
     for (const path of ['/api/v1/auth/password/sign-in', '/api/trpc/auth.passwordSignIn']) {
-      const res = await raw(`POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(big)}\r\nConnection: close\r\n\r\n${big}`);
+      const res = await raw(
+        `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(big)}\r\nConnection: close\r\n\r\n${big}`,
+      );
       expectCatalogued(res, 413, 'PAYLOAD_TOO_LARGE');
     }
   });

@@ -55,11 +55,19 @@ export function handleClientError(error: Error & { code?: string }, socket: Dupl
   }
   const known = knownErrorForParserFailure(error.code);
   const body = JSON.stringify(known.toBody());
-  const head = headersOf(known, randomUUID(), body).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const head = headersOf(known, randomUUID(), body)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${known.status} ${statusText(known.status)}\r\n${head}\r\n${body}`);
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  413: 'Payload Too Large',
+  414: 'URI Too Long',
+  431: 'Request Header Fields Too Large',
+};
 function statusText(status: number): string {
   return STATUS_TEXT[status] ?? 'Error';
 }

@@ -44,25 +44,47 @@ describe('/api/console/session', () => {
   it('refuses calls without the console header or from another origin', async () => {
     const cookie = `${CONSOLE_COOKIE}=${encodeURIComponent(owner.refreshToken)}`;
     expectKnownError(await h.call('/api/console/session/refresh', { method: 'POST', headers: { cookie } }), 400, 'SCHEMA_ERROR');
-    expectKnownError(await h.call('/api/console/session/refresh', { method: 'POST', headers: { ...CONSOLE, cookie, origin: 'https://evil.example' } }), 400, 'SCHEMA_ERROR');
-    expectKnownError(await h.call('/api/console/session', { method: 'POST', body: { refresh_token: owner.refreshToken }, headers: { ...CONSOLE, origin: 'https://evil.example' } }), 400, 'SCHEMA_ERROR');
+    expectKnownError(
+      await h.call('/api/console/session/refresh', { method: 'POST', headers: { ...CONSOLE, cookie, origin: 'https://evil.example' } }),
+      400,
+      'SCHEMA_ERROR',
+    );
+    expectKnownError(
+      await h.call('/api/console/session', {
+        method: 'POST',
+        body: { refresh_token: owner.refreshToken },
+        headers: { ...CONSOLE, origin: 'https://evil.example' },
+      }),
+      400,
+      'SCHEMA_ERROR',
+    );
     // The preflight a cross-origin page would need does not allow the header.
-    const preflight = await fetch(`${h.url}/api/console/session/refresh`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-latch-console' } });
+    const preflight = await fetch(`${h.url}/api/console/session/refresh`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-latch-console' },
+    });
     expect(preflight.headers.get('access-control-allow-headers') ?? '').not.toContain('x-latch-console');
     expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
-  it("accepts only live internal-project sessions, and forgets a cookie whose session ended", async () => {
+  it('accepts only live internal-project sessions, and forgets a cookie whose session ended', async () => {
     const project = await h.createProject();
     const user = await h.signUpUser(project);
     // A project user's refresh token is not an owner's session.
-    expectKnownError(await h.call('/api/console/session', { method: 'POST', body: { refresh_token: user.refreshToken }, headers: CONSOLE }), 401, 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED');
+    expectKnownError(
+      await h.call('/api/console/session', { method: 'POST', body: { refresh_token: user.refreshToken }, headers: CONSOLE }),
+      401,
+      'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED',
+    );
     expectKnownError(await h.call('/api/console/session', { method: 'POST', body: {}, headers: CONSOLE }), 400, 'SCHEMA_ERROR');
     expectKnownError(await h.call('/api/console/session/refresh', { method: 'POST', headers: CONSOLE }), 401, 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED');
 
     const other = await h.signUpOwner();
     expect((await h.del('/auth/sessions/current', h.internalClient(other.accessToken))).status).toBe(200);
-    const dead = await h.call('/api/console/session/refresh', { method: 'POST', headers: { ...CONSOLE, cookie: `${CONSOLE_COOKIE}=${encodeURIComponent(other.refreshToken)}` } });
+    const dead = await h.call('/api/console/session/refresh', {
+      method: 'POST',
+      headers: { ...CONSOLE, cookie: `${CONSOLE_COOKIE}=${encodeURIComponent(other.refreshToken)}` },
+    });
     expectKnownError(dead, 401, 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED');
     expect(dead.headers.get('set-cookie')).toMatch(/^latch-console-refresh=; Max-Age=0/);
     expectKnownError(await h.call('/api/console/nope', { method: 'GET', headers: CONSOLE }), 404, 'NOT_FOUND');

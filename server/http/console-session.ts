@@ -35,9 +35,12 @@ function isHttps(deps: Deps, req: Request): boolean {
 
 function setCookie(deps: Deps, req: Request, res: Response, value: string | null): void {
   const attributes = [`Path=${COOKIE_PATH}`, 'HttpOnly', 'SameSite=Strict', ...(isHttps(deps, req) ? ['Secure'] : [])];
-  res.append('set-cookie', value === null
-    ? [`${CONSOLE_COOKIE}=`, 'Max-Age=0', ...attributes].join('; ')
-    : [`${CONSOLE_COOKIE}=${encodeURIComponent(value)}`, `Max-Age=${MAX_AGE_SECONDS}`, ...attributes].join('; '));
+  res.append(
+    'set-cookie',
+    value === null
+      ? [`${CONSOLE_COOKIE}=`, 'Max-Age=0', ...attributes].join('; ')
+      : [`${CONSOLE_COOKIE}=${encodeURIComponent(value)}`, `Max-Age=${MAX_AGE_SECONDS}`, ...attributes].join('; '),
+  );
 }
 
 function readCookie(req: Request): string | null {
@@ -64,7 +67,18 @@ function checkSameOrigin(req: Request): void {
 }
 
 async function internalAccessToken(deps: Deps, req: Request, refreshToken: string | null): Promise<string> {
-  const auth = await resolveAuth(deps, { ...parseLatchHeaders(req), projectId: INTERNAL_PROJECT_ID, branchId: null, accessType: 'client', accessToken: null, authHeader: null, publishableClientKey: null, secretServerKey: null, superSecretAdminKey: null, adminAccessToken: null });
+  const auth = await resolveAuth(deps, {
+    ...parseLatchHeaders(req),
+    projectId: INTERNAL_PROJECT_ID,
+    branchId: null,
+    accessType: 'client',
+    accessToken: null,
+    authHeader: null,
+    publishableClientKey: null,
+    secretServerKey: null,
+    superSecretAdminKey: null,
+    adminAccessToken: null,
+  });
   if (!auth) throw new KnownErrors.ClientAuthenticationRequired();
   return refreshAccessToken(deps, auth.tenancy, refreshToken, clientIp(req));
 }
@@ -83,27 +97,41 @@ export function consoleSessionRouter(deps: Deps): express.Router {
     );
   };
 
-  router.post('/session', json, handle(async (req, res) => {
-    checkSameOrigin(req);
-    const refreshToken = (req.body as { refresh_token?: unknown } | undefined)?.refresh_token;
-    if (typeof refreshToken !== 'string' || refreshToken.length === 0 || refreshToken.length > 512) {
-      throw new KnownErrors.SchemaError('Request validation failed:\n  - refresh_token must be the refresh token of a console session', { issues: [{ path: 'refresh_token', message: 'must be the refresh token of a console session' }] });
-    }
-    const accessToken = await internalAccessToken(deps, req, refreshToken);
-    setCookie(deps, req, res, refreshToken);
-    return { access_token: accessToken };
-  }));
+  router.post(
+    '/session',
+    json,
+    handle(async (req, res) => {
+      checkSameOrigin(req);
+      const refreshToken = (req.body as { refresh_token?: unknown } | undefined)?.refresh_token;
+      if (typeof refreshToken !== 'string' || refreshToken.length === 0 || refreshToken.length > 512) {
+        throw new KnownErrors.SchemaError('Request validation failed:\n  - refresh_token must be the refresh token of a console session', {
+          issues: [{ path: 'refresh_token', message: 'must be the refresh token of a console session' }],
+        });
+      }
+      const accessToken = await internalAccessToken(deps, req, refreshToken);
+      setCookie(deps, req, res, refreshToken);
+      return { access_token: accessToken };
+    }),
+  );
 
-  router.post('/session/refresh', handle(async (req) => {
-    checkSameOrigin(req);
-    return { access_token: await internalAccessToken(deps, req, readCookie(req)) };
-  }));
+  router.post(
+    '/session/refresh',
+    handle(async (req) => {
+      checkSameOrigin(req);
+      return { access_token: await internalAccessToken(deps, req, readCookie(req)) };
+    }),
+  );
 
-  router.delete('/session', handle(async (req, res) => {
-    checkSameOrigin(req);
-    setCookie(deps, req, res, null);
-    return succeed();
-  }));
-  router.use((req: Request, res: Response) => sendError(req, res, deps, String(res.locals.requestId), new KnownErrors.RouteNotFound(`${req.method} ${req.originalUrl}`)));
+  router.delete(
+    '/session',
+    handle(async (req, res) => {
+      checkSameOrigin(req);
+      setCookie(deps, req, res, null);
+      return succeed();
+    }),
+  );
+  router.use((req: Request, res: Response) =>
+    sendError(req, res, deps, String(res.locals.requestId), new KnownErrors.RouteNotFound(`${req.method} ${req.originalUrl}`)),
+  );
   return router;
 }

@@ -45,12 +45,20 @@ describe('GET /metrics', { timeout: 120_000 }, () => {
     const open = await harness();
     expect((await open.get('/metrics')).status).toBe(200);
     const proxied = await open.get('/metrics', { 'x-forwarded-for': '203.0.113.9' });
-    expect({ status: proxied.status, code: proxied.body?.code, header: proxied.headers.get('x-latch-known-error') }).toEqual({ status: 403, code: 'METRICS_LOOPBACK_ONLY', header: 'METRICS_LOOPBACK_ONLY' });
+    expect({ status: proxied.status, code: proxied.body?.code, header: proxied.headers.get('x-latch-known-error') }).toEqual({
+      status: 403,
+      code: 'METRICS_LOOPBACK_ONLY',
+      header: 'METRICS_LOOPBACK_ONLY',
+    });
     expect(JSON.stringify(proxied.body)).not.toContain('latch_http_responses_total');
 
     const guarded = await harness({ metricsToken: TOKEN });
     const missing = await guarded.get('/metrics');
-    expect({ status: missing.status, code: missing.body?.code, header: missing.headers.get('x-latch-known-error') }).toEqual({ status: 401, code: 'METRICS_TOKEN_REQUIRED', header: 'METRICS_TOKEN_REQUIRED' });
+    expect({ status: missing.status, code: missing.body?.code, header: missing.headers.get('x-latch-known-error') }).toEqual({
+      status: 401,
+      code: 'METRICS_TOKEN_REQUIRED',
+      header: 'METRICS_TOKEN_REQUIRED',
+    });
     expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
     expect((await guarded.get('/metrics', { authorization: 'Bearer wrong-token-wrong-token' })).status).toBe(401);
     const ok = await guarded.get('/metrics', { authorization: `Bearer ${TOKEN}` });
@@ -71,7 +79,14 @@ describe('Strict-Transport-Security', { timeout: 120_000 }, () => {
     const h = await harness({ baseUrl: 'https://auth.example.com' });
     // The public URL is the proxy's; the test talks to the server itself.
     const local = (path: string) => h.call(`http://127.0.0.1:${h.latch.port}${path}`);
-    for (const res of [await local('/health'), await local('/api/v1/users/me'), await local('/api/v1/docs'), await local('/api/v1/nope'), await local('/api/v1/projects/current'), await local('/metrics')]) {
+    for (const res of [
+      await local('/health'),
+      await local('/api/v1/users/me'),
+      await local('/api/v1/docs'),
+      await local('/api/v1/nope'),
+      await local('/api/v1/projects/current'),
+      await local('/metrics'),
+    ]) {
       expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000');
     }
   });

@@ -14,7 +14,10 @@ export function mountDocs(app: express.Express, openApiDocument: unknown): void 
   app.use('/api/v1/docs/assets', express.static(SWAGGER_UI_DIST, { index: false }));
   app.get(['/api/v1/docs', '/api/v1/docs/'], (_req, res) => {
     // No other site may frame the reference (its "Try it out" sends requests with typed-in keys).
-    res.setHeader('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+    res.setHeader(
+      'content-security-policy',
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+    );
     res.setHeader('x-frame-options', 'DENY');
     res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>Latch API reference</title>
 <link rel="stylesheet" href="/api/v1/docs/assets/swagger-ui.css"></head><body><div id="docs"></div>

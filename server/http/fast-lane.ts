@@ -21,7 +21,9 @@ export interface FastLaneParts {
 const HOT_ROUTES = new Set(['GET /api/v1/users/me', 'POST /api/v1/auth/sessions/current/refresh']);
 
 /** The node:http handler, with the request and response classes its server should create. */
-export type RequestHandler = ((req: IncomingMessage, res: ServerResponse) => void) & { serverOptions: ServerOptions<typeof IncomingMessage, typeof ServerResponse> };
+export type RequestHandler = ((req: IncomingMessage, res: ServerResponse) => void) & {
+  serverOptions: ServerOptions<typeof IncomingMessage, typeof ServerResponse>;
+};
 
 /**
  * The node:http handler: the app, with a lean path for the hottest routes. A hot request skips
@@ -59,9 +61,11 @@ export function withFastLane(app: express.Express, parts: FastLaneParts): Reques
         if (error) return fail(error);
         parts.guardBody(req, res, () => void parts.dispatcher.handle(req, res));
       };
-      parts.tagRequest(req, res, () => parts.apiHeaders(req, res, () => {
-        if (!readLeanJsonBody(req, afterBody)) parts.parseJson(req, res, afterBody);
-      }));
+      parts.tagRequest(req, res, () =>
+        parts.apiHeaders(req, res, () => {
+          if (!readLeanJsonBody(req, afterBody)) parts.parseJson(req, res, afterBody);
+        }),
+      );
     } catch (error) {
       fail(error);
     }

@@ -33,7 +33,12 @@ export function httpMetrics(deps: Deps): HttpMetrics {
     if (loopDelay) {
       // The histogram counts the 10 ms sampling interval itself; subtract it to get the delay.
       const ms = (ns: number) => Math.max(0, ns / 1e6 - 10).toFixed(2);
-      lines.push('# TYPE latch_event_loop_delay_p99_ms gauge', `latch_event_loop_delay_p50_ms ${ms(loopDelay.percentile(50))}`, `latch_event_loop_delay_p99_ms ${ms(loopDelay.percentile(99))}`, `latch_event_loop_delay_max_ms ${ms(loopDelay.max)}`);
+      lines.push(
+        '# TYPE latch_event_loop_delay_p99_ms gauge',
+        `latch_event_loop_delay_p50_ms ${ms(loopDelay.percentile(50))}`,
+        `latch_event_loop_delay_p99_ms ${ms(loopDelay.percentile(99))}`,
+        `latch_event_loop_delay_max_ms ${ms(loopDelay.max)}`,
+      );
       loopDelay.reset();
     }
     res.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);

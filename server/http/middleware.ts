@@ -10,10 +10,24 @@ const HSTS = 'max-age=31536000';
 
 /** Allowed on cross-origin requests: every x-latch-* request header, and our response headers exposed. */
 const ALLOWED_HEADERS = [
-  'content-type', 'authorization', 'x-latch-project-id', 'x-latch-branch-id', 'x-latch-access-type', 'x-latch-client-version',
-  'x-latch-access-token', 'x-latch-refresh-token', 'x-latch-publishable-client-key', 'x-latch-secret-server-key',
-  'x-latch-super-secret-admin-key', 'x-latch-admin-access-token', 'x-latch-allow-anonymous-user', 'x-latch-random-nonce',
-  'x-latch-override-error-status', 'x-latch-workflow-token', 'x-latch-auth', 'trpc-accept',
+  'content-type',
+  'authorization',
+  'x-latch-project-id',
+  'x-latch-branch-id',
+  'x-latch-access-type',
+  'x-latch-client-version',
+  'x-latch-access-token',
+  'x-latch-refresh-token',
+  'x-latch-publishable-client-key',
+  'x-latch-secret-server-key',
+  'x-latch-super-secret-admin-key',
+  'x-latch-admin-access-token',
+  'x-latch-allow-anonymous-user',
+  'x-latch-random-nonce',
+  'x-latch-override-error-status',
+  'x-latch-workflow-token',
+  'x-latch-auth',
+  'trpc-accept',
 ].join(', ');
 const EXPOSED_HEADERS = 'x-latch-known-error, x-latch-request-id, x-latch-actual-status, retry-after';
 

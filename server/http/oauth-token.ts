@@ -41,10 +41,15 @@ export async function handleOAuthToken(deps: Deps, req: Request, res: Response):
       }
     }
     if (field('grant_type') !== 'refresh_token') {
-      throw new KnownErrors.SchemaError('Request validation failed:\n  - grant_type must be refresh_token', { issues: [{ path: 'grant_type', message: 'must be refresh_token' }] });
+      throw new KnownErrors.SchemaError('Request validation failed:\n  - grant_type must be refresh_token', {
+        issues: [{ path: 'grant_type', message: 'must be refresh_token' }],
+      });
     }
     const refreshToken = field('refresh_token');
-    if (!refreshToken) throw new KnownErrors.SchemaError('Request validation failed:\n  - refresh_token is a required field', { issues: [{ path: 'refresh_token', message: 'is a required field' }] });
+    if (!refreshToken)
+      throw new KnownErrors.SchemaError('Request validation failed:\n  - refresh_token is a required field', {
+        issues: [{ path: 'refresh_token', message: 'is a required field' }],
+      });
 
     const headers = parseLatchHeaders(req);
     const auth = await resolveAuth(deps, {

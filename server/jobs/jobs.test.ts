@@ -57,20 +57,37 @@ function testKind(what: string, handle: (job: ClaimedJob<Payload>) => Promise<st
 const worker = (kind: AnyJobKind, database = db()) => new JobWorker({ ...h.latch.deps, db: database }, [kind], { pollIntervalMs: 5, batchSize: 50 });
 const jobRow = (id: string) => db().selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 /** Time travel: the job's next attempt (or the end of its lease) is now. */
-const makeDue = (id: string) => db().updateTable('jobs').set({ next_attempt_at: new Date(Date.now() - 1) }).where('id', '=', id).execute();
+const makeDue = (id: string) =>
+  db()
+    .updateTable('jobs')
+    .set({ next_attempt_at: new Date(Date.now() - 1) })
+    .where('id', '=', id)
+    .execute();
 
 describe('enqueue', () => {
   it('writes the job in the caller transaction: committed with it, or gone with its rollback', async () => {
     const { kind } = testKind('tx', async () => 'ok');
-    const kept = await db().transaction().execute((trx) => enqueue(trx, kind, { n: 1 }, { tenancyId: null }));
+    const kept = await db()
+      .transaction()
+      .execute((trx) => enqueue(trx, kind, { n: 1 }, { tenancyId: null }));
     let dropped = '';
     await expect(
-      db().transaction().execute(async (trx) => {
-        dropped = await enqueue(trx, kind, { n: 2 }, { tenancyId: null });
-        throw new Error('the change failed');
-      }),
+      db()
+        .transaction()
+        .execute(async (trx) => {
+          dropped = await enqueue(trx, kind, { n: 2 }, { tenancyId: null });
+          throw new Error('the change failed');
+        }),
     ).rejects.toThrow('the change failed');
-    expect(await jobRow(kept)).toMatchObject({ kind: kind.kind, status: 'pending', attempts: 0, payload: { n: 1 }, leased_at: null, last_error: null, finished_at: null });
+    expect(await jobRow(kept)).toMatchObject({
+      kind: kind.kind,
+      status: 'pending',
+      attempts: 0,
+      payload: { n: 1 },
+      leased_at: null,
+      last_error: null,
+      finished_at: null,
+    });
     expect(await db().selectFrom('jobs').select('id').where('id', '=', dropped).execute()).toEqual([]);
   });
 
@@ -128,15 +145,23 @@ describe('the worker', () => {
     }
     expect(await w.runOnce()).toBe(1);
     expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 3 });
-    expect(settled.map((s) => [s.attempts, s.settlement.status])).toEqual([[1, 'retry'], [2, 'retry'], [3, 'done']]);
+    expect(settled.map((s) => [s.attempts, s.settlement.status])).toEqual([
+      [1, 'retry'],
+      [2, 'retry'],
+      [3, 'done'],
+    ]);
     await w.stop();
   });
 
   it('gives up after the kind’s attempts (dead), and at once on a permanent failure', async () => {
-    const { kind, settled } = testKind('dead', async (job) => {
-      if (job.payload.n === 0) throw new JobFailure('refused for good', { permanent: true });
-      throw new Error('still down');
-    }, { maxAttempts: 3 });
+    const { kind, settled } = testKind(
+      'dead',
+      async (job) => {
+        if (job.payload.n === 0) throw new JobFailure('refused for good', { permanent: true });
+        throw new Error('still down');
+      },
+      { maxAttempts: 3 },
+    );
     const id = await enqueue(db(), kind, { n: 1 }, { tenancyId: null });
     const permanent = await enqueue(db(), kind, { n: 0 }, { tenancyId: null });
     const w = worker(kind);
@@ -211,7 +236,10 @@ describe('the worker', () => {
       await new Promise((resolve) => setTimeout(resolve, 2));
       return 'ok';
     });
-    const workers = [new JobWorker(h.latch.deps, [kind], { pollIntervalMs: 2, batchSize: 4 }), new JobWorker({ ...h.latch.deps, db: second?.db ?? db() }, [kind], { pollIntervalMs: 2, batchSize: 4 })];
+    const workers = [
+      new JobWorker(h.latch.deps, [kind], { pollIntervalMs: 2, batchSize: 4 }),
+      new JobWorker({ ...h.latch.deps, db: second?.db ?? db() }, [kind], { pollIntervalMs: 2, batchSize: 4 }),
+    ];
     for (const w of workers) w.start();
     const ids: string[] = [];
     try {
@@ -243,7 +271,11 @@ describe('the worker', () => {
       backoff: () => 0,
       parse: (payload) => payload,
       handle: async (_job, { resource }) => {
-        resource('test-pool', () => ({}), () => disposed++);
+        resource(
+          'test-pool',
+          () => ({}),
+          () => disposed++,
+        );
         await running;
       },
     });

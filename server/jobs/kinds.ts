@@ -82,7 +82,8 @@ const KIND_NAME = /^[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*$/;
  */
 export function defineJobKind<P, R = void>(definition: JobKindDefinition<P, R>): JobKind<P, R> {
   if (!KIND_NAME.test(definition.kind)) throw new Error(`job kind "${definition.kind}" is not a lower-case name`);
-  if (!Number.isInteger(definition.maxAttempts) || definition.maxAttempts < 1) throw new Error(`job kind "${definition.kind}": maxAttempts must be a positive integer`);
+  if (!Number.isInteger(definition.maxAttempts) || definition.maxAttempts < 1)
+    throw new Error(`job kind "${definition.kind}": maxAttempts must be a positive integer`);
   return Object.freeze({ ...definition, title: definition.title ?? `${definition.kind} job` });
 }
 

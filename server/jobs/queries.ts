@@ -43,7 +43,14 @@ export async function insertJob(db: Executor, job: NewJob): Promise<void> {
 export async function claimDueJobs(db: Database, kinds: readonly string[], limit: number, leaseMillis: number): Promise<JobRow[]> {
   if (kinds.length === 0) return [];
   // The usual answer is "nothing due": one indexed read, no transaction, no lock.
-  const anyDue = await db.selectFrom('jobs').select('id').where('status', '=', 'pending').where('next_attempt_at', '<=', sql<Date>`now()`).where('kind', 'in', kinds).limit(1).executeTakeFirst();
+  const anyDue = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', sql<Date>`now()`)
+    .where('kind', 'in', kinds)
+    .limit(1)
+    .executeTakeFirst();
   if (!anyDue) return [];
   return db.transaction().execute(async (trx) => {
     const due = await trx
@@ -60,8 +67,16 @@ export async function claimDueJobs(db: Database, kinds: readonly string[], limit
     if (due.length === 0) return [];
     return trx
       .updateTable('jobs')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: sql<Date>`now() + ${`${leaseMillis} milliseconds`}::interval`, leased_at: sql<Date>`now()` }))
-      .where('id', 'in', due.map((row) => row.id))
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        next_attempt_at: sql<Date>`now() + ${`${leaseMillis} milliseconds`}::interval`,
+        leased_at: sql<Date>`now()`,
+      }))
+      .where(
+        'id',
+        'in',
+        due.map((row) => row.id),
+      )
       .returningAll()
       .execute();
   });
@@ -82,6 +97,13 @@ export async function settleJob(db: Executor, claimed: { id: string; attempts: n
       : outcome.status === 'retry'
         ? { next_attempt_at: outcome.retryAt, last_error: outcome.error, leased_at: null }
         : { status: 'dead' as const, last_error: outcome.error, finished_at: sql<Date>`now()`, leased_at: null };
-  const settled = await db.updateTable('jobs').set(patch).where('id', '=', claimed.id).where('status', '=', 'pending').where('attempts', '=', claimed.attempts).returning('id').executeTakeFirst();
+  const settled = await db
+    .updateTable('jobs')
+    .set(patch)
+    .where('id', '=', claimed.id)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', claimed.attempts)
+    .returning('id')
+    .executeTakeFirst();
   return settled !== undefined;
 }

@@ -34,7 +34,11 @@ export class JobWorker {
   private running: Promise<void> | null = null;
   private stopped = false;
 
-  constructor(private readonly deps: Deps, kinds: JobRegistry | readonly AnyJobKind[], options: JobWorkerOptions) {
+  constructor(
+    private readonly deps: Deps,
+    kinds: JobRegistry | readonly AnyJobKind[],
+    options: JobWorkerOptions,
+  ) {
     this.registry = kinds instanceof JobRegistry ? kinds : new JobRegistry(kinds);
     this.options = { batchSize: DEFAULT_JOB_BATCH_SIZE, leaseMs: DEFAULT_JOB_LEASE_MS, ...options };
   }
@@ -105,7 +109,11 @@ export class JobWorker {
     try {
       job = { ...base, payload: kind.parse(row.payload) };
     } catch (error) {
-      this.deps.log.warn(`${kind.title} failed for good`, { job_id: row.id, attempts: row.attempts, error: `unreadable payload: ${error instanceof Error ? error.message : String(error)}` });
+      this.deps.log.warn(`${kind.title} failed for good`, {
+        job_id: row.id,
+        attempts: row.attempts,
+        error: `unreadable payload: ${error instanceof Error ? error.message : String(error)}`,
+      });
       // Its kind's settle is not called: it could not read the payload either.
       await this.settle(null, { ...base, payload: row.payload }, { status: 'dead', error: BAD_PAYLOAD_ERROR });
       return;

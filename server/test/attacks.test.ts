@@ -46,8 +46,10 @@ afterAll(async () => h?.close());
 
 const newProject = (config?: Record<string, unknown>): Promise<ProjectFixture> => h.createProject({ owner, ...(config ? { config } : {}) });
 const signIn = (project: ProjectFixture, email: string, password: string) => h.post('/auth/password/sign-in', { email, password }, project.client());
-const refresh = (project: ProjectFixture, refreshToken: string) => h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken });
-const me = (project: ProjectFixture, accessToken: string, extra: Record<string, string> = {}) => h.get('/users/me', { ...project.client(accessToken), ...extra });
+const refresh = (project: ProjectFixture, refreshToken: string) =>
+  h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken });
+const me = (project: ProjectFixture, accessToken: string, extra: Record<string, string> = {}) =>
+  h.get('/users/me', { ...project.client(accessToken), ...extra });
 
 function expectKnownError(res: ApiResponse, code: string, status: number): void {
   expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
@@ -55,7 +57,9 @@ function expectKnownError(res: ApiResponse, code: string, status: number): void 
 }
 
 async function tenancyId(projectId: string): Promise<string> {
-  return (await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', projectId).where('branch_id', '=', 'main').executeTakeFirstOrThrow()).id;
+  return (
+    await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', projectId).where('branch_id', '=', 'main').executeTakeFirstOrThrow()
+  ).id;
 }
 
 function median(values: number[]): number {
@@ -89,10 +93,15 @@ describe('no user enumeration on sign-in', () => {
   it('takes the same time for an existing and an unknown email (median of 30 interleaved attempts each, within 40%)', { timeout: 60_000 }, async () => {
     const project = await newProject();
     const user = await h.signUpUser(project);
-    const [a, b] = await compareTimings('sign-in', async (email) => {
-      const res = await signIn(project, email, 'not-the-password');
-      expect(res.body.code).toBe('EMAIL_PASSWORD_MISMATCH');
-    }, () => user.email, () => h.uniqueEmail('nobody'));
+    const [a, b] = await compareTimings(
+      'sign-in',
+      async (email) => {
+        const res = await signIn(project, email, 'not-the-password');
+        expect(res.body.code).toBe('EMAIL_PASSWORD_MISMATCH');
+      },
+      () => user.email,
+      () => h.uniqueEmail('nobody'),
+    );
     // Both paths verify a real argon2id hash: neither is a fast reject.
     expect(Math.min(a, b)).toBeGreaterThan(2);
   });
@@ -104,7 +113,13 @@ describe('no user enumeration on sign-in', () => {
  * medians (robust to the outliers a loaded machine produces) and fails when they are more than
  * `tolerance` apart (relative to the faster). Returns the two medians.
  */
-async function compareTimings(what: string, attempt: (email: string) => Promise<void>, existingEmail: () => string, unknownEmail: () => string, { samples = 30, tolerance = 0.4 } = {}): Promise<[number, number]> {
+async function compareTimings(
+  what: string,
+  attempt: (email: string) => Promise<void>,
+  existingEmail: () => string,
+  unknownEmail: () => string,
+  { samples = 30, tolerance = 0.4 } = {},
+): Promise<[number, number]> {
   const timed = async (email: string) => {
     const started = performance.now();
     await attempt(email);
@@ -133,22 +148,32 @@ async function compareTimings(what: string, attempt: (email: string) => Promise<
 describe('no user enumeration on password reset', () => {
   // Unpadded, the known address took 10.3 ms and the unknown 7.8 ms (median, PGlite): 32% apart,
   // which the sign-in tolerance of 40% would not even notice, hence 20% here.
-  it('takes the same time to answer for an existing and an unknown email (median of 20 interleaved requests each, within 20%)', { timeout: 60_000 }, async () => {
-    const project = await newProject();
-    const user = await h.signUpUser(project);
-    const callback = 'http://localhost:3000/handler/password-reset';
-    const answers: unknown[] = [];
-    await compareTimings('password reset', async (email) => {
-      const res = await h.post('/auth/password/send-reset-code', { email, callback_url: callback }, project.client());
-      answers.push(observable(res));
-    }, () => user.email, () => h.uniqueEmail('nobody'), { samples: 20, tolerance: 0.2 });
-    // And the same answer every time (status, headers, body).
-    expect(answers[0]).toMatchObject({ status: 200, body: { success: true } });
-    for (const answer of answers) expect(answer).toEqual(answers[0]);
-    // The known address really took the mailing path (so the comparison is between the two paths).
-    const mailed = await h.latch.deps.db.selectFrom('email_outbox').select('id').where('to_email', '=', user.email).execute();
-    expect(mailed.length).toBeGreaterThanOrEqual(20);
-  });
+  it(
+    'takes the same time to answer for an existing and an unknown email (median of 20 interleaved requests each, within 20%)',
+    { timeout: 60_000 },
+    async () => {
+      const project = await newProject();
+      const user = await h.signUpUser(project);
+      const callback = 'http://localhost:3000/handler/password-reset';
+      const answers: unknown[] = [];
+      await compareTimings(
+        'password reset',
+        async (email) => {
+          const res = await h.post('/auth/password/send-reset-code', { email, callback_url: callback }, project.client());
+          answers.push(observable(res));
+        },
+        () => user.email,
+        () => h.uniqueEmail('nobody'),
+        { samples: 20, tolerance: 0.2 },
+      );
+      // And the same answer every time (status, headers, body).
+      expect(answers[0]).toMatchObject({ status: 200, body: { success: true } });
+      for (const answer of answers) expect(answer).toEqual(answers[0]);
+      // The known address really took the mailing path (so the comparison is between the two paths).
+      const mailed = await h.latch.deps.db.selectFrom('email_outbox').select('id').where('to_email', '=', user.email).execute();
+      expect(mailed.length).toBeGreaterThanOrEqual(20);
+    },
+  );
 });
 
 /** Re-signs a real token's claims (with changes) with the server's own current key. */
@@ -194,19 +219,47 @@ describe('access tokens: what the JWT tests do not already cover', () => {
     const { iat: _iat, exp: _exp, ...claims } = decodeJwt(user.accessToken);
     const farFuture = Math.floor(Date.UTC(2100, 0, 1) / 1000);
     for (const header of [{ kid }, { kid: 'a-kid-of-nobody' }, {}]) {
-      const token = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT', ...header }).setIssuedAt().setExpirationTime(farFuture).sign(privateKey);
+      const token = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', typ: 'JWT', ...header })
+        .setIssuedAt()
+        .setExpirationTime(farFuture)
+        .sign(privateKey);
       expectKnownError(await me(project, token), 'UNPARSABLE_ACCESS_TOKEN', 401);
-      expectKnownError(await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': token }), 'UNPARSABLE_ADMIN_ACCESS_TOKEN', 401);
+      expectKnownError(
+        await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': token }),
+        'UNPARSABLE_ADMIN_ACCESS_TOKEN',
+        401,
+      );
     }
   });
 
   it('verifies with the key its kid names, never another generation of the keyring (kid of another key)', async () => {
-    const [older, newer] = [{ generation: 1, seed: randomBytes(32), createdAt: new Date(Date.now() - 7_200_000) }, { generation: 2, seed: randomBytes(32), createdAt: new Date() }];
+    const [older, newer] = [
+      { generation: 1, seed: randomBytes(32), createdAt: new Date(Date.now() - 7_200_000) },
+      { generation: 2, seed: randomBytes(32), createdAt: new Date() },
+    ];
     const keyring = new Keyring([older, newer]);
-    const claims: Omit<AccessTokenClaims, 'iat' | 'exp'> = { sub: 'u', iss: 'i', aud: 'p', project_id: 'p', branch_id: 'main', refresh_token_id: 'r', role: 'authenticated', name: null, email: null, email_verified: false, selected_team_id: null, is_anonymous: false };
+    const claims: Omit<AccessTokenClaims, 'iat' | 'exp'> = {
+      sub: 'u',
+      iss: 'i',
+      aud: 'p',
+      project_id: 'p',
+      branch_id: 'main',
+      refresh_token_id: 'r',
+      role: 'authenticated',
+      name: null,
+      email: null,
+      email_verified: false,
+      selected_team_id: null,
+      is_anonymous: false,
+    };
     const signWith = async (gen: typeof older, kid: string) => {
       const jwk = { ...deriveProjectKey(gen.seed, 'p', gen.generation).publicJwk, d: deriveProjectScalar(gen.seed, 'p', gen.generation).toString('base64url') };
-      const token = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' }).setIssuedAt().setExpirationTime('10m').sign((await importJWK(jwk, 'ES256')) as CryptoKey);
+      const token = await new SignJWT({ ...claims })
+        .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .sign((await importJWK(jwk, 'ES256')) as CryptoKey);
       const [h, p, s] = token.split('.') as [string, string, string];
       return `${h}.${p}.${toLowS(Buffer.from(s, 'base64url')).toString('base64url')}`;
     };
@@ -218,7 +271,6 @@ describe('access tokens: what the JWT tests do not already cover', () => {
       await expect(keyring.verify(token)).rejects.toBeInstanceOf(TokenVerificationError);
     }
   });
-
 });
 
 /** Bits of a random string: its length times log2 of the alphabet it draws from. */
@@ -266,7 +318,15 @@ describe('entropy of codes and tokens', () => {
     const project = await newProject();
     const team = await h.post('/teams', { display_name: 'T' }, project.server());
     for (let i = 0; i < 5; i++) {
-      expect((await h.post('/team-invitations/send-code', { email: h.uniqueEmail('invitee'), team_id: team.body.id, callback_url: 'http://localhost:3000/accept' }, project.server())).status).toBe(200);
+      expect(
+        (
+          await h.post(
+            '/team-invitations/send-code',
+            { email: h.uniqueEmail('invitee'), team_id: team.body.id, callback_url: 'http://localhost:3000/accept' },
+            project.server(),
+          )
+        ).status,
+      ).toBe(200);
     }
     const outbox = await outboxTexts(h, await tenancyId(project.id));
     const codes = outbox.map((text) => /[?&]code=([^&\s]+)/.exec(text)?.[1]).filter((c): c is string => !!c);
@@ -285,7 +345,11 @@ describe('entropy of one-time codes', () => {
     const project = await newProject({ magic_link_enabled: true });
     const nonces: string[] = [];
     for (let i = 0; i < 40; i++) {
-      const sent = await h.post('/auth/otp/send-sign-in-code', { email: h.uniqueEmail('otp'), callback_url: 'http://localhost:3000/handler/magic-link-callback' }, project.client());
+      const sent = await h.post(
+        '/auth/otp/send-sign-in-code',
+        { email: h.uniqueEmail('otp'), callback_url: 'http://localhost:3000/handler/magic-link-callback' },
+        project.client(),
+      );
       expect(sent.status).toBe(200);
       nonces.push(sent.body.nonce);
     }
@@ -306,7 +370,8 @@ describe('the end of sessions', () => {
     const user = await h.signUpUser(project);
     const second = await signIn(project, user.email, user.password);
     expect((await h.del(`/users/${user.userId}`, project.server())).status).toBe(200);
-    for (const token of [user.refreshToken, second.body.refresh_token]) expectKnownError(await refresh(project, token), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
+    for (const token of [user.refreshToken, second.body.refresh_token])
+      expectKnownError(await refresh(project, token), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
     for (const token of [user.accessToken, second.body.access_token]) expect((await me(project, token)).status).toBe(401);
   });
 
@@ -315,7 +380,8 @@ describe('the end of sessions', () => {
     const user = await h.signUpUser(project);
     const second = await signIn(project, user.email, user.password);
     expect((await h.patch(`/users/${user.userId}`, { password: 'a-brand-new-password' }, project.server())).status).toBe(200);
-    for (const token of [user.refreshToken, second.body.refresh_token]) expectKnownError(await refresh(project, token), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
+    for (const token of [user.refreshToken, second.body.refresh_token])
+      expectKnownError(await refresh(project, token), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
     for (const token of [user.accessToken, second.body.access_token]) expect((await me(project, token)).status).toBe(401);
     // Only the new password signs in.
     expectKnownError(await signIn(project, user.email, user.password), 'EMAIL_PASSWORD_MISMATCH', 400);
@@ -334,7 +400,15 @@ describe('secrets at rest', () => {
       allow_team_api_keys: true,
       magic_link_enabled: true,
       oauth_providers: [{ id: 'github', enabled: true, type: 'standard', client_id: `client-id-${marker}`, client_secret: oauthSecret }],
-      email_config: { type: 'standard', host: 'smtp.example.com', port: 587, username: 'mailer', password: smtpPassword, sender_name: 'Latch', sender_email: 'noreply@example.com' },
+      email_config: {
+        type: 'standard',
+        host: 'smtp.example.com',
+        port: 587,
+        username: 'mailer',
+        password: smtpPassword,
+        sender_name: 'Latch',
+        sender_email: 'noreply@example.com',
+      },
     });
     // Secrets are write-only: not even the admin view hands them back (issue 13 item 5).
     const config = await h.get('/internal/config', project.admin());
@@ -350,16 +424,32 @@ describe('secrets at rest', () => {
     const team = await h.post('/teams', { display_name: 'Secret team', creator_user_id: user.userId }, project.server());
     const userKey = await h.post('/user-api-keys', { user_id: user.userId, description: 'k' }, project.server());
     const teamKey = await h.post('/team-api-keys', { team_id: team.body.id, description: 'k' }, project.server());
-    const keySet = await h.post('/internal/api-keys', { description: 'more', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: true }, project.ownerAdmin());
+    const keySet = await h.post(
+      '/internal/api-keys',
+      { description: 'more', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: true },
+      project.ownerAdmin(),
+    );
     expect([signedIn.status, serverSession.status, userKey.status, teamKey.status, keySet.status]).toEqual([200, 201, 201, 201, 201]);
-    expect((await h.post('/team-invitations/send-code', { email: h.uniqueEmail('invitee'), team_id: team.body.id, callback_url: 'http://localhost:3000/accept' }, project.server())).status).toBe(200);
+    expect(
+      (
+        await h.post(
+          '/team-invitations/send-code',
+          { email: h.uniqueEmail('invitee'), team_id: team.body.id, callback_url: 'http://localhost:3000/accept' },
+          project.server(),
+        )
+      ).status,
+    ).toBe(200);
     const outbox = await outboxTexts(h, await tenancyId(project.id));
     const invitationCode = outbox.map((text) => /[?&]code=([^&\s]+)/.exec(text)?.[1]).find(Boolean);
     expect(invitationCode).toBeDefined();
     // A one-time sign-in code: the 6 characters a person types, which with the nonce the requester
     // holds sign in (so anyone who can read the table and ask for a code could sign in as anyone).
     const otpEmail = h.uniqueEmail('otp');
-    const otpSent = await h.post('/auth/otp/send-sign-in-code', { email: otpEmail, callback_url: 'http://localhost:3000/handler/magic-link-callback' }, project.client());
+    const otpSent = await h.post(
+      '/auth/otp/send-sign-in-code',
+      { email: otpEmail, callback_url: 'http://localhost:3000/handler/magic-link-callback' },
+      project.client(),
+    );
     expect(otpSent.status).toBe(200);
     const otpText = (await outboxTexts(h, await tenancyId(project.id))).find((text) => text.includes(otpSent.body.nonce));
     const otp = otpText && /\?code=([A-HJ-NP-Z2-9]{6})/.exec(otpText)?.[1];
@@ -391,8 +481,12 @@ describe('secrets at rest', () => {
 
     // Every table of the schema, every row, as JSON text.
     const db = h.latch.deps.db;
-    const tables = await sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(db);
-    expect(tables.rows.map((t) => t.table_name)).toEqual(expect.arrayContaining(['api_key_sets', 'sessions', 'users', 'user_team_api_keys', 'verification_codes', 'projects', 'signing_key_generations']));
+    const tables = await sql<{
+      table_name: string;
+    }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(db);
+    expect(tables.rows.map((t) => t.table_name)).toEqual(
+      expect.arrayContaining(['api_key_sets', 'sessions', 'users', 'user_team_api_keys', 'verification_codes', 'projects', 'signing_key_generations']),
+    );
     const leaks: string[] = [];
     for (const { table_name: table } of tables.rows) {
       const rows = await sql<{ row: string }>`SELECT row_to_json(t)::text AS row FROM ${sql.table(table)} t`.execute(db);
@@ -406,10 +500,16 @@ describe('secrets at rest', () => {
 
     // And the stored forms are the expected ones: argon2id, SHA-256 hex, AES-GCM envelopes.
     const tenancy = await tenancyId(project.id);
-    const userRow = await db.selectFrom('users').select(['password_hash', 'totp_secret_encrypted']).where('tenancy_id', '=', tenancy).where('id', '=', user.userId).executeTakeFirstOrThrow();
+    const userRow = await db
+      .selectFrom('users')
+      .select(['password_hash', 'totp_secret_encrypted'])
+      .where('tenancy_id', '=', tenancy)
+      .where('id', '=', user.userId)
+      .executeTakeFirstOrThrow();
     expect(userRow.password_hash).toMatch(/^\$argon2id\$/);
     expect(userRow.totp_secret_encrypted).toMatch(/^v1\./);
-    for (const row of await db.selectFrom('sessions').select('refresh_token_hash').where('tenancy_id', '=', tenancy).execute()) expect(row.refresh_token_hash).toMatch(/^[0-9a-f]{64}$/);
+    for (const row of await db.selectFrom('sessions').select('refresh_token_hash').where('tenancy_id', '=', tenancy).execute())
+      expect(row.refresh_token_hash).toMatch(/^[0-9a-f]{64}$/);
     for (const row of await db.selectFrom('signing_key_generations').select('seed_encrypted').execute()) expect(row.seed_encrypted).toMatch(/^v1\./);
     const projectRow = await db.selectFrom('projects').select('config').where('id', '=', project.id).executeTakeFirstOrThrow();
     const stored = projectRow.config as { oauth_providers?: { client_secret?: string }[]; email_config?: { password?: string } };

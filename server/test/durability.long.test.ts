@@ -128,7 +128,11 @@ function freshDataDir(): string {
 
 type Headers_ = Record<string, string>;
 
-async function call(base: string, pathname: string, options: { method?: string; headers?: Headers_; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+async function call(
+  base: string,
+  pathname: string,
+  options: { method?: string; headers?: Headers_; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${base}/api/v1${pathname}`, {
     method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
     headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
@@ -149,9 +153,15 @@ interface Project {
 /** An owner, a project and its keys, over HTTP. */
 async function setUpProject(base: string): Promise<Project> {
   const internal = { 'x-latch-project-id': 'internal', 'x-latch-access-type': 'client' };
-  const owner = await call(base, '/auth/password/sign-up', { headers: internal, body: { email: `owner-${randomBytes(4).toString('hex')}@example.com`, password: 'owner-password-1' } });
+  const owner = await call(base, '/auth/password/sign-up', {
+    headers: internal,
+    body: { email: `owner-${randomBytes(4).toString('hex')}@example.com`, password: 'owner-password-1' },
+  });
   expect(owner.status).toBe(200);
-  const project = await call(base, '/internal/projects', { headers: { ...internal, 'x-latch-access-token': owner.body.access_token }, body: { display_name: 'Durability' } });
+  const project = await call(base, '/internal/projects', {
+    headers: { ...internal, 'x-latch-access-token': owner.body.access_token },
+    body: { display_name: 'Durability' },
+  });
   expect(project.status).toBe(201);
   const id = project.body.id as string;
   const keys = await call(base, '/internal/api-keys', {
@@ -161,7 +171,12 @@ async function setUpProject(base: string): Promise<Project> {
   expect(keys.status).toBe(201);
   return {
     id,
-    client: (accessToken) => ({ 'x-latch-project-id': id, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': keys.body.publishable_client_key, ...(accessToken ? { 'x-latch-access-token': accessToken } : {}) }),
+    client: (accessToken) => ({
+      'x-latch-project-id': id,
+      'x-latch-access-type': 'client',
+      'x-latch-publishable-client-key': keys.body.publishable_client_key,
+      ...(accessToken ? { 'x-latch-access-token': accessToken } : {}),
+    }),
     server: () => ({ 'x-latch-project-id': id, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': keys.body.secret_server_key }),
     admin: () => ({ 'x-latch-project-id': id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.body.access_token }),
   };
@@ -174,7 +189,8 @@ async function listEmails(base: string, project: Project): Promise<Map<string, {
   do {
     const page = await call(base, `/internal/emails?limit=500${cursor ? `&cursor=${cursor}` : ''}`, { headers: project.admin() });
     expect(page.status, JSON.stringify(page.body)).toBe(200);
-    for (const item of page.body.items as { to: string; state: string; attempts: number }[]) emails.set(item.to, { state: item.state, attempts: item.attempts });
+    for (const item of page.body.items as { to: string; state: string; attempts: number }[])
+      emails.set(item.to, { state: item.state, attempts: item.attempts });
     cursor = page.body.pagination.next_cursor as string | null;
   } while (cursor);
   return emails;
@@ -207,7 +223,10 @@ async function killDuringSignUps(database: Record<string, string>) {
       // costs CPU that the sign-up count above should not lose).
       const mailed = n % 8 === 0;
       try {
-        const res = await call(base, '/auth/password/sign-up', { headers: project.client(), body: { email, password, ...(mailed ? { verification_callback_url: 'http://localhost:3000/handler/email-verification' } : {}) } });
+        const res = await call(base, '/auth/password/sign-up', {
+          headers: project.client(),
+          body: { email, password, ...(mailed ? { verification_callback_url: 'http://localhost:3000/handler/email-verification' } : {}) },
+        });
         if (res.status === 200) answered.push({ email, userId: res.body.user_id, mailed });
         else throw new Error(`sign-up answered ${res.status} ${JSON.stringify(res.body)} before the kill`);
       } catch (error) {
@@ -236,7 +255,12 @@ async function killDuringSignUps(database: Record<string, string>) {
     expect(users.status).toBe(200);
     const items = users.body.items as { id: string; primary_email: string | null; auth_with_email: boolean; has_password: boolean }[];
     expect(items.length).toBeGreaterThanOrEqual(answered.length);
-    for (const user of items) expect({ email: typeof user.primary_email, auth: user.auth_with_email, password: user.has_password }, user.id).toEqual({ email: 'string', auth: true, password: true });
+    for (const user of items)
+      expect({ email: typeof user.primary_email, auth: user.auth_with_email, password: user.has_password }, user.id).toEqual({
+        email: 'string',
+        auth: true,
+        password: true,
+      });
 
     // No job lost: every answered sign-up that asked for an email has it, and the worker settles
     // them (no SMTP server here: not-delivered), all but those whose lease the kill cut off.
@@ -279,12 +303,16 @@ async function killDuringSignUps(database: Record<string, string>) {
 describe('kill -9 during a sign-up load', () => {
   it.skipIf(!postgresUp)('PostgreSQL: every answered sign-up survives, nothing is half-written', { timeout: 180_000 }, async () => {
     const result = await killDuringSignUps({ DATABASE_URL: await freshPostgresDatabase() });
-    console.info(`[durability] PostgreSQL: ${result.answered} sign-ups answered before kill -9 (${result.mailed} with an email job), ${result.cutOff} cut off, ${result.stored} users after restart`);
+    console.info(
+      `[durability] PostgreSQL: ${result.answered} sign-ups answered before kill -9 (${result.mailed} with an email job), ${result.cutOff} cut off, ${result.stored} users after restart`,
+    );
   });
 
   it('PGlite on disk: every answered sign-up survives, nothing is half-written', { timeout: 180_000 }, async () => {
     const result = await killDuringSignUps({ DATABASE_URL: '', LATCH_DATA_DIR: freshDataDir() });
-    console.info(`[durability] PGlite: ${result.answered} sign-ups answered before kill -9 (${result.mailed} with an email job), ${result.cutOff} cut off, ${result.stored} users after restart`);
+    console.info(
+      `[durability] PGlite: ${result.answered} sign-ups answered before kill -9 (${result.mailed} with an email job), ${result.cutOff} cut off, ${result.stored} users after restart`,
+    );
   });
 });
 
@@ -299,11 +327,16 @@ describe('soak', () => {
     const server = await startServer(env);
     try {
       const project = await setUpProject(server.url);
-      const users = await Promise.all(Array.from({ length: 10 }, async (_, i) => {
-        const res = await call(server.url, '/auth/password/sign-up', { headers: project.client(), body: { email: `soak-${i}-${randomBytes(3).toString('hex')}@example.com`, password: 'soak-password-1' } });
-        expect(res.status).toBe(200);
-        return { accessToken: res.body.access_token as string, refreshToken: res.body.refresh_token as string };
-      }));
+      const users = await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const res = await call(server.url, '/auth/password/sign-up', {
+            headers: project.client(),
+            body: { email: `soak-${i}-${randomBytes(3).toString('hex')}@example.com`, password: 'soak-password-1' },
+          });
+          expect(res.status).toBe(200);
+          return { accessToken: res.body.access_token as string, refreshToken: res.body.refresh_token as string };
+        }),
+      );
       let n = 0;
       // The mix: reads of the signed-in user, refreshes, and server-side user lists. Each user
       // refreshes every 100 requests and uses its new access token, as a client does: the soak
@@ -311,11 +344,15 @@ describe('soak', () => {
       const one = async (stats: Sampled) => {
         const i = n++;
         const user = users[Math.floor(i / 10) % users.length]!;
-        const res = i % 10 === 0
-          ? await call(server.url, '/auth/sessions/current/refresh', { headers: { ...project.client(), 'x-latch-refresh-token': user.refreshToken }, body: {} })
-          : i % 10 === 1
-            ? await call(server.url, '/users?limit=20', { headers: project.server() })
-            : await call(server.url, '/users/me', { headers: project.client(user.accessToken) });
+        const res =
+          i % 10 === 0
+            ? await call(server.url, '/auth/sessions/current/refresh', {
+                headers: { ...project.client(), 'x-latch-refresh-token': user.refreshToken },
+                body: {},
+              })
+            : i % 10 === 1
+              ? await call(server.url, '/users?limit=20', { headers: project.server() })
+              : await call(server.url, '/users/me', { headers: project.client(user.accessToken) });
         stats.requests++;
         if (res.status !== 200) stats.errors.push(`${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
         else if (i % 10 === 0) user.accessToken = res.body.access_token as string;
@@ -324,9 +361,11 @@ describe('soak', () => {
       // Maximum: closed loop, 32 in flight, 5 s.
       const max: Sampled = { requests: 0, errors: [] };
       const until = Date.now() + 5000;
-      await Promise.all(Array.from({ length: 32 }, async () => {
-        while (Date.now() < until) await one(max);
-      }));
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (Date.now() < until) await one(max);
+        }),
+      );
       expect(max.errors).toEqual([]);
       const maxRate = max.requests / 5;
       const rate = maxRate / 2;
@@ -337,10 +376,13 @@ describe('soak', () => {
       const started = Date.now();
       const end = started + SOAK_SECONDS * 1000;
       const sampler = setInterval(() => {
-        void fetch(`${server.url}/metrics`).then((r) => r.text()).then((text) => {
-          const match = /latch_process_resident_memory_bytes (\d+)/.exec(text);
-          if (match) rss.push({ at: Date.now() - started, bytes: Number(match[1]) });
-        }).catch((error: unknown) => soak.errors.push(`metrics: ${String(error)}`));
+        void fetch(`${server.url}/metrics`)
+          .then((r) => r.text())
+          .then((text) => {
+            const match = /latch_process_resident_memory_bytes (\d+)/.exec(text);
+            if (match) rss.push({ at: Date.now() - started, bytes: Number(match[1]) });
+          })
+          .catch((error: unknown) => soak.errors.push(`metrics: ${String(error)}`));
       }, 5000);
       const pending = new Set<Promise<void>>();
       let sent = 0;
@@ -349,7 +391,14 @@ describe('soak', () => {
         while (sent < due) {
           sent++;
           // The cause says which: refused, reset, or timed out (fetch only says "fetch failed").
-          const p = one(soak).catch((error: unknown) => void soak.errors.push(`${String(error)} ${String((error as { cause?: { code?: string; message?: string } }).cause?.code ?? (error as { cause?: { message?: string } }).cause?.message ?? '')} (in flight: ${pending.size})`)).finally(() => pending.delete(p));
+          const p = one(soak)
+            .catch(
+              (error: unknown) =>
+                void soak.errors.push(
+                  `${String(error)} ${String((error as { cause?: { code?: string; message?: string } }).cause?.code ?? (error as { cause?: { message?: string } }).cause?.message ?? '')} (in flight: ${pending.size})`,
+                ),
+            )
+            .finally(() => pending.delete(p));
           pending.add(p);
         }
         await sleep(5);
@@ -363,7 +412,9 @@ describe('soak', () => {
       const middle = peak(third, 2 * third);
       const last = peak(2 * third, Infinity);
       const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
-      console.info(`[soak] max ${maxRate.toFixed(0)} req/s; ${soak.requests} requests at ${rate.toFixed(0)} req/s over ${SOAK_SECONDS} s, ${soak.errors.length} errors; RSS peak by third (after a 30 s warm-up): ${mb(first)}, ${mb(middle)}, ${mb(last)} MB`);
+      console.info(
+        `[soak] max ${maxRate.toFixed(0)} req/s; ${soak.requests} requests at ${rate.toFixed(0)} req/s over ${SOAK_SECONDS} s, ${soak.errors.length} errors; RSS peak by third (after a 30 s warm-up): ${mb(first)}, ${mb(middle)}, ${mb(last)} MB`,
+      );
       expect(soak.errors.slice(0, 20)).toEqual([]);
       expect(soak.requests).toBeGreaterThan(rate * SOAK_SECONDS * 0.9);
       for (const value of [first, middle, last]) expect(value).toBeGreaterThan(0);

@@ -48,7 +48,12 @@ function expectRateLimited(res: ApiResponse): void {
  * resolves with their statuses and Retry-After headers. A child, so that the flood's client side
  * neither shares the server's event loop nor queues B's requests behind A's in one HTTP client.
  */
-function floodSignUps(url: string, headers: Headers_, count: number, ipPrefix: string): Promise<{ status: number; code: string | null; retryAfter: string | null }[]> {
+function floodSignUps(
+  url: string,
+  headers: Headers_,
+  count: number,
+  ipPrefix: string,
+): Promise<{ status: number; code: string | null; retryAfter: string | null }[]> {
   const script = `
     const http = require('node:http');
     const [url, headersJson, count, prefix] = process.argv.slice(1);
@@ -90,7 +95,7 @@ function percentile(values: number[], p: number): number {
 }
 
 describe('a sign-up flood on one project', () => {
-  it('leaves another project\'s sign-in p99 under 1 s (or 4× its own pace on a loaded machine), and the flood\'s excess gets RATE_LIMITED fast', async () => {
+  it("leaves another project's sign-in p99 under 1 s (or 4× its own pace on a loaded machine), and the flood's excess gets RATE_LIMITED fast", async () => {
     const [a, b] = await Promise.all([h.createProject({ owner }), h.createProject({ owner })]);
     const bUser = await h.signUpUser(b);
     const signInB = () => h.post('/auth/password/sign-in', { email: bUser.email, password: bUser.password }, fromIp(freshIp(), b.client()));
@@ -126,7 +131,10 @@ describe('a sign-up flood on one project', () => {
     // The flood really competed with B, and was partly served, partly refused at once.
     expect(duringFlood).toBeGreaterThanOrEqual(3);
     const statuses = results.map((r) => r.status);
-    expect(statuses.every((s) => s === 200 || s === 429), JSON.stringify([...new Set(statuses)])).toBe(true);
+    expect(
+      statuses.every((s) => s === 200 || s === 429),
+      JSON.stringify([...new Set(statuses)]),
+    ).toBe(true);
     const refused = results.filter((r) => r.status === 429);
     expect(refused.length).toBeGreaterThan(0);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
@@ -139,7 +147,10 @@ describe('a sign-up flood on one project', () => {
     // is slow, the bound scales with B's own pace: without fairness B waited for A's whole queue
     // (28 s in the report), far beyond either.
     const bound = Math.max(1000, 4 * percentile(alone, 99));
-    expect(percentile(bMillis, 99), `B's sign-ins during the flood (ms): ${bMillis.map(Math.round).join(', ')}; alone: ${alone.map(Math.round).join(', ')}`).toBeLessThan(bound);
+    expect(
+      percentile(bMillis, 99),
+      `B's sign-ins during the flood (ms): ${bMillis.map(Math.round).join(', ')}; alone: ${alone.map(Math.round).join(', ')}`,
+    ).toBeLessThan(bound);
   }, 180_000);
 });
 
@@ -152,7 +163,11 @@ describe('per-IP limits on every call that hashes a password', () => {
     const email = (await h.get('/users/me', project.client(signUp.body.access_token))).body.primary_email as string;
     const signIn = await h.post('/auth/password/sign-in', { email, password: 'first-password-1' }, fromIp(ip, project.client()));
     expect(signIn.status).toBe(200);
-    const update = await h.post('/auth/password/update', { old_password: 'first-password-1', new_password: 'second-password-2' }, fromIp(ip, project.client(signIn.body.access_token)));
+    const update = await h.post(
+      '/auth/password/update',
+      { old_password: 'first-password-1', new_password: 'second-password-2' },
+      fromIp(ip, project.client(signIn.body.access_token)),
+    );
     expect(update.status).toBe(200);
     const created = await h.post('/users', { primary_email: h.uniqueEmail(), password: 'server-password-1' }, fromIp(ip, project.server()));
     expect(created.status).toBe(201);
@@ -185,7 +200,8 @@ describe('tRPC batches', () => {
     const body = Object.fromEntries(Array.from({ length: count }, (_, i) => [String(i), { email: h.uniqueEmail(`batch${i}`), password: 'batch-password-1' }]));
     return h.call(`/api/trpc/${paths}?batch=1`, { method: 'POST', body, headers: fromIp(ip, project.client()) });
   };
-  const userCount = async (project: ProjectFixture) => ((await h.get('/users?limit=200&include_anonymous=true', project.server())).body.items as unknown[]).length;
+  const userCount = async (project: ProjectFixture) =>
+    ((await h.get('/users?limit=200&include_anonymous=true', project.server())).body.items as unknown[]).length;
 
   it('of more than 10 calls are refused whole with SCHEMA_ERROR before any call runs', async () => {
     const project = await h.createProject({ owner });

@@ -161,7 +161,11 @@ export async function startHarness(envOverrides: TestEnvOverrides = {}): Promise
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
-    const url = path.startsWith('http') ? path : path.startsWith('/api') || path.startsWith('/health') || path.startsWith('/metrics') ? `${latch.url}${path}` : `${base}${path}`;
+    const url = path.startsWith('http')
+      ? path
+      : path.startsWith('/api') || path.startsWith('/health') || path.startsWith('/metrics')
+        ? `${latch.url}${path}`
+        : `${base}${path}`;
     const response = await fetch(url, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
     const text = await response.text();
     let parsed: unknown = text;
@@ -175,7 +179,11 @@ export async function startHarness(envOverrides: TestEnvOverrides = {}): Promise
 
   let counter = 0;
   const uniqueEmail = (prefix = 'user') => `${prefix}-${Date.now().toString(36)}-${++counter}-${randomUUID().slice(0, 6)}@example.com`;
-  const internalClient = (accessToken?: string): Headers_ => ({ 'x-latch-project-id': 'internal', 'x-latch-access-type': 'client', 'x-latch-access-token': accessToken });
+  const internalClient = (accessToken?: string): Headers_ => ({
+    'x-latch-project-id': 'internal',
+    'x-latch-access-type': 'client',
+    'x-latch-access-token': accessToken,
+  });
 
   const harness: Harness = {
     url: latch.url,
@@ -189,13 +197,19 @@ export async function startHarness(envOverrides: TestEnvOverrides = {}): Promise
     internalClient,
     uniqueEmail,
     async signUpOwner(email = uniqueEmail('owner')) {
-      const res = await call<{ user_id: string; access_token: string; refresh_token: string }>('/auth/password/sign-up', { body: { email, password: 'owner-password-1' }, headers: internalClient() });
+      const res = await call<{ user_id: string; access_token: string; refresh_token: string }>('/auth/password/sign-up', {
+        body: { email, password: 'owner-password-1' },
+        headers: internalClient(),
+      });
       if (res.status !== 200) throw new Error(`owner sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
       return { userId: res.body.user_id, email, accessToken: res.body.access_token, refreshToken: res.body.refresh_token };
     },
     async createProject(options = {}) {
       const owner = options.owner ?? (await harness.signUpOwner());
-      const created = await call<{ id: string }>('/internal/projects', { body: { display_name: options.displayName ?? 'Test project', ...(options.config ? { config: options.config } : {}) }, headers: internalClient(owner.accessToken) });
+      const created = await call<{ id: string }>('/internal/projects', {
+        body: { display_name: options.displayName ?? 'Test project', ...(options.config ? { config: options.config } : {}) },
+        headers: internalClient(owner.accessToken),
+      });
       if (created.status !== 201) throw new Error(`project creation failed: ${created.status} ${JSON.stringify(created.body)}`);
       const id = created.body.id;
       const ownerAdmin = (): Headers_ => ({ 'x-latch-project-id': id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.accessToken });
@@ -211,8 +225,18 @@ export async function startHarness(envOverrides: TestEnvOverrides = {}): Promise
         publishableClientKey: pck,
         secretServerKey: ssk,
         superSecretAdminKey: sak,
-        client: (accessToken) => ({ 'x-latch-project-id': id, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': pck, 'x-latch-access-token': accessToken }),
-        server: (accessToken) => ({ 'x-latch-project-id': id, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': ssk, 'x-latch-access-token': accessToken }),
+        client: (accessToken) => ({
+          'x-latch-project-id': id,
+          'x-latch-access-type': 'client',
+          'x-latch-publishable-client-key': pck,
+          'x-latch-access-token': accessToken,
+        }),
+        server: (accessToken) => ({
+          'x-latch-project-id': id,
+          'x-latch-access-type': 'server',
+          'x-latch-secret-server-key': ssk,
+          'x-latch-access-token': accessToken,
+        }),
         admin: () => ({ 'x-latch-project-id': id, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': sak }),
         ownerAdmin,
       };
@@ -220,7 +244,10 @@ export async function startHarness(envOverrides: TestEnvOverrides = {}): Promise
     async signUpUser(project, options = {}) {
       const email = options.email ?? uniqueEmail();
       const password = options.password ?? 'correct-horse-battery';
-      const res = await call<{ user_id: string; access_token: string; refresh_token: string }>('/auth/password/sign-up', { body: { email, password }, headers: project.client() });
+      const res = await call<{ user_id: string; access_token: string; refresh_token: string }>('/auth/password/sign-up', {
+        body: { email, password },
+        headers: project.client(),
+      });
       if (res.status !== 200) throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
       return { userId: res.body.user_id, email, password, accessToken: res.body.access_token, refreshToken: res.body.refresh_token };
     },
@@ -263,5 +290,8 @@ export function useFixture<T extends object>(start: () => Promise<T>, stop: (fix
 
 /** One harness for the whole test file (see useFixture): `const h = useHarness();`. */
 export function useHarness(envOverrides: TestEnvOverrides = {}): Harness {
-  return useFixture(() => startHarness(envOverrides), (harness) => harness.close());
+  return useFixture(
+    () => startHarness(envOverrides),
+    (harness) => harness.close(),
+  );
 }

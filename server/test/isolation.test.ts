@@ -107,20 +107,30 @@ function operations(): Operation[] {
 /** The id of A's data a parameter names; some names mean different things under different paths. */
 function valueOfA(path: string, name: string): string | undefined {
   switch (name) {
-    case 'user_id': return U1.userId;
-    case 'team_id': return t1;
-    case 'project_id': return A.id;
-    case 'id': return u1SessionId;
-    case 'invitation_id': return invitationId;
-    case 'contact_channel_id': return u1ChannelId;
-    case 'email_id': return aEmailId;
-    case 'query': return U1.email;
+    case 'user_id':
+      return U1.userId;
+    case 'team_id':
+      return t1;
+    case 'project_id':
+      return A.id;
+    case 'id':
+      return u1SessionId;
+    case 'invitation_id':
+      return invitationId;
+    case 'contact_channel_id':
+      return u1ChannelId;
+    case 'email_id':
+      return aEmailId;
+    case 'query':
+      return U1.email;
     case 'api_key_id':
       if (path.startsWith('/user-api-keys')) return u1ApiKey.id;
       if (path.startsWith('/team-api-keys')) return t1ApiKey.id;
       return aKeySetId;
-    case 'permission_id': return path.startsWith('/team-') ? TEAM_PERMISSION : PROJECT_PERMISSION;
-    default: return undefined;
+    case 'permission_id':
+      return path.startsWith('/team-') ? TEAM_PERMISSION : PROJECT_PERMISSION;
+    default:
+      return undefined;
   }
 }
 
@@ -134,7 +144,12 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   // present it to A with A's publishable key (which is public by design).
   'POST /auth/oauth/token': (c) => {
     const secret = c.publishableKey ?? (c.scope === 'foreign' ? A.publishableClientKey : undefined);
-    return { grant_type: 'refresh_token', refresh_token: c.refreshToken ?? BU.refreshToken, client_id: c.projectId ?? A.id, ...(secret ? { client_secret: secret } : {}) };
+    return {
+      grant_type: 'refresh_token',
+      refresh_token: c.refreshToken ?? BU.refreshToken,
+      client_id: c.projectId ?? A.id,
+      ...(secret ? { client_secret: secret } : {}),
+    };
   },
   'POST /internal/api-keys': () => ({ description: 'probe', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: true }),
   'PATCH /internal/api-keys/{api_key_id}': () => ({ description: 'pwned', revoked: true }),
@@ -176,7 +191,18 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'POST /auth/otp/send-sign-in-code': () => ({ email: h.uniqueEmail('probe'), callback_url: 'http://localhost:3000/handler/magic-link-callback' }),
   'POST /contact-channels/send-verification-code': () => ({ email: U1.email, callback_url: 'http://localhost:3000/handler/email-verification' }),
   'POST /internal/send-sign-in-invitation': () => ({ email: h.uniqueEmail('probe'), callback_url: 'http://localhost:3000/handler/sign-in' }),
-  'POST /internal/send-test-email': () => ({ recipient_email: h.uniqueEmail('probe'), email_config: { type: 'standard', host: '127.0.0.1', port: 1, username: 'probe', password: 'probe', sender_name: 'Probe', sender_email: 'probe@example.com' } }),
+  'POST /internal/send-test-email': () => ({
+    recipient_email: h.uniqueEmail('probe'),
+    email_config: {
+      type: 'standard',
+      host: '127.0.0.1',
+      port: 1,
+      username: 'probe',
+      password: 'probe',
+      sender_name: 'Probe',
+      sender_email: 'probe@example.com',
+    },
+  }),
 };
 
 function buildRequest(op: Operation, caller: Caller): { url: string; options: CallOptions } {
@@ -204,7 +230,13 @@ function scanText(res: ApiResponse): string {
 }
 
 function requestText(sent: Pick<Sent, 'url' | 'options'>): string {
-  return [sent.url, decodeURIComponent(sent.url), JSON.stringify(sent.options.body ?? null), JSON.stringify(sent.options.form ?? null), JSON.stringify(sent.options.headers ?? {})].join('\n');
+  return [
+    sent.url,
+    decodeURIComponent(sent.url),
+    JSON.stringify(sent.options.body ?? null),
+    JSON.stringify(sent.options.form ?? null),
+    JSON.stringify(sent.options.headers ?? {}),
+  ].join('\n');
 }
 
 /** Every problem with one response; an empty list when it is as it must be. */
@@ -220,7 +252,8 @@ function judge(sent: Sent): string[] {
     const catalogued = body?.code ? knownErrorsByCode.get(body.code) : undefined;
     if (!catalogued) problems.push(`uncatalogued error: ${where}`);
     else if (catalogued.status !== res.status) problems.push(`status ${res.status} is not the catalogue's ${catalogued.status}: ${where}`);
-    if (res.headers.get('x-latch-known-error') !== body?.code) problems.push(`x-latch-known-error ${res.headers.get('x-latch-known-error')} ≠ body code: ${where}`);
+    if (res.headers.get('x-latch-known-error') !== body?.code)
+      problems.push(`x-latch-known-error ${res.headers.get('x-latch-known-error')} ≠ body code: ${where}`);
     if (body && Object.keys(body).some((k) => !['code', 'details', 'error'].includes(k))) problems.push(`error body has extra keys: ${where}`);
     // An error may echo what the caller sent, nothing more of A.
     for (const secret of caller.secrets) if (scanned.includes(secret) && !request.includes(secret)) problems.push(`error reveals ${secret}: ${where}`);
@@ -229,7 +262,8 @@ function judge(sent: Sent): string[] {
     if (caller.scope === 'foreign' && !PUBLIC_OPERATIONS.has(op.key)) problems.push(`foreign credential succeeded: ${where}`);
     if (caller.scope === 'own' && op.method !== 'GET' && referencesA) problems.push(`a change aimed at A's data succeeded: ${where}`);
     // A public operation may echo what the caller named (a project's JWKS names its project in each kid).
-    for (const secret of caller.secrets) if (scanned.includes(secret) && !(PUBLIC_OPERATIONS.has(op.key) && request.includes(secret))) problems.push(`response contains ${secret}: ${where}`);
+    for (const secret of caller.secrets)
+      if (scanned.includes(secret) && !(PUBLIC_OPERATIONS.has(op.key) && request.includes(secret))) problems.push(`response contains ${secret}: ${where}`);
   } else problems.push(`unexpected status: ${where}`);
   return problems;
 }
@@ -276,7 +310,9 @@ async function snapshotA() {
     u1ProjectPermissions: await ok(h.get(`/project-permissions?user_id=${U1.userId}`, A.server()), "read U1's project permissions"),
     u1TeamPermissions: await ok(h.get(`/team-permissions?team_id=${t1}&user_id=${U1.userId}`, A.server()), "read U1's team permissions"),
     u1Channels: await ok(h.get(`/contact-channels?user_id=${U1.userId}`, A.server()), "read U1's contact channels"),
-    emails: (await ok<{ items: { id: string; to: string; subject: string }[] }>(h.get('/internal/emails', A.admin()), "read A's emails")).items.map(({ id, to, subject }) => ({ id, to, subject })),
+    emails: (await ok<{ items: { id: string; to: string; subject: string }[] }>(h.get('/internal/emails', A.admin()), "read A's emails")).items.map(
+      ({ id, to, subject }) => ({ id, to, subject }),
+    ),
   };
 }
 
@@ -290,23 +326,133 @@ function callers(): Caller[] {
   const aKeys = [A.publishableClientKey, A.secretServerKey, A.superSecretAdminKey];
   // What B-side callers must never see of A.
   // U1's team, its key, its invitation, U1's key: ids, names, values and last fours.
-  const ofU1AndT1 = [t1, T1_NAME, t1ApiKey.id, t1ApiKey.value, `"last_four":"${t1ApiKey.value.slice(-4)}"`, u1ApiKey.id, u1ApiKey.value, `"last_four":"${u1ApiKey.value.slice(-4)}"`, invitationId, INVITEE];
-  const ofA = [U1.userId, U1.email, U2.userId, U2.email, u1SessionId, u1ChannelId, aEmailId, A.id, aKeySetId, A.owner.userId, A.owner.email, A_NAME, U1_MARKER, PROJECT_PERMISSION, TEAM_PERMISSION, ...ofU1AndT1, ...lastFours, ...aKeys];
+  const ofU1AndT1 = [
+    t1,
+    T1_NAME,
+    t1ApiKey.id,
+    t1ApiKey.value,
+    `"last_four":"${t1ApiKey.value.slice(-4)}"`,
+    u1ApiKey.id,
+    u1ApiKey.value,
+    `"last_four":"${u1ApiKey.value.slice(-4)}"`,
+    invitationId,
+    INVITEE,
+  ];
+  const ofA = [
+    U1.userId,
+    U1.email,
+    U2.userId,
+    U2.email,
+    u1SessionId,
+    u1ChannelId,
+    aEmailId,
+    A.id,
+    aKeySetId,
+    A.owner.userId,
+    A.owner.email,
+    A_NAME,
+    U1_MARKER,
+    PROJECT_PERMISSION,
+    TEAM_PERMISSION,
+    ...ofU1AndT1,
+    ...lastFours,
+    ...aKeys,
+  ];
   // What U2, a user of A but not of T1, must never see of U1, T1 or A's administration.
-  const ofU1 = [U1.userId, U1.email, u1SessionId, u1ChannelId, aEmailId, U1_MARKER, aKeySetId, A.owner.userId, A.owner.email, ...ofU1AndT1, ...lastFours, A.secretServerKey, A.superSecretAdminKey];
+  const ofU1 = [
+    U1.userId,
+    U1.email,
+    u1SessionId,
+    u1ChannelId,
+    aEmailId,
+    U1_MARKER,
+    aKeySetId,
+    A.owner.userId,
+    A.owner.email,
+    ...ofU1AndT1,
+    ...lastFours,
+    A.secretServerKey,
+    A.superSecretAdminKey,
+  ];
   const onA = { 'x-latch-project-id': A.id };
   return [
     { name: 'no credentials', scope: 'foreign', headers: {}, secrets: ofA, u1Password: U1.password },
-    { name: "B's publishable key on A", scope: 'foreign', headers: { ...onA, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': B.publishableClientKey }, secrets: ofA, projectId: A.id, publishableKey: B.publishableClientKey, refreshToken: BU.refreshToken, u1Password: U1.password },
-    { name: "B's secret key on A", scope: 'foreign', headers: { ...onA, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': B.secretServerKey }, secrets: ofA, projectId: A.id, u1Password: U1.password },
-    { name: "B's admin key on A", scope: 'foreign', headers: { ...onA, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': B.superSecretAdminKey }, secrets: ofA, projectId: A.id, u1Password: U1.password },
-    { name: "B's user token on A", scope: 'foreign', headers: A.client(BU.accessToken), secrets: ofA, projectId: A.id, publishableKey: A.publishableClientKey, refreshToken: BU.refreshToken, u1Password: U1.password },
-    { name: "B's owner as admin of A", scope: 'foreign', headers: { ...onA, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': B.owner.accessToken }, secrets: ofA, projectId: A.id, refreshToken: B.owner.refreshToken, u1Password: U1.password },
-    { name: "B's client (B's user) on B", scope: 'own', headers: B.client(BU.accessToken), secrets: ofA, projectId: B.id, publishableKey: B.publishableClientKey, refreshToken: BU.refreshToken, u1Password: U1.password },
+    {
+      name: "B's publishable key on A",
+      scope: 'foreign',
+      headers: { ...onA, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': B.publishableClientKey },
+      secrets: ofA,
+      projectId: A.id,
+      publishableKey: B.publishableClientKey,
+      refreshToken: BU.refreshToken,
+      u1Password: U1.password,
+    },
+    {
+      name: "B's secret key on A",
+      scope: 'foreign',
+      headers: { ...onA, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': B.secretServerKey },
+      secrets: ofA,
+      projectId: A.id,
+      u1Password: U1.password,
+    },
+    {
+      name: "B's admin key on A",
+      scope: 'foreign',
+      headers: { ...onA, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': B.superSecretAdminKey },
+      secrets: ofA,
+      projectId: A.id,
+      u1Password: U1.password,
+    },
+    {
+      name: "B's user token on A",
+      scope: 'foreign',
+      headers: A.client(BU.accessToken),
+      secrets: ofA,
+      projectId: A.id,
+      publishableKey: A.publishableClientKey,
+      refreshToken: BU.refreshToken,
+      u1Password: U1.password,
+    },
+    {
+      name: "B's owner as admin of A",
+      scope: 'foreign',
+      headers: { ...onA, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': B.owner.accessToken },
+      secrets: ofA,
+      projectId: A.id,
+      refreshToken: B.owner.refreshToken,
+      u1Password: U1.password,
+    },
+    {
+      name: "B's client (B's user) on B",
+      scope: 'own',
+      headers: B.client(BU.accessToken),
+      secrets: ofA,
+      projectId: B.id,
+      publishableKey: B.publishableClientKey,
+      refreshToken: BU.refreshToken,
+      u1Password: U1.password,
+    },
     { name: "B's secret key on B", scope: 'own', headers: B.server(), secrets: ofA, projectId: B.id, u1Password: U1.password },
     { name: "B's admin key on B", scope: 'own', headers: B.admin(), secrets: ofA, projectId: B.id, u1Password: U1.password },
-    { name: "B's owner on the internal project", scope: 'own', headers: h.internalClient(B.owner.accessToken), secrets: ofA, projectId: 'internal', refreshToken: B.owner.refreshToken, u1Password: U1.password },
-    { name: 'U2 (client of A) against U1', scope: 'own', headers: A.client(U2.accessToken), secrets: ofU1, projectId: A.id, publishableKey: A.publishableClientKey, refreshToken: U2.refreshToken, u1Password: 'not-u1s-password-1' },
+    {
+      name: "B's owner on the internal project",
+      scope: 'own',
+      headers: h.internalClient(B.owner.accessToken),
+      secrets: ofA,
+      projectId: 'internal',
+      refreshToken: B.owner.refreshToken,
+      u1Password: U1.password,
+    },
+    {
+      name: 'U2 (client of A) against U1',
+      scope: 'own',
+      headers: A.client(U2.accessToken),
+      secrets: ofU1,
+      projectId: A.id,
+      publishableKey: A.publishableClientKey,
+      refreshToken: U2.refreshToken,
+      u1Password: 'not-u1s-password-1',
+    },
   ];
 }
 
@@ -326,7 +472,14 @@ function deleteOrder(op: Operation): number {
 beforeAll(async () => {
   h = await startHarness();
   // Everything a client may do switched on, so refusals come from ownership, not from a disabled feature.
-  const config = { client_user_deletion_enabled: true, anonymous_enabled: true, magic_link_enabled: true, client_team_creation_enabled: true, allow_user_api_keys: true, allow_team_api_keys: true };
+  const config = {
+    client_user_deletion_enabled: true,
+    anonymous_enabled: true,
+    magic_link_enabled: true,
+    client_team_creation_enabled: true,
+    allow_user_api_keys: true,
+    allow_team_api_keys: true,
+  };
   A = await h.createProject({ config, displayName: A_NAME });
   B = await h.createProject({ config, displayName: 'Project B' });
   [U1, U2, BU] = await Promise.all([
@@ -334,13 +487,22 @@ beforeAll(async () => {
     h.signUpUser(A, { password: 'u2-password-other' }),
     h.signUpUser(B, { password: 'b-user-password' }),
   ]);
-  await ok(h.patch(`/users/${U1.userId}`, { display_name: 'U1 original', server_metadata: { marker: U1_MARKER }, client_metadata: { theme: 'dark' } }, A.server()), 'set up U1');
-  const sessions = await ok<{ items: { id: string; is_current_session: boolean }[] }>(h.get('/auth/sessions?user_id=me', A.client(U1.accessToken)), 'U1 sessions');
+  await ok(
+    h.patch(`/users/${U1.userId}`, { display_name: 'U1 original', server_metadata: { marker: U1_MARKER }, client_metadata: { theme: 'dark' } }, A.server()),
+    'set up U1',
+  );
+  const sessions = await ok<{ items: { id: string; is_current_session: boolean }[] }>(
+    h.get('/auth/sessions?user_id=me', A.client(U1.accessToken)),
+    'U1 sessions',
+  );
   u1SessionId = sessions.items.find((s) => s.is_current_session)!.id;
   const keySets = await ok<{ items: { id: string }[] }>(h.get('/internal/api-keys', A.admin()), 'A key sets');
   expect(keySets.items).toHaveLength(1);
   aKeySetId = keySets.items[0]!.id;
-  const owned = await ok<{ items: { id: string; owner_team_id: string }[] }>(h.get('/internal/projects', h.internalClient(B.owner.accessToken)), "B owner's projects");
+  const owned = await ok<{ items: { id: string; owner_team_id: string }[] }>(
+    h.get('/internal/projects', h.internalClient(B.owner.accessToken)),
+    "B owner's projects",
+  );
   bOwnerTeamId = owned.items.find((p) => p.id === B.id)!.owner_team_id;
 
   t1 = (await ok<{ id: string }>(h.post('/teams', { display_name: T1_NAME, creator_user_id: U1.userId }, A.server()), 'create T1')).id;
@@ -348,9 +510,17 @@ beforeAll(async () => {
   await ok(h.post('/team-permission-definitions', { id: TEAM_PERMISSION }, A.admin()), 'define a team permission');
   await ok(h.post(`/project-permissions/${U1.userId}/${PROJECT_PERMISSION}`, {}, A.server()), 'grant U1 the project permission');
   await ok(h.post(`/team-permissions/${t1}/${U1.userId}/${TEAM_PERMISSION}`, {}, A.server()), 'grant U1 the team permission');
-  u1ApiKey = await ok<{ id: string; value: string }>(h.post('/user-api-keys', { user_id: U1.userId, description: 'U1 key' }, A.server()), "create U1's API key");
+  u1ApiKey = await ok<{ id: string; value: string }>(
+    h.post('/user-api-keys', { user_id: U1.userId, description: 'U1 key' }, A.server()),
+    "create U1's API key",
+  );
   t1ApiKey = await ok<{ id: string; value: string }>(h.post('/team-api-keys', { team_id: t1, description: 'T1 key' }, A.server()), "create T1's API key");
-  invitationId = (await ok<{ id: string }>(h.post('/team-invitations/send-code', { email: INVITEE, team_id: t1, callback_url: 'http://localhost:3000/accept' }, A.server()), 'invite to T1')).id;
+  invitationId = (
+    await ok<{ id: string }>(
+      h.post('/team-invitations/send-code', { email: INVITEE, team_id: t1, callback_url: 'http://localhost:3000/accept' }, A.server()),
+      'invite to T1',
+    )
+  ).id;
   u1ChannelId = (await ok<{ items: { id: string }[] }>(h.get(`/contact-channels?user_id=${U1.userId}`, A.server()), "U1's contact channels")).items[0]!.id;
   aEmailId = (await ok<{ items: { id: string }[] }>(h.get('/internal/emails', A.admin()), "A's emails")).items[0]!.id;
 }, 60_000);
@@ -402,69 +572,98 @@ describe('tenant isolation', () => {
     expect((await h.get('/users/me', A.client(U1.accessToken))).body.display_name).toBe('U1 original');
   });
 
-  it('every operation, aimed at project A with every foreign credential: refused (or harmless), catalogued, and A unchanged', { timeout: 180_000 }, async () => {
-    const before = await snapshotA();
-    const usersBefore = await userIdsOfA();
-    const ops = operations();
-    expect(ops.length).toBeGreaterThan(20);
-    const all = callers();
+  it(
+    'every operation, aimed at project A with every foreign credential: refused (or harmless), catalogued, and A unchanged',
+    { timeout: 180_000 },
+    async () => {
+      const before = await snapshotA();
+      const usersBefore = await userIdsOfA();
+      const ops = operations();
+      expect(ops.length).toBeGreaterThan(20);
+      const all = callers();
 
-    const send = async (op: Operation, caller: Caller): Promise<Sent> => {
-      const { url, options } = buildRequest(op, caller);
-      return { op, caller, url, options, res: await h.call(url, options) };
-    };
-    const started = Date.now();
-    // Phase 1: everything but deletes, concurrently.
-    const first = await pool(ops.filter((op) => op.method !== 'DELETE').flatMap((op) => all.map((caller) => () => send(op, caller))), CONCURRENCY);
-    // Phase 2: deletes, one at a time, those that could end B's own session, user or project last.
-    const deletes = ops.filter((op) => op.method === 'DELETE').sort((a, b) => deleteOrder(a) - deleteOrder(b));
-    const second: Sent[] = [];
-    for (const op of deletes) for (const caller of all) second.push(await send(op, caller));
-    const results = [...first, ...second];
-    const elapsed = Date.now() - started;
+      const send = async (op: Operation, caller: Caller): Promise<Sent> => {
+        const { url, options } = buildRequest(op, caller);
+        return { op, caller, url, options, res: await h.call(url, options) };
+      };
+      const started = Date.now();
+      // Phase 1: everything but deletes, concurrently.
+      const first = await pool(
+        ops.filter((op) => op.method !== 'DELETE').flatMap((op) => all.map((caller) => () => send(op, caller))),
+        CONCURRENCY,
+      );
+      // Phase 2: deletes, one at a time, those that could end B's own session, user or project last.
+      const deletes = ops.filter((op) => op.method === 'DELETE').sort((a, b) => deleteOrder(a) - deleteOrder(b));
+      const second: Sent[] = [];
+      for (const op of deletes) for (const caller of all) second.push(await send(op, caller));
+      const results = [...first, ...second];
+      const elapsed = Date.now() - started;
 
-    expect(results).toHaveLength(ops.length * all.length);
-    // LATCH_ISOLATION_REPORT=/tmp/matrix.txt writes the whole matrix (operation | caller | status code) for review.
-    if (process.env.LATCH_ISOLATION_REPORT) {
-      writeFileSync(process.env.LATCH_ISOLATION_REPORT, results.map((r) => `${r.op.key.padEnd(48)} | ${r.caller.name.padEnd(36)} | ${r.res.status} ${(r.res.body as { code?: string } | undefined)?.code ?? ''}`).sort().join('\n'));
-    }
-    const problems = results.flatMap(judge);
-    expect(problems, `${problems.length} isolation problems:\n${problems.join('\n')}`).toEqual([]);
-    // Every request fitted its operation: a SCHEMA_ERROR is a refusal by validation, which says
-    // nothing about who may call it (map the operation's body in BODIES).
-    const unaimed = results.filter((s) => (s.res.body as { code?: string } | undefined)?.code === 'SCHEMA_ERROR').map((s) => `[${s.caller.name}] ${s.op.key}: ${JSON.stringify(s.res.body).slice(0, 200)}`);
-    expect(unaimed, `requests refused by validation, not aimed at anything:\n${unaimed.join('\n')}`).toEqual([]);
+      expect(results).toHaveLength(ops.length * all.length);
+      // LATCH_ISOLATION_REPORT=/tmp/matrix.txt writes the whole matrix (operation | caller | status code) for review.
+      if (process.env.LATCH_ISOLATION_REPORT) {
+        writeFileSync(
+          process.env.LATCH_ISOLATION_REPORT,
+          results
+            .map((r) => `${r.op.key.padEnd(48)} | ${r.caller.name.padEnd(36)} | ${r.res.status} ${(r.res.body as { code?: string } | undefined)?.code ?? ''}`)
+            .sort()
+            .join('\n'),
+        );
+      }
+      const problems = results.flatMap(judge);
+      expect(problems, `${problems.length} isolation problems:\n${problems.join('\n')}`).toEqual([]);
+      // Every request fitted its operation: a SCHEMA_ERROR is a refusal by validation, which says
+      // nothing about who may call it (map the operation's body in BODIES).
+      const unaimed = results
+        .filter((s) => (s.res.body as { code?: string } | undefined)?.code === 'SCHEMA_ERROR')
+        .map((s) => `[${s.caller.name}] ${s.op.key}: ${JSON.stringify(s.res.body).slice(0, 200)}`);
+      expect(unaimed, `requests refused by validation, not aimed at anything:\n${unaimed.join('\n')}`).toEqual([]);
 
-    // Foreign callers were refused on every non-public operation (not just "not leaked").
-    for (const sent of results) {
-      if (sent.caller.scope === 'foreign' && !PUBLIC_OPERATIONS.has(sent.op.key)) expect(sent.res.status, `[${sent.caller.name}] ${sent.op.key}`).toBeGreaterThanOrEqual(400);
-    }
-    // The matrix is not vacuous: callers acting in their own scope did succeed on their own data.
-    for (const caller of all.filter((c) => c.scope === 'own')) {
-      expect(results.some((s) => s.caller === caller && s.res.status < 300), `${caller.name} never succeeded`).toBe(true);
-    }
+      // Foreign callers were refused on every non-public operation (not just "not leaked").
+      for (const sent of results) {
+        if (sent.caller.scope === 'foreign' && !PUBLIC_OPERATIONS.has(sent.op.key))
+          expect(sent.res.status, `[${sent.caller.name}] ${sent.op.key}`).toBeGreaterThanOrEqual(400);
+      }
+      // The matrix is not vacuous: callers acting in their own scope did succeed on their own data.
+      for (const caller of all.filter((c) => c.scope === 'own')) {
+        expect(
+          results.some((s) => s.caller === caller && s.res.status < 300),
+          `${caller.name} never succeeded`,
+        ).toBe(true);
+      }
 
-    // A is exactly as it was, but for mail U2's client (A's own public key) legitimately asked A
-    // to send to a fresh address of its choosing (a sign-in link).
-    const mailedForU2 = new Set(results.filter((s) => s.caller.name.startsWith('U2') && s.res.status < 300).map((s) => (s.options.body as { email?: unknown } | undefined)?.email).filter((email): email is string => typeof email === 'string'));
-    const after = await snapshotA();
-    expect({ ...after, emails: after.emails.filter((email) => !mailedForU2.has(email.to)) }).toEqual(before);
-    // No user appeared in A except those U2's client (A's own public key) legitimately signed up.
-    const createdByU2 = new Set(results.filter((s) => s.caller.name.startsWith('U2') && s.res.status < 300).map((s) => (s.res.body as { user_id?: string })?.user_id).filter((id): id is string => typeof id === 'string'));
-    const usersAfter = await userIdsOfA();
-    for (const id of usersAfter) if (!usersBefore.has(id)) expect(createdByU2.has(id), `unexpected new user ${id} in A`).toBe(true);
-    for (const id of usersBefore) if (id !== U2.userId) expect(usersAfter.has(id), `user ${id} of A disappeared`).toBe(true);
-    // U1 still works: the token, the session and the password.
-    expect((await h.get('/users/me', A.client(U1.accessToken))).body.id).toBe(U1.userId);
-    expect((await h.post('/auth/sessions/current/refresh', {}, { ...A.client(), 'x-latch-refresh-token': U1.refreshToken })).status).toBe(200);
-    expect((await h.post('/auth/password/sign-in', { email: U1.email, password: U1.password }, A.client())).status).toBe(200);
-    // A's keys all still work.
-    expect((await h.get('/users', A.server())).status).toBe(200);
-    expect((await h.get('/internal/api-keys', A.admin())).status).toBe(200);
-    expect((await h.get('/internal/projects/current', A.ownerAdmin())).status).toBe(200);
+      // A is exactly as it was, but for mail U2's client (A's own public key) legitimately asked A
+      // to send to a fresh address of its choosing (a sign-in link).
+      const mailedForU2 = new Set(
+        results
+          .filter((s) => s.caller.name.startsWith('U2') && s.res.status < 300)
+          .map((s) => (s.options.body as { email?: unknown } | undefined)?.email)
+          .filter((email): email is string => typeof email === 'string'),
+      );
+      const after = await snapshotA();
+      expect({ ...after, emails: after.emails.filter((email) => !mailedForU2.has(email.to)) }).toEqual(before);
+      // No user appeared in A except those U2's client (A's own public key) legitimately signed up.
+      const createdByU2 = new Set(
+        results
+          .filter((s) => s.caller.name.startsWith('U2') && s.res.status < 300)
+          .map((s) => (s.res.body as { user_id?: string })?.user_id)
+          .filter((id): id is string => typeof id === 'string'),
+      );
+      const usersAfter = await userIdsOfA();
+      for (const id of usersAfter) if (!usersBefore.has(id)) expect(createdByU2.has(id), `unexpected new user ${id} in A`).toBe(true);
+      for (const id of usersBefore) if (id !== U2.userId) expect(usersAfter.has(id), `user ${id} of A disappeared`).toBe(true);
+      // U1 still works: the token, the session and the password.
+      expect((await h.get('/users/me', A.client(U1.accessToken))).body.id).toBe(U1.userId);
+      expect((await h.post('/auth/sessions/current/refresh', {}, { ...A.client(), 'x-latch-refresh-token': U1.refreshToken })).status).toBe(200);
+      expect((await h.post('/auth/password/sign-in', { email: U1.email, password: U1.password }, A.client())).status).toBe(200);
+      // A's keys all still work.
+      expect((await h.get('/users', A.server())).status).toBe(200);
+      expect((await h.get('/internal/api-keys', A.admin())).status).toBe(200);
+      expect((await h.get('/internal/projects/current', A.ownerAdmin())).status).toBe(200);
 
-    expect(elapsed, `the matrix took ${elapsed} ms`).toBeLessThan(120_000);
-  });
+      expect(elapsed, `the matrix took ${elapsed} ms`).toBeLessThan(120_000);
+    },
+  );
 });
 
 describe('cross-tenant email independence', () => {
@@ -480,7 +679,9 @@ describe('cross-tenant email independence', () => {
     expect(signUp.body.user_id).not.toBe(U1.userId);
     // The C user's token is refused by A, and its credentials do not sign in to A.
     expect((await h.get('/users/me', A.client(signUp.body.access_token))).body.code).toBe('INVALID_PROJECT_FOR_ACCESS_TOKEN');
-    expect((await h.post('/auth/password/sign-in', { email: U1.email, password: 'a-different-password' }, A.client())).body.code).toBe('EMAIL_PASSWORD_MISMATCH');
+    expect((await h.post('/auth/password/sign-in', { email: U1.email, password: 'a-different-password' }, A.client())).body.code).toBe(
+      'EMAIL_PASSWORD_MISMATCH',
+    );
     // U1 is unaffected.
     expect((await h.post('/auth/password/sign-in', { email: U1.email, password: U1.password }, A.client())).status).toBe(200);
     const after = await snapshotA();

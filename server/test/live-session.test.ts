@@ -102,7 +102,8 @@ describe('every operation of openapi.json with a signed-out session', () => {
         const code = res.body?.code as string | undefined;
         if (res.status === 401 && code === variant.expired && res.headers.get('x-latch-known-error') === code) expiredSomewhere = true;
         // The only other acceptable answer: the operation does not take this access type at all.
-        else if (!(res.status === 401 && code === 'INSUFFICIENT_ACCESS_TYPE')) failures.push(`${label} with ${variant.name}: ${res.status} ${code ?? JSON.stringify(res.body)}`);
+        else if (!(res.status === 401 && code === 'INSUFFICIENT_ACCESS_TYPE'))
+          failures.push(`${label} with ${variant.name}: ${res.status} ${code ?? JSON.stringify(res.body)}`);
       }
       if (!expiredSomewhere) failures.push(`${label}: no access type answered the expired code`);
     }
@@ -129,7 +130,11 @@ describe('routes that accepted a dead session before', () => {
     expect((await h.del('/auth/sessions/current', h.internalClient(o.accessToken))).status).toBe(200);
     expectKnownError(await h.get('/internal/projects', h.internalClient(o.accessToken)), 401, 'ACCESS_TOKEN_EXPIRED');
     expectKnownError(await h.post('/internal/projects', { display_name: 'After sign-out' }, h.internalClient(o.accessToken)), 401, 'ACCESS_TOKEN_EXPIRED');
-    expectKnownError(await h.post('/internal/projects/transfer', { project_id: randomUUID(), new_team_id: randomUUID() }, h.internalClient(o.accessToken)), 401, 'ACCESS_TOKEN_EXPIRED');
+    expectKnownError(
+      await h.post('/internal/projects/transfer', { project_id: randomUUID(), new_team_id: randomUUID() }, h.internalClient(o.accessToken)),
+      401,
+      'ACCESS_TOKEN_EXPIRED',
+    );
   });
 
   it('refuses GET /auth/sessions and DELETE /auth/sessions/{id} once a password change signed the session out', async () => {
@@ -152,7 +157,9 @@ describe('a deleted owner', () => {
   it("answers catalogued errors for the deleted owner's tokens, never a 500", async () => {
     const o = await h.signUpOwner();
     const p = await h.createProject({ owner: o });
-    const internalTenancy = (await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', 'internal').where('branch_id', '=', 'main').executeTakeFirstOrThrow()).id;
+    const internalTenancy = (
+      await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', 'internal').where('branch_id', '=', 'main').executeTakeFirstOrThrow()
+    ).id;
     await h.latch.deps.db.deleteFrom('users').where('tenancy_id', '=', internalTenancy).where('id', '=', o.userId).execute();
     const client = h.internalClient(o.accessToken);
     expectKnownError(await h.post('/internal/projects', { display_name: 'Orphan' }, client), 401, 'ACCESS_TOKEN_EXPIRED');

@@ -200,7 +200,16 @@ describe('item 8: mail cannot be abused', () => {
   const sendReset = (project: ProjectFixture, email: string, ip: string) =>
     strict.post('/auth/password/send-reset-code', { email, callback_url: callback('password-reset') }, { ...project.client(), 'x-forwarded-for': ip });
   const outboxCount = async (projectId: string) =>
-    Number((await strict.latch.deps.db.selectFrom('email_outbox as e').innerJoin('tenancies as t', 't.id', 'e.tenancy_id').select((eb) => eb.fn.countAll().as('n')).where('t.project_id', '=', projectId).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await strict.latch.deps.db
+          .selectFrom('email_outbox as e')
+          .innerJoin('tenancies as t', 't.id', 'e.tenancy_id')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('t.project_id', '=', projectId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('limits client requests that email an address per IP, before the project budget is touched', async () => {
     const project = await magicProject();
@@ -223,7 +232,11 @@ describe('item 8: mail cannot be abused', () => {
     expectKnownError(await sendReset(project, victim, '198.51.100.4'), 429, 'RATE_LIMITED');
     // The project's backend cannot bomb the address either.
     const team = await strict.post('/teams', { display_name: 'Team' }, project.server());
-    expectKnownError(await strict.post('/team-invitations/send-code', { email: victim, team_id: team.body.id, callback_url: callback('team-invitation') }, project.server()), 429, 'RATE_LIMITED');
+    expectKnownError(
+      await strict.post('/team-invitations/send-code', { email: victim, team_id: team.body.id, callback_url: callback('team-invitation') }, project.server()),
+      429,
+      'RATE_LIMITED',
+    );
   });
 
   it("keeps a share of the hourly budget that client requests cannot use up: the backend's and owner's mail still goes out", async () => {
@@ -241,8 +254,18 @@ describe('item 8: mail cannot be abused', () => {
     expect({ status: unknown.status, body: unknown.body }).toEqual({ status: known.status, body: known.body });
     // The reserved half: server and admin mail.
     const team = await strict.post('/teams', { display_name: 'Team' }, project.server());
-    expectStatus(await strict.post('/team-invitations/send-code', { email: strict.uniqueEmail('invitee'), team_id: team.body.id, callback_url: callback('team-invitation') }, project.server()), 200);
-    expectStatus(await strict.post('/internal/send-sign-in-invitation', { email: strict.uniqueEmail('invited'), callback_url: callback('sign-in') }, project.admin()), 200);
+    expectStatus(
+      await strict.post(
+        '/team-invitations/send-code',
+        { email: strict.uniqueEmail('invitee'), team_id: team.body.id, callback_url: callback('team-invitation') },
+        project.server(),
+      ),
+      200,
+    );
+    expectStatus(
+      await strict.post('/internal/send-sign-in-invitation', { email: strict.uniqueEmail('invited'), callback_url: callback('sign-in') }, project.admin()),
+      200,
+    );
     expect(await outboxCount(project.id)).toBe(clientShare + 2);
   });
 
@@ -257,7 +280,10 @@ describe('item 8: mail cannot be abused', () => {
 
     // The console's own mail (the internal project) always goes out, as the operator.
     const owner = await strict.signUpOwner();
-    expectStatus(await strict.post('/auth/password/send-reset-code', { email: owner.email, callback_url: callback('password-reset') }, strict.internalClient()), 200);
+    expectStatus(
+      await strict.post('/auth/password/send-reset-code', { email: owner.email, callback_url: callback('password-reset') }, strict.internalClient()),
+      200,
+    );
     expect((await shared.waitForTo(owner.email)).from).toEqual({ name: 'Latch', address: 'noreply@latch.test' });
 
     // The operator opts the project in (LATCH_SHARED_EMAIL=<project id>).
@@ -267,7 +293,10 @@ describe('item 8: mail cannot be abused', () => {
     try {
       const next = strict.uniqueEmail('opted-in');
       const team = await strict.post('/teams', { display_name: 'Your account is locked, act now' }, project.server());
-      expectStatus(await strict.post('/team-invitations/send-code', { email: next, team_id: team.body.id, callback_url: callback('team-invitation') }, project.server()), 200);
+      expectStatus(
+        await strict.post('/team-invitations/send-code', { email: next, team_id: team.body.id, callback_url: callback('team-invitation') }, project.server()),
+        200,
+      );
       const mail = await shared.waitForTo(next);
       expect(mail.from).toEqual({ name: 'Latch', address: 'noreply@latch.test' });
       expect(mail.subject).toBe('You are invited to join a team');
@@ -280,7 +309,10 @@ describe('item 8: mail cannot be abused', () => {
   });
 
   it("keeps a project's own sender name on its own SMTP server", async () => {
-    const project = await dev.createProject({ displayName: 'Acme', config: { email_config: smtpConfig('127.0.0.1', devOwn.port, { sender_name: 'Acme Support' }) } });
+    const project = await dev.createProject({
+      displayName: 'Acme',
+      config: { email_config: smtpConfig('127.0.0.1', devOwn.port, { sender_name: 'Acme Support' }) },
+    });
     const to = dev.uniqueEmail('own');
     expectStatus(await dev.post('/internal/send-sign-in-invitation', { email: to, callback_url: callback('sign-in') }, project.admin()), 200);
     expect((await devOwn.waitForTo(to)).from).toEqual({ name: 'Acme Support', address: 'support@acme.test' });

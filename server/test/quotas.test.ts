@@ -36,9 +36,17 @@ describe('"__proto__" keys in metadata', () => {
       expectKnownError(res, 'SCHEMA_ERROR', 400);
       expect(res.body.error).toMatch(/__proto__/);
     }
-    const server = await h.call(`/users/${user.userId}`, { method: 'PATCH', rawBody: '{"server_metadata": {"x": {"__proto__": {"y": 1}}}}', headers: project.server() });
+    const server = await h.call(`/users/${user.userId}`, {
+      method: 'PATCH',
+      rawBody: '{"server_metadata": {"x": {"__proto__": {"y": 1}}}}',
+      headers: project.server(),
+    });
     expectKnownError(server, 'SCHEMA_ERROR', 400);
-    const team = await h.call('/teams', { method: 'POST', rawBody: '{"display_name": "t", "client_metadata": {"__proto__": null}}', headers: project.server() });
+    const team = await h.call('/teams', {
+      method: 'POST',
+      rawBody: '{"display_name": "t", "client_metadata": {"__proto__": null}}',
+      headers: project.server(),
+    });
     expectKnownError(team, 'SCHEMA_ERROR', 400);
     // Nothing was stored; keys that merely look special are kept as they are.
     const kept = await h.patch('/users/me', { client_metadata: { constructor: { a: 1 }, prototype: 2 } }, project.client(user.accessToken));
@@ -48,7 +56,11 @@ describe('"__proto__" keys in metadata', () => {
 
   it('are refused over tRPC too (body and query input)', async () => {
     const user = await h.signUpUser(project);
-    const res = await h.call('/api/trpc/users.updateMe', { method: 'POST', rawBody: '{"client_metadata": {"__proto__": {"admin": true}}}', headers: project.client(user.accessToken) });
+    const res = await h.call('/api/trpc/users.updateMe', {
+      method: 'POST',
+      rawBody: '{"client_metadata": {"__proto__": {"admin": true}}}',
+      headers: project.client(user.accessToken),
+    });
     expect(res.status).toBe(400);
     expect(trpcError(res)?.code ?? res.body?.code).toBe('SCHEMA_ERROR');
     const query = await h.call(`/api/trpc/users.getMe?input=${encodeURIComponent('{"x": {"__proto__": {}}}')}`, { headers: project.client(user.accessToken) });
@@ -66,7 +78,11 @@ const dataUrl = (bytes: number) => `data:image/png;base64,${Buffer.alloc(bytes, 
 
 describe('metadata size per user and team (LATCH_METADATA_MAX_BYTES, 2048 here)', () => {
   it('refuses a user whose three metadata fields together would exceed the cap, on create and on update', async () => {
-    const tooBig = await h.post('/users', { primary_email: h.uniqueEmail(), server_metadata: { a: blob(1200) }, client_metadata: { b: blob(1200) } }, project.server());
+    const tooBig = await h.post(
+      '/users',
+      { primary_email: h.uniqueEmail(), server_metadata: { a: blob(1200) }, client_metadata: { b: blob(1200) } },
+      project.server(),
+    );
     expectKnownError(tooBig, 'QUOTA_EXCEEDED', 409);
     expect(tooBig.body.details).toEqual({ quota: 'metadata_bytes', limit: 2048 });
 
@@ -102,7 +118,9 @@ describe('image sizes (spec: profile images under 100KB)', () => {
       expectKnownError(await h.post('/teams', { display_name: 't', profile_image_url: url }, project.server()), 'SCHEMA_ERROR', 400);
       expectKnownError(await h.patch('/internal/projects/current', { logo_url: url }, project.admin()), 'SCHEMA_ERROR', 400);
     }
-    expect((await h.patch('/users/me', { profile_image_url: `https://cdn.example.com/${'a'.repeat(2000)}.png` }, project.client(user.accessToken))).status).toBe(200);
+    expect(
+      (await h.patch('/users/me', { profile_image_url: `https://cdn.example.com/${'a'.repeat(2000)}.png` }, project.client(user.accessToken))).status,
+    ).toBe(200);
   });
 });
 

@@ -104,11 +104,33 @@ function slowInputs(check: (input: string) => unknown, wraps: ((core: string) =>
 }
 
 const asEmail = [(c: string) => c, (c: string) => `${c}@example.com`, (c: string) => `a@${c}`, (c: string) => `a@${c}.com`, (c: string) => `${c}@${c}`];
-const asUrl = [(c: string) => c, (c: string) => `https://${c}`, (c: string) => `https://${c}.example.com/`, (c: string) => `https://app.example.com/${c}`, (c: string) => `https://app.example.com/auth/${c}`, (c: string) => `https://app.example.com/?q=${c}`];
-const asDomain = [(c: string) => `https://${c}`, (c: string) => `https://${c}.x.com`, (c: string) => `https://x.${c}.com`, (c: string) => `https://*.${c}`, (c: string) => `https://x.com:${c}`, (c: string) => `https://x.com/${c}`, (c: string) => c];
+const asUrl = [
+  (c: string) => c,
+  (c: string) => `https://${c}`,
+  (c: string) => `https://${c}.example.com/`,
+  (c: string) => `https://app.example.com/${c}`,
+  (c: string) => `https://app.example.com/auth/${c}`,
+  (c: string) => `https://app.example.com/?q=${c}`,
+];
+const asDomain = [
+  (c: string) => `https://${c}`,
+  (c: string) => `https://${c}.x.com`,
+  (c: string) => `https://x.${c}.com`,
+  (c: string) => `https://*.${c}`,
+  (c: string) => `https://x.com:${c}`,
+  (c: string) => `https://x.com/${c}`,
+  (c: string) => c,
+];
 const asHost = [(c: string) => c, (c: string) => `${c}.localhost`, (c: string) => `127.${c}`, (c: string) => `[${c}]`, (c: string) => `${c}.com`];
 
-const TRUSTED = ['https://app.example.com/auth/', 'https://*.example.com', 'https://**.example.org', 'https://app-*.example.net', 'https://*.*.example.io', 'http://localhost:3000'].map((domain) => ({ domain }));
+const TRUSTED = [
+  'https://app.example.com/auth/',
+  'https://*.example.com',
+  'https://**.example.org',
+  'https://app-*.example.net',
+  'https://*.*.example.io',
+  'http://localhost:3000',
+].map((domain) => ({ domain }));
 
 describe('no check on user or owner input backtracks (10 KB adversarial inputs, < 50 ms each)', () => {
   it('emails: the server rule, its schema and the UI kit', () => {
@@ -120,7 +142,12 @@ describe('no check on user or owner input backtracks (10 KB adversarial inputs, 
   it('URLs, image URLs and image data URLs', () => {
     expect(slowInputs(isHttpUrl, asUrl)).toEqual([]);
     expect(slowInputs((s) => urlSchema.safeParse(s), asUrl)).toEqual([]);
-    const asImage = [...asUrl, (c: string) => `data:image/png;base64,${c}`, (c: string) => `data:image/${c};base64,AAAA`, (c: string) => `data:image/png;base64,${'A'.repeat(N)}${c}`];
+    const asImage = [
+      ...asUrl,
+      (c: string) => `data:image/png;base64,${c}`,
+      (c: string) => `data:image/${c};base64,AAAA`,
+      (c: string) => `data:image/png;base64,${'A'.repeat(N)}${c}`,
+    ];
     expect(slowInputs((s) => imageUrlSchema.safeParse(s), asImage)).toEqual([]);
   });
 
@@ -128,7 +155,9 @@ describe('no check on user or owner input backtracks (10 KB adversarial inputs, 
     expect(slowInputs(validateTrustedDomain, asDomain)).toEqual([]);
     expect(slowInputs(parseTrustedDomain, asDomain)).toEqual([]);
     expect(slowInputs((s) => domainSchema.safeParse({ domain: s, handler_path: `/${s}` }), asDomain)).toEqual([]);
-    expect(slowInputs((s) => productionModeProblems('p', { ...DEFAULT_PROJECT_CONFIG, domains: [{ domain: s, handler_path: '/handler' }] }), asDomain)).toEqual([]);
+    expect(slowInputs((s) => productionModeProblems('p', { ...DEFAULT_PROJECT_CONFIG, domains: [{ domain: s, handler_path: '/handler' }] }), asDomain)).toEqual(
+      [],
+    );
   });
 
   it('callback URLs against trusted domains (the URL side, on every unauthenticated request with a callback)', () => {
@@ -153,7 +182,9 @@ describe('no check on user or owner input backtracks (10 KB adversarial inputs, 
     expect(slowInputs((s) => identifierSchema.safeParse(s))).toEqual([]);
     expect(slowInputs((s) => permissionIdSchema.safeParse(s), [(c) => c, (c) => `$${c}`])).toEqual([]);
     expect(slowInputs((s) => customPermissionIdSchema('team').safeParse(s), [(c) => c, (c) => `$${c}`])).toEqual([]);
-    expect(slowInputs((s) => clientUserUpdateSchema.safeParse({ totp_secret_base64: s }), [(c) => c, (c) => `${'A'.repeat(1000)}${c.slice(0, 20)}`])).toEqual([]);
+    expect(slowInputs((s) => clientUserUpdateSchema.safeParse({ totp_secret_base64: s }), [(c) => c, (c) => `${'A'.repeat(1000)}${c.slice(0, 20)}`])).toEqual(
+      [],
+    );
   });
 
   it('metadata and every input string (NUL, unpaired surrogates, in keys and values)', () => {

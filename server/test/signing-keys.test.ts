@@ -55,7 +55,9 @@ describe('a signing key per project', () => {
     await expect(jwtVerify(user.accessToken, createLocalJWKSet(jwksB), { algorithms: ['ES256'] })).rejects.toThrow();
     // Nor does any of B's keys verify A's signature when a verifier ignores the kid.
     for (const key of jwksB.keys) {
-      await expect(jwtVerify(user.accessToken, createLocalJWKSet({ keys: [{ ...key, kid: decodeProtectedHeader(user.accessToken).kid }] }), { algorithms: ['ES256'] })).rejects.toThrow('signature verification failed');
+      await expect(
+        jwtVerify(user.accessToken, createLocalJWKSet({ keys: [{ ...key, kid: decodeProtectedHeader(user.accessToken).kid }] }), { algorithms: ['ES256'] }),
+      ).rejects.toThrow('signature verification failed');
     }
     // The two sets share no key, and each kid names its project.
     const xs = (jwks: JSONWebKeySet) => jwks.keys.map((k) => k.x);
@@ -91,7 +93,11 @@ describe('a signing key per project', () => {
     expect((await me(project, user.accessToken)).status).toBe(200);
 
     const adminTwin = highSTwin(owner.accessToken);
-    expectKnownError(await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': adminTwin }), 'UNPARSABLE_ADMIN_ACCESS_TOKEN', 401);
+    expectKnownError(
+      await h.get('/internal/projects/current', { 'x-latch-project-id': project.id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': adminTwin }),
+      'UNPARSABLE_ADMIN_ACCESS_TOKEN',
+      401,
+    );
   });
 
   it('serves PROJECT_NOT_FOUND for an unknown project rather than deriving it a key', async () => {
@@ -109,27 +115,36 @@ describe('a signing key per project', () => {
     await expect(KeyringHolder.load(h.latch.deps.db, deriveKey('another-secret-0123456789abcdef0123456789', 'signing-keys'))).rejects.toThrow(/LATCH_SECRET/);
   });
 
-  it.skipIf(!IS_POSTGRES)('agrees across instances and restarts on one PostgreSQL database (skipped on PGlite: an in-process database cannot be opened by a second server)', async () => {
-    const project = await newProject();
-    const user = await h.signUpUser(project);
-    let second: RunningLatch = await startLatch({ env: h.latch.deps.env, database: h.database, quiet: true });
-    try {
-      const onSecond = (path: string) => `${second.url}/api/v1${path}`;
-      expect((await h.call(onSecond('/users/me'), { headers: project.client(user.accessToken) })).body.id).toBe(user.userId);
-      expect(await jwksOf(project.id, second.url)).toEqual(await jwksOf(project.id));
-      // A token the second instance signs verifies on the first, and against the first's JWKS.
-      const refreshed = await h.call(onSecond('/auth/sessions/current/refresh'), { method: 'POST', body: {}, headers: { ...project.client(), 'x-latch-refresh-token': user.refreshToken } });
-      expect(refreshed.status).toBe(200);
-      expect((await me(project, refreshed.body.access_token)).body.id).toBe(user.userId);
-      await expect(jwtVerify(refreshed.body.access_token, createLocalJWKSet(await jwksOf(project.id)), { algorithms: ['ES256'], audience: project.id })).resolves.toBeDefined();
-      // The second instance restarts: the first one's token still verifies there.
-      await second.close();
-      second = await startLatch({ env: h.latch.deps.env, database: h.database, quiet: true });
-      expect((await h.call(`${second.url}/api/v1/users/me`, { headers: project.client(user.accessToken) })).body.id).toBe(user.userId);
-    } finally {
-      await second.close();
-    }
-  });
+  it.skipIf(!IS_POSTGRES)(
+    'agrees across instances and restarts on one PostgreSQL database (skipped on PGlite: an in-process database cannot be opened by a second server)',
+    async () => {
+      const project = await newProject();
+      const user = await h.signUpUser(project);
+      let second: RunningLatch = await startLatch({ env: h.latch.deps.env, database: h.database, quiet: true });
+      try {
+        const onSecond = (path: string) => `${second.url}/api/v1${path}`;
+        expect((await h.call(onSecond('/users/me'), { headers: project.client(user.accessToken) })).body.id).toBe(user.userId);
+        expect(await jwksOf(project.id, second.url)).toEqual(await jwksOf(project.id));
+        // A token the second instance signs verifies on the first, and against the first's JWKS.
+        const refreshed = await h.call(onSecond('/auth/sessions/current/refresh'), {
+          method: 'POST',
+          body: {},
+          headers: { ...project.client(), 'x-latch-refresh-token': user.refreshToken },
+        });
+        expect(refreshed.status).toBe(200);
+        expect((await me(project, refreshed.body.access_token)).body.id).toBe(user.userId);
+        await expect(
+          jwtVerify(refreshed.body.access_token, createLocalJWKSet(await jwksOf(project.id)), { algorithms: ['ES256'], audience: project.id }),
+        ).resolves.toBeDefined();
+        // The second instance restarts: the first one's token still verifies there.
+        await second.close();
+        second = await startLatch({ env: h.latch.deps.env, database: h.database, quiet: true });
+        expect((await h.call(`${second.url}/api/v1/users/me`, { headers: project.client(user.accessToken) })).body.id).toBe(user.userId);
+      } finally {
+        await second.close();
+      }
+    },
+  );
 });
 
 // Last in the file: rotation changes the server's keyring for every test after it.
@@ -151,19 +166,28 @@ describe('rotation with overlap', () => {
     expect(decodeProtectedHeader(meanwhile.body.access_token).kid).toBe(oldKid);
 
     // Once published long enough, the new generation signs; the old token keeps verifying (overlap).
-    await db.updateTable('signing_key_generations').set({ created_at: new Date(Date.now() - PUBLISH_AHEAD_MS - 60_000) }).where('generation', '=', next).execute();
+    await db
+      .updateTable('signing_key_generations')
+      .set({ created_at: new Date(Date.now() - PUBLISH_AHEAD_MS - 60_000) })
+      .where('generation', '=', next)
+      .execute();
     await h.latch.deps.keyring.refresh();
     const rotated = await h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': user.refreshToken });
     expect(decodeProtectedHeader(rotated.body.access_token).kid).toBe(`${project.id}.${next}`);
     expect((await me(project, rotated.body.access_token)).body.id).toBe(user.userId);
     expect((await me(project, user.accessToken)).body.id).toBe(user.userId);
     const jwks = createLocalJWKSet(await jwksOf(project.id));
-    for (const token of [user.accessToken, rotated.body.access_token]) await expect(jwtVerify(token, jwks, { algorithms: ['ES256'], audience: project.id })).resolves.toBeDefined();
+    for (const token of [user.accessToken, rotated.body.access_token])
+      await expect(jwtVerify(token, jwks, { algorithms: ['ES256'], audience: project.id })).resolves.toBeDefined();
     // The internal project rotates with it: owners' tokens keep working.
     expect((await h.get('/internal/projects/current', project.ownerAdmin())).status).toBe(200);
 
     // Past the overlap (older than rotation + keep-verifying windows), the old generation is retired.
-    await db.updateTable('signing_key_generations').set({ created_at: new Date(Date.now() - 100 * 86_400_000) }).where('generation', '=', oldGeneration).execute();
+    await db
+      .updateTable('signing_key_generations')
+      .set({ created_at: new Date(Date.now() - 100 * 86_400_000) })
+      .where('generation', '=', oldGeneration)
+      .execute();
     await h.latch.deps.keyring.refresh();
     expect((await jwksOf(project.id)).keys.map((k) => k.kid)).toEqual([`${project.id}.${next}`]);
     expectKnownError(await me(project, user.accessToken), 'UNPARSABLE_ACCESS_TOKEN', 401);

@@ -122,7 +122,13 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     const already = received.find(match);
     if (already) return Promise.resolve(already);
     return new Promise<ReceivedEmail>((resolve, reject) => {
-      const waiter = { match, resolve: (email: ReceivedEmail) => { clearTimeout(timer); resolve(email); } };
+      const waiter = {
+        match,
+        resolve: (email: ReceivedEmail) => {
+          clearTimeout(timer);
+          resolve(email);
+        },
+      };
       const timer = setTimeout(() => {
         waiters.splice(waiters.indexOf(waiter), 1);
         reject(new Error(`no matching email arrived within ${timeoutMs} ms (${received.length} received)`));

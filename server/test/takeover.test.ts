@@ -27,7 +27,11 @@ let small: Harness;
 beforeAll(async () => {
   [h, small] = await Promise.all([
     startHarness({ email: { ...DEFAULT_EMAIL_SETTINGS, pollIntervalMs: 25 }, trustProxy: 'loopback' }),
-    startHarness({ email: { ...DEFAULT_EMAIL_SETTINGS, pollIntervalMs: 25 }, trustProxy: 'loopback', rateLimits: { ...DEFAULT_RATE_LIMITS, signInPerEmailIp: PER_EMAIL_IP, signInPerEmail: PER_EMAIL, emailProbesPerIp: PROBES } }),
+    startHarness({
+      email: { ...DEFAULT_EMAIL_SETTINGS, pollIntervalMs: 25 },
+      trustProxy: 'loopback',
+      rateLimits: { ...DEFAULT_RATE_LIMITS, signInPerEmailIp: PER_EMAIL_IP, signInPerEmail: PER_EMAIL, emailProbesPerIp: PROBES },
+    }),
   ]);
 }, 120_000);
 afterAll(async () => Promise.all([h?.close(), small?.close()]), 120_000);
@@ -35,12 +39,26 @@ afterAll(async () => Promise.all([h?.close(), small?.close()]), 120_000);
 async function signUp(on: Harness, project: ProjectFixture, email: string, password: string, headers: Headers_ = project.client()) {
   const res = await on.post('/auth/password/sign-up', { email, password }, headers);
   expectStatus(res, 200);
-  return { id: res.body.user_id as string, accessToken: res.body.access_token as string, refreshToken: res.body.refresh_token as string, headers: project.client(res.body.access_token) };
+  return {
+    id: res.body.user_id as string,
+    accessToken: res.body.access_token as string,
+    refreshToken: res.body.refresh_token as string,
+    headers: project.client(res.body.access_token),
+  };
 }
 
-const signIn = (on: Harness, project: ProjectFixture, email: string, password: string, headers: Headers_ = project.client()) => on.post('/auth/password/sign-in', { email, password }, headers);
-const refresh = (project: ProjectFixture, refreshToken: string) => h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken });
-const channelsOf = async (project: ProjectFixture, userId: string) => (await h.get(`/contact-channels?user_id=${userId}`, project.server())).body.items as { id: string; value: string; is_verified: boolean; used_for_auth: boolean; is_primary: boolean }[];
+const signIn = (on: Harness, project: ProjectFixture, email: string, password: string, headers: Headers_ = project.client()) =>
+  on.post('/auth/password/sign-in', { email, password }, headers);
+const refresh = (project: ProjectFixture, refreshToken: string) =>
+  h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken });
+const channelsOf = async (project: ProjectFixture, userId: string) =>
+  (await h.get(`/contact-channels?user_id=${userId}`, project.server())).body.items as {
+    id: string;
+    value: string;
+    is_verified: boolean;
+    used_for_auth: boolean;
+    is_primary: boolean;
+  }[];
 const userOf = async (project: ProjectFixture, userId: string) => (await h.get(`/users/${userId}`, project.server())).body;
 
 /** The code in the link of the next email to `to` (one the inbox did not hold before `trigger` ran). */
@@ -84,14 +102,22 @@ async function armedAttacker(project: ProjectFixture, victimEmail: string) {
   expectStatus(teamKey, 201);
   // A second factor only the attacker has.
   expectStatus(await h.patch(`/users/${attacker.id}`, { totp_secret_base64: Buffer.alloc(20, 7).toString('base64') }, project.server()), 200);
-  return { ...attacker, secondRefreshToken: second.body.refresh_token as string, own, ownChannelId: ownChannel.body.id as string, userKey: userKey.body.value as string, teamKey: teamKey.body.value as string };
+  return {
+    ...attacker,
+    secondRefreshToken: second.body.refresh_token as string,
+    own,
+    ownChannelId: ownChannel.body.id as string,
+    userKey: userKey.body.value as string,
+    teamKey: teamKey.body.value as string,
+  };
 }
 
 /** Nothing the attacker set still works. */
 async function expectAttackerLockedOut(project: ProjectFixture, victimEmail: string, attacker: Awaited<ReturnType<typeof armedAttacker>>) {
   expectKnownError(await signIn(h, project, victimEmail, ATTACKER_PASSWORD), 400, 'EMAIL_PASSWORD_MISMATCH');
   expectKnownError(await signIn(h, project, attacker.own, ATTACKER_PASSWORD), 400, 'EMAIL_PASSWORD_MISMATCH');
-  for (const token of [attacker.refreshToken, attacker.secondRefreshToken]) expectKnownError(await refresh(project, token), 401, 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED');
+  for (const token of [attacker.refreshToken, attacker.secondRefreshToken])
+    expectKnownError(await refresh(project, token), 401, 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED');
   expect((await h.get('/users/me', attacker.headers)).status).toBe(401);
   expectKnownError(await h.post('/user-api-keys/check', { api_key: attacker.userKey }, project.server()), 401, 'API_KEY_REVOKED');
   expectKnownError(await h.post('/team-api-keys/check', { api_key: attacker.teamKey }, project.server()), 401, 'API_KEY_REVOKED');
@@ -112,14 +138,23 @@ describe('issue 13 item 1: an unproven address never blocks a sign-up and never 
     expect((await signIn(h, project, victimEmail, PASSWORD)).body.user_id).toBe(victim.id);
     expectKnownError(await signIn(h, project, victimEmail, ATTACKER_PASSWORD), 400, 'EMAIL_PASSWORD_MISMATCH');
     // The owner proves the address (a verification link, opened where the owner is signed in).
-    const code = await codeMailedTo(h, project, victimEmail.toUpperCase(), () => h.post('/contact-channels/send-verification-code', { email: victimEmail.toUpperCase(), callback_url: CALLBACK }, victim.headers));
+    const code = await codeMailedTo(h, project, victimEmail.toUpperCase(), () =>
+      h.post('/contact-channels/send-verification-code', { email: victimEmail.toUpperCase(), callback_url: CALLBACK }, victim.headers),
+    );
     expectStatus(await h.post('/contact-channels/verify', { code }, victim.headers), 200);
     // The attacker's claim is gone, and the proven address now refuses a new sign-up.
     expect((await channelsOf(project, attacker.id)).map((c) => c.value)).toEqual([]);
     expect(await userOf(project, attacker.id)).toMatchObject({ primary_email: null, auth_with_email: false });
-    expectKnownError(await h.post('/auth/password/sign-up', { email: victimEmail, password: ATTACKER_PASSWORD }, project.client()), 409, 'USER_EMAIL_ALREADY_EXISTS');
+    expectKnownError(
+      await h.post('/auth/password/sign-up', { email: victimEmail, password: ATTACKER_PASSWORD }, project.client()),
+      409,
+      'USER_EMAIL_ALREADY_EXISTS',
+    );
     // A magic link to the address now signs the owner in to the owner's own account.
-    expect((await h.post('/auth/otp/sign-in', { code: await magicLinkCode(h, project, victimEmail) }, project.client())).body).toMatchObject({ user_id: victim.id, is_new_user: false });
+    expect((await h.post('/auth/otp/sign-in', { code: await magicLinkCode(h, project, victimEmail) }, project.client())).body).toMatchObject({
+      user_id: victim.id,
+      is_new_user: false,
+    });
   }, 60_000);
 
   it('a magic link to an address an attacker signed up with revokes everything the attacker set: password, sessions, refresh tokens, user and team API keys, TOTP, other sign-in addresses', async () => {
@@ -152,7 +187,11 @@ describe('issue 13 item 1: an unproven address never blocks a sign-up and never 
     const project = await h.createProject({ config: CONFIG });
     const victimEmail = h.uniqueEmail('victim');
     const attacker = await signUp(h, project, h.uniqueEmail('attacker'), ATTACKER_PASSWORD);
-    expectKnownError(await h.post('/contact-channels', { user_id: 'me', type: 'email', value: victimEmail, used_for_auth: true }, attacker.headers), 400, 'EMAIL_NOT_VERIFIED');
+    expectKnownError(
+      await h.post('/contact-channels', { user_id: 'me', type: 'email', value: victimEmail, used_for_auth: true }, attacker.headers),
+      400,
+      'EMAIL_NOT_VERIFIED',
+    );
     const contact = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: victimEmail, used_for_auth: false }, attacker.headers);
     expectStatus(contact, 201);
     expectKnownError(await h.patch(`/contact-channels/me/${contact.body.id}`, { used_for_auth: true }, attacker.headers), 400, 'EMAIL_NOT_VERIFIED');
@@ -163,14 +202,18 @@ describe('issue 13 item 1: an unproven address never blocks a sign-up and never 
     expectKnownError(await signIn(h, project, victimEmail, ATTACKER_PASSWORD), 400, 'EMAIL_PASSWORD_MISMATCH');
     // The owner signs up, and a magic link to the address leads to the owner's own account.
     const victim = await signUp(h, project, victimEmail, PASSWORD);
-    expect((await h.post('/auth/otp/sign-in', { code: await magicLinkCode(h, project, victimEmail) }, project.client())).body).toMatchObject({ user_id: victim.id });
+    expect((await h.post('/auth/otp/sign-in', { code: await magicLinkCode(h, project, victimEmail) }, project.client())).body).toMatchObject({
+      user_id: victim.id,
+    });
   });
 
   it("a verification link the address's owner opens for an attacker's account (no session of it) verifies the address, but the owner's next magic link still strips the attacker", async () => {
     const project = await h.createProject({ config: CONFIG });
     const victimEmail = h.uniqueEmail('victim');
     const attacker = await armedAttacker(project, victimEmail);
-    const code = await codeMailedTo(h, project, victimEmail, () => h.post('/contact-channels/send-verification-code', { email: victimEmail, callback_url: CALLBACK }, attacker.headers));
+    const code = await codeMailedTo(h, project, victimEmail, () =>
+      h.post('/contact-channels/send-verification-code', { email: victimEmail, callback_url: CALLBACK }, attacker.headers),
+    );
     // The owner clicks: a bare code. The address is verified (the mailbox is proven)...
     expectStatus(await h.post('/contact-channels/verify', { code }, project.client()), 200);
     expect(await userOf(project, attacker.id)).toMatchObject({ primary_email: victimEmail, primary_email_verified: true });
@@ -185,7 +228,9 @@ describe('issue 13 item 1: an unproven address never blocks a sign-up and never 
     const project = await h.createProject({ config: CONFIG });
     const email = h.uniqueEmail('holder');
     const user = await signUp(h, project, email, PASSWORD);
-    const code = await codeMailedTo(h, project, email, () => h.post('/contact-channels/send-verification-code', { email, callback_url: CALLBACK }, user.headers));
+    const code = await codeMailedTo(h, project, email, () =>
+      h.post('/contact-channels/send-verification-code', { email, callback_url: CALLBACK }, user.headers),
+    );
     expectStatus(await h.post('/contact-channels/verify', { code }, user.headers), 200);
     expect((await h.post('/auth/otp/sign-in', { code: await magicLinkCode(h, project, email) }, project.client())).body).toMatchObject({ user_id: user.id });
     expect((await signIn(h, project, email, PASSWORD)).body.user_id).toBe(user.id);
@@ -197,13 +242,21 @@ describe('issue 13 item 1: an unproven address never blocks a sign-up and never 
     const email = h.uniqueEmail('claimed');
     const claimant = await signUp(h, project, email, ATTACKER_PASSWORD);
     expectKnownError(await h.post('/users', { primary_email: email }, project.server()), 409, 'USER_EMAIL_ALREADY_EXISTS');
-    const vouched = await h.post('/users', { primary_email: email, primary_email_verified: true, primary_email_auth_enabled: true, password: PASSWORD }, project.server());
+    const vouched = await h.post(
+      '/users',
+      { primary_email: email, primary_email_verified: true, primary_email_auth_enabled: true, password: PASSWORD },
+      project.server(),
+    );
     expectStatus(vouched, 201);
     expect(await channelsOf(project, claimant.id)).toEqual([]);
     expectKnownError(await signIn(h, project, email, ATTACKER_PASSWORD), 400, 'EMAIL_PASSWORD_MISMATCH');
     expect((await signIn(h, project, email, PASSWORD)).body.user_id).toBe(vouched.body.id);
     // A second proven holder is refused (the unique index).
-    expectKnownError(await h.post('/users', { primary_email: email.toUpperCase(), primary_email_verified: true, primary_email_auth_enabled: true }, project.server()), 409, 'USER_EMAIL_ALREADY_EXISTS');
+    expectKnownError(
+      await h.post('/users', { primary_email: email.toUpperCase(), primary_email_verified: true, primary_email_auth_enabled: true }, project.server()),
+      409,
+      'USER_EMAIL_ALREADY_EXISTS',
+    );
   });
 });
 
@@ -211,7 +264,11 @@ describe('issue 13 item 1: signing out everywhere revokes API keys too', () => {
   it("a password change revokes the user's keys and the team keys they made (the current session stays); a reset does the same and ends every session", async () => {
     const project = await h.createProject({ config: CONFIG });
     const email = h.uniqueEmail('owner');
-    const created = await h.post('/users', { primary_email: email, primary_email_verified: true, primary_email_auth_enabled: true, password: PASSWORD }, project.server());
+    const created = await h.post(
+      '/users',
+      { primary_email: email, primary_email_verified: true, primary_email_auth_enabled: true, password: PASSWORD },
+      project.server(),
+    );
     const userId = created.body.id as string;
     const session = await signIn(h, project, email, PASSWORD);
     const other = await signIn(h, project, email, PASSWORD);
@@ -255,7 +312,9 @@ describe('issue 13 item 7: every answer that reveals an account is counted befor
     const contact = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: taken, used_for_auth: false }, prober.headers);
     expectStatus(await h.patch(`/contact-channels/${prober.id}/${contact.body.id}`, { is_verified: true }, project.server()), 200);
     const ip = '198.51.100.70';
-    const results = await Promise.all(Array.from({ length: 160 }, () => h.patch(`/contact-channels/me/${contact.body.id}`, { used_for_auth: true }, fromIp(ip, prober.headers))));
+    const results = await Promise.all(
+      Array.from({ length: 160 }, () => h.patch(`/contact-channels/me/${contact.body.id}`, { used_for_auth: true }, fromIp(ip, prober.headers))),
+    );
     const revealing = results.filter((r) => r.body.code === 'CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE');
     expect(revealing.length).toBeLessThanOrEqual(limit);
     expect(results.filter((r) => r.body.code === 'RATE_LIMITED').length).toBe(160 - revealing.length);
@@ -266,7 +325,9 @@ describe('issue 13 item 7: every answer that reveals an account is counted befor
     const taken = small.uniqueEmail('taken');
     expectStatus(await small.post('/users', { primary_email: taken, primary_email_verified: true, primary_email_auth_enabled: true }, project.server()), 201);
     const ip = '198.51.100.71';
-    const results = await Promise.all(Array.from({ length: 40 }, () => small.post('/auth/password/sign-up', { email: taken, password: PASSWORD }, fromIp(ip, project.client()))));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => small.post('/auth/password/sign-up', { email: taken, password: PASSWORD }, fromIp(ip, project.client()))),
+    );
     const revealing = results.filter((r) => r.body.code === 'USER_EMAIL_ALREADY_EXISTS');
     expect(revealing.length).toBeLessThanOrEqual(PROBES);
     expect(results.filter((r) => r.body.code === 'RATE_LIMITED').length).toBe(40 - revealing.length);
@@ -280,7 +341,8 @@ describe('issue 13 item 11: a lock-out is not a hostage', () => {
     const user = await signUp(small, project, email, PASSWORD);
     const at = (ip: string) => fromIp(ip, project.client());
     // One attacker IP: locked out after PER_EMAIL_IP failures, however many more it tries.
-    for (let i = 0; i < PER_EMAIL_IP; i++) expectKnownError(await signIn(small, project, email, 'wrong-password', at('203.0.113.1')), 400, 'EMAIL_PASSWORD_MISMATCH');
+    for (let i = 0; i < PER_EMAIL_IP; i++)
+      expectKnownError(await signIn(small, project, email, 'wrong-password', at('203.0.113.1')), 400, 'EMAIL_PASSWORD_MISMATCH');
     for (let i = 0; i < 10; i++) expectKnownError(await signIn(small, project, email, 'wrong-password', at('203.0.113.1')), 429, 'RATE_LIMITED');
     expectKnownError(await signIn(small, project, email, PASSWORD, at('203.0.113.1')), 429, 'RATE_LIMITED');
     // The owner, elsewhere, is not affected.
@@ -296,7 +358,8 @@ describe('issue 13 item 11: a lock-out is not a hostage', () => {
     expect((await signIn(small, project, email, 'correct-horse-2', at('198.51.100.1'))).status).toBe(200);
     expect((await signIn(small, project, email, 'correct-horse-2', at('203.0.113.1'))).status).toBe(200);
     // Locked again; this time a magic link is the way out.
-    for (let i = 0; i < PER_EMAIL_IP; i++) expectKnownError(await signIn(small, project, email, 'wrong-password', at('203.0.113.4')), 400, 'EMAIL_PASSWORD_MISMATCH');
+    for (let i = 0; i < PER_EMAIL_IP; i++)
+      expectKnownError(await signIn(small, project, email, 'wrong-password', at('203.0.113.4')), 400, 'EMAIL_PASSWORD_MISMATCH');
     expectKnownError(await signIn(small, project, email, 'correct-horse-2', at('203.0.113.4')), 429, 'RATE_LIMITED');
     expectStatus(await small.post('/auth/otp/sign-in', { code: await magicLinkCode(small, project, email) }, project.client()), 200);
     expect((await signIn(small, project, email, 'correct-horse-2', at('203.0.113.4'))).status).toBe(200);

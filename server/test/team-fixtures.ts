@@ -38,7 +38,12 @@ export async function newUser(h: Harness, project: ProjectFixture, body: Record<
 }
 
 /** A team made by the server, optionally with a creator (who joins it). */
-export async function newTeam(h: Harness, project: ProjectFixture, creator?: TestUser, body: Record<string, unknown> = {}): Promise<{ id: string; display_name: string }> {
+export async function newTeam(
+  h: Harness,
+  project: ProjectFixture,
+  creator?: TestUser,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; display_name: string }> {
   const res = await h.post('/teams', { display_name: 'Team', ...(creator ? { creator_user_id: creator.id } : {}), ...body }, project.server());
   expectStatus(res, 201);
   return res.body;
@@ -58,7 +63,12 @@ export async function defineTeamPermission(h: Harness, project: ProjectFixture, 
 
 /** The tenancy (main branch) of a project, for tests that reach below the API. */
 export async function tenancyOf(h: Harness, projectId: string): Promise<Tenancy> {
-  const row = await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', projectId).where('branch_id', '=', 'main').executeTakeFirstOrThrow();
+  const row = await h.latch.deps.db
+    .selectFrom('tenancies')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('branch_id', '=', 'main')
+    .executeTakeFirstOrThrow();
   return { id: row.id, projectId, branchId: 'main' };
 }
 

@@ -29,7 +29,12 @@ const secret = () => randomBytes(20).toString('base64');
 async function ageSessions(project: ProjectFixture, user: UserSession, seconds: number): Promise<void> {
   const db = h.latch.deps.db;
   const tenancy = await db.selectFrom('tenancies').select('id').where('project_id', '=', project.id).where('branch_id', '=', 'main').executeTakeFirstOrThrow();
-  const result = await db.updateTable('sessions').set({ created_at: new Date(Date.now() - seconds * 1000) }).where('tenancy_id', '=', tenancy.id).where('user_id', '=', user.userId).executeTakeFirst();
+  const result = await db
+    .updateTable('sessions')
+    .set({ created_at: new Date(Date.now() - seconds * 1000) })
+    .where('tenancy_id', '=', tenancy.id)
+    .where('user_id', '=', user.userId)
+    .executeTakeFirst();
   expect(Number(result.numUpdatedRows)).toBeGreaterThan(0);
 }
 

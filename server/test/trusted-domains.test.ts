@@ -27,7 +27,14 @@ function sendReset(project: ProjectFixture, callbackUrl: string): Promise<ApiRes
 }
 
 function setDomains(project: ProjectFixture, domains: string[], extra: Record<string, unknown> = {}): Promise<ApiResponse> {
-  return h.patch('/internal/projects/current', { ...extra, config: { allow_localhost: false, domains: domains.map((domain) => ({ domain, handler_path: '/handler' })), ...((extra.config as object) ?? {}) } }, project.admin());
+  return h.patch(
+    '/internal/projects/current',
+    {
+      ...extra,
+      config: { allow_localhost: false, domains: domains.map((domain) => ({ domain, handler_path: '/handler' })), ...((extra.config as object) ?? {}) },
+    },
+    project.admin(),
+  );
 }
 
 describe('stacked wildcards in trusted domains (issue 13 item 2)', () => {
@@ -47,7 +54,11 @@ describe('stacked wildcards in trusted domains (issue 13 item 2)', () => {
     const stacked = 'https://****************.x.com';
     const row = await h.latch.deps.db.selectFrom('projects').select('config').where('id', '=', project.id).executeTakeFirstOrThrow();
     const config = { ...(row.config as Record<string, unknown>), allow_localhost: false, domains: [{ domain: stacked, handler_path: '/handler' }] };
-    await h.latch.deps.db.updateTable('projects').set({ config: JSON.stringify(config) as never }).where('id', '=', project.id).execute();
+    await h.latch.deps.db
+      .updateTable('projects')
+      .set({ config: JSON.stringify(config) as never })
+      .where('id', '=', project.id)
+      .execute();
     h.latch.deps.projectAuthCache.invalidate();
 
     const res = await sendReset(project, `https://${'a'.repeat(30)}.x.com/handler/password-reset`);
@@ -62,7 +73,12 @@ describe('encoded dot segments in callback URLs (issue 13 item 12)', () => {
     const project = await h.createProject();
     expect((await setDomains(project, ['https://app.example.com/auth/'])).status).toBe(200);
     expect((await sendReset(project, 'https://app.example.com/auth/handler/password-reset')).status).toBe(200);
-    for (const url of ['https://app.example.com/auth/..%2fadmin', 'https://app.example.com/auth/%2e%2e%2fadmin', 'https://app.example.com/auth/..%5cadmin', 'https://app.example.com/auth/..%252fadmin']) {
+    for (const url of [
+      'https://app.example.com/auth/..%2fadmin',
+      'https://app.example.com/auth/%2e%2e%2fadmin',
+      'https://app.example.com/auth/..%5cadmin',
+      'https://app.example.com/auth/..%252fadmin',
+    ]) {
       expectKnownError(await sendReset(project, url), 400, 'REDIRECT_URL_NOT_WHITELISTED');
     }
   });
@@ -78,7 +94,16 @@ describe('production mode enforces its own problems (issue 13 item 12)', () => {
 
     const prod = await h.patch('/internal/projects/current', { is_production_mode: true }, project.admin());
     expect(prod.status).toBe(200);
-    for (const url of ['http://localhost:3000/handler/password-reset', 'http://2130706433:3000/cb', 'http://0x7f000001:3000/cb', 'http://0177.0.0.1:3000/cb', 'http://127.1:3000/cb', 'http://app.localhost:3000/cb', 'http://[::1]:3000/cb', 'http://[::ffff:127.0.0.1]:3000/cb']) {
+    for (const url of [
+      'http://localhost:3000/handler/password-reset',
+      'http://2130706433:3000/cb',
+      'http://0x7f000001:3000/cb',
+      'http://0177.0.0.1:3000/cb',
+      'http://127.1:3000/cb',
+      'http://app.localhost:3000/cb',
+      'http://[::1]:3000/cb',
+      'http://[::ffff:127.0.0.1]:3000/cb',
+    ]) {
       expectKnownError(await sendReset(project, url), 400, 'REDIRECT_URL_NOT_WHITELISTED');
     }
   });
@@ -97,7 +122,8 @@ describe('production mode enforces its own problems (issue 13 item 12)', () => {
     const res = await setDomains(project, domains);
     expect(res.status).toBe(200);
     const messages = (res.body.production_mode_problems as { message: string }[]).map((p) => p.message);
-    for (const domain of domains.slice(0, 4)) expect(messages).toContain(`Localhost is not allowed in production mode: remove ${domain} from the trusted domains`);
+    for (const domain of domains.slice(0, 4))
+      expect(messages).toContain(`Localhost is not allowed in production mode: remove ${domain} from the trusted domains`);
     expect(messages).toContain('Direct IPs are not valid trusted domains in production mode: https://167772161');
     expect(messages.some((m) => m.includes('good.example.com'))).toBe(false);
   });

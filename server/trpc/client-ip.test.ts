@@ -62,7 +62,11 @@ describe('the client IP over HTTP (X-Forwarded-For trusted from loopback, as the
 
   it('stores only a valid IP on the session when X-Forwarded-For carries junk', async () => {
     const user = await h.signUpUser(project);
-    const signedIn = await h.post('/auth/password/sign-in', { email: user.email, password: user.password }, { ...project.client(), 'x-forwarded-for': 'not-an-ip, <script>' });
+    const signedIn = await h.post(
+      '/auth/password/sign-in',
+      { email: user.email, password: user.password },
+      { ...project.client(), 'x-forwarded-for': 'not-an-ip, <script>' },
+    );
     expect(signedIn.status).toBe(200);
     const sessions = await h.get(`/auth/sessions?user_id=${user.userId}`, project.server());
     const ips = (sessions.body.items as { last_used_at_end_user_ip_info: { ip: string } | null }[]).map((s) => s.last_used_at_end_user_ip_info?.ip);
@@ -73,7 +77,11 @@ describe('the client IP over HTTP (X-Forwarded-For trusted from loopback, as the
   it('counts requests with rotating junk X-Forwarded-For values against one per-IP budget', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await h.post('/auth/password/sign-in', { email: h.uniqueEmail('nobody'), password: 'wrong-password-1' }, { ...project.client(), 'x-forwarded-for': `rotating-${i}-${Math.random()}` });
+      const res = await h.post(
+        '/auth/password/sign-in',
+        { email: h.uniqueEmail('nobody'), password: 'wrong-password-1' },
+        { ...project.client(), 'x-forwarded-for': `rotating-${i}-${Math.random()}` },
+      );
       statuses.push(res.status);
     }
     // signInPerIp is 3: the first three failures count against 127.0.0.1, then it is refused.

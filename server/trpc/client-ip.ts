@@ -36,7 +36,11 @@ export function resolveClientIp(socketAddress: string | undefined, forwardedFor:
   const socket = socketAddress && isIP(socketAddress) ? socketAddress : null;
   if (!socket || !trust || forwardedFor === undefined) return socket;
   const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;
-  const forwarded = header.split(',').map(forwardedAddress).filter((address): address is string => address !== null).reverse();
+  const forwarded = header
+    .split(',')
+    .map(forwardedAddress)
+    .filter((address): address is string => address !== null)
+    .reverse();
   const chain = [socket, ...forwarded];
   for (let i = 0; i < chain.length - 1; i++) {
     if (!trust(chain[i]!, i)) return chain[i]!;

@@ -9,7 +9,6 @@ import type { AuthContext, LatchHeaders } from '../access/context.js';
 import { resolveAuth } from '../access/resolve.js';
 import { resolveClientIp, type TrustProxyFn } from './client-ip.js';
 
-
 export interface RequestContext {
   deps: Deps;
   requestId: string;
@@ -67,4 +66,3 @@ export function createRequestContext(deps: Deps, req: IncomingMessage, requestId
     getProjectAuth: () => (projectAuth ??= resolveAuth(deps, headers, { ignoreAccessToken: true })),
   };
 }
-

@@ -50,7 +50,9 @@ describe('openapi.json is current', () => {
     const want = generated();
     const have = committed();
     if (have !== want) {
-      throw new Error(`openapi.json is out of date with the router. Run \`npm run openapi\` and commit the result.\nFirst difference at ${firstDifference(have, want)}`);
+      throw new Error(
+        `openapi.json is out of date with the router. Run \`npm run openapi\` and commit the result.\nFirst difference at ${firstDifference(have, want)}`,
+      );
     }
     expect(have).toBe(want);
   });
@@ -69,7 +71,11 @@ describe('openapi.json content', () => {
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.info.title).toBeTypeOf('string');
     expect(ops.length).toBeGreaterThan(20);
-    expect(doc.components.schemas.Error).toMatchObject({ type: 'object', required: ['code', 'error'], properties: { code: { type: 'string' }, error: { type: 'string' } } });
+    expect(doc.components.schemas.Error).toMatchObject({
+      type: 'object',
+      required: ['code', 'error'],
+      properties: { code: { type: 'string' }, error: { type: 'string' } },
+    });
   });
 
   it('lists every REST procedure of the router, and nothing the router does not serve (besides /auth/oauth/token)', () => {
@@ -112,7 +118,10 @@ describe('openapi.json content', () => {
       const operation = doc.paths[route.template]?.[route.method.toLowerCase()];
       const label = `${route.method} ${route.template}`;
       expect(operation, label).toBeDefined();
-      expect(Object.keys(operation.responses).filter((code) => code !== 'default'), label).toEqual([String(route.successStatus)]);
+      expect(
+        Object.keys(operation.responses).filter((code) => code !== 'default'),
+        label,
+      ).toEqual([String(route.successStatus)]);
     }
     // Every create is a POST.
     for (const route of creates) expect(route.method).toBe('POST');
@@ -168,7 +177,10 @@ describe('every documented operation is served', () => {
       if (res.status >= 400) {
         expect(res.headers.get('x-latch-known-error'), label).toBe(res.body.code);
         expect(knownErrorsByCode.get(res.body.code)?.status, label).toBe(res.status);
-        expect(Object.keys(res.body).every((key) => ['code', 'details', 'error'].includes(key)), label).toBe(true);
+        expect(
+          Object.keys(res.body).every((key) => ['code', 'details', 'error'].includes(key)),
+          label,
+        ).toBe(true);
       }
     }
     expect(results.length).toBe(operations(doc).length);

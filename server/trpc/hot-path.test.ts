@@ -80,7 +80,7 @@ describe('lean path for the hottest routes', () => {
       const [hot, viaExpress] = await both('POST', '/auth/sessions/current/refresh', headers, body);
       expect(comparable(hot), `body ${body}`).toEqual(comparable(viaExpress));
     }
-    const [ok, , ] = await both('POST', '/auth/sessions/current/refresh', withToken, '{}');
+    const [ok, ,] = await both('POST', '/auth/sessions/current/refresh', withToken, '{}');
     expect(ok.status).toBe(200);
     expect(ok.body.access_token).toEqual(expect.any(String));
     const [bad] = await both('POST', '/auth/sessions/current/refresh', withToken, '{"unexpected": ');

@@ -36,7 +36,9 @@ export function buildOpenApiDocument(router: AnyRouter): Json {
     version: '1.0.0',
     description: 'Authentication and user management. Every operation is also available over tRPC at /api/trpc.',
     baseUrl: '/api/v1',
-    securitySchemes: Object.fromEntries(Object.entries(SECURITY_HEADERS).map(([name, description]) => [name, { type: 'apiKey', in: 'header', name, description }])),
+    securitySchemes: Object.fromEntries(
+      Object.entries(SECURITY_HEADERS).map(([name, description]) => [name, { type: 'apiKey', in: 'header', name, description }]),
+    ),
   }) as unknown as Json;
 
   const statusByOperation = new Map(collectRoutes(router).map((r) => [`${r.method.toLowerCase()} ${r.template}`, r.successStatus]));
@@ -64,23 +66,42 @@ export function buildOpenApiDocument(router: AnyRouter): Json {
       tags: ['Sessions'],
       requestBody: {
         required: true,
-        content: Object.fromEntries(['application/x-www-form-urlencoded', 'application/json'].map((type) => [type, {
-          schema: {
-            type: 'object',
-            required: ['grant_type', 'refresh_token'],
-            properties: {
-              grant_type: { type: 'string', enum: ['refresh_token'] },
-              refresh_token: { type: 'string' },
-              client_id: { type: 'string' },
-              client_secret: { type: 'string' },
+        content: Object.fromEntries(
+          ['application/x-www-form-urlencoded', 'application/json'].map((type) => [
+            type,
+            {
+              schema: {
+                type: 'object',
+                required: ['grant_type', 'refresh_token'],
+                properties: {
+                  grant_type: { type: 'string', enum: ['refresh_token'] },
+                  refresh_token: { type: 'string' },
+                  client_id: { type: 'string' },
+                  client_secret: { type: 'string' },
+                },
+              },
             },
-          },
-        }])),
+          ]),
+        ),
       },
       responses: {
         '200': {
           description: 'A new access token',
-          content: { 'application/json': { schema: { type: 'object', required: ['access_token', 'token_type', 'expires_in', 'refresh_token'], properties: { access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'number' }, refresh_token: { type: 'string' }, scope: { type: 'string' } } } } },
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['access_token', 'token_type', 'expires_in', 'refresh_token'],
+                properties: {
+                  access_token: { type: 'string' },
+                  token_type: { type: 'string' },
+                  expires_in: { type: 'number' },
+                  refresh_token: { type: 'string' },
+                  scope: { type: 'string' },
+                },
+              },
+            },
+          },
         },
         default: { description: 'A catalogued error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       },

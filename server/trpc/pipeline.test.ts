@@ -144,7 +144,9 @@ describe('error bodies', () => {
     expectKnownError(cases[4]!, 'EMAIL_PASSWORD_MISMATCH', 400);
     expectKnownError(cases[5]!, 'SCHEMA_ERROR', 400);
     // A schema error names the fields.
-    expect(cases[5]!.body.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'email' }), expect.objectContaining({ path: 'password' })]));
+    expect(cases[5]!.body.details.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: 'email' }), expect.objectContaining({ path: 'password' })]),
+    );
   });
 
   it('do not carry the known-error header on success', async () => {
@@ -206,20 +208,41 @@ describe('project authentication headers', () => {
   });
 
   it('a wrong key for the access type → its INVALID_* error', async () => {
-    expectKnownError(await get('/projects/current', { ...project.client(), 'x-latch-publishable-client-key': 'pck_wrong' }), 'INVALID_PUBLISHABLE_CLIENT_KEY', 401);
+    expectKnownError(
+      await get('/projects/current', { ...project.client(), 'x-latch-publishable-client-key': 'pck_wrong' }),
+      'INVALID_PUBLISHABLE_CLIENT_KEY',
+      401,
+    );
     expectKnownError(await get('/users', { ...project.server(), 'x-latch-secret-server-key': 'ssk_wrong' }), 'INVALID_SECRET_SERVER_KEY', 401);
-    expectKnownError(await get('/internal/api-keys', { ...project.admin(), 'x-latch-super-secret-admin-key': 'sak_wrong' }), 'INVALID_SUPER_SECRET_ADMIN_KEY', 401);
+    expectKnownError(
+      await get('/internal/api-keys', { ...project.admin(), 'x-latch-super-secret-admin-key': 'sak_wrong' }),
+      'INVALID_SUPER_SECRET_ADMIN_KEY',
+      401,
+    );
     // A key of one kind does not work as another kind.
     expectKnownError(await get('/users', { ...project.server(), 'x-latch-secret-server-key': project.publishableClientKey }), 'INVALID_SECRET_SERVER_KEY', 401);
-    expectKnownError(await get('/internal/api-keys', { ...project.admin(), 'x-latch-super-secret-admin-key': project.secretServerKey }), 'INVALID_SUPER_SECRET_ADMIN_KEY', 401);
-    expectKnownError(await get('/internal/api-keys', { ...project.admin(), 'x-latch-super-secret-admin-key': undefined, 'x-latch-admin-access-token': 'garbage' }), 'UNPARSABLE_ADMIN_ACCESS_TOKEN', 401);
+    expectKnownError(
+      await get('/internal/api-keys', { ...project.admin(), 'x-latch-super-secret-admin-key': project.secretServerKey }),
+      'INVALID_SUPER_SECRET_ADMIN_KEY',
+      401,
+    );
+    expectKnownError(
+      await get('/internal/api-keys', { ...project.admin(), 'x-latch-super-secret-admin-key': undefined, 'x-latch-admin-access-token': 'garbage' }),
+      'UNPARSABLE_ADMIN_ACCESS_TOKEN',
+      401,
+    );
     expectKnownError(await get('/users/me', project.client('garbage')), 'UNPARSABLE_ACCESS_TOKEN', 401);
   });
 });
 
 describe('x-latch-override-error-status', () => {
   it('sends errors with status 200 and x-latch-actual-status, body unchanged', async () => {
-    for (const [path, headers] of [['/users/me', {}], ['/users/me', project.client()], ['/users/not-a-uuid', project.server()], ['/nope', {}]] as const) {
+    for (const [path, headers] of [
+      ['/users/me', {}],
+      ['/users/me', project.client()],
+      ['/users/not-a-uuid', project.server()],
+      ['/nope', {}],
+    ] as const) {
       const plain = await get(path, headers);
       const overridden = await get(path, { ...headers, 'x-latch-override-error-status': 'true' });
       expect(plain.status).toBeGreaterThanOrEqual(400);
@@ -241,7 +264,11 @@ describe('x-latch-override-error-status', () => {
   });
 
   it('applies to body-parser errors too', async () => {
-    const res = await call('/auth/password/sign-in', { method: 'POST', rawBody: '{"email":', headers: { ...project.client(), 'x-latch-override-error-status': 'true' } });
+    const res = await call('/auth/password/sign-in', {
+      method: 'POST',
+      rawBody: '{"email":',
+      headers: { ...project.client(), 'x-latch-override-error-status': 'true' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-latch-actual-status')).toBe('400');
     expectKnownError(res, 'BODY_PARSING_ERROR');
@@ -253,7 +280,10 @@ describe('x-latch-auth', () => {
     const res = await get('/users/me', { ...project.client(), 'x-latch-auth': JSON.stringify({ accessToken: user.accessToken }) });
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(user.userId);
-    const both = await get('/users/me', { ...project.client(), 'x-latch-auth': JSON.stringify({ accessToken: user.accessToken, refreshToken: user.refreshToken }) });
+    const both = await get('/users/me', {
+      ...project.client(),
+      'x-latch-auth': JSON.stringify({ accessToken: user.accessToken, refreshToken: user.refreshToken }),
+    });
     expect(both.status).toBe(200);
     // An empty object is a valid header that authenticates no one.
     expectKnownError(await get('/users/me', { ...project.client(), 'x-latch-auth': '{}' }), 'CANNOT_GET_OWN_USER_WITHOUT_USER');
@@ -271,14 +301,23 @@ describe('x-latch-auth', () => {
     expect(res.body.access_token).toBeTypeOf('string');
   });
 
-  it.each(['null', '[]', '"x"', '{"accessToken": 5}', '{"refreshToken": false}', '{"accessToken": null}', 'true', '42', 'not json', '{accessToken: "x"}', '{"accessToken": "x"'])(
-    'x-latch-auth: %s → SCHEMA_ERROR',
-    async (value) => {
-      const res = await get('/users/me', { ...project.client(), 'x-latch-auth': value });
-      expectKnownError(res, 'SCHEMA_ERROR', 400);
-      expect(res.body.error).toMatch(/x-latch-auth/);
-    },
-  );
+  it.each([
+    'null',
+    '[]',
+    '"x"',
+    '{"accessToken": 5}',
+    '{"refreshToken": false}',
+    '{"accessToken": null}',
+    'true',
+    '42',
+    'not json',
+    '{accessToken: "x"}',
+    '{"accessToken": "x"',
+  ])('x-latch-auth: %s → SCHEMA_ERROR', async (value) => {
+    const res = await get('/users/me', { ...project.client(), 'x-latch-auth': value });
+    expectKnownError(res, 'SCHEMA_ERROR', 400);
+    expect(res.body.error).toMatch(/x-latch-auth/);
+  });
 });
 
 describe('request bodies', () => {
@@ -362,7 +401,10 @@ describe('hostile input never reaches the database (catalogued 400s, never a 500
   });
 
   it('the OAuth token route refuses NUL characters too', async () => {
-    const res = await call('/auth/oauth/token', { method: 'POST', form: { grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: `${project.id}\u0000`, client_secret: project.publishableClientKey } });
+    const res = await call('/auth/oauth/token', {
+      method: 'POST',
+      form: { grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: `${project.id}\u0000`, client_secret: project.publishableClientKey },
+    });
     expectKnownError(res, 'SCHEMA_ERROR', 400);
   });
 
@@ -381,18 +423,38 @@ describe('hostile input never reaches the database (catalogued 400s, never a 500
       // Refused before the tRPC adapter (which would overflow re-serializing it): the REST error shape.
       expectKnownError(await call('/api/trpc/users.updateMe', { method: 'POST', rawBody: deep(n), headers: me }), 'SCHEMA_ERROR', 400);
     }
-    expectTrpcKnownError(await call(`/api/trpc/users.getMe?input=${encodeURIComponent(`{"a":${'['.repeat(200)}${']'.repeat(200)}}`)}`, { method: 'GET', headers: me }), 'SCHEMA_ERROR', 400);
+    expectTrpcKnownError(
+      await call(`/api/trpc/users.getMe?input=${encodeURIComponent(`{"a":${'['.repeat(200)}${']'.repeat(200)}}`)}`, { method: 'GET', headers: me }),
+      'SCHEMA_ERROR',
+      400,
+    );
     const ok = await call('/users/me', { method: 'PATCH', rawBody: deep(20), headers: me });
     expect(ok.status).toBe(200);
   });
 
   it('forged list cursors and out-of-range times → SCHEMA_ERROR', async () => {
     const cursor = (text: string) => Buffer.from(text).toString('base64url');
-    for (const forged of [cursor(`1:${'-'.repeat(36)}`), cursor('99999999999999999:7d444840-9dc0-41dd-85a5-1c1b2f6b0ad2'), cursor('8640000000000001:7d444840-9dc0-41dd-85a5-1c1b2f6b0ad2'), 'garbage', cursor('x:y')]) {
+    for (const forged of [
+      cursor(`1:${'-'.repeat(36)}`),
+      cursor('99999999999999999:7d444840-9dc0-41dd-85a5-1c1b2f6b0ad2'),
+      cursor('8640000000000001:7d444840-9dc0-41dd-85a5-1c1b2f6b0ad2'),
+      'garbage',
+      cursor('x:y'),
+    ]) {
       expectKnownError(await get(`/users?cursor=${forged}`, project.server()), 'SCHEMA_ERROR', 400);
     }
     for (const expires of [8_640_000_000_000_001, Number.MAX_SAFE_INTEGER]) {
-      const res = await post('/internal/api-keys', { description: 'far future', expires_at_millis: expires, has_publishable_client_key: true, has_secret_server_key: false, has_super_secret_admin_key: false }, project.admin());
+      const res = await post(
+        '/internal/api-keys',
+        {
+          description: 'far future',
+          expires_at_millis: expires,
+          has_publishable_client_key: true,
+          has_secret_server_key: false,
+          has_super_secret_admin_key: false,
+        },
+        project.admin(),
+      );
       expectKnownError(res, 'SCHEMA_ERROR', 400);
     }
   });
@@ -460,12 +522,28 @@ describe('CORS', () => {
   it('answers a preflight from any origin with 204 and the x-latch-* request headers allowed', async () => {
     const res = await call('/users/me', {
       method: 'OPTIONS',
-      headers: { origin: 'http://example.test', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'x-latch-access-token, content-type' },
+      headers: {
+        origin: 'http://example.test',
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'x-latch-access-token, content-type',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('http://example.test');
-    const allowed = res.headers.get('access-control-allow-headers')!.split(',').map((s) => s.trim().toLowerCase());
-    for (const name of ['x-latch-access-token', 'x-latch-project-id', 'x-latch-access-type', 'x-latch-publishable-client-key', 'x-latch-refresh-token', 'x-latch-auth', 'x-latch-override-error-status', 'content-type']) {
+    const allowed = res.headers
+      .get('access-control-allow-headers')!
+      .split(',')
+      .map((s) => s.trim().toLowerCase());
+    for (const name of [
+      'x-latch-access-token',
+      'x-latch-project-id',
+      'x-latch-access-type',
+      'x-latch-publishable-client-key',
+      'x-latch-refresh-token',
+      'x-latch-auth',
+      'x-latch-override-error-status',
+      'content-type',
+    ]) {
       expect(allowed).toContain(name);
     }
     expect(res.headers.get('access-control-allow-methods')).toMatch(/PATCH/);
@@ -481,9 +559,15 @@ describe('CORS', () => {
   });
 
   it('exposes x-latch-known-error (and the request id) on normal responses', async () => {
-    for (const res of [await get('/users/me', { origin: 'http://example.test' }), await get('/projects/current', { ...project.client(), origin: 'http://example.test' })]) {
+    for (const res of [
+      await get('/users/me', { origin: 'http://example.test' }),
+      await get('/projects/current', { ...project.client(), origin: 'http://example.test' }),
+    ]) {
       expect(res.headers.get('access-control-allow-origin')).toBe('http://example.test');
-      const exposed = res.headers.get('access-control-expose-headers')!.split(',').map((s) => s.trim().toLowerCase());
+      const exposed = res.headers
+        .get('access-control-expose-headers')!
+        .split(',')
+        .map((s) => s.trim().toLowerCase());
       expect(exposed).toEqual(expect.arrayContaining(['x-latch-known-error', 'x-latch-request-id', 'x-latch-actual-status']));
     }
   });
@@ -530,8 +614,14 @@ describe('tRPC transport (/api/trpc)', () => {
     const cases: { rest: () => Promise<ApiResponse>; trpc: () => Promise<ApiResponse> }[] = [
       { rest: () => get('/users/me'), trpc: () => trpcGet('users.getMe', {}) },
       { rest: () => get('/users/me', project.client()), trpc: () => trpcGet('users.getMe', {}, project.client()) },
-      { rest: () => get('/users/me', { ...project.client(), 'x-latch-access-type': 'root' }), trpc: () => trpcGet('users.getMe', {}, { ...project.client(), 'x-latch-access-type': 'root' }) },
-      { rest: () => get(`/users/${randomUUID()}`, project.server()), trpc: async () => ({ ...(await trpcGet('users.get', { user_id: randomUUID() }, project.server())) }) },
+      {
+        rest: () => get('/users/me', { ...project.client(), 'x-latch-access-type': 'root' }),
+        trpc: () => trpcGet('users.getMe', {}, { ...project.client(), 'x-latch-access-type': 'root' }),
+      },
+      {
+        rest: () => get(`/users/${randomUUID()}`, project.server()),
+        trpc: async () => ({ ...(await trpcGet('users.get', { user_id: randomUUID() }, project.server())) }),
+      },
       { rest: () => get('/users/x', project.server()), trpc: () => trpcGet('users.get', { user_id: 'x' }, project.server()) },
       {
         rest: () => post('/auth/password/sign-in', { email: 'nope', password: 'x' }, project.client()),
@@ -539,7 +629,8 @@ describe('tRPC transport (/api/trpc)', () => {
       },
       {
         rest: () => post('/auth/password/sign-in', { email: user.email, password: 'wrong password' }, project.client()),
-        trpc: () => call('/api/trpc/auth.passwordSignIn', { method: 'POST', body: { email: user.email, password: 'wrong password' }, headers: project.client() }),
+        trpc: () =>
+          call('/api/trpc/auth.passwordSignIn', { method: 'POST', body: { email: user.email, password: 'wrong password' }, headers: project.client() }),
       },
     ];
     for (const { rest, trpc } of cases) {
@@ -558,10 +649,12 @@ describe('tRPC transport (/api/trpc)', () => {
   });
 
   it('the typed client surfaces the same code in TRPCClientError.data.latch', async () => {
-    const error = await trpcClient(project.client()).users.getMe.query({}).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const error = await trpcClient(project.client())
+      .users.getMe.query({})
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(TRPCClientError);
     const data = (error as TRPCClientError<AppRouter>).data as { latch: { code: string }; httpStatus: number };
     expect(data.latch.code).toBe('CANNOT_GET_OWN_USER_WITHOUT_USER');
@@ -576,7 +669,11 @@ describe('tRPC transport (/api/trpc)', () => {
 
   it('malformed JSON bodies and bad ?input= are BODY_PARSING_ERROR', async () => {
     // A malformed body is refused by express.json before tRPC: the REST error shape, same code.
-    expectKnownError(await call('/api/trpc/auth.passwordSignIn', { method: 'POST', rawBody: '{"email":', headers: project.client() }), 'BODY_PARSING_ERROR', 400);
+    expectKnownError(
+      await call('/api/trpc/auth.passwordSignIn', { method: 'POST', rawBody: '{"email":', headers: project.client() }),
+      'BODY_PARSING_ERROR',
+      400,
+    );
     expectTrpcKnownError(await call('/api/trpc/projects.current?input=%7B', { method: 'GET', headers: project.client() }), 'BODY_PARSING_ERROR', 400);
     expectTrpcKnownError(await call('/api/trpc/projects.current?input=nope', { method: 'GET', headers: project.client() }), 'BODY_PARSING_ERROR', 400);
     // Batches keep tRPC's own envelope, but a bad batch input is still a client error.
@@ -672,7 +769,11 @@ describe('unexpected failures', () => {
       remember('broken tRPC', trpc);
       expect(trpc.status).toBe(500);
       expect(trpc.headers.get('x-latch-known-error')).toBe('INTERNAL_SERVER_ERROR');
-      expect(trpc.body.error.data.latch).toEqual({ code: 'INTERNAL_SERVER_ERROR', details: { request_id: trpc.headers.get('x-latch-request-id') }, error: expect.stringContaining(trpc.headers.get('x-latch-request-id')!) });
+      expect(trpc.body.error.data.latch).toEqual({
+        code: 'INTERNAL_SERVER_ERROR',
+        details: { request_id: trpc.headers.get('x-latch-request-id') },
+        error: expect.stringContaining(trpc.headers.get('x-latch-request-id')!),
+      });
       const trpcText = JSON.stringify(trpc.body);
       expect(trpcText).not.toMatch(STACK_LIKE);
       expect(trpcText).not.toMatch(/"stack"|tenancies|relation/i);
@@ -720,7 +821,10 @@ describe('unexpected failures', () => {
     expect(toWireError(new TRPCError({ code: 'METHOD_NOT_SUPPORTED' }), 'r')).toMatchObject({ status: 405, body: { code: 'METHOD_NOT_ALLOWED' } });
     expect(toWireError(new TRPCError({ code: 'PAYLOAD_TOO_LARGE' }), 'r')).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
     // tRPC's own request checks are the caller's mistake, not a 500.
-    expect(toWireError(new TRPCError({ code: 'BAD_REQUEST', message: 'Batch call exceeds maximum size' }), 'r')).toMatchObject({ status: 400, body: { code: 'SCHEMA_ERROR', error: 'Batch call exceeds maximum size' } });
+    expect(toWireError(new TRPCError({ code: 'BAD_REQUEST', message: 'Batch call exceeds maximum size' }), 'r')).toMatchObject({
+      status: 400,
+      body: { code: 'SCHEMA_ERROR', error: 'Batch call exceeds maximum size' },
+    });
     let syntax: unknown;
     try {
       JSON.parse('{');

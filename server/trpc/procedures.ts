@@ -25,13 +25,20 @@ export const publicProcedure = t.procedure.use(guardInput);
 function authenticationRequired(allowed: readonly AccessType[]) {
   const key = [...allowed].sort((a, b) => ['client', 'server', 'admin'].indexOf(a) - ['client', 'server', 'admin'].indexOf(b)).join(',');
   switch (key) {
-    case 'client': return new KnownErrors.ClientAuthenticationRequired();
-    case 'server': return new KnownErrors.ServerAuthenticationRequired();
-    case 'admin': return new KnownErrors.AdminAuthenticationRequired();
-    case 'client,server': return new KnownErrors.ClientOrServerAuthenticationRequired();
-    case 'client,admin': return new KnownErrors.ClientOrAdminAuthenticationRequired();
-    case 'server,admin': return new KnownErrors.ServerOrAdminAuthenticationRequired();
-    default: return new KnownErrors.ClientOrServerOrAdminAuthenticationRequired();
+    case 'client':
+      return new KnownErrors.ClientAuthenticationRequired();
+    case 'server':
+      return new KnownErrors.ServerAuthenticationRequired();
+    case 'admin':
+      return new KnownErrors.AdminAuthenticationRequired();
+    case 'client,server':
+      return new KnownErrors.ClientOrServerAuthenticationRequired();
+    case 'client,admin':
+      return new KnownErrors.ClientOrAdminAuthenticationRequired();
+    case 'server,admin':
+      return new KnownErrors.ServerOrAdminAuthenticationRequired();
+    default:
+      return new KnownErrors.ClientOrServerOrAdminAuthenticationRequired();
   }
 }
 

@@ -59,10 +59,13 @@ function shapeOf(input: unknown): Record<string, ZodLike> | null {
 }
 
 function parseTemplate(template: string): Segment[] {
-  return template.split('/').filter(Boolean).map((part) => {
-    const param = /^\{(\w+)\}$/.exec(part);
-    return param?.[1] ? { param: param[1] } : { literal: part.toLowerCase() };
-  });
+  return template
+    .split('/')
+    .filter(Boolean)
+    .map((part) => {
+      const param = /^\{(\w+)\}$/.exec(part);
+      return param?.[1] ? { param: param[1] } : { literal: part.toLowerCase() };
+    });
 }
 
 /** Literal segments sort before parameters, position by position: `/users/me` before `/users/{id}`. */
@@ -135,7 +138,8 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
   const byMethod = new Map<string, Route[]>();
   const exact = new Map<string, Route>();
   for (const route of routes) {
-    if (route.segments.every((s) => 'literal' in s)) exact.set(`${route.method} /${route.segments.map((s) => (s as { literal: string }).literal).join('/')}`, route);
+    if (route.segments.every((s) => 'literal' in s))
+      exact.set(`${route.method} /${route.segments.map((s) => (s as { literal: string }).literal).join('/')}`, route);
     const list = byMethod.get(route.method) ?? [];
     list.push(route);
     byMethod.set(route.method, list);
@@ -167,13 +171,17 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
       try {
         // Most calls are a plain path (letters, digits, - and _ between slashes): the URL parser
         // would return it unchanged. Anything else (query, dots, escapes) is parsed and normalised.
-        const url = PLAIN_PATH.test(req.originalUrl) ? { pathname: req.originalUrl, searchParams: new URLSearchParams() } : new URL(req.originalUrl, 'http://localhost');
+        const url = PLAIN_PATH.test(req.originalUrl)
+          ? { pathname: req.originalUrl, searchParams: new URLSearchParams() }
+          : new URL(req.originalUrl, 'http://localhost');
         const rest = url.pathname.replace(/^\/api\/v1/, '');
         const parts = rest.split('/').filter(Boolean);
         const found = match(req.method, parts);
         if (!found) {
           const otherMethod = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].some((m) => m !== req.method && match(m, parts));
-          throw otherMethod ? new KnownErrors.MethodNotAllowed(`${req.method} is not allowed on ${url.pathname}.`) : new KnownErrors.RouteNotFound(`No route for ${req.method} ${url.pathname}.`);
+          throw otherMethod
+            ? new KnownErrors.MethodNotAllowed(`${req.method} is not allowed on ${url.pathname}.`)
+            : new KnownErrors.RouteNotFound(`No route for ${req.method} ${url.pathname}.`);
         }
         const { route, params } = found;
         let input: unknown;
@@ -193,7 +201,9 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
           } else {
             const body: unknown = req.body ?? {};
             if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-              throw new KnownErrors.SchemaError('Request validation failed:\n  - body must be a JSON object', { issues: [{ path: 'body', message: 'must be a JSON object' }] });
+              throw new KnownErrors.SchemaError('Request validation failed:\n  - body must be a JSON object', {
+                issues: [{ path: 'body', message: 'must be a JSON object' }],
+              });
             }
             fields = body as Record<string, unknown>;
           }

@@ -107,13 +107,8 @@ export function procedureRunner(procedure: ProcedureDef): ProcedureRunner {
         meta,
         signal: undefined,
         batchIndex: 0,
-        next: (next) => call(
-          index + 1,
-          path,
-          next?.ctx ? { ...ctx, ...next.ctx } : ctx,
-          next && 'input' in next ? next.input : input,
-          next?.getRawInput ?? getRawInput,
-        ),
+        next: (next) =>
+          call(index + 1, path, next?.ctx ? { ...ctx, ...next.ctx } : ctx, next && 'input' in next ? next.input : input, next?.getRawInput ?? getRawInput),
       });
     } catch (cause) {
       return { ok: false, error: getTRPCErrorFromUnknown(cause) };

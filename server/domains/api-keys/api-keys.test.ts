@@ -29,9 +29,21 @@ async function createKeySet(project: ProjectFixture, body: Record<string, unknow
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-const clientHeaders = (projectId: string, key: string): Headers_ => ({ 'x-latch-project-id': projectId, 'x-latch-access-type': 'client', 'x-latch-publishable-client-key': key });
-const serverHeaders = (projectId: string, key: string): Headers_ => ({ 'x-latch-project-id': projectId, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': key });
-const adminHeaders = (projectId: string, key: string): Headers_ => ({ 'x-latch-project-id': projectId, 'x-latch-access-type': 'admin', 'x-latch-super-secret-admin-key': key });
+const clientHeaders = (projectId: string, key: string): Headers_ => ({
+  'x-latch-project-id': projectId,
+  'x-latch-access-type': 'client',
+  'x-latch-publishable-client-key': key,
+});
+const serverHeaders = (projectId: string, key: string): Headers_ => ({
+  'x-latch-project-id': projectId,
+  'x-latch-access-type': 'server',
+  'x-latch-secret-server-key': key,
+});
+const adminHeaders = (projectId: string, key: string): Headers_ => ({
+  'x-latch-project-id': projectId,
+  'x-latch-access-type': 'admin',
+  'x-latch-super-secret-admin-key': key,
+});
 
 /** One call per kind that needs exactly that access level. */
 const useClient = (projectId: string, key: string) => h.get('/projects/current', clientHeaders(projectId, key));
@@ -71,7 +83,11 @@ describe('POST /internal/api-keys', () => {
 
     // Every key is fresh.
     const again = await createKeySet(project);
-    const all = [keys, again, { publishable_client_key: project.publishableClientKey, secret_server_key: project.secretServerKey, super_secret_admin_key: project.superSecretAdminKey }].flatMap((k) => [k.publishable_client_key, k.secret_server_key, k.super_secret_admin_key]);
+    const all = [
+      keys,
+      again,
+      { publishable_client_key: project.publishableClientKey, secret_server_key: project.secretServerKey, super_secret_admin_key: project.superSecretAdminKey },
+    ].flatMap((k) => [k.publishable_client_key, k.secret_server_key, k.super_secret_admin_key]);
     expect(new Set(all).size).toBe(all.length);
   });
 
@@ -82,7 +98,11 @@ describe('POST /internal/api-keys', () => {
     expect(keys.super_secret_admin_key).toBeNull();
     expect(keys.secret_server_key).toMatch(/^ssk_/);
     const read = await h.get(`/internal/api-keys/${keys.id}`, project.admin());
-    expect(read.body).toMatchObject({ publishable_client_key: null, super_secret_admin_key: null, secret_server_key: { last_four: keys.secret_server_key!.slice(-4) } });
+    expect(read.body).toMatchObject({
+      publishable_client_key: null,
+      super_secret_admin_key: null,
+      secret_server_key: { last_four: keys.secret_server_key!.slice(-4) },
+    });
     expect((await useServer(project.id, keys.secret_server_key!)).status).toBe(200);
   });
 
@@ -112,7 +132,11 @@ describe('POST /internal/api-keys', () => {
     expect(one.status).toBe(200);
     expect(one.body).toEqual(listed);
 
-    const texts = [JSON.stringify(list.body), JSON.stringify(one.body), JSON.stringify((await h.patch(`/internal/api-keys/${keys.id}`, { description: 'renamed' }, project.admin())).body)];
+    const texts = [
+      JSON.stringify(list.body),
+      JSON.stringify(one.body),
+      JSON.stringify((await h.patch(`/internal/api-keys/${keys.id}`, { description: 'renamed' }, project.admin())).body),
+    ];
     for (const text of texts) {
       for (const key of [...full, project.publishableClientKey, project.secretServerKey, project.superSecretAdminKey]) {
         expect(text).not.toContain(key);
@@ -141,7 +165,11 @@ describe('POST /internal/api-keys', () => {
 
   it('refuses a key set with no kind, an expiry in the past, or bad fields (SCHEMA_ERROR)', async () => {
     const project = await h.createProject();
-    const none = await h.post('/internal/api-keys', { description: 'empty', has_publishable_client_key: false, has_secret_server_key: false, has_super_secret_admin_key: false }, project.admin());
+    const none = await h.post(
+      '/internal/api-keys',
+      { description: 'empty', has_publishable_client_key: false, has_secret_server_key: false, has_super_secret_admin_key: false },
+      project.admin(),
+    );
     expectKnownError(none, 400, 'SCHEMA_ERROR');
     const past = await h.post('/internal/api-keys', { description: 'old', ...ALL_KINDS, expires_at_millis: Date.now() - 60_000 }, project.admin());
     expectKnownError(past, 400, 'SCHEMA_ERROR');
@@ -155,7 +183,11 @@ describe('POST /internal/api-keys', () => {
     }
     expectKnownError(await h.post('/internal/api-keys', { ...ALL_KINDS }, project.admin()), 400, 'SCHEMA_ERROR');
     expectKnownError(await h.post('/internal/api-keys', { description: 'x', has_publishable_client_key: true }, project.admin()), 400, 'SCHEMA_ERROR');
-    expectKnownError(await h.post('/internal/api-keys', { description: 'x', ...ALL_KINDS, publishable_client_key: 'pck_chosen-by-me' }, project.admin()), 400, 'SCHEMA_ERROR');
+    expectKnownError(
+      await h.post('/internal/api-keys', { description: 'x', ...ALL_KINDS, publishable_client_key: 'pck_chosen-by-me' }, project.admin()),
+      400,
+      'SCHEMA_ERROR',
+    );
     // Nothing was created: only the harness's key set exists.
     expect((await h.get('/internal/api-keys', project.admin())).body.items).toHaveLength(1);
   });
@@ -183,7 +215,12 @@ describe('revocation, expiry and deletion', () => {
     await expectKeysRefused(project.id, keys);
 
     // The project's other keys are unaffected.
-    await expectKeysWork(project.id, { id: '', publishable_client_key: project.publishableClientKey, secret_server_key: project.secretServerKey, super_secret_admin_key: project.superSecretAdminKey });
+    await expectKeysWork(project.id, {
+      id: '',
+      publishable_client_key: project.publishableClientKey,
+      secret_server_key: project.secretServerKey,
+      super_secret_admin_key: project.superSecretAdminKey,
+    });
   });
 
   it('stops a revoked key at once in this instance although the lookup of the key is cached', async () => {
@@ -293,13 +330,29 @@ describe('key isolation and access levels', () => {
     const base = { 'x-latch-project-id': project.id };
     expectKnownError(await h.get('/users', { ...base, 'x-latch-access-type': 'server' }), 401, 'SERVER_AUTHENTICATION_REQUIRED');
     // A key of another kind does not count.
-    expectKnownError(await h.get('/users', { ...base, 'x-latch-access-type': 'server', 'x-latch-publishable-client-key': project.publishableClientKey }), 401, 'SERVER_AUTHENTICATION_REQUIRED');
+    expectKnownError(
+      await h.get('/users', { ...base, 'x-latch-access-type': 'server', 'x-latch-publishable-client-key': project.publishableClientKey }),
+      401,
+      'SERVER_AUTHENTICATION_REQUIRED',
+    );
     expectKnownError(await h.get('/internal/api-keys', { ...base, 'x-latch-access-type': 'admin' }), 401, 'ADMIN_AUTHENTICATION_REQUIRED');
-    expectKnownError(await h.get('/internal/api-keys', { ...base, 'x-latch-access-type': 'admin', 'x-latch-secret-server-key': project.secretServerKey }), 401, 'ADMIN_AUTHENTICATION_REQUIRED');
+    expectKnownError(
+      await h.get('/internal/api-keys', { ...base, 'x-latch-access-type': 'admin', 'x-latch-secret-server-key': project.secretServerKey }),
+      401,
+      'ADMIN_AUTHENTICATION_REQUIRED',
+    );
     expectKnownError(await h.get('/projects/current', { ...base, 'x-latch-access-type': 'client' }), 401, 'PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT');
-    expectKnownError(await h.get('/projects/current', { ...base, 'x-latch-secret-server-key': project.secretServerKey }), 400, 'PROJECT_KEY_WITHOUT_ACCESS_TYPE');
+    expectKnownError(
+      await h.get('/projects/current', { ...base, 'x-latch-secret-server-key': project.secretServerKey }),
+      400,
+      'PROJECT_KEY_WITHOUT_ACCESS_TYPE',
+    );
     expectKnownError(await h.get('/internal/api-keys', {}), 401, 'ADMIN_AUTHENTICATION_REQUIRED');
     expectKnownError(await h.get('/users', {}), 401, 'SERVER_OR_ADMIN_AUTHENTICATION_REQUIRED');
-    expectKnownError(await h.get('/users', { 'x-latch-project-id': randomUUID(), 'x-latch-access-type': 'server', 'x-latch-secret-server-key': project.secretServerKey }), 400, 'CURRENT_PROJECT_NOT_FOUND');
+    expectKnownError(
+      await h.get('/users', { 'x-latch-project-id': randomUUID(), 'x-latch-access-type': 'server', 'x-latch-secret-server-key': project.secretServerKey }),
+      400,
+      'CURRENT_PROJECT_NOT_FOUND',
+    );
   });
 });

@@ -7,14 +7,26 @@ export async function insertApiKeySet(db: Executor, row: Omit<ApiKeySetRow, 'cre
 }
 
 export async function listApiKeySets(db: Executor, projectId: string): Promise<ApiKeySetRow[]> {
-  return db.selectFrom('api_key_sets').select(API_KEY_SET_COLUMNS).where('project_id', '=', projectId).orderBy('created_at', 'desc').orderBy('id').limit(1000).execute();
+  return db
+    .selectFrom('api_key_sets')
+    .select(API_KEY_SET_COLUMNS)
+    .where('project_id', '=', projectId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(1000)
+    .execute();
 }
 
 export async function findApiKeySet(db: Executor, projectId: string, id: string): Promise<ApiKeySetRow | undefined> {
   return db.selectFrom('api_key_sets').select(API_KEY_SET_COLUMNS).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function updateApiKeySet(db: Executor, projectId: string, id: string, patch: { description?: string; manually_revoked_at?: Date }): Promise<ApiKeySetRow | undefined> {
+export async function updateApiKeySet(
+  db: Executor,
+  projectId: string,
+  id: string,
+  patch: { description?: string; manually_revoked_at?: Date },
+): Promise<ApiKeySetRow | undefined> {
   return db.updateTable('api_key_sets').set(patch).where('project_id', '=', projectId).where('id', '=', id).returningAll().executeTakeFirst();
 }
 

@@ -10,22 +10,30 @@ const op = restOperations(['Internal API keys'], { protect: true });
 
 export const apiKeysRouter = router({
   list: op(adminProcedure, 'GET /internal/api-keys', "The project's key sets (last four characters only)")
-    .input(z.object({})).output(shortList(schemas.apiKeySetSchema))
+    .input(z.object({}))
+    .output(shortList(schemas.apiKeySetSchema))
     .query(async ({ ctx }) => ({ items: await service.listApiKeySets(ctx.deps, ctx.auth), is_paginated: false as const })),
 
   create: op(adminProcedure, 'POST /internal/api-keys', 'Create a key set; the full keys are shown only in this response', { successStatus: 201 })
-    .input(schemas.apiKeySetCreateSchema).output(schemas.apiKeySetCreatedSchema)
+    .input(schemas.apiKeySetCreateSchema)
+    .output(schemas.apiKeySetCreatedSchema)
     .mutation(({ ctx, input }) => service.createApiKeySet(ctx.deps, ctx.auth, input)),
 
   get: op(adminProcedure, 'GET /internal/api-keys/{api_key_id}', 'One key set')
-    .input(schemas.apiKeySetIdSchema).output(schemas.apiKeySetSchema)
+    .input(schemas.apiKeySetIdSchema)
+    .output(schemas.apiKeySetSchema)
     .query(({ ctx, input }) => service.getApiKeySet(ctx.deps, ctx.auth, input.api_key_id)),
 
   update: op(adminProcedure, 'PATCH /internal/api-keys/{api_key_id}', 'Change the description, or revoke with revoked: true')
-    .input(schemas.apiKeySetUpdateSchema).output(schemas.apiKeySetSchema)
+    .input(schemas.apiKeySetUpdateSchema)
+    .output(schemas.apiKeySetSchema)
     .mutation(({ ctx, input }) => service.updateApiKeySet(ctx.deps, ctx.auth, input.api_key_id, input)),
 
   delete: op(adminProcedure, 'DELETE /internal/api-keys/{api_key_id}', 'Delete a key set')
-    .input(schemas.apiKeySetIdSchema).output(successSchema)
-    .mutation(async ({ ctx, input }) => { await service.deleteApiKeySet(ctx.deps, ctx.auth, input.api_key_id); return succeed(); }),
+    .input(schemas.apiKeySetIdSchema)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      await service.deleteApiKeySet(ctx.deps, ctx.auth, input.api_key_id);
+      return succeed();
+    }),
 });

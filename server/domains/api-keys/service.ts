@@ -8,12 +8,16 @@ import * as q from './queries.js';
 import { type ApiKeySetDto, toApiKeySetDto } from './dto.js';
 import type { apiKeySetCreateSchema, apiKeySetCreatedSchema } from '../../../contract/schemas/api-keys.js';
 
-
-
 /** Creates a key set; the full keys are in this response only, the table keeps SHA-256 hashes. */
-export async function createApiKeySet(deps: Deps, auth: AuthContext, input: z.infer<typeof apiKeySetCreateSchema>): Promise<z.infer<typeof apiKeySetCreatedSchema>> {
+export async function createApiKeySet(
+  deps: Deps,
+  auth: AuthContext,
+  input: z.infer<typeof apiKeySetCreateSchema>,
+): Promise<z.infer<typeof apiKeySetCreatedSchema>> {
   if (!input.has_publishable_client_key && !input.has_secret_server_key && !input.has_super_secret_admin_key) {
-    throw new KnownErrors.SchemaError('Request validation failed:\n  - at least one of has_publishable_client_key, has_secret_server_key, has_super_secret_admin_key must be true');
+    throw new KnownErrors.SchemaError(
+      'Request validation failed:\n  - at least one of has_publishable_client_key, has_secret_server_key, has_super_secret_admin_key must be true',
+    );
   }
   if (input.expires_at_millis != null && input.expires_at_millis <= Date.now()) {
     throw new KnownErrors.SchemaError('Request validation failed:\n  - expires_at_millis must be in the future');

@@ -29,7 +29,12 @@ function expectKnownError(res: ApiResponse, code: string, status: number): void 
 }
 
 async function tenancyId(projectId: string): Promise<string> {
-  const row = await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', projectId).where('branch_id', '=', 'main').executeTakeFirstOrThrow();
+  const row = await h.latch.deps.db
+    .selectFrom('tenancies')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('branch_id', '=', 'main')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -45,7 +50,8 @@ async function storedPasswordHash(projectId: string, userId: string): Promise<st
 
 const signUp = (project: ProjectFixture, body: Record<string, unknown>, headers = project.client()) => h.post('/auth/password/sign-up', body, headers);
 const signIn = (project: ProjectFixture, email: string, password: string) => h.post('/auth/password/sign-in', { email, password }, project.client());
-const refresh = (project: ProjectFixture, refreshToken: string) => h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken });
+const refresh = (project: ProjectFixture, refreshToken: string) =>
+  h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken });
 
 describe('password sign-up', () => {
   it('creates a user and returns working tokens with is_new_user true', async () => {
@@ -66,7 +72,14 @@ describe('password sign-up', () => {
 
     const me = await h.get('/users/me', project.client(res.body.access_token));
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ id: res.body.user_id, primary_email: email, has_password: true, is_anonymous: false, primary_email_verified: false, auth_with_email: true });
+    expect(me.body).toMatchObject({
+      id: res.body.user_id,
+      primary_email: email,
+      has_password: true,
+      is_anonymous: false,
+      primary_email_verified: false,
+      auth_with_email: true,
+    });
     expect(me.body).not.toHaveProperty('password_hash');
     expect(me.body).not.toHaveProperty('server_metadata');
 
@@ -83,7 +96,11 @@ describe('password sign-up', () => {
     expect(queued).toEqual([{ subject: 'Verify your email' }]);
     // An untrusted URL is refused before anything is created.
     const untrusted = h.uniqueEmail();
-    expectKnownError(await signUp(project, { email: untrusted, password: PASSWORD, verification_callback_url: 'https://evil.example.com/handler/email-verification' }), 'REDIRECT_URL_NOT_WHITELISTED', 400);
+    expectKnownError(
+      await signUp(project, { email: untrusted, password: PASSWORD, verification_callback_url: 'https://evil.example.com/handler/email-verification' }),
+      'REDIRECT_URL_NOT_WHITELISTED',
+      400,
+    );
     expectKnownError(await signIn(project, untrusted, PASSWORD), 'EMAIL_PASSWORD_MISMATCH', 400);
   });
 
@@ -99,7 +116,9 @@ describe('password sign-up', () => {
     const project = await newProject();
     const email = h.uniqueEmail('dup');
     // Proven (the server vouches for it): only such an address refuses a sign-up.
-    expect((await h.post('/users', { primary_email: email, primary_email_verified: true, primary_email_auth_enabled: true }, project.server())).status).toBe(201);
+    expect((await h.post('/users', { primary_email: email, primary_email_verified: true, primary_email_auth_enabled: true }, project.server())).status).toBe(
+      201,
+    );
 
     const same = await signUp(project, { email, password: 'another-password-1' });
     expectKnownError(same, 'USER_EMAIL_ALREADY_EXISTS', 409);
@@ -278,7 +297,11 @@ describe('password sign-in', () => {
 
   it('does not sign in with an email that is not used for authentication', async () => {
     const project = await newProject();
-    const created = await h.post('/users', { primary_email: h.uniqueEmail('contact-only'), password: PASSWORD, primary_email_auth_enabled: false }, project.server());
+    const created = await h.post(
+      '/users',
+      { primary_email: h.uniqueEmail('contact-only'), password: PASSWORD, primary_email_auth_enabled: false },
+      project.server(),
+    );
     expect(created.status).toBe(201);
     expect(created.body.auth_with_email).toBe(false);
     expectKnownError(await signIn(project, created.body.primary_email, PASSWORD), 'EMAIL_PASSWORD_MISMATCH', 400);
@@ -322,7 +345,11 @@ describe('password update and set', () => {
   it('refuses a wrong old password with PASSWORD_CONFIRMATION_MISMATCH and keeps the old one', async () => {
     const project = await newProject();
     const user = await h.signUpUser(project);
-    const res = await h.post('/auth/password/update', { old_password: 'wrong-old-password', new_password: 'brand-new-password' }, project.client(user.accessToken));
+    const res = await h.post(
+      '/auth/password/update',
+      { old_password: 'wrong-old-password', new_password: 'brand-new-password' },
+      project.client(user.accessToken),
+    );
     expectKnownError(res, 'PASSWORD_CONFIRMATION_MISMATCH', 400);
     expect(res.body.error).toBe('Passwords do not match.');
     expect((await signIn(project, user.email, user.password)).status).toBe(200);
@@ -379,7 +406,11 @@ describe('password update and set', () => {
     expect(session.status).toBe(201);
 
     // With no password, there is nothing to update.
-    const update = await h.post('/auth/password/update', { old_password: PASSWORD, new_password: 'brand-new-password' }, project.client(session.body.access_token));
+    const update = await h.post(
+      '/auth/password/update',
+      { old_password: PASSWORD, new_password: 'brand-new-password' },
+      project.client(session.body.access_token),
+    );
     expectKnownError(update, 'USER_DOES_NOT_HAVE_PASSWORD', 400);
 
     const tooShort = await h.post('/auth/password/set', { password: 'short' }, project.client(session.body.access_token));
@@ -515,7 +546,9 @@ describe('anonymous sign-up', () => {
   it('does not upgrade an anonymous user to an email that another account has proven', async () => {
     const project = await newProject();
     const taken = { email: h.uniqueEmail('taken') };
-    expect((await h.post('/users', { primary_email: taken.email, primary_email_verified: true, primary_email_auth_enabled: true }, project.server())).status).toBe(201);
+    expect(
+      (await h.post('/users', { primary_email: taken.email, primary_email_verified: true, primary_email_auth_enabled: true }, project.server())).status,
+    ).toBe(201);
     const anon = await h.post('/auth/anonymous/sign-up', {}, project.client());
     const res = await signUp(project, { email: taken.email.toUpperCase(), password: PASSWORD }, { ...project.client(anon.body.access_token), ...allow });
     expectKnownError(res, 'USER_EMAIL_ALREADY_EXISTS', 409);
@@ -529,18 +562,25 @@ describe('concurrent sign-ups', () => {
   it('lets all of 50 concurrent sign-ups with one unproven email in (claims never block); the address answers to the newest claim only', async () => {
     const project = await newProject();
     const email = h.uniqueEmail('race');
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => signUp(project, { email: i % 2 ? email : email.toUpperCase(), password: `race-password-${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => signUp(project, { email: i % 2 ? email : email.toUpperCase(), password: `race-password-${i}` })),
+    );
     expect(results.map((r) => r.status).filter((s) => s === 200)).toHaveLength(50);
     const tenancy = await tenancyId(project.id);
     const users = await h.latch.deps.db.selectFrom('users').select('id').where('tenancy_id', '=', tenancy).execute();
     expect(users).toHaveLength(50);
     // The newest claim (channel created_at, then id) is the one the address signs in.
-    const newest = await h.latch.deps.db.selectFrom('contact_channels').select('user_id').where('tenancy_id', '=', tenancy).orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const newest = await h.latch.deps.db
+      .selectFrom('contact_channels')
+      .select('user_id')
+      .where('tenancy_id', '=', tenancy)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     const newestIndex = results.findIndex((r) => r.body.user_id === newest.user_id);
     const signedIn = await signIn(project, email, `race-password-${newestIndex}`);
     expect(signedIn.status).toBe(200);
     expect(signedIn.body.user_id).toBe(newest.user_id);
     expect((await signIn(project, email, `race-password-${(newestIndex + 1) % 50}`)).status).toBe(400);
   });
-
 });

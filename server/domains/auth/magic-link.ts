@@ -31,21 +31,31 @@ export async function sendSignInCode(deps: Deps, auth: AuthContext, email: strin
   assertTrustedCallbackUrl(auth.project, callbackUrl);
   // With sign-up off, an unknown address is refused: an answer that reveals an account (limited).
   const probe = config.sign_up_enabled ? null : await limitEmailProbes(deps, auth.tenancy, ip);
-  return deps.db.transaction().execute(async (trx) => {
-    // Every mail limit (per IP, per recipient, client share, project budget) before the address is
-    // looked up, so a refusal says nothing about whether it has an account.
-    await consumeMailLimits(trx, deps, auth, email, ip);
-    const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', email);
-    if (!channel && !config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
-    const address = channel?.value ?? email;
-    const data: MagicLinkData = { email: address };
-    const issued = await createCode(trx, auth.tenancy, MAGIC_LINK_PURPOSE, data, MAGIC_LINK_TTL_MILLIS, { otp: true });
-    await queueEmail(trx, deps, auth, address, { type: 'magic-link', link: linkWithCode(callbackUrl, issued.code), otp: issued.otp!, expiresAt: issued.expiresAt }, { limitedByCaller: true });
-    return { nonce: issued.nonce! };
-  }).catch(async (error: unknown) => {
-    if (probe && error instanceof KnownErrors.SignUpNotEnabled) await probe.revealed();
-    throw error;
-  });
+  return deps.db
+    .transaction()
+    .execute(async (trx) => {
+      // Every mail limit (per IP, per recipient, client share, project budget) before the address is
+      // looked up, so a refusal says nothing about whether it has an account.
+      await consumeMailLimits(trx, deps, auth, email, ip);
+      const channel = await findAuthChannel(trx, auth.tenancy.id, 'email', email);
+      if (!channel && !config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
+      const address = channel?.value ?? email;
+      const data: MagicLinkData = { email: address };
+      const issued = await createCode(trx, auth.tenancy, MAGIC_LINK_PURPOSE, data, MAGIC_LINK_TTL_MILLIS, { otp: true });
+      await queueEmail(
+        trx,
+        deps,
+        auth,
+        address,
+        { type: 'magic-link', link: linkWithCode(callbackUrl, issued.code), otp: issued.otp!, expiresAt: issued.expiresAt },
+        { limitedByCaller: true },
+      );
+      return { nonce: issued.nonce! };
+    })
+    .catch(async (error: unknown) => {
+      if (probe && error instanceof KnownErrors.SignUpNotEnabled) await probe.revealed();
+      throw error;
+    });
 }
 
 /**
@@ -66,7 +76,8 @@ export async function signInWithCode(deps: Deps, auth: AuthContext, code: string
     email = verified.data.email;
     const found = await findAuthChannel(trx, auth.tenancy.id, 'email', verified.data.email);
     // Locked, then read again: the channel is judged as it is while the user row is held.
-    const channel = found && (await lockUser(trx, auth.tenancy.id, found.user_id)) ? await findChannel(trx, auth.tenancy.id, found.user_id, found.id) : undefined;
+    const channel =
+      found && (await lockUser(trx, auth.tenancy.id, found.user_id)) ? await findChannel(trx, auth.tenancy.id, found.user_id, found.id) : undefined;
     if (channel) {
       const user = await findUser(trx, auth.tenancy.id, channel.user_id);
       if (!user) throw new KnownErrors.VerificationCodeNotFound();

@@ -56,7 +56,14 @@ export async function sendResetCode(deps: Deps, auth: AuthContext, email: string
       }
       const data: ResetData = { user_id: channel.user_id, contact_channel_id: channel.id, value: channel.value };
       const issued = await createCode(trx, auth.tenancy, PASSWORD_RESET_PURPOSE, data, PASSWORD_RESET_TTL_MILLIS);
-      await queueEmail(trx, deps, auth, channel.value, { type: 'password-reset', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt }, { limitedByCaller: true });
+      await queueEmail(
+        trx,
+        deps,
+        auth,
+        channel.value,
+        { type: 'password-reset', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt },
+        { limitedByCaller: true },
+      );
     });
   });
 }

@@ -14,42 +14,84 @@ const op = restOperations(['Auth']);
 
 export const authRouter = router({
   passwordSignUp: op(signInProcedure('client').use(admitPasswordCalls()), 'POST /auth/password/sign-up', 'Sign up with email and password')
-    .input(schemas.passwordSignUpSchema).output(schemas.authResponseSchema)
+    .input(schemas.passwordSignUpSchema)
+    .output(schemas.authResponseSchema)
     .mutation(({ ctx, input }) => password.signUpWithPassword(ctx.deps, ctx.auth, input.email, input.password, ctx.ip, input.verification_callback_url)),
 
   passwordSignIn: op(signInProcedure('client').use(admitPasswordCalls()), 'POST /auth/password/sign-in', 'Sign in with email and password')
-    .input(schemas.passwordSignInSchema).output(schemas.authResponseSchema)
+    .input(schemas.passwordSignInSchema)
+    .output(schemas.authResponseSchema)
     .mutation(({ ctx, input }) => password.signInWithPassword(ctx.deps, ctx.auth, input.email, input.password, ctx.ip)),
 
-  passwordUpdate: op(clientProcedure.use(admitPasswordCalls()), 'POST /auth/password/update', "Change the signed-in user's password (signs out their other sessions)")
-    .input(schemas.passwordUpdateSchema).output(successSchema)
-    .mutation(async ({ ctx, input }) => { await password.updatePassword(ctx.deps, ctx.auth, input.old_password, input.new_password, ctx.ip); return succeed(); }),
+  passwordUpdate: op(
+    clientProcedure.use(admitPasswordCalls()),
+    'POST /auth/password/update',
+    "Change the signed-in user's password (signs out their other sessions)",
+  )
+    .input(schemas.passwordUpdateSchema)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      await password.updatePassword(ctx.deps, ctx.auth, input.old_password, input.new_password, ctx.ip);
+      return succeed();
+    }),
 
   passwordSet: op(clientProcedure.use(admitPasswordCalls()), 'POST /auth/password/set', 'Set a first password for a user who has none')
-    .input(schemas.passwordSetSchema).output(successSchema)
-    .mutation(async ({ ctx, input }) => { await password.setPassword(ctx.deps, ctx.auth, input.password, ctx.ip); return succeed(); }),
+    .input(schemas.passwordSetSchema)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      await password.setPassword(ctx.deps, ctx.auth, input.password, ctx.ip);
+      return succeed();
+    }),
 
-  passwordSendResetCode: op(signInProcedure('client', 'server', 'admin'), 'POST /auth/password/send-reset-code', 'Email a password reset link (the same answer whether or not the account exists)')
-    .input(schemas.sendResetCodeSchema).output(successSchema)
-    .mutation(async ({ ctx, input }) => { await passwordReset.sendResetCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip); return succeed(); }),
+  passwordSendResetCode: op(
+    signInProcedure('client', 'server', 'admin'),
+    'POST /auth/password/send-reset-code',
+    'Email a password reset link (the same answer whether or not the account exists)',
+  )
+    .input(schemas.sendResetCodeSchema)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      await passwordReset.sendResetCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip);
+      return succeed();
+    }),
 
-  passwordResetCheckCode: op(signInProcedure('client', 'server', 'admin'), 'POST /auth/password/reset/check-code', 'Check a password reset code without using it')
-    .input(schemas.resetCheckCodeSchema).output(schemas.resetCheckCodeResultSchema)
+  passwordResetCheckCode: op(
+    signInProcedure('client', 'server', 'admin'),
+    'POST /auth/password/reset/check-code',
+    'Check a password reset code without using it',
+  )
+    .input(schemas.resetCheckCodeSchema)
+    .output(schemas.resetCheckCodeResultSchema)
     .mutation(({ ctx, input }) => passwordReset.checkResetCode(ctx.deps, ctx.auth, input.code, ctx.ip)),
 
-  passwordReset: op(signInProcedure('client', 'server', 'admin').use(admitPasswordCalls()), 'POST /auth/password/reset', 'Set a new password with a reset code (signs the user out everywhere)')
-    .input(schemas.passwordResetSchema).output(successSchema)
-    .mutation(async ({ ctx, input }) => { await passwordReset.resetPassword(ctx.deps, ctx.auth, input.code, input.password, ctx.ip); return succeed(); }),
+  passwordReset: op(
+    signInProcedure('client', 'server', 'admin').use(admitPasswordCalls()),
+    'POST /auth/password/reset',
+    'Set a new password with a reset code (signs the user out everywhere)',
+  )
+    .input(schemas.passwordResetSchema)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      await passwordReset.resetPassword(ctx.deps, ctx.auth, input.code, input.password, ctx.ip);
+      return succeed();
+    }),
 
   otpSendSignInCode: op(signInProcedure('client'), 'POST /auth/otp/send-sign-in-code', 'Email a magic link and a 6-character sign-in code (magic_link_enabled)')
-    .input(schemas.otpSendSignInCodeSchema).output(schemas.otpSendSignInCodeResultSchema)
+    .input(schemas.otpSendSignInCodeSchema)
+    .output(schemas.otpSendSignInCodeResultSchema)
     .mutation(({ ctx, input }) => magicLink.sendSignInCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip)),
 
   otpSignIn: op(signInProcedure('client'), 'POST /auth/otp/sign-in', 'Sign in (or sign up) with a magic link code, or a typed code followed by the nonce')
-    .input(schemas.otpSignInSchema).output(schemas.authResponseSchema)
+    .input(schemas.otpSignInSchema)
+    .output(schemas.authResponseSchema)
     .mutation(({ ctx, input }) => magicLink.signInWithCode(ctx.deps, ctx.auth, input.code, ctx.ip)),
 
-  anonymousSignUp: op(signInProcedure('client'), 'POST /auth/anonymous/sign-up', 'Create an anonymous user (its tokens need x-latch-allow-anonymous-user: true)')
-    .input(z.object({})).output(schemas.authResponseSchema)
+  anonymousSignUp: op(
+    signInProcedure('client'),
+    'POST /auth/anonymous/sign-up',
+    'Create an anonymous user (its tokens need x-latch-allow-anonymous-user: true)',
+  )
+    .input(z.object({}))
+    .output(schemas.authResponseSchema)
     .mutation(({ ctx }) => anonymous.signUpAnonymously(ctx.deps, ctx.auth, ctx.ip)),
 });

@@ -46,7 +46,14 @@ export async function syncPrimaryEmail(trx: Executor, tenancy: Tenancy, userId: 
  * sign-up) only a verified holder does. The unique index still decides races between verified
  * addresses; two unverified claims that race past this check are harmless (claims coexist).
  */
-export async function assertAddressFree(trx: Executor, tenancyId: string, value: string, userId: string | null, options: { anyClaim: boolean }, conflict: () => KnownError): Promise<void> {
+export async function assertAddressFree(
+  trx: Executor,
+  tenancyId: string,
+  value: string,
+  userId: string | null,
+  options: { anyClaim: boolean },
+  conflict: () => KnownError,
+): Promise<void> {
   if (await q.findOtherAuthChannel(trx, tenancyId, 'email', value, userId, options)) throw conflict();
 }
 
@@ -84,7 +91,13 @@ async function stripCredentials(trx: Executor, tenancy: Tenancy, userId: string,
  * Every proof removes other accounts' unverified claims on the address. Returns whether anything
  * was stripped. The caller holds the user row lock.
  */
-export async function proveChannel(trx: Executor, tenancy: Tenancy, channel: q.ContactChannelRow, prover: 'holder' | 'stranger' | 'bare', options: { keepPassword?: boolean } = {}): Promise<{ stripped: boolean }> {
+export async function proveChannel(
+  trx: Executor,
+  tenancy: Tenancy,
+  channel: q.ContactChannelRow,
+  prover: 'holder' | 'stranger' | 'bare',
+  options: { keepPassword?: boolean } = {},
+): Promise<{ stripped: boolean }> {
   const provenByHolder = channel.is_verified && channel.verified_by_holder;
   const stripped = prover === 'stranger' && !provenByHolder;
   if (stripped) await stripCredentials(trx, tenancy, channel.user_id, channel.id, { keepPassword: options.keepPassword ?? false });
@@ -94,7 +107,8 @@ export async function proveChannel(trx: Executor, tenancy: Tenancy, channel: q.C
       await q.updateChannel(trx, tenancy.id, channel.user_id, channel.id, { is_verified: true, verified_by_holder: verifiedByHolder });
     } catch (error) {
       // Someone else proved the address for their account in the meantime.
-      if (isUniqueViolation(error, 'contact_channels_verified_auth_idx')) throw new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', channel.value);
+      if (isUniqueViolation(error, 'contact_channels_verified_auth_idx'))
+        throw new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', channel.value);
       throw error;
     }
   }

@@ -64,12 +64,18 @@ describe('contact channel CRUD', () => {
     const project = await h.createProject();
     const user = await signUp(project);
     const initial = (await h.get('/contact-channels', user.headers)).body.items as Channel[];
-    expect(initial).toEqual([{ id: expect.any(String), user_id: user.id, type: 'email', value: user.email, is_primary: true, is_verified: false, used_for_auth: true }]);
+    expect(initial).toEqual([
+      { id: expect.any(String), user_id: user.id, type: 'email', value: user.email, is_primary: true, is_verified: false, used_for_auth: true },
+    ]);
 
     // A client adds a second address to itself: unverified, not primary, and not a sign-in address
     // (an unproven address never is: asking for one is EMAIL_NOT_VERIFIED).
     const second = h.uniqueEmail('second');
-    expectKnownError(await h.post('/contact-channels', { user_id: 'me', type: 'email', value: second, used_for_auth: true }, user.headers), 400, 'EMAIL_NOT_VERIFIED');
+    expectKnownError(
+      await h.post('/contact-channels', { user_id: 'me', type: 'email', value: second, used_for_auth: true }, user.headers),
+      400,
+      'EMAIL_NOT_VERIFIED',
+    );
     const created = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: second, used_for_auth: false }, user.headers);
     expectStatus(created, 201);
     expect(created.body).toMatchObject({ user_id: user.id, value: second, is_primary: false, is_verified: false, used_for_auth: false });
@@ -77,7 +83,10 @@ describe('contact channel CRUD', () => {
     expectKnownError(await h.patch(`/contact-channels/me/${created.body.id}`, { used_for_auth: true }, user.headers), 400, 'EMAIL_NOT_VERIFIED');
     // Once the address is proven (here the server vouches for it), the client may sign in with it.
     expect((await h.patch(`/contact-channels/${user.id}/${created.body.id}`, { is_verified: true }, project.server())).body.is_verified).toBe(true);
-    expect((await h.patch(`/contact-channels/me/${created.body.id}`, { used_for_auth: true }, user.headers)).body).toMatchObject({ used_for_auth: true, is_verified: true });
+    expect((await h.patch(`/contact-channels/me/${created.body.id}`, { used_for_auth: true }, user.headers)).body).toMatchObject({
+      used_for_auth: true,
+      is_verified: true,
+    });
     // Promoting it moves the primary email: exactly one primary, and the user's copy follows.
     const promoted = await h.patch(`/contact-channels/me/${created.body.id}`, { is_primary: true }, user.headers);
     expect(promoted.body.is_primary).toBe(true);
@@ -110,20 +119,44 @@ describe('contact channel CRUD', () => {
     const bob = await signUp(project);
     await h.patch(`/contact-channels/${alice.id}/${(await channelsOf(project, alice.id))[0]!.id}`, { is_verified: true }, project.server());
     // The same address only as a contact (not for sign-in) is fine.
-    const contactOnly = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: alice.email.toUpperCase(), used_for_auth: false }, bob.headers);
+    const contactOnly = await h.post(
+      '/contact-channels',
+      { user_id: 'me', type: 'email', value: alice.email.toUpperCase(), used_for_auth: false },
+      bob.headers,
+    );
     expectStatus(contactOnly, 201);
     // Even proven by Bob too, it cannot become his sign-in address: Alice signs in with it.
     await h.patch(`/contact-channels/${bob.id}/${contactOnly.body.id}`, { is_verified: true }, project.server());
-    expectKnownError(await h.patch(`/contact-channels/me/${contactOnly.body.id}`, { used_for_auth: true }, bob.headers), 409, 'CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE');
+    expectKnownError(
+      await h.patch(`/contact-channels/me/${contactOnly.body.id}`, { used_for_auth: true }, bob.headers),
+      409,
+      'CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE',
+    );
     const carol = await signUp(project);
-    expectKnownError(await h.post('/contact-channels', { user_id: carol.id, type: 'email', value: alice.email, used_for_auth: true, is_verified: true }, project.server()), 409, 'CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE');
-    expectKnownError(await h.post('/contact-channels', { user_id: 'me', type: 'email', value: bob.email.toUpperCase(), used_for_auth: false }, bob.headers), 409, 'CONTACT_CHANNEL_ALREADY_EXISTS');
+    expectKnownError(
+      await h.post('/contact-channels', { user_id: carol.id, type: 'email', value: alice.email, used_for_auth: true, is_verified: true }, project.server()),
+      409,
+      'CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE',
+    );
+    expectKnownError(
+      await h.post('/contact-channels', { user_id: 'me', type: 'email', value: bob.email.toUpperCase(), used_for_auth: false }, bob.headers),
+      409,
+      'CONTACT_CHANNEL_ALREADY_EXISTS',
+    );
     const other = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: h.uniqueEmail('other'), used_for_auth: false }, bob.headers);
     expectKnownError(await h.patch(`/contact-channels/me/${other.body.id}`, { value: bob.email }, bob.headers), 409, 'CONTACT_CHANNEL_ALREADY_EXISTS');
-    expectKnownError(await h.post('/contact-channels', { user_id: 'me', type: 'email', value: h.uniqueEmail(), used_for_auth: false, is_verified: true }, bob.headers), 400, 'SCHEMA_ERROR');
+    expectKnownError(
+      await h.post('/contact-channels', { user_id: 'me', type: 'email', value: h.uniqueEmail(), used_for_auth: false, is_verified: true }, bob.headers),
+      400,
+      'SCHEMA_ERROR',
+    );
     expectKnownError(await h.patch(`/contact-channels/me/${other.body.id}`, { is_verified: true }, bob.headers), 400, 'SCHEMA_ERROR');
     // The server may create it verified and primary.
-    const byServer = await h.post('/contact-channels', { user_id: bob.id, type: 'email', value: h.uniqueEmail('server'), used_for_auth: false, is_verified: true, is_primary: true }, project.server());
+    const byServer = await h.post(
+      '/contact-channels',
+      { user_id: bob.id, type: 'email', value: h.uniqueEmail('server'), used_for_auth: false, is_verified: true, is_primary: true },
+      project.server(),
+    );
     expect(byServer.body).toMatchObject({ is_verified: true, is_primary: true });
     expect(await primaryOf(project, bob.id)).toEqual({ primary_email: byServer.body.value, primary_email_verified: true, auth_with_email: false });
     expect((await channelsOf(project, bob.id)).filter((c) => c.is_primary)).toHaveLength(1);
@@ -134,9 +167,21 @@ describe('email verification', () => {
   it('emails a verification link for the primary email (kept in the inbox without SMTP); the code verifies it once', async () => {
     const project = await h.createProject();
     const user = await signUp(project);
-    expectKnownError(await h.post('/contact-channels/send-verification-code', { email: h.uniqueEmail('not-mine'), callback_url: CALLBACK }, user.headers), 400, 'EMAIL_IS_NOT_PRIMARY_EMAIL');
-    expectKnownError(await h.post('/contact-channels/send-verification-code', { email: user.email, callback_url: 'https://evil.example.com/verify' }, user.headers), 400, 'REDIRECT_URL_NOT_WHITELISTED');
-    expectKnownError(await h.post('/contact-channels/send-verification-code', { email: user.email, callback_url: CALLBACK }, project.client()), 401, 'USER_AUTHENTICATION_REQUIRED');
+    expectKnownError(
+      await h.post('/contact-channels/send-verification-code', { email: h.uniqueEmail('not-mine'), callback_url: CALLBACK }, user.headers),
+      400,
+      'EMAIL_IS_NOT_PRIMARY_EMAIL',
+    );
+    expectKnownError(
+      await h.post('/contact-channels/send-verification-code', { email: user.email, callback_url: 'https://evil.example.com/verify' }, user.headers),
+      400,
+      'REDIRECT_URL_NOT_WHITELISTED',
+    );
+    expectKnownError(
+      await h.post('/contact-channels/send-verification-code', { email: user.email, callback_url: CALLBACK }, project.client()),
+      401,
+      'USER_AUTHENTICATION_REQUIRED',
+    );
     expectStatus(await h.post('/contact-channels/send-verification-code', { email: user.email, callback_url: CALLBACK }, user.headers), 200);
 
     const mail = await inboxEmailTo(project, user.email);
@@ -146,19 +191,31 @@ describe('email verification', () => {
     expect(await primaryOf(project, user.id)).toMatchObject({ primary_email_verified: true });
     expectKnownError(await h.post('/contact-channels/verify', { code: mail.code }, project.client()), 409, 'ALREADY_USED');
     expectKnownError(await h.post('/contact-channels/verify', { code: 'not-a-code' }, project.client()), 404, 'CODE_NOT_FOUND');
-    expectKnownError(await h.post('/contact-channels/send-verification-code', { email: user.email, callback_url: CALLBACK }, user.headers), 409, 'EMAIL_ALREADY_VERIFIED');
+    expectKnownError(
+      await h.post('/contact-channels/send-verification-code', { email: user.email, callback_url: CALLBACK }, user.headers),
+      409,
+      'EMAIL_ALREADY_VERIFIED',
+    );
   });
 
   it('verifies one channel by id (a secondary one leaves the primary as it was); a changed address voids the link', async () => {
     const project = await h.createProject();
     const user = await signUp(project);
-    const secondary = await h.post('/contact-channels', { user_id: user.id, type: 'email', value: h.uniqueEmail('secondary'), used_for_auth: false }, project.server());
+    const secondary = await h.post(
+      '/contact-channels',
+      { user_id: user.id, type: 'email', value: h.uniqueEmail('secondary'), used_for_auth: false },
+      project.server(),
+    );
     expectStatus(await h.post(`/contact-channels/${user.id}/${secondary.body.id}/send-verification-code`, { callback_url: CALLBACK }, project.server()), 200);
     const mail = await inboxEmailTo(project, secondary.body.value);
     expectStatus(await h.post('/contact-channels/verify', { code: mail.code }, project.client()), 200);
     expect((await h.get(`/contact-channels/${user.id}/${secondary.body.id}`, project.server())).body.is_verified).toBe(true);
     expect((await primaryOf(project, user.id)).primary_email_verified).toBe(false);
-    expectKnownError(await h.post(`/contact-channels/me/${secondary.body.id}/send-verification-code`, { callback_url: CALLBACK }, user.headers), 409, 'EMAIL_ALREADY_VERIFIED');
+    expectKnownError(
+      await h.post(`/contact-channels/me/${secondary.body.id}/send-verification-code`, { callback_url: CALLBACK }, user.headers),
+      409,
+      'EMAIL_ALREADY_VERIFIED',
+    );
 
     // The primary: the link is sent, then the address changes before it is opened.
     const primary = (await channelsOf(project, user.id)).find((c) => c.is_primary)!;
@@ -184,8 +241,16 @@ describe('tenant isolation', () => {
     expectKnownError(await h.get(`/contact-channels/${u1.id}/${channel.id}`, u2.headers), 404, 'USER_NOT_FOUND');
     expectKnownError(await h.patch(`/contact-channels/${u1.id}/${channel.id}`, { value: h.uniqueEmail('pwned') }, u2.headers), 404, 'USER_NOT_FOUND');
     expectKnownError(await h.del(`/contact-channels/${u1.id}/${channel.id}`, u2.headers), 404, 'USER_NOT_FOUND');
-    expectKnownError(await h.post(`/contact-channels/${u1.id}/${channel.id}/send-verification-code`, { callback_url: CALLBACK }, u2.headers), 404, 'USER_NOT_FOUND');
-    expectKnownError(await h.post('/contact-channels', { user_id: u1.id, type: 'email', value: h.uniqueEmail(), used_for_auth: false }, u2.headers), 404, 'USER_NOT_FOUND');
+    expectKnownError(
+      await h.post(`/contact-channels/${u1.id}/${channel.id}/send-verification-code`, { callback_url: CALLBACK }, u2.headers),
+      404,
+      'USER_NOT_FOUND',
+    );
+    expectKnownError(
+      await h.post('/contact-channels', { user_id: u1.id, type: 'email', value: h.uniqueEmail(), used_for_auth: false }, u2.headers),
+      404,
+      'USER_NOT_FOUND',
+    );
     // U1's channel id under U2's own user is not found.
     expectKnownError(await h.get(`/contact-channels/me/${channel.id}`, u2.headers), 404, 'CONTACT_CHANNEL_NOT_FOUND');
     expectKnownError(await h.patch(`/contact-channels/me/${channel.id}`, { is_primary: false }, u2.headers), 404, 'CONTACT_CHANNEL_NOT_FOUND');

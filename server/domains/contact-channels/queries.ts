@@ -13,15 +13,34 @@ export async function lockUser(db: Executor, tenancyId: string, userId: string):
 }
 
 export async function listChannels(db: Executor, tenancyId: string, userId: string): Promise<ContactChannelRow[]> {
-  return db.selectFrom('contact_channels').select(CONTACT_CHANNEL_COLUMNS).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('contact_channels')
+    .select(CONTACT_CHANNEL_COLUMNS)
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function findChannel(db: Executor, tenancyId: string, userId: string, id: string): Promise<ContactChannelRow | undefined> {
-  return db.selectFrom('contact_channels').select(CONTACT_CHANNEL_COLUMNS).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('contact_channels')
+    .select(CONTACT_CHANNEL_COLUMNS)
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function findPrimaryChannel(db: Executor, tenancyId: string, userId: string): Promise<ContactChannelRow | undefined> {
-  return db.selectFrom('contact_channels').select(CONTACT_CHANNEL_COLUMNS).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('is_primary', '=', true).executeTakeFirst();
+  return db
+    .selectFrom('contact_channels')
+    .select(CONTACT_CHANNEL_COLUMNS)
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('is_primary', '=', true)
+    .executeTakeFirst();
 }
 
 /** The user's channel with this value (case-insensitive), if any. */
@@ -40,7 +59,11 @@ export async function insertChannel(
   db: Executor,
   row: { tenancy_id: string; id: string; user_id: string; type: string; value: string; is_primary: boolean; is_verified: boolean; used_for_auth: boolean },
 ): Promise<ContactChannelRow> {
-  return db.insertInto('contact_channels').values({ ...row, created_at: new Date() }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('contact_channels')
+    .values({ ...row, created_at: new Date() })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function updateChannel(
@@ -51,16 +74,35 @@ export async function updateChannel(
   patch: Partial<Pick<ContactChannelRow, 'value' | 'is_primary' | 'is_verified' | 'used_for_auth' | 'verified_by_holder'>>,
 ): Promise<ContactChannelRow | undefined> {
   if (Object.keys(patch).length === 0) return findChannel(db, tenancyId, userId, id);
-  return db.updateTable('contact_channels').set(patch).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('id', '=', id).returningAll().executeTakeFirst();
+  return db
+    .updateTable('contact_channels')
+    .set(patch)
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Unsets the user's primary channel (before another becomes primary: the unique index allows one). */
 export async function clearPrimary(db: Executor, tenancyId: string, userId: string): Promise<void> {
-  await db.updateTable('contact_channels').set({ is_primary: false }).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('is_primary', '=', true).execute();
+  await db
+    .updateTable('contact_channels')
+    .set({ is_primary: false })
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('is_primary', '=', true)
+    .execute();
 }
 
 export async function deleteChannel(db: Executor, tenancyId: string, userId: string, id: string): Promise<ContactChannelRow | undefined> {
-  return db.deleteFrom('contact_channels').where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('id', '=', id).returningAll().executeTakeFirst();
+  return db
+    .deleteFrom('contact_channels')
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /**
@@ -88,7 +130,14 @@ export async function findAuthChannel(db: Executor, tenancyId: string, type: str
  * Another user's sign-in channel at this address: only a verified one, or (`anyClaim`) an
  * unverified claim too.
  */
-export async function findOtherAuthChannel(db: Executor, tenancyId: string, type: string, value: string, userId: string | null, options: { anyClaim: boolean }): Promise<ContactChannelRow | undefined> {
+export async function findOtherAuthChannel(
+  db: Executor,
+  tenancyId: string,
+  type: string,
+  value: string,
+  userId: string | null,
+  options: { anyClaim: boolean },
+): Promise<ContactChannelRow | undefined> {
   let query = db
     .selectFrom('contact_channels')
     .select(CONTACT_CHANNEL_COLUMNS)

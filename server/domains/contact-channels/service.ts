@@ -36,8 +36,6 @@ interface VerificationData {
   value: string;
 }
 
-
-
 /** The 409s a channel write can run into, told apart by the unique index that refused it. */
 function channelConflict(error: unknown, value: string): unknown {
   if (isUniqueViolation(error, 'contact_channels_user_value_idx')) return new KnownErrors.ContactChannelAlreadyExists('email', value);
@@ -47,7 +45,9 @@ function channelConflict(error: unknown, value: string): unknown {
 
 function refuseServerOnly(auth: AuthContext, input: { is_verified?: boolean | undefined }): void {
   if (auth.type === 'client' && input.is_verified !== undefined) {
-    throw new KnownErrors.SchemaError('Request validation failed:\n  - is_verified can only be set with server access (x-latch-access-type: server)', { issues: [{ path: 'is_verified', message: 'can only be set with server access' }] });
+    throw new KnownErrors.SchemaError('Request validation failed:\n  - is_verified can only be set with server access (x-latch-access-type: server)', {
+      issues: [{ path: 'is_verified', message: 'can only be set with server access' }],
+    });
   }
 }
 
@@ -97,76 +97,113 @@ export async function getChannel(deps: Deps, auth: AuthContext, userIdParam: str
   return toContactChannelDto(channel);
 }
 
-export async function createChannel(deps: Deps, auth: AuthContext, input: z.infer<typeof contactChannelCreateSchema>, ip: string | null = null): Promise<ContactChannel> {
+export async function createChannel(
+  deps: Deps,
+  auth: AuthContext,
+  input: z.infer<typeof contactChannelCreateSchema>,
+  ip: string | null = null,
+): Promise<ContactChannel> {
   refuseServerOnly(auth, input);
   const isVerified = input.is_verified ?? false;
   refuseUnprovenAuth(auth, { used_for_auth: input.used_for_auth, is_verified: isVerified }, true);
   const userId = await resolveExistingUserId(deps, auth, input.user_id);
-  return countingProbes(deps, auth, ip, input.used_for_auth, () => deps.db.transaction().execute(async (trx) => {
-    if (!(await q.lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
-    if (await q.findChannelByValue(trx, auth.tenancy.id, userId, 'email', input.value)) throw new KnownErrors.ContactChannelAlreadyExists('email', input.value);
-    // Only the server gets here with an unverified sign-in address: it is told about any claim.
-    if (input.used_for_auth && !isVerified) await assertAddressFree(trx, auth.tenancy.id, input.value, userId, { anyClaim: true }, () => new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', input.value));
-    if (input.is_primary) await q.clearPrimary(trx, auth.tenancy.id, userId);
-    let row: q.ContactChannelRow;
-    try {
-      row = await q.insertChannel(trx, {
-        tenancy_id: auth.tenancy.id,
-        id: randomUUID(),
-        user_id: userId,
-        type: 'email',
-        value: input.value,
-        is_primary: input.is_primary ?? false,
-        is_verified: isVerified,
-        used_for_auth: input.used_for_auth,
-      });
-    } catch (error) {
-      throw channelConflict(error, input.value);
-    }
-    // The server vouches for the address: other accounts' unverified claims on it lose it.
-    if (row.is_verified) await settleProvenAddress(trx, auth.tenancy, row);
-    if (row.is_primary) await syncPrimaryEmail(trx, auth.tenancy, userId);
-    return toContactChannelDto(row);
-  }));
+  return countingProbes(deps, auth, ip, input.used_for_auth, () =>
+    deps.db.transaction().execute(async (trx) => {
+      if (!(await q.lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
+      if (await q.findChannelByValue(trx, auth.tenancy.id, userId, 'email', input.value))
+        throw new KnownErrors.ContactChannelAlreadyExists('email', input.value);
+      // Only the server gets here with an unverified sign-in address: it is told about any claim.
+      if (input.used_for_auth && !isVerified)
+        await assertAddressFree(
+          trx,
+          auth.tenancy.id,
+          input.value,
+          userId,
+          { anyClaim: true },
+          () => new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', input.value),
+        );
+      if (input.is_primary) await q.clearPrimary(trx, auth.tenancy.id, userId);
+      let row: q.ContactChannelRow;
+      try {
+        row = await q.insertChannel(trx, {
+          tenancy_id: auth.tenancy.id,
+          id: randomUUID(),
+          user_id: userId,
+          type: 'email',
+          value: input.value,
+          is_primary: input.is_primary ?? false,
+          is_verified: isVerified,
+          used_for_auth: input.used_for_auth,
+        });
+      } catch (error) {
+        throw channelConflict(error, input.value);
+      }
+      // The server vouches for the address: other accounts' unverified claims on it lose it.
+      if (row.is_verified) await settleProvenAddress(trx, auth.tenancy, row);
+      if (row.is_primary) await syncPrimaryEmail(trx, auth.tenancy, userId);
+      return toContactChannelDto(row);
+    }),
+  );
 }
 
-export async function updateChannel(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, input: z.infer<typeof contactChannelUpdateSchema>, ip: string | null = null): Promise<ContactChannel> {
+export async function updateChannel(
+  deps: Deps,
+  auth: AuthContext,
+  userIdParam: string,
+  channelId: string,
+  input: z.infer<typeof contactChannelUpdateSchema>,
+  ip: string | null = null,
+): Promise<ContactChannel> {
   refuseServerOnly(auth, input);
   const userId = await resolveExistingUserId(deps, auth, userIdParam);
   // Only switching used_for_auth on can meet another account's proven address (a new value is unproven).
-  return countingProbes(deps, auth, ip, input.used_for_auth === true, () => deps.db.transaction().execute(async (trx) => {
-    const current = await lockedChannel(trx, auth.tenancy, userId, channelId);
-    const patch: Parameters<typeof q.updateChannel>[4] = {};
-    const valueChanged = input.value !== undefined && input.value !== current.value;
-    const newAddress = valueChanged && input.value!.toLowerCase() !== current.value.toLowerCase();
-    if (valueChanged) {
-      const clash = await q.findChannelByValue(trx, auth.tenancy.id, userId, 'email', input.value!);
-      if (clash && clash.id !== current.id) throw new KnownErrors.ContactChannelAlreadyExists('email', input.value!);
-      patch.value = input.value!;
-      // A new address has not been verified, whatever the old one was (a different letter case is the same address).
-      if (newAddress) patch.is_verified = false;
-    }
-    if (input.is_verified !== undefined) patch.is_verified = input.is_verified;
-    if (input.used_for_auth !== undefined) patch.used_for_auth = input.used_for_auth;
-    if (input.is_primary !== undefined && input.is_primary !== current.is_primary) {
-      if (input.is_primary) await q.clearPrimary(trx, auth.tenancy.id, userId);
-      patch.is_primary = input.is_primary;
-    }
-    const becomes = { used_for_auth: patch.used_for_auth ?? current.used_for_auth, is_verified: patch.is_verified ?? current.is_verified, value: patch.value ?? current.value };
-    const newlyAuth = becomes.used_for_auth && (!current.used_for_auth || newAddress);
-    refuseUnprovenAuth(auth, becomes, newlyAuth);
-    if (newlyAuth && !becomes.is_verified) await assertAddressFree(trx, auth.tenancy.id, becomes.value, userId, { anyClaim: true }, () => new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', becomes.value));
-    let updated: q.ContactChannelRow | undefined;
-    try {
-      updated = await q.updateChannel(trx, auth.tenancy.id, userId, channelId, patch);
-    } catch (error) {
-      throw channelConflict(error, input.value ?? current.value);
-    }
-    if (!updated) throw new KnownErrors.ContactChannelNotFound(channelId);
-    if (updated.is_verified && (!current.is_verified || newAddress)) await settleProvenAddress(trx, auth.tenancy, updated);
-    if (current.is_primary || updated.is_primary) await syncPrimaryEmail(trx, auth.tenancy, userId);
-    return toContactChannelDto(updated);
-  }));
+  return countingProbes(deps, auth, ip, input.used_for_auth === true, () =>
+    deps.db.transaction().execute(async (trx) => {
+      const current = await lockedChannel(trx, auth.tenancy, userId, channelId);
+      const patch: Parameters<typeof q.updateChannel>[4] = {};
+      const valueChanged = input.value !== undefined && input.value !== current.value;
+      const newAddress = valueChanged && input.value!.toLowerCase() !== current.value.toLowerCase();
+      if (valueChanged) {
+        const clash = await q.findChannelByValue(trx, auth.tenancy.id, userId, 'email', input.value!);
+        if (clash && clash.id !== current.id) throw new KnownErrors.ContactChannelAlreadyExists('email', input.value!);
+        patch.value = input.value!;
+        // A new address has not been verified, whatever the old one was (a different letter case is the same address).
+        if (newAddress) patch.is_verified = false;
+      }
+      if (input.is_verified !== undefined) patch.is_verified = input.is_verified;
+      if (input.used_for_auth !== undefined) patch.used_for_auth = input.used_for_auth;
+      if (input.is_primary !== undefined && input.is_primary !== current.is_primary) {
+        if (input.is_primary) await q.clearPrimary(trx, auth.tenancy.id, userId);
+        patch.is_primary = input.is_primary;
+      }
+      const becomes = {
+        used_for_auth: patch.used_for_auth ?? current.used_for_auth,
+        is_verified: patch.is_verified ?? current.is_verified,
+        value: patch.value ?? current.value,
+      };
+      const newlyAuth = becomes.used_for_auth && (!current.used_for_auth || newAddress);
+      refuseUnprovenAuth(auth, becomes, newlyAuth);
+      if (newlyAuth && !becomes.is_verified)
+        await assertAddressFree(
+          trx,
+          auth.tenancy.id,
+          becomes.value,
+          userId,
+          { anyClaim: true },
+          () => new KnownErrors.ContactChannelAlreadyUsedForAuthBySomeoneElse('email', becomes.value),
+        );
+      let updated: q.ContactChannelRow | undefined;
+      try {
+        updated = await q.updateChannel(trx, auth.tenancy.id, userId, channelId, patch);
+      } catch (error) {
+        throw channelConflict(error, input.value ?? current.value);
+      }
+      if (!updated) throw new KnownErrors.ContactChannelNotFound(channelId);
+      if (updated.is_verified && (!current.is_verified || newAddress)) await settleProvenAddress(trx, auth.tenancy, updated);
+      if (current.is_primary || updated.is_primary) await syncPrimaryEmail(trx, auth.tenancy, userId);
+      return toContactChannelDto(updated);
+    }),
+  );
 }
 
 export async function deleteChannel(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string): Promise<void> {
@@ -184,14 +221,35 @@ export async function deleteChannel(deps: Deps, auth: AuthContext, userIdParam: 
  * Issues a verification code for a channel and queues the email with the link, in the caller's
  * transaction (sign-up uses this too, so the user and the email commit together).
  */
-export async function queueVerificationEmail(trx: Executor, deps: Deps, sender: EmailSender, channel: q.ContactChannelRow, callbackUrl: string, ip: string | null = null): Promise<void> {
+export async function queueVerificationEmail(
+  trx: Executor,
+  deps: Deps,
+  sender: EmailSender,
+  channel: q.ContactChannelRow,
+  callbackUrl: string,
+  ip: string | null = null,
+): Promise<void> {
   const data: VerificationData = { user_id: channel.user_id, contact_channel_id: channel.id, value: channel.value };
   const issued = await createCode(trx, sender.tenancy, EMAIL_VERIFICATION_PURPOSE, data, EMAIL_VERIFICATION_TTL_MILLIS);
-  await queueEmail(trx, deps, sender, channel.value, { type: 'email-verification', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt }, { ip });
+  await queueEmail(
+    trx,
+    deps,
+    sender,
+    channel.value,
+    { type: 'email-verification', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt },
+    { ip },
+  );
 }
 
 /** Emails a verification link for one channel of a user; EMAIL_ALREADY_VERIFIED when there is nothing to verify. */
-export async function sendChannelVerificationCode(deps: Deps, auth: AuthContext, userIdParam: string, channelId: string, callbackUrl: string, ip: string | null = null): Promise<void> {
+export async function sendChannelVerificationCode(
+  deps: Deps,
+  auth: AuthContext,
+  userIdParam: string,
+  channelId: string,
+  callbackUrl: string,
+  ip: string | null = null,
+): Promise<void> {
   assertTrustedCallbackUrl(auth.project, callbackUrl);
   const userId = await resolveExistingUserId(deps, auth, userIdParam);
   await deps.db.transaction().execute(async (trx) => {
@@ -232,7 +290,8 @@ export async function verifyChannel(deps: Deps, auth: AuthContext, code: string,
     const channel = await q.findChannel(trx, auth.tenancy.id, userId, channelId);
     if (!channel || channel.value.toLowerCase() !== value.toLowerCase()) throw new KnownErrors.VerificationCodeNotFound();
     if (channel.is_verified) throw new KnownErrors.EmailAlreadyVerified();
-    const holder = auth.type !== 'client' || (auth.user?.sub === userId && (await findSessionUser(trx, auth.tenancy.id, userId, auth.user.refresh_token_id)) !== undefined);
+    const holder =
+      auth.type !== 'client' || (auth.user?.sub === userId && (await findSessionUser(trx, auth.tenancy.id, userId, auth.user.refresh_token_id)) !== undefined);
     await proveChannel(trx, auth.tenancy, channel, holder ? 'holder' : 'bare');
   });
 }

@@ -1,7 +1,15 @@
 import { render } from '@react-email/render';
 import type { ReactElement } from 'react';
 import type { BuiltInEmail } from './render.js';
-import { type EmailBranding, EmailVerificationEmail, MagicLinkEmail, PasswordResetEmail, SignInInvitationEmail, TeamInvitationEmail, TestEmail } from './templates.js';
+import {
+  type EmailBranding,
+  EmailVerificationEmail,
+  MagicLinkEmail,
+  PasswordResetEmail,
+  SignInInvitationEmail,
+  TeamInvitationEmail,
+  TestEmail,
+} from './templates.js';
 
 /**
  * React Email and the templates, loaded by render.ts on the first email only: they (and prismjs,
@@ -34,14 +42,16 @@ export function compose(branding: EmailBranding, email: BuiltInEmail): { subject
     case 'magic-link':
       return { subject, element: <MagicLinkEmail branding={branding} link={email.link} otp={email.otp} expiresAt={email.expiresAt} /> };
     case 'team-invitation':
-      return { subject, element: <TeamInvitationEmail branding={branding} link={email.link} teamDisplayName={email.teamDisplayName} expiresAt={email.expiresAt} /> };
+      return {
+        subject,
+        element: <TeamInvitationEmail branding={branding} link={email.link} teamDisplayName={email.teamDisplayName} expiresAt={email.expiresAt} />,
+      };
     case 'sign-in-invitation':
       return { subject, element: <SignInInvitationEmail branding={branding} link={email.link} /> };
     case 'test':
       return { subject, element: <TestEmail branding={branding} /> };
   }
 }
-
 
 export function renderElement(element: ReactElement): Promise<[string, string]> {
   return Promise.all([render(element), render(element, { plainText: true })]);

@@ -24,9 +24,11 @@ export const EMAIL_RETRY_BASE_MS = 30_000;
 
 const UNREADABLE_BODY = 'The email body could not be decrypted (was LATCH_SECRET changed?).';
 /** No SMTP server for this email: said on the row, so the console can tell the owner what to set. */
-export const NOT_DELIVERED_REASON = 'No SMTP server is configured: set LATCH_SMTP_URL for the deployment, or give the project its own email server (email_config type standard).';
+export const NOT_DELIVERED_REASON =
+  'No SMTP server is configured: set LATCH_SMTP_URL for the deployment, or give the project its own email server (email_config type standard).';
 /** The deployment has a shared server, but LATCH_SHARED_EMAIL does not let this project use it. */
-export const SHARED_NOT_ALLOWED_REASON = 'This deployment does not send this project\'s emails through its shared SMTP server (LATCH_SHARED_EMAIL): give the project its own email server (email_config type standard), or ask the operator to opt it in.';
+export const SHARED_NOT_ALLOWED_REASON =
+  "This deployment does not send this project's emails through its shared SMTP server (LATCH_SHARED_EMAIL): give the project its own email server (email_config type standard), or ask the operator to opt it in.";
 
 export interface EmailJobPayload {
   email_id: string;
@@ -91,7 +93,11 @@ export const emailJobKind = defineJobKind<EmailJobPayload, EmailDelivered>({
       // Sealed under another LATCH_SECRET (or altered): it can never be sent; say so, do not retry.
       throw new JobFailure(UNREADABLE_BODY, { permanent: true });
     }
-    const pools = resource('email-smtp-pools', () => new SmtpPools(), (held) => held.close());
+    const pools = resource(
+      'email-smtp-pools',
+      () => new SmtpPools(),
+      (held) => held.close(),
+    );
     try {
       await pools.send(destination, { id: row.id, to: row.to_email, subject: row.subject, ...body });
     } catch (error) {
@@ -109,10 +115,17 @@ async function recordEmailOutcome(trx: Executor, job: ClaimedJob<EmailJobPayload
   if (settlement.status === 'done') {
     const { result } = settlement;
     if (result.state === 'skipped') return;
-    const patch = result.state === 'sent' ? { state: 'sent' as const, sent_at: sql<Date>`now()`, error: null, attempts } : { state: 'not-delivered' as const, error: result.error, attempts };
+    const patch =
+      result.state === 'sent'
+        ? { state: 'sent' as const, sent_at: sql<Date>`now()`, error: null, attempts }
+        : { state: 'not-delivered' as const, error: result.error, attempts };
     return q.recordOutcome(trx, job.payload.email_id, patch);
   }
-  return q.recordOutcome(trx, job.payload.email_id, settlement.status === 'retry' ? { error: settlement.error, attempts } : { state: 'failed', error: settlement.error, attempts });
+  return q.recordOutcome(
+    trx,
+    job.payload.email_id,
+    settlement.status === 'retry' ? { error: settlement.error, attempts } : { state: 'failed', error: settlement.error, attempts },
+  );
 }
 
 /**

@@ -30,7 +30,9 @@ const HOURLY_LIMIT = 5;
 beforeAll(async () => {
   [shared, own, flaky] = await Promise.all([startSmtpSink(), startSmtpSink({ username: SMTP_USER, password: SMTP_PASSWORD }), startSmtpSink()]);
   // The whole budget open to client requests here (the client share is tested in mail-abuse.test.ts).
-  h = await startHarness({ email: { smtpUrl: shared.url, from: 'noreply@latch.test', perProjectPerHour: HOURLY_LIMIT, clientSharePercent: 100, pollIntervalMs: 25 } });
+  h = await startHarness({
+    email: { smtpUrl: shared.url, from: 'noreply@latch.test', perProjectPerHour: HOURLY_LIMIT, clientSharePercent: 100, pollIntervalMs: 25 },
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -41,7 +43,16 @@ const db = () => h.latch.deps.db;
 const callback = (page: string) => `http://localhost:3000/handler/${page}`;
 
 function ownServer(sink: SmtpSink, overrides: Record<string, unknown> = {}) {
-  return { type: 'standard', host: '127.0.0.1', port: sink.port, username: SMTP_USER, password: SMTP_PASSWORD, sender_name: 'Acme Support', sender_email: 'support@acme.test', ...overrides };
+  return {
+    type: 'standard',
+    host: '127.0.0.1',
+    port: sink.port,
+    username: SMTP_USER,
+    password: SMTP_PASSWORD,
+    sender_name: 'Acme Support',
+    sender_email: 'support@acme.test',
+    ...overrides,
+  };
 }
 
 async function signUp(project: ProjectFixture, email = h.uniqueEmail(), body: Record<string, unknown> = {}) {
@@ -52,7 +63,13 @@ async function signUp(project: ProjectFixture, email = h.uniqueEmail(), body: Re
 
 /** An email's row, with the due time of its delivery job (the job has the email's id; server/jobs/). */
 async function outboxRow(id: string) {
-  return db().selectFrom('email_outbox as e').innerJoin('jobs as j', 'j.id', 'e.id').selectAll('e').select('j.next_attempt_at').where('e.id', '=', id).executeTakeFirstOrThrow();
+  return db()
+    .selectFrom('email_outbox as e')
+    .innerJoin('jobs as j', 'j.id', 'e.id')
+    .selectAll('e')
+    .select('j.next_attempt_at')
+    .where('e.id', '=', id)
+    .executeTakeFirstOrThrow();
 }
 
 /** Polls an outbox row until `done` holds (the worker runs every 25 ms here). */
@@ -61,7 +78,8 @@ async function waitForRow(id: string, done: (row: Awaited<ReturnType<typeof outb
   for (;;) {
     const row = await outboxRow(id);
     if (done(row)) return row;
-    if (Date.now() - started > timeoutMs) throw new Error(`outbox row ${id} stayed ${JSON.stringify({ state: row.state, attempts: row.attempts, error: row.error })}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`outbox row ${id} stayed ${JSON.stringify({ state: row.state, attempts: row.attempts, error: row.error })}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -75,7 +93,8 @@ async function codeRow(code: string) {
   return db().selectFrom('verification_codes').selectAll().where('code_hash', '=', hashSecret(code)).executeTakeFirst();
 }
 
-const refresh = (project: ProjectFixture, refreshToken: string) => h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken });
+const refresh = (project: ProjectFixture, refreshToken: string) =>
+  h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken });
 
 describe('delivery over SMTP', () => {
   it('delivers the sign-up verification email through the deployment server as the operator, with the project name and logo in the body; its link verifies the email once', async () => {
@@ -103,12 +122,22 @@ describe('delivery over SMTP', () => {
     expectStatus(await h.post('/contact-channels/verify', { code }, project.client()), 200);
     expect((await h.get('/users/me', project.client(user.accessToken))).body.primary_email_verified).toBe(true);
     expectKnownError(await h.post('/contact-channels/verify', { code }, project.client()), 409, 'ALREADY_USED');
-    expectKnownError(await h.post('/contact-channels/send-verification-code', { email: user.email, callback_url: callback('email-verification') }, project.client(user.accessToken)), 409, 'EMAIL_ALREADY_VERIFIED');
+    expectKnownError(
+      await h.post(
+        '/contact-channels/send-verification-code',
+        { email: user.email, callback_url: callback('email-verification') },
+        project.client(user.accessToken),
+      ),
+      409,
+      'EMAIL_ALREADY_VERIFIED',
+    );
 
     // The console's list shows it as sent.
     const listed = await h.get('/internal/emails', project.admin());
     expectStatus(listed, 200);
-    expect(listed.body.items).toEqual([expect.objectContaining({ to: user.email, subject: 'Verify your email', state: 'sent', error: null, sent_at_millis: expect.any(Number), attempts: 1 })]);
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ to: user.email, subject: 'Verify your email', state: 'sent', error: null, sent_at_millis: expect.any(Number), attempts: 1 }),
+    ]);
   });
 
   it("sends a project's email through its own SMTP server (standard config, password stored encrypted) as its own sender", async () => {
@@ -144,7 +173,11 @@ describe('delivery over SMTP', () => {
         expect(delay).toBeGreaterThan(previousDelay * 1.2);
         previousDelay = delay;
         // Time travel: make the retry due now.
-        await db().updateTable('jobs').set({ next_attempt_at: new Date(Date.now() - 1) }).where('id', '=', id).execute();
+        await db()
+          .updateTable('jobs')
+          .set({ next_attempt_at: new Date(Date.now() - 1) })
+          .where('id', '=', id)
+          .execute();
       }
       const failed = await waitForRow(id, (r) => r.state === 'failed');
       expect(failed).toMatchObject({ attempts: 5, sent_at: null });
@@ -178,10 +211,20 @@ describe('delivery over SMTP', () => {
   it('delivers each email exactly once with several workers (instances) sharing the outbox', async () => {
     const ids = Array.from({ length: 24 }, () => randomUUID());
     const to = h.uniqueEmail('fanout');
-    const workers = [new JobWorker(h.latch.deps, [emailJobKind], { pollIntervalMs: 5, batchSize: 3 }), new JobWorker(h.latch.deps, [emailJobKind], { pollIntervalMs: 5, batchSize: 3 })];
+    const workers = [
+      new JobWorker(h.latch.deps, [emailJobKind], { pollIntervalMs: 5, batchSize: 3 }),
+      new JobWorker(h.latch.deps, [emailJobKind], { pollIntervalMs: 5, batchSize: 3 }),
+    ];
     for (const worker of workers) worker.start();
     try {
-      for (const id of ids) await enqueueEmail(db(), { id, tenancy_id: null, to_email: to, subject: `fan-out ${id}`, ...sealEmailBody(h.latch.deps.env.secret, id, { html: '<p>x</p>', text: 'x' }) });
+      for (const id of ids)
+        await enqueueEmail(db(), {
+          id,
+          tenancy_id: null,
+          to_email: to,
+          subject: `fan-out ${id}`,
+          ...sealEmailBody(h.latch.deps.env.secret, id, { html: '<p>x</p>', text: 'x' }),
+        });
       for (const id of ids) await waitForRow(id, (r) => r.state === 'sent');
       await new Promise((resolve) => setTimeout(resolve, 100));
       const delivered = shared.received.filter((m) => m.to.includes(to)).map((m) => m.headers['x-latch-email-id']);
@@ -196,10 +239,21 @@ describe('delivery over SMTP', () => {
     // Leased far in the future for everyone else, then made due for the claims below only.
     const ids: string[] = Array.from({ length: 12 }, () => randomUUID());
     const future = new Date(Date.now() + 3_600_000);
-    for (const id of ids) await db().insertInto('jobs').values({ id, kind: 'email', tenancy_id: null, payload: JSON.stringify({ email_id: id }), status: 'pending', attempts: 0, next_attempt_at: future }).execute();
-    await db().updateTable('jobs').set({ next_attempt_at: sql<Date>`now() - interval '1 second'` }).where('id', 'in', ids).execute();
+    for (const id of ids)
+      await db()
+        .insertInto('jobs')
+        .values({ id, kind: 'email', tenancy_id: null, payload: JSON.stringify({ email_id: id }), status: 'pending', attempts: 0, next_attempt_at: future })
+        .execute();
+    await db()
+      .updateTable('jobs')
+      .set({ next_attempt_at: sql<Date>`now() - interval '1 second'` })
+      .where('id', 'in', ids)
+      .execute();
     const claims = await Promise.all(Array.from({ length: 4 }, () => claimDueJobs(db(), ['email'], 5, 60_000)));
-    const claimedIds = claims.flat().map((r) => r.id).filter((id) => ids.includes(id));
+    const claimedIds = claims
+      .flat()
+      .map((r) => r.id)
+      .filter((id) => ids.includes(id));
     expect(new Set(claimedIds).size).toBe(claimedIds.length);
     await db().deleteFrom('jobs').where('id', 'in', ids).execute();
   });
@@ -222,7 +276,11 @@ describe('password reset', () => {
     expectStatus(second, 200);
 
     // Any letter case finds the account; the email goes to the address as stored.
-    const sent = await h.post('/auth/password/send-reset-code', { email: user.email.toUpperCase(), callback_url: callback('password-reset') }, project.client());
+    const sent = await h.post(
+      '/auth/password/send-reset-code',
+      { email: user.email.toUpperCase(), callback_url: callback('password-reset') },
+      project.client(),
+    );
     expect({ status: sent.status, body: sent.body }).toEqual({ status: 200, body: { success: true } });
     const mail = await shared.waitForTo(user.email);
     expect(mail.to).toEqual([user.email]);
@@ -264,7 +322,11 @@ describe('password reset', () => {
     await shared.waitForTo(user.email);
     // Untrusted links are refused for both, before anything is looked up.
     for (const email of [user.email, nobody]) {
-      expectKnownError(await h.post('/auth/password/send-reset-code', { email, callback_url: 'https://evil.example.com/reset' }, project.client()), 400, 'REDIRECT_URL_NOT_WHITELISTED');
+      expectKnownError(
+        await h.post('/auth/password/send-reset-code', { email, callback_url: 'https://evil.example.com/reset' }, project.client()),
+        400,
+        'REDIRECT_URL_NOT_WHITELISTED',
+      );
     }
   });
 
@@ -274,7 +336,11 @@ describe('password reset', () => {
     const send = () => h.post('/auth/password/send-reset-code', { email: user.email, callback_url: callback('password-reset') }, project.client());
     expectStatus(await send(), 200);
     const first = (await shared.waitFor((m) => m.to.includes(user.email))).code!;
-    await db().updateTable('verification_codes').set({ expires_at: new Date(Date.now() - 1000) }).where('code_hash', '=', hashSecret(first)).execute();
+    await db()
+      .updateTable('verification_codes')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('code_hash', '=', hashSecret(first))
+      .execute();
     expectKnownError(await h.post('/auth/password/reset', { code: first, password: 'a-brand-new-password' }, project.client()), 400, 'EXPIRED');
 
     expectStatus(await send(), 200);
@@ -287,7 +353,8 @@ describe('password reset', () => {
   });
 
   it('counts every reset request against the hourly limit, known address or not, so the limit tells neither apart', async () => {
-    const send = (p: ProjectFixture, email: string) => h.post('/auth/password/send-reset-code', { email, callback_url: callback('password-reset') }, p.client());
+    const send = (p: ProjectFixture, email: string) =>
+      h.post('/auth/password/send-reset-code', { email, callback_url: callback('password-reset') }, p.client());
     // Requests for unknown addresses use the budget up too (they send nothing).
     const project = await h.createProject();
     const user = await signUp(project);
@@ -311,7 +378,8 @@ describe('password reset', () => {
     const project = await h.createProject();
     const other = await h.createProject();
     const user = await signUp(project);
-    const send = (p: ProjectFixture, email: string) => h.post('/auth/password/send-reset-code', { email, callback_url: callback('password-reset') }, p.client());
+    const send = (p: ProjectFixture, email: string) =>
+      h.post('/auth/password/send-reset-code', { email, callback_url: callback('password-reset') }, p.client());
     for (let i = 0; i < HOURLY_LIMIT; i++) expectStatus(await send(project, user.email), 200);
     for (const email of [user.email, h.uniqueEmail('unknown')]) {
       const limited: ApiResponse = await send(project, email);
@@ -329,7 +397,8 @@ describe('password reset', () => {
 
 describe('magic link and one-time code', () => {
   const magic = (config: Record<string, unknown> = {}) => h.createProject({ config: { magic_link_enabled: true, ...config } });
-  const sendCode = (project: ProjectFixture, email: string) => h.post('/auth/otp/send-sign-in-code', { email, callback_url: callback('magic-link-callback') }, project.client());
+  const sendCode = (project: ProjectFixture, email: string) =>
+    h.post('/auth/otp/send-sign-in-code', { email, callback_url: callback('magic-link-callback') }, project.client());
 
   it('one email carries a link and a 6-character code: the typed code signs up a new user, the link signs them in again', async () => {
     const project = await magic();
@@ -390,7 +459,11 @@ describe('magic link and one-time code', () => {
     const email = h.uniqueEmail('late');
     const nonce = (await sendCode(project, email)).body.nonce as string;
     const mail = await shared.waitForTo(email);
-    await db().updateTable('verification_codes').set({ expires_at: new Date(Date.now() - 1000) }).where('code_hash', '=', hashSecret(nonce)).execute();
+    await db()
+      .updateTable('verification_codes')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('code_hash', '=', hashSecret(nonce))
+      .execute();
     expectKnownError(await h.post('/auth/otp/sign-in', { code: mail.code }, project.client()), 400, 'EXPIRED');
 
     const off = await h.createProject();
@@ -405,10 +478,14 @@ describe('magic link and one-time code', () => {
     const signedIn = await h.post('/auth/otp/sign-in', { code: existingMail.code }, closed.client());
     expect(signedIn.body).toMatchObject({ is_new_user: false, user_id: existing.body.id });
 
-    expectKnownError(await h.post('/auth/otp/send-sign-in-code', { email: h.uniqueEmail(), callback_url: 'https://evil.example.com/cb' }, project.client()), 400, 'REDIRECT_URL_NOT_WHITELISTED');
+    expectKnownError(
+      await h.post('/auth/otp/send-sign-in-code', { email: h.uniqueEmail(), callback_url: 'https://evil.example.com/cb' }, project.client()),
+      400,
+      'REDIRECT_URL_NOT_WHITELISTED',
+    );
   });
 
-  it("signs in a password user by magic link and verifies their email; a code from another project is not found", async () => {
+  it('signs in a password user by magic link and verifies their email; a code from another project is not found', async () => {
     const project = await magic();
     const other = await magic();
     const user = await signUp(project);
@@ -431,21 +508,35 @@ describe('invitations', () => {
     const mail = await shared.waitForTo(to);
     expect(mail.subject).toBe('You are invited to sign in');
     expect(mail.link).toBe('https://app.acme.test/handler/sign-in');
-    expectKnownError(await h.post('/internal/send-sign-in-invitation', { email: to, callback_url: 'https://evil.example.com/x' }, project.admin()), 400, 'REDIRECT_URL_NOT_WHITELISTED');
-    expectKnownError(await h.post('/internal/send-sign-in-invitation', { email: to, callback_url: 'https://app.acme.test/x' }, project.server()), 401, 'INSUFFICIENT_ACCESS_TYPE');
+    expectKnownError(
+      await h.post('/internal/send-sign-in-invitation', { email: to, callback_url: 'https://evil.example.com/x' }, project.admin()),
+      400,
+      'REDIRECT_URL_NOT_WHITELISTED',
+    );
+    expectKnownError(
+      await h.post('/internal/send-sign-in-invitation', { email: to, callback_url: 'https://app.acme.test/x' }, project.server()),
+      401,
+      'INSUFFICIENT_ACCESS_TYPE',
+    );
   });
 
   it('delivers a team invitation whose code joins the team', async () => {
     const project = await h.createProject();
     const team = await h.post('/teams', { display_name: 'Rockets' }, project.server());
     const invitee = h.uniqueEmail('invitee');
-    expectStatus(await h.post('/team-invitations/send-code', { email: invitee, team_id: team.body.id, callback_url: callback('team-invitation') }, project.server()), 200);
+    expectStatus(
+      await h.post('/team-invitations/send-code', { email: invitee, team_id: team.body.id, callback_url: callback('team-invitation') }, project.server()),
+      200,
+    );
     const mail = await shared.waitForTo(invitee);
     // The team's name (free text) is in the body only.
     expect(mail.subject).toBe('You are invited to join a team');
     expect(mail.text).toContain('Rockets');
     const user = await signUp(project, invitee);
-    expect((await h.post('/team-invitations/accept', { code: mail.code }, project.client(user.accessToken))).body).toEqual({ success: true, team_id: team.body.id });
+    expect((await h.post('/team-invitations/accept', { code: mail.code }, project.client(user.accessToken))).body).toEqual({
+      success: true,
+      team_id: team.body.id,
+    });
   });
 });
 
@@ -486,29 +577,47 @@ describe('admin: test email and the email list', () => {
 
     const badLogin = await h.post('/internal/send-test-email', { recipient_email: to, email_config: ownServer(own, { password: 'wrong' }) }, project.admin());
     expect(badLogin.body.success).toBe(false);
-    expect(badLogin.body).toEqual({ success: false, error_message: 'The SMTP server refused the username or password (SMTP 535).', error_reason: 'auth_failed' });
+    expect(badLogin.body).toEqual({
+      success: false,
+      error_message: 'The SMTP server refused the username or password (SMTP 535).',
+      error_reason: 'auth_failed',
+    });
 
     const closed = await startSmtpSink();
     await closed.close();
     const unreachable = await h.post('/internal/send-test-email', { recipient_email: to, email_config: ownServer(closed) }, project.admin());
     expect(unreachable.body).toEqual({ success: false, error_message: 'The SMTP server refused the connection.', error_reason: 'connection_refused' });
 
-    expectKnownError(await h.post('/internal/send-test-email', { recipient_email: to, email_config: { type: 'shared' } }, project.admin()), 400, 'REQUIRES_CUSTOM_EMAIL_SERVER');
-    expectKnownError(await h.post('/internal/send-test-email', { recipient_email: to, email_config: ownServer(own) }, project.server()), 401, 'INSUFFICIENT_ACCESS_TYPE');
+    expectKnownError(
+      await h.post('/internal/send-test-email', { recipient_email: to, email_config: { type: 'shared' } }, project.admin()),
+      400,
+      'REQUIRES_CUSTOM_EMAIL_SERVER',
+    );
+    expectKnownError(
+      await h.post('/internal/send-test-email', { recipient_email: to, email_config: ownServer(own) }, project.server()),
+      401,
+      'INSUFFICIENT_ACCESS_TYPE',
+    );
   });
 
   it("lists a project's emails newest first with a cursor, and never another project's", async () => {
     const a = await h.createProject();
     const b = await h.createProject();
     const recipients = [h.uniqueEmail('a1'), h.uniqueEmail('a2'), h.uniqueEmail('a3')];
-    for (const email of recipients) expectStatus(await h.post('/internal/send-sign-in-invitation', { email, callback_url: callback('sign-in') }, a.admin()), 200);
+    for (const email of recipients)
+      expectStatus(await h.post('/internal/send-sign-in-invitation', { email, callback_url: callback('sign-in') }, a.admin()), 200);
     const first = await h.get('/internal/emails?limit=2', a.admin());
     expect(first.body.items.map((e: { to: string }) => e.to)).toEqual([recipients[2], recipients[1]]);
     const second = await h.get(`/internal/emails?limit=2&cursor=${first.body.pagination.next_cursor}`, a.admin());
     expect(second.body.items.map((e: { to: string }) => e.to)).toEqual([recipients[0]]);
     expect(second.body.pagination.next_cursor).toBeNull();
     const detail = await h.get(`/internal/emails/${first.body.items[0].id}`, a.admin());
-    expect(detail.body).toMatchObject({ to: recipients[2], subject: 'You are invited to sign in', html: expect.stringContaining('<html'), text: expect.stringContaining(callback('sign-in')) });
+    expect(detail.body).toMatchObject({
+      to: recipients[2],
+      subject: 'You are invited to sign in',
+      html: expect.stringContaining('<html'),
+      text: expect.stringContaining(callback('sign-in')),
+    });
 
     // Project B sees none of A's emails.
     expect((await h.get('/internal/emails', b.admin())).body.items).toEqual([]);

@@ -11,7 +11,10 @@ export type NewEmail = Pick<OutboxRow, 'id' | 'tenancy_id' | 'to_email' | 'subje
 /** The email's record; its delivery job is queued with it (delivery.ts, enqueueEmail). */
 export async function insertEmail(db: Executor, email: NewEmail): Promise<void> {
   // Millisecond precision, so the list's keyset cursor (millis + id) round-trips exactly.
-  await db.insertInto('email_outbox').values({ ...email, state: 'pending', attempts: 0, created_at: new Date() }).execute();
+  await db
+    .insertInto('email_outbox')
+    .values({ ...email, state: 'pending', attempts: 0, created_at: new Date() })
+    .execute();
 }
 
 /** How many emails the tenancy queued in the last hour, and when the oldest of them was queued. */
@@ -67,7 +70,11 @@ export async function findSendingProject(db: Executor, tenancyId: string): Promi
 }
 
 /** A page of a tenancy's emails, newest first, after the keyset cursor (created_at, id). */
-export async function listEmails(db: Executor, tenancyId: string, options: { limit: number; before: { createdAt: Date; id: string } | null }): Promise<OutboxRow[]> {
+export async function listEmails(
+  db: Executor,
+  tenancyId: string,
+  options: { limit: number; before: { createdAt: Date; id: string } | null },
+): Promise<OutboxRow[]> {
   let query = db.selectFrom('email_outbox').select(EMAIL_OUTBOX_COLUMNS).where('tenancy_id', '=', tenancyId);
   if (options.before) {
     const { createdAt, id } = options.before;

@@ -62,13 +62,22 @@ describe('renderEmail: the built-in emails', () => {
   });
 
   it('shows the project name and an http(s) logo in the header; never a data: URL logo', async () => {
-    const withLogo = await renderEmail({ projectDisplayName: 'Acme', logoUrl: 'https://cdn.acme.test/logo.png', fullLogoUrl: null }, { type: 'sign-in-invitation', link });
+    const withLogo = await renderEmail(
+      { projectDisplayName: 'Acme', logoUrl: 'https://cdn.acme.test/logo.png', fullLogoUrl: null },
+      { type: 'sign-in-invitation', link },
+    );
     expect(withLogo.html).toContain('src="https://cdn.acme.test/logo.png"');
     expect(withLogo.html).toContain('Acme');
-    const fullLogo = await renderEmail({ projectDisplayName: 'Acme', logoUrl: 'https://cdn.acme.test/logo.png', fullLogoUrl: 'https://cdn.acme.test/full.png' }, { type: 'sign-in-invitation', link });
+    const fullLogo = await renderEmail(
+      { projectDisplayName: 'Acme', logoUrl: 'https://cdn.acme.test/logo.png', fullLogoUrl: 'https://cdn.acme.test/full.png' },
+      { type: 'sign-in-invitation', link },
+    );
     expect(fullLogo.html).toContain('src="https://cdn.acme.test/full.png"');
     expect(fullLogo.html).toContain('alt="Acme"');
-    const dataLogo = await renderEmail({ projectDisplayName: 'Acme', logoUrl: `data:image/png;base64,${'A'.repeat(5000)}`, fullLogoUrl: null }, { type: 'sign-in-invitation', link });
+    const dataLogo = await renderEmail(
+      { projectDisplayName: 'Acme', logoUrl: `data:image/png;base64,${'A'.repeat(5000)}`, fullLogoUrl: null },
+      { type: 'sign-in-invitation', link },
+    );
     expect(dataLogo.html).not.toContain('data:image');
     expect(dataLogo.html).toContain('Acme');
   });

@@ -9,18 +9,33 @@ const op = restOperations(['Emails'], { protect: true });
 
 export const emailsRouter = router({
   list: op(adminProcedure, 'GET /internal/emails', "The project's emails, newest first, with their delivery state (without SMTP: the local inbox)")
-    .input(schemas.emailListQuerySchema).output(schemas.sentEmailListSchema)
+    .input(schemas.emailListQuerySchema)
+    .output(schemas.sentEmailListSchema)
     .query(({ ctx, input }) => service.listEmails(ctx.deps, ctx.auth, input)),
 
   get: op(adminProcedure, 'GET /internal/emails/{email_id}', 'One email with its HTML and text')
-    .input(schemas.emailIdParamSchema).output(schemas.sentEmailDetailSchema)
+    .input(schemas.emailIdParamSchema)
+    .output(schemas.sentEmailDetailSchema)
     .query(({ ctx, input }) => service.getEmail(ctx.deps, ctx.auth, input.email_id)),
 
-  sendTestEmail: op(adminProcedure, 'POST /internal/send-test-email', 'Try an email server config: send one email now and report why it failed (a generic reason)')
-    .input(schemas.sendTestEmailSchema).output(schemas.sendTestEmailResultSchema)
+  sendTestEmail: op(
+    adminProcedure,
+    'POST /internal/send-test-email',
+    'Try an email server config: send one email now and report why it failed (a generic reason)',
+  )
+    .input(schemas.sendTestEmailSchema)
+    .output(schemas.sendTestEmailResultSchema)
     .mutation(({ ctx, input }) => service.sendTestEmail(ctx.deps, ctx.auth, input, ctx.ip)),
 
-  sendSignInInvitation: op(adminProcedure, 'POST /internal/send-sign-in-invitation', 'Email someone an invitation to sign in (the link is callback_url, a trusted URL)')
-    .input(schemas.sendSignInInvitationSchema).output(successSchema)
-    .mutation(async ({ ctx, input }) => { await service.sendSignInInvitation(ctx.deps, ctx.auth, input); return succeed(); }),
+  sendSignInInvitation: op(
+    adminProcedure,
+    'POST /internal/send-sign-in-invitation',
+    'Email someone an invitation to sign in (the link is callback_url, a trusted URL)',
+  )
+    .input(schemas.sendSignInInvitationSchema)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      await service.sendSignInInvitation(ctx.deps, ctx.auth, input);
+      return succeed();
+    }),
 });

@@ -11,7 +11,13 @@ import * as q from './queries.js';
 import { enqueueEmail } from './delivery.js';
 import { openEmailBody, sealEmailBody } from './sealed-body.js';
 import { type BuiltInEmail, type EmailBranding, renderEmail } from './render.js';
-import type { emailListQuerySchema, sendSignInInvitationSchema, sendTestEmailSchema, sentEmailDetailSchema, sentEmailSchema } from '../../../contract/schemas/emails.js';
+import type {
+  emailListQuerySchema,
+  sendSignInInvitationSchema,
+  sendTestEmailSchema,
+  sentEmailDetailSchema,
+  sentEmailSchema,
+} from '../../../contract/schemas/emails.js';
 import { ALLOWED_SMTP_PORTS, OutboundRefused } from './public-address.js';
 import { pinTarget, sendOnce, smtpErrorText, smtpFailure, type SmtpFailureReason, standardTarget } from './transport.js';
 
@@ -45,7 +51,14 @@ export function brandingOf(project: EmailSender['project']): EmailBranding {
  *   await queueEmail(trx, deps, auth, 'ada@example.com', { type: 'email-verification', link, expiresAt }, { ip });
  * });
  */
-export async function queueEmail(trx: Executor, deps: Deps, sender: EmailSender, to: string, email: BuiltInEmail, options: { limitedByCaller?: boolean; ip?: string | null } = {}): Promise<string> {
+export async function queueEmail(
+  trx: Executor,
+  deps: Deps,
+  sender: EmailSender,
+  to: string,
+  email: BuiltInEmail,
+  options: { limitedByCaller?: boolean; ip?: string | null } = {},
+): Promise<string> {
   if (!options.limitedByCaller) await consumeMailLimits(trx, deps, sender, to, options.ip ?? null);
   const rendered = await renderEmail(brandingOf(sender.project), email);
   const id = randomUUID();
@@ -110,7 +123,12 @@ export async function getEmail(deps: Deps, auth: AuthContext, emailId: string): 
  * told as a generic reason (smtpFailure), never in the server's own words. Limited per project
  * and per owner or IP (LATCH_EMAIL_TEST_SENDS_PER_HOUR).
  */
-export async function sendTestEmail(deps: Deps, auth: AuthContext, input: z.infer<typeof sendTestEmailSchema>, ip: string | null = null): Promise<{ success: boolean; error_message: string | null; error_reason?: SmtpFailureReason }> {
+export async function sendTestEmail(
+  deps: Deps,
+  auth: AuthContext,
+  input: z.infer<typeof sendTestEmailSchema>,
+  ip: string | null = null,
+): Promise<{ success: boolean; error_message: string | null; error_reason?: SmtpFailureReason }> {
   const config = input.email_config;
   if (config.type !== 'standard') throw new KnownErrors.RequiresCustomEmailServer();
   const target = standardTarget(config, config.password, deps.env.email);
@@ -121,7 +139,8 @@ export async function sendTestEmail(deps: Deps, auth: AuthContext, input: z.infe
     await sendOnce(await pinTarget(target), { to: input.recipient_email, ...rendered });
     return { success: true, error_message: null };
   } catch (error) {
-    if (error instanceof OutboundRefused && error.reason === 'port-not-allowed') throw new KnownErrors.EmailServerPortNotAllowed(config.port, ALLOWED_SMTP_PORTS);
+    if (error instanceof OutboundRefused && error.reason === 'port-not-allowed')
+      throw new KnownErrors.EmailServerPortNotAllowed(config.port, ALLOWED_SMTP_PORTS);
     if (error instanceof OutboundRefused && error.reason === 'address-not-allowed') throw new KnownErrors.EmailServerHostNotAllowed(config.host);
     deps.log.info('test email failed', { project_id: auth.project.id, error: smtpErrorText(error) });
     const failure = smtpFailure(error);

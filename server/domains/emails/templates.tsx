@@ -32,8 +32,26 @@ const styles = {
   brandName: { fontSize: '18px', fontWeight: 600, margin: '0' },
   heading: { fontSize: '22px', fontWeight: 600, margin: '24px 0 12px' },
   text: { fontSize: '15px', lineHeight: '24px', margin: '12px 0' },
-  button: { backgroundColor: colors.button, color: colors.buttonText, borderRadius: '6px', fontSize: '15px', fontWeight: 600, padding: '12px 20px', textDecoration: 'none' },
-  code: { backgroundColor: colors.codeBackground, borderRadius: '6px', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace', fontSize: '28px', fontWeight: 700, letterSpacing: '6px', padding: '12px 16px', textAlign: 'center' as const, margin: '16px 0' },
+  button: {
+    backgroundColor: colors.button,
+    color: colors.buttonText,
+    borderRadius: '6px',
+    fontSize: '15px',
+    fontWeight: 600,
+    padding: '12px 20px',
+    textDecoration: 'none',
+  },
+  code: {
+    backgroundColor: colors.codeBackground,
+    borderRadius: '6px',
+    fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace',
+    fontSize: '28px',
+    fontWeight: 700,
+    letterSpacing: '6px',
+    padding: '12px 16px',
+    textAlign: 'center' as const,
+    margin: '16px 0',
+  },
   small: { color: colors.muted, fontSize: '13px', lineHeight: '20px', margin: '8px 0' },
   link: { color: colors.muted, wordBreak: 'break-all' as const },
   hr: { borderColor: colors.border, margin: '24px 0 12px' },
@@ -45,7 +63,9 @@ function Header({ branding }: { branding: EmailBranding }) {
   if (fullLogo) return <Img src={fullLogo} alt={branding.projectDisplayName} height="40" />;
   return (
     <Section>
-      {logo ? <Img src={logo} alt="" width="40" height="40" style={{ display: 'inline-block', verticalAlign: 'middle', marginRight: '10px', borderRadius: '8px' }} /> : null}
+      {logo ? (
+        <Img src={logo} alt="" width="40" height="40" style={{ display: 'inline-block', verticalAlign: 'middle', marginRight: '10px', borderRadius: '8px' }} />
+      ) : null}
       <Text style={{ ...styles.brandName, display: 'inline-block', verticalAlign: 'middle' }}>{branding.projectDisplayName}</Text>
     </Section>
   );
@@ -59,7 +79,9 @@ function Layout({ branding, preview, title, children }: { branding: EmailBrandin
       <Body style={styles.body}>
         <Container style={styles.container}>
           <Header branding={branding} />
-          <Heading as="h1" style={styles.heading}>{title}</Heading>
+          <Heading as="h1" style={styles.heading}>
+            {title}
+          </Heading>
           {children}
           <Hr style={styles.hr} />
           <Text style={styles.small}>You received this email from {branding.projectDisplayName}. If you did not expect it, you can ignore it.</Text>
@@ -74,10 +96,15 @@ function Action({ link, label }: { link: string; label: string }) {
   return (
     <>
       <Section style={{ margin: '20px 0' }}>
-        <Button href={link} style={styles.button}>{label}</Button>
+        <Button href={link} style={styles.button}>
+          {label}
+        </Button>
       </Section>
       <Text style={styles.small}>
-        Or open this link: <Link href={link} style={styles.link}>{link}</Link>
+        Or open this link:{' '}
+        <Link href={link} style={styles.link}>
+          {link}
+        </Link>
       </Text>
     </>
   );
@@ -100,7 +127,10 @@ export function EmailVerificationEmail({ branding, link, expiresAt }: { branding
 export function PasswordResetEmail({ branding, link, expiresAt }: { branding: EmailBranding; link: string; expiresAt: Date | null }) {
   return (
     <Layout branding={branding} preview={`Reset your password for ${branding.projectDisplayName}`} title="Reset your password">
-      <Text style={styles.text}>Someone asked to reset the password of your {branding.projectDisplayName} account. If it was you, choose a new password here; your other sessions will be signed out.</Text>
+      <Text style={styles.text}>
+        Someone asked to reset the password of your {branding.projectDisplayName} account. If it was you, choose a new password here; your other sessions will
+        be signed out.
+      </Text>
       <Action link={link} label="Reset password" />
       <Expiry expiresAt={expiresAt} />
       <Text style={styles.small}>If you did not ask for this, ignore this email: your password stays as it is.</Text>
@@ -120,10 +150,22 @@ export function MagicLinkEmail({ branding, link, otp, expiresAt }: { branding: E
   );
 }
 
-export function TeamInvitationEmail({ branding, link, teamDisplayName, expiresAt }: { branding: EmailBranding; link: string; teamDisplayName: string; expiresAt: Date | null }) {
+export function TeamInvitationEmail({
+  branding,
+  link,
+  teamDisplayName,
+  expiresAt,
+}: {
+  branding: EmailBranding;
+  link: string;
+  teamDisplayName: string;
+  expiresAt: Date | null;
+}) {
   return (
     <Layout branding={branding} preview={`You are invited to join ${teamDisplayName}`} title={`Join ${teamDisplayName}`}>
-      <Text style={styles.text}>You have been invited to join the team {teamDisplayName} on {branding.projectDisplayName}.</Text>
+      <Text style={styles.text}>
+        You have been invited to join the team {teamDisplayName} on {branding.projectDisplayName}.
+      </Text>
       <Action link={link} label="Accept the invitation" />
       <Expiry expiresAt={expiresAt} />
     </Layout>

@@ -7,24 +7,47 @@ const SECRET = 'x'.repeat(48);
 describe('LATCH_SMTP_URL and the other email settings', () => {
   it('parses the email settings, with their defaults', () => {
     expect(loadEnv({ LATCH_SECRET: SECRET }).email).toEqual(DEFAULT_EMAIL_SETTINGS);
-    expect(loadEnv({ LATCH_SECRET: SECRET, LATCH_SMTP_URL: ' smtp://mailer:p%40ss@mail.example.com:2525 ', LATCH_EMAIL_FROM: 'hello@example.com', LATCH_EMAIL_RATE_LIMIT_PER_HOUR: '0', LATCH_EMAIL_POLL_INTERVAL_MS: '250' }).email).toEqual({
+    expect(
+      loadEnv({
+        LATCH_SECRET: SECRET,
+        LATCH_SMTP_URL: ' smtp://mailer:p%40ss@mail.example.com:2525 ',
+        LATCH_EMAIL_FROM: 'hello@example.com',
+        LATCH_EMAIL_RATE_LIMIT_PER_HOUR: '0',
+        LATCH_EMAIL_POLL_INTERVAL_MS: '250',
+      }).email,
+    ).toEqual({
       ...DEFAULT_EMAIL_SETTINGS,
       smtpUrl: 'smtp://mailer:p%40ss@mail.example.com:2525',
       from: 'hello@example.com',
       perProjectPerHour: 0,
       pollIntervalMs: 250,
     });
-    expect(loadEnv({
-      LATCH_SECRET: SECRET,
-      LATCH_EMAIL_FROM: '"Latch Auth" <noreply@auth.example.com>',
-      LATCH_SMTP_ALLOW_PRIVATE: 'true',
-      LATCH_SHARED_EMAIL: 'p1, p2',
-      LATCH_EMAIL_CLIENT_SHARE_PERCENT: '30',
-      LATCH_EMAIL_RATE_LIMIT_PER_IP: '5',
-      LATCH_EMAIL_RATE_LIMIT_PER_RECIPIENT: '3',
-      LATCH_EMAIL_TEST_SENDS_PER_HOUR: '4',
-    }).email).toMatchObject({ from: 'noreply@auth.example.com', fromName: 'Latch Auth', allowPrivate: true, sharedEmail: ['p1', 'p2'], clientSharePercent: 30, perIpPerHour: 5, perRecipientPerHour: 3, testSendsPerHour: 4 });
-    expect(loadEnv({ LATCH_SECRET: SECRET, LATCH_EMAIL_FROM: 'Latch <noreply@auth.example.com>', LATCH_SHARED_EMAIL: 'all' }).email).toMatchObject({ from: 'noreply@auth.example.com', fromName: 'Latch', sharedEmail: 'all' });
+    expect(
+      loadEnv({
+        LATCH_SECRET: SECRET,
+        LATCH_EMAIL_FROM: '"Latch Auth" <noreply@auth.example.com>',
+        LATCH_SMTP_ALLOW_PRIVATE: 'true',
+        LATCH_SHARED_EMAIL: 'p1, p2',
+        LATCH_EMAIL_CLIENT_SHARE_PERCENT: '30',
+        LATCH_EMAIL_RATE_LIMIT_PER_IP: '5',
+        LATCH_EMAIL_RATE_LIMIT_PER_RECIPIENT: '3',
+        LATCH_EMAIL_TEST_SENDS_PER_HOUR: '4',
+      }).email,
+    ).toMatchObject({
+      from: 'noreply@auth.example.com',
+      fromName: 'Latch Auth',
+      allowPrivate: true,
+      sharedEmail: ['p1', 'p2'],
+      clientSharePercent: 30,
+      perIpPerHour: 5,
+      perRecipientPerHour: 3,
+      testSendsPerHour: 4,
+    });
+    expect(loadEnv({ LATCH_SECRET: SECRET, LATCH_EMAIL_FROM: 'Latch <noreply@auth.example.com>', LATCH_SHARED_EMAIL: 'all' }).email).toMatchObject({
+      from: 'noreply@auth.example.com',
+      fromName: 'Latch',
+      sharedEmail: 'all',
+    });
     // Safe by default: no private SMTP hosts, and the shared server only for the console's own mail.
     expect(DEFAULT_EMAIL_SETTINGS).toMatchObject({ allowPrivate: false, sharedEmail: 'internal' });
   });
@@ -44,7 +67,10 @@ describe('LATCH_SMTP_URL and the other email settings', () => {
 
 describe('SMTP targets', () => {
   it('reads host, port, TLS and percent-encoded credentials from LATCH_SMTP_URL, sending as the project', () => {
-    const target = sharedTarget({ ...DEFAULT_EMAIL_SETTINGS, smtpUrl: 'smtps://mailer:p%40ss@mail.example.com', fromName: 'Latch' }, 'https://auth.example.com');
+    const target = sharedTarget(
+      { ...DEFAULT_EMAIL_SETTINGS, smtpUrl: 'smtps://mailer:p%40ss@mail.example.com', fromName: 'Latch' },
+      'https://auth.example.com',
+    );
     expect(target?.options).toMatchObject({ host: 'mail.example.com', port: 465, secure: true, auth: { user: 'mailer', pass: 'p@ss' } });
     // The operator's name, never the project's.
     expect(target?.from).toEqual({ name: 'Latch', address: 'noreply@auth.example.com' });
@@ -60,7 +86,15 @@ describe('SMTP targets', () => {
   });
 
   it("uses a project's own server with TLS on 465, and no target when its password cannot be read", () => {
-    const config = { type: 'standard' as const, host: 'smtp.acme.test', port: 465, username: 'u', password: 'v1.sealed', sender_name: 'Acme', sender_email: 'a@acme.test' };
+    const config = {
+      type: 'standard' as const,
+      host: 'smtp.acme.test',
+      port: 465,
+      username: 'u',
+      password: 'v1.sealed',
+      sender_name: 'Acme',
+      sender_email: 'a@acme.test',
+    };
     expect(standardTarget(config, 'secret')?.options).toMatchObject({ host: 'smtp.acme.test', port: 465, secure: true, auth: { user: 'u', pass: 'secret' } });
     expect(standardTarget(config, 'secret')?.options.requireTLS).toBeUndefined();
     const noLogin = standardTarget({ ...config, port: 587, username: '' }, '');

@@ -52,7 +52,11 @@ function requireTlsFor(hasCredentials: boolean, secure: boolean): { requireTLS?:
 }
 
 /** A project's own server, with its password in plaintext; null when the password cannot be decrypted. */
-export function standardTarget(config: Extract<EmailServerConfig, { type: 'standard' }>, password: string | null, settings: Pick<EmailSettings, 'allowPrivate' | 'extraCa'> = { allowPrivate: false, extraCa: null }): SmtpTarget | null {
+export function standardTarget(
+  config: Extract<EmailServerConfig, { type: 'standard' }>,
+  password: string | null,
+  settings: Pick<EmailSettings, 'allowPrivate' | 'extraCa'> = { allowPrivate: false, extraCa: null },
+): SmtpTarget | null {
   if (password === null) return null;
   // Port 465 speaks TLS from the first byte; any other port upgrades with STARTTLS when offered.
   const secure = config.port === 465;
@@ -212,10 +216,20 @@ export async function sendOnce(target: SmtpTarget, email: OutgoingEmail): Promis
 }
 
 /** The reasons a send can fail, as told to project admins: generic on purpose (see smtpFailure). */
-export type SmtpFailureReason = 'host_not_allowed' | 'port_not_allowed' | 'host_not_found' | 'connection_refused' | 'timed_out' | 'tls_failed' | 'auth_failed' | 'rejected' | 'connection_failed';
+export type SmtpFailureReason =
+  | 'host_not_allowed'
+  | 'port_not_allowed'
+  | 'host_not_found'
+  | 'connection_refused'
+  | 'timed_out'
+  | 'tls_failed'
+  | 'auth_failed'
+  | 'rejected'
+  | 'connection_failed';
 
 const FAILURE_TEXT: Record<SmtpFailureReason, string> = {
-  host_not_allowed: 'The SMTP host resolves to a private, loopback, link-local or otherwise non-public address, which this deployment does not connect to (LATCH_SMTP_ALLOW_PRIVATE).',
+  host_not_allowed:
+    'The SMTP host resolves to a private, loopback, link-local or otherwise non-public address, which this deployment does not connect to (LATCH_SMTP_ALLOW_PRIVATE).',
   port_not_allowed: 'The SMTP port is not one of 25, 465, 587 or 2525.',
   host_not_found: 'The SMTP host name could not be resolved.',
   connection_refused: 'The SMTP server refused the connection.',

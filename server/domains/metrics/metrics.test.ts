@@ -25,7 +25,9 @@ describe('GET /internal/metrics', () => {
     expectStatus(anonymous, 200);
     // A user who signed up 3 days ago and was last active 2 days ago.
     const old = await h.signUpUser(project);
-    await sql`update users set signed_up_at = now() - interval '3 days', last_active_at = now() - interval '2 days' where id = ${old.userId}`.execute(h.latch.deps.db);
+    await sql`update users set signed_up_at = now() - interval '3 days', last_active_at = now() - interval '2 days' where id = ${old.userId}`.execute(
+      h.latch.deps.db,
+    );
 
     const res = await h.get('/internal/metrics', project.ownerAdmin());
     expectStatus(res, 200);
@@ -52,14 +54,18 @@ describe('GET /internal/metrics', () => {
   it('counts a user as active when they act, not only on the day they signed up', async () => {
     const project = await h.createProject();
     const user = await h.signUpUser(project);
-    await sql`update users set signed_up_at = now() - interval '10 days', last_active_at = now() - interval '10 days' where id = ${user.userId}`.execute(h.latch.deps.db);
+    await sql`update users set signed_up_at = now() - interval '10 days', last_active_at = now() - interval '10 days' where id = ${user.userId}`.execute(
+      h.latch.deps.db,
+    );
     const before = await h.get('/internal/metrics', project.admin());
     expectStatus(before, 200);
     expect(before.body.active_users).toEqual({ last_day: 0, last_7_days: 0, last_30_days: 1 });
 
     // The user acts (GET /users/me): last_active_at moves, written beside the response.
     expectStatus(await h.get('/users/me', project.client(user.accessToken)), 200);
-    await expect.poll(async () => (await h.get('/internal/metrics', project.admin())).body.active_users).toEqual({ last_day: 1, last_7_days: 1, last_30_days: 1 });
+    await expect
+      .poll(async () => (await h.get('/internal/metrics', project.admin())).body.active_users)
+      .toEqual({ last_day: 1, last_7_days: 1, last_30_days: 1 });
     const after = await h.get('/internal/metrics', project.admin());
     expect(after.body.last_active_per_day.at(-1)).toEqual({ date: today(), count: 1 });
     expect(after.body.sign_ups_per_day.at(-1)).toEqual({ date: today(), count: 0 });

@@ -40,22 +40,36 @@ export async function userTotals(db: Executor, tenancyId: string, includeAnonymo
     .where('tenancy_id', '=', tenancyId)
     .executeTakeFirstOrThrow();
   return {
-    total: Number(row.total), anonymous: Number(row.anonymous), active_day: Number(row.active_day), active_week: Number(row.active_week),
-    active_month: Number(row.active_month), password: Number(row.password), email_code: Number(row.email_code), passkey: Number(row.passkey), none: Number(row.none),
+    total: Number(row.total),
+    anonymous: Number(row.anonymous),
+    active_day: Number(row.active_day),
+    active_week: Number(row.active_week),
+    active_month: Number(row.active_month),
+    password: Number(row.password),
+    email_code: Number(row.email_code),
+    passkey: Number(row.passkey),
+    none: Number(row.none),
   };
 }
 
 /** Per UTC day since `since`: sign-ups (range scan on the list index) and users last active that day. */
-export async function dailyCounts(db: Executor, tenancyId: string, since: Date, includeAnonymous: boolean): Promise<{ signUps: Map<string, number>; lastActive: Map<string, number> }> {
+export async function dailyCounts(
+  db: Executor,
+  tenancyId: string,
+  since: Date,
+  includeAnonymous: boolean,
+): Promise<{ signUps: Map<string, number>; lastActive: Map<string, number> }> {
   const [signUps, lastActive] = await Promise.all([
-    db.selectFrom('users')
+    db
+      .selectFrom('users')
       .select([sql<string>`to_char(signed_up_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'), sql<number>`count(*)::int`.as('count')])
       .where('tenancy_id', '=', tenancyId)
       .where('signed_up_at', '>=', since)
       .$if(!includeAnonymous, (qb) => qb.where('is_anonymous', '=', false))
       .groupBy(sql`1`)
       .execute(),
-    db.selectFrom('users')
+    db
+      .selectFrom('users')
       .select([sql<string>`to_char(last_active_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'), sql<number>`count(*)::int`.as('count')])
       .where('tenancy_id', '=', tenancyId)
       .where('last_active_at', '>=', since)

@@ -8,6 +8,7 @@ const op = restOperations(['Metrics'], { protect: true });
 
 export const metricsRouter = router({
   get: op(adminProcedure, 'GET /internal/metrics', "The project's user totals, sign-ups per day and activity (the console's overview)")
-    .input(schemas.metricsQuerySchema).output(schemas.metricsSchema)
+    .input(schemas.metricsQuerySchema)
+    .output(schemas.metricsSchema)
     .query(({ ctx, input }) => service.getMetrics(ctx.deps, ctx.auth, input)),
 });

@@ -10,7 +10,11 @@ const h = useHarness();
 const SYSTEM_IDS = Object.keys(SYSTEM_TEAM_PERMISSIONS);
 
 async function define(project: ProjectFixture, scope: 'team' | 'project', id: string, contained: string[] = [], description?: string) {
-  const res = await h.post(`/${scope}-permission-definitions`, { id, contained_permission_ids: contained, ...(description ? { description } : {}) }, project.admin());
+  const res = await h.post(
+    `/${scope}-permission-definitions`,
+    { id, contained_permission_ids: contained, ...(description ? { description } : {}) },
+    project.admin(),
+  );
   expectStatus(res, 201);
   return res.body;
 }
@@ -58,7 +62,10 @@ describe('permission definitions (admin)', () => {
     expect(teamList.body.items[0]).toMatchObject({ id: '$update_team', is_system_permission: true, contained_permission_ids: [] });
 
     expect((await h.get('/project-permission-definitions/edit:docs', project.admin())).body.contained_permission_ids).toEqual(['read:docs']);
-    expect((await h.get('/team-permission-definitions/$invite_members', project.admin())).body).toMatchObject({ id: '$invite_members', is_system_permission: true });
+    expect((await h.get('/team-permission-definitions/$invite_members', project.admin())).body).toMatchObject({
+      id: '$invite_members',
+      is_system_permission: true,
+    });
 
     const updated = await h.patch('/project-permission-definitions/edit:docs', { description: 'Edit', contained_permission_ids: [] }, project.admin());
     expectStatus(updated, 200);
@@ -103,8 +110,16 @@ describe('permission definitions (admin)', () => {
     expect(missing.body.details).toEqual({ permission_id: 'nope' });
     // A project permission cannot contain a team permission, nor a system (team) permission.
     await define(project, 'team', 'team_admin');
-    expectKnownError(await h.post('/project-permission-definitions', { id: 'admin', contained_permission_ids: ['team_admin'] }, project.admin()), 400, 'CONTAINED_PERMISSION_NOT_FOUND');
-    expectKnownError(await h.post('/project-permission-definitions', { id: 'admin', contained_permission_ids: ['$update_team'] }, project.admin()), 400, 'CONTAINED_PERMISSION_NOT_FOUND');
+    expectKnownError(
+      await h.post('/project-permission-definitions', { id: 'admin', contained_permission_ids: ['team_admin'] }, project.admin()),
+      400,
+      'CONTAINED_PERMISSION_NOT_FOUND',
+    );
+    expectKnownError(
+      await h.post('/project-permission-definitions', { id: 'admin', contained_permission_ids: ['$update_team'] }, project.admin()),
+      400,
+      'CONTAINED_PERMISSION_NOT_FOUND',
+    );
     // The other scope's endpoints answer WRONG_PERMISSION_SCOPE.
     expectKnownError(await h.get('/team-permission-definitions/billing', project.admin()), 404, 'WRONG_PERMISSION_SCOPE');
     expectKnownError(await h.get('/project-permission-definitions/$update_team', project.admin()), 404, 'WRONG_PERMISSION_SCOPE');
@@ -218,7 +233,7 @@ describe('granting, revoking and listing', () => {
     expect(ids(await h.get(`/team-permissions?team_id=${team.id}&user_id=${member.id}`, project.server()))).toEqual([]);
   });
 
-  it('grants, lists and revokes project permissions; each scope refuses the other\'s ids', async () => {
+  it("grants, lists and revokes project permissions; each scope refuses the other's ids", async () => {
     const project = await h.createProject();
     const user = await newUser(h, project);
     const team = await newTeam(h, project, user);
@@ -248,7 +263,8 @@ describe('granting, revoking and listing', () => {
     const team = await newTeam(h, project, user);
     // level_10 is the leaf; level_0 contains level_1 contains … level_10.
     for (let level = 10; level >= 0; level--) await define(project, 'project', `level_${level}`, level < 10 ? [`level_${level + 1}`] : []);
-    for (let level = 10; level >= 0; level--) await defineTeamPermission(h, project, `t_level_${level}`, level < 10 ? [`t_level_${level + 1}`] : ['$invite_members']);
+    for (let level = 10; level >= 0; level--)
+      await defineTeamPermission(h, project, `t_level_${level}`, level < 10 ? [`t_level_${level + 1}`] : ['$invite_members']);
     expectStatus(await h.post(`/project-permissions/${user.id}/level_0`, {}, project.server()), 201);
     await grantTeamPermission(h, project, team.id, user.id, 't_level_0');
 
@@ -280,7 +296,11 @@ describe('granting, revoking and listing', () => {
     expectKnownError(await h.post(`/team-permissions/${teamId}/me/$update_team`, {}, user.client), 401, 'INSUFFICIENT_ACCESS_TYPE');
     expectKnownError(await h.post(`/team-permissions/${teamId}/${user.id}/$delete_team`, {}, user.client), 401, 'INSUFFICIENT_ACCESS_TYPE');
     expectKnownError(await h.post(`/project-permissions/${user.id}/superpower`, {}, user.client), 401, 'INSUFFICIENT_ACCESS_TYPE');
-    expectKnownError(await h.post('/project-permission-definitions', { id: 'mine', contained_permission_ids: ['superpower'] }, user.client), 401, 'INSUFFICIENT_ACCESS_TYPE');
+    expectKnownError(
+      await h.post('/project-permission-definitions', { id: 'mine', contained_permission_ids: ['superpower'] }, user.client),
+      401,
+      'INSUFFICIENT_ACCESS_TYPE',
+    );
     expectKnownError(await h.patch('/project-permission-definitions/superpower', { description: 'x' }, user.client), 401, 'INSUFFICIENT_ACCESS_TYPE');
     expectKnownError(await h.del(`/project-permissions/${other.id}/superpower`, user.client), 401, 'INSUFFICIENT_ACCESS_TYPE');
     // Nor read someone else's.

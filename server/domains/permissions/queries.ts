@@ -23,12 +23,22 @@ export async function lockPermissionGraph(db: Executor, tenancyId: string): Prom
 }
 
 /** Definitions (of one scope, or of the given ids) with their contained ids, in one query. */
-export async function listDefinitions(db: Executor, tenancyId: string, filter: { scope?: PermissionScope; ids?: readonly string[] }): Promise<DefinitionWithChildren[]> {
+export async function listDefinitions(
+  db: Executor,
+  tenancyId: string,
+  filter: { scope?: PermissionScope; ids?: readonly string[] },
+): Promise<DefinitionWithChildren[]> {
   if (filter.ids && filter.ids.length === 0) return [];
   let query = db
     .selectFrom('permission_definitions as d')
     .select(qualified('d', PERMISSION_DEFINITION_COLUMNS))
-    .select(sql<string[]>`coalesce((SELECT array_agg(i.child_id ORDER BY i.child_id) FROM permission_inclusions i WHERE i.tenancy_id = d.tenancy_id AND i.parent_id = d.id), '{}'::text[])`.as('contained_permission_ids'))
+    .select(
+      sql<
+        string[]
+      >`coalesce((SELECT array_agg(i.child_id ORDER BY i.child_id) FROM permission_inclusions i WHERE i.tenancy_id = d.tenancy_id AND i.parent_id = d.id), '{}'::text[])`.as(
+        'contained_permission_ids',
+      ),
+    )
     .where('d.tenancy_id', '=', tenancyId);
   if (filter.scope) query = query.where('d.scope', '=', filter.scope);
   if (filter.ids) query = query.where('d.id', 'in', filter.ids);
@@ -40,7 +50,10 @@ export async function findDefinition(db: Executor, tenancyId: string, id: string
   return row;
 }
 
-export async function insertDefinition(db: Executor, row: { tenancy_id: string; id: string; scope: PermissionScope; description: string | null }): Promise<void> {
+export async function insertDefinition(
+  db: Executor,
+  row: { tenancy_id: string; id: string; scope: PermissionScope; description: string | null },
+): Promise<void> {
   await db.insertInto('permission_definitions').values(row).execute();
 }
 
@@ -57,7 +70,10 @@ export async function deleteDefinition(db: Executor, tenancyId: string, id: stri
 export async function replaceInclusions(db: Executor, tenancyId: string, parentId: string, childIds: readonly string[]): Promise<void> {
   await db.deleteFrom('permission_inclusions').where('tenancy_id', '=', tenancyId).where('parent_id', '=', parentId).execute();
   if (childIds.length === 0) return;
-  await db.insertInto('permission_inclusions').values(childIds.map((child_id) => ({ tenancy_id: tenancyId, parent_id: parentId, child_id }))).execute();
+  await db
+    .insertInto('permission_inclusions')
+    .values(childIds.map((child_id) => ({ tenancy_id: tenancyId, parent_id: parentId, child_id })))
+    .execute();
 }
 
 /**
@@ -179,7 +195,14 @@ export interface TeamAccess {
  * Everything a client-side team action needs to know, in one round trip: is the caller's session
  * still live, are they a member, and do they hold `permissionId` (recursively) in the team.
  */
-export async function findTeamAccess(db: Executor, tenancyId: string, teamId: string, userId: string, sessionId: string, permissionId: string | null): Promise<TeamAccess> {
+export async function findTeamAccess(
+  db: Executor,
+  tenancyId: string,
+  teamId: string,
+  userId: string,
+  sessionId: string,
+  permissionId: string | null,
+): Promise<TeamAccess> {
   const { rows } = await sql<TeamAccess>`
     WITH RECURSIVE closure(id) AS (
       SELECT g.permission_id FROM team_permission_grants g
@@ -197,7 +220,11 @@ export async function findTeamAccess(db: Executor, tenancyId: string, teamId: st
 }
 
 export async function insertTeamGrant(db: Executor, grant: { tenancy_id: string; team_id: string; user_id: string; permission_id: string }): Promise<void> {
-  await db.insertInto('team_permission_grants').values(grant).onConflict((oc) => oc.columns(['tenancy_id', 'team_id', 'user_id', 'permission_id']).doNothing()).execute();
+  await db
+    .insertInto('team_permission_grants')
+    .values(grant)
+    .onConflict((oc) => oc.columns(['tenancy_id', 'team_id', 'user_id', 'permission_id']).doNothing())
+    .execute();
 }
 
 export async function deleteTeamGrant(db: Executor, tenancyId: string, teamId: string, userId: string, permissionId: string): Promise<boolean> {
@@ -212,11 +239,20 @@ export async function deleteTeamGrant(db: Executor, tenancyId: string, teamId: s
 }
 
 export async function insertProjectGrant(db: Executor, grant: { tenancy_id: string; user_id: string; permission_id: string }): Promise<void> {
-  await db.insertInto('project_permission_grants').values(grant).onConflict((oc) => oc.columns(['tenancy_id', 'user_id', 'permission_id']).doNothing()).execute();
+  await db
+    .insertInto('project_permission_grants')
+    .values(grant)
+    .onConflict((oc) => oc.columns(['tenancy_id', 'user_id', 'permission_id']).doNothing())
+    .execute();
 }
 
 export async function deleteProjectGrant(db: Executor, tenancyId: string, userId: string, permissionId: string): Promise<boolean> {
-  const result = await db.deleteFrom('project_permission_grants').where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('permission_id', '=', permissionId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('project_permission_grants')
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('permission_id', '=', permissionId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 

@@ -17,28 +17,40 @@ function definitionRoutes(scope: 'team' | 'project') {
   const updateSchema = schemas.definitionUpdateSchema(scope);
   const customIdParam = schemas.definitionCustomIdParamSchema(scope);
   return {
-    list: op(readDefinitionsProcedure, `GET ${base}`, scope === 'team' ? 'Team permission definitions, system permissions first' : 'Project permission definitions')
-      .input(z.object({})).output(schemas.permissionDefinitionListSchema)
+    list: op(
+      readDefinitionsProcedure,
+      `GET ${base}`,
+      scope === 'team' ? 'Team permission definitions, system permissions first' : 'Project permission definitions',
+    )
+      .input(z.object({}))
+      .output(schemas.permissionDefinitionListSchema)
       .query(async ({ ctx }) => ({ items: await service.listDefinitions(ctx.deps, ctx.auth, scope), is_paginated: false as const })),
 
     create: op(adminProcedure, `POST ${base}`, `Define a ${label} permission, optionally containing others`, { successStatus: 201 })
-      .input(createSchema).output(schemas.permissionDefinitionSchema)
+      .input(createSchema)
+      .output(schemas.permissionDefinitionSchema)
       .mutation(({ ctx, input }) => service.createDefinition(ctx.deps, ctx.auth, scope, input)),
 
     get: op(readDefinitionsProcedure, `GET ${base}/{permission_id}`, `One ${label} permission definition`)
-      .input(schemas.definitionIdParamSchema).output(schemas.permissionDefinitionSchema)
+      .input(schemas.definitionIdParamSchema)
+      .output(schemas.permissionDefinitionSchema)
       .query(({ ctx, input }) => service.getDefinition(ctx.deps, ctx.auth, scope, input.permission_id)),
 
     update: op(adminProcedure, `PATCH ${base}/{permission_id}`, `Rename a ${label} permission, or change its description or contained permissions`)
-      .input(updateSchema).output(schemas.permissionDefinitionSchema)
+      .input(updateSchema)
+      .output(schemas.permissionDefinitionSchema)
       .mutation(({ ctx, input }) => {
         const { permission_id, ...patch } = input;
         return service.updateDefinition(ctx.deps, ctx.auth, scope, permission_id, patch);
       }),
 
     delete: op(adminProcedure, `DELETE ${base}/{permission_id}`, `Delete a ${label} permission with its grants`)
-      .input(customIdParam).output(successSchema)
-      .mutation(async ({ ctx, input }) => { await service.deleteDefinition(ctx.deps, ctx.auth, scope, input.permission_id); return succeed(); }),
+      .input(customIdParam)
+      .output(successSchema)
+      .mutation(async ({ ctx, input }) => {
+        await service.deleteDefinition(ctx.deps, ctx.auth, scope, input.permission_id);
+        return succeed();
+      }),
   };
 }
 
@@ -58,29 +70,42 @@ export const permissionsRouter = router({
   deleteProjectDefinition: project.delete,
 
   listTeamPermissions: op(clientProcedure, 'GET /team-permissions', 'Team permissions held, recursively by default (clients: their own)')
-    .input(schemas.teamPermissionListQuerySchema).output(schemas.teamPermissionListSchema)
+    .input(schemas.teamPermissionListQuerySchema)
+    .output(schemas.teamPermissionListSchema)
     .query(async ({ ctx, input }) => ({ items: await service.listTeamPermissions(ctx.deps, ctx.auth, input), is_paginated: false as const })),
 
-  grantTeamPermission: op(serverProcedure, 'POST /team-permissions/{team_id}/{user_id}/{permission_id}', 'Grant a team permission to a member', { successStatus: 201 })
-    .input(schemas.teamPermissionParamsSchema).output(schemas.teamPermissionSchema)
+  grantTeamPermission: op(serverProcedure, 'POST /team-permissions/{team_id}/{user_id}/{permission_id}', 'Grant a team permission to a member', {
+    successStatus: 201,
+  })
+    .input(schemas.teamPermissionParamsSchema)
+    .output(schemas.teamPermissionSchema)
     .mutation(({ ctx, input }) => service.grantTeamPermission(ctx.deps, ctx.auth, input.team_id, input.user_id, input.permission_id)),
 
   revokeTeamPermission: op(serverProcedure, 'DELETE /team-permissions/{team_id}/{user_id}/{permission_id}', 'Revoke a directly granted team permission')
-    .input(schemas.teamPermissionParamsSchema).output(successSchema)
+    .input(schemas.teamPermissionParamsSchema)
+    .output(successSchema)
     .mutation(async ({ ctx, input }) => {
       await service.revokeTeamPermission(ctx.deps, ctx.auth, input.team_id, input.user_id, input.permission_id);
       return succeed();
     }),
 
   listProjectPermissions: op(clientProcedure, 'GET /project-permissions', 'Project permissions held, recursively by default (clients: their own)')
-    .input(schemas.projectPermissionListQuerySchema).output(schemas.projectPermissionListSchema)
+    .input(schemas.projectPermissionListQuerySchema)
+    .output(schemas.projectPermissionListSchema)
     .query(async ({ ctx, input }) => ({ items: await service.listProjectPermissions(ctx.deps, ctx.auth, input), is_paginated: false as const })),
 
-  grantProjectPermission: op(serverProcedure, 'POST /project-permissions/{user_id}/{permission_id}', 'Grant a project permission to a user', { successStatus: 201 })
-    .input(schemas.projectPermissionParamsSchema).output(schemas.projectPermissionSchema)
+  grantProjectPermission: op(serverProcedure, 'POST /project-permissions/{user_id}/{permission_id}', 'Grant a project permission to a user', {
+    successStatus: 201,
+  })
+    .input(schemas.projectPermissionParamsSchema)
+    .output(schemas.projectPermissionSchema)
     .mutation(({ ctx, input }) => service.grantProjectPermission(ctx.deps, ctx.auth, input.user_id, input.permission_id)),
 
   revokeProjectPermission: op(serverProcedure, 'DELETE /project-permissions/{user_id}/{permission_id}', 'Revoke a directly granted project permission')
-    .input(schemas.projectPermissionParamsSchema).output(successSchema)
-    .mutation(async ({ ctx, input }) => { await service.revokeProjectPermission(ctx.deps, ctx.auth, input.user_id, input.permission_id); return succeed(); }),
+    .input(schemas.projectPermissionParamsSchema)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      await service.revokeProjectPermission(ctx.deps, ctx.auth, input.user_id, input.permission_id);
+      return succeed();
+    }),
 });

@@ -23,19 +23,34 @@ export type PermissionScope = q.PermissionScope;
 
 const SYSTEM_IDS = Object.keys(SYSTEM_TEAM_PERMISSIONS) as SystemTeamPermission[];
 
-
-
 // ─── Default permissions ──────────────────────────────────────────────────────────────────────
 
 /** On joining a team: the creator gets team_creator_default_permissions, anyone else team_member_default_permissions. */
-export async function grantTeamDefaults(trx: Executor, tenancy: Tenancy, config: ProjectConfig, teamId: string, userId: string, role: 'creator' | 'member'): Promise<void> {
+export async function grantTeamDefaults(
+  trx: Executor,
+  tenancy: Tenancy,
+  config: ProjectConfig,
+  teamId: string,
+  userId: string,
+  role: 'creator' | 'member',
+): Promise<void> {
   const refs = role === 'creator' ? config.team_creator_default_permissions : config.team_member_default_permissions;
-  await q.grantDefaults(trx, tenancy.id, { scope: 'team', teamId, userId, systemIds: SYSTEM_IDS }, refs.map((r) => r.id));
+  await q.grantDefaults(
+    trx,
+    tenancy.id,
+    { scope: 'team', teamId, userId, systemIds: SYSTEM_IDS },
+    refs.map((r) => r.id),
+  );
 }
 
 /** On sign-up (and any other user creation): user_default_permissions in the project scope. */
 export async function grantUserDefaults(trx: Executor, tenancy: Tenancy, config: ProjectConfig, userId: string): Promise<void> {
-  await q.grantDefaults(trx, tenancy.id, { scope: 'project', userId }, config.user_default_permissions.map((r) => r.id));
+  await q.grantDefaults(
+    trx,
+    tenancy.id,
+    { scope: 'project', userId },
+    config.user_default_permissions.map((r) => r.id),
+  );
 }
 
 // ─── Definitions (admin) ──────────────────────────────────────────────────────────────────────
@@ -75,9 +90,10 @@ async function checkContained(trx: Executor, tenancyId: string, scope: Permissio
 }
 
 function cycleError(parentId: string, childId: string) {
-  const message = parentId === childId
-    ? `A permission cannot contain itself: ${JSON.stringify(parentId)} is in its own contained_permission_ids.`
-    : `${JSON.stringify(parentId)} cannot contain ${JSON.stringify(childId)}: ${JSON.stringify(childId)} already contains ${JSON.stringify(parentId)} (directly or through other permissions), so this would make a cycle.`;
+  const message =
+    parentId === childId
+      ? `A permission cannot contain itself: ${JSON.stringify(parentId)} is in its own contained_permission_ids.`
+      : `${JSON.stringify(parentId)} cannot contain ${JSON.stringify(childId)}: ${JSON.stringify(childId)} already contains ${JSON.stringify(parentId)} (directly or through other permissions), so this would make a cycle.`;
   return new KnownErrors.SchemaError(message, { issues: [{ path: 'contained_permission_ids', message: 'would make a cycle' }] });
 }
 
@@ -173,7 +189,11 @@ export async function listProjectPermissions(deps: Deps, auth: AuthContext, inpu
   } else {
     userId = input.user_id === undefined ? null : resolveUserId(auth, input.user_id);
   }
-  const rows = await q.listProjectPermissions(deps.db, auth.tenancy.id, { userId, permissionId: input.permission_id ?? null, recursive: input.recursive ?? true });
+  const rows = await q.listProjectPermissions(deps.db, auth.tenancy.id, {
+    userId,
+    permissionId: input.permission_id ?? null,
+    recursive: input.recursive ?? true,
+  });
   return rows.map((row) => ({ id: row.id, user_id: row.user_id }));
 }
 

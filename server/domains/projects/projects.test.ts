@@ -30,12 +30,25 @@ const CONFIG_FLAGS = [
   'allow_team_api_keys',
 ] as const;
 
-const STANDARD_EMAIL = { type: 'standard', host: 'smtp.example.com', port: 587, username: 'mailer', password: 'smtp-password-plaintext', sender_name: 'Example', sender_email: 'noreply@example.com' };
+const STANDARD_EMAIL = {
+  type: 'standard',
+  host: 'smtp.example.com',
+  port: 587,
+  username: 'mailer',
+  password: 'smtp-password-plaintext',
+  sender_name: 'Example',
+  sender_email: 'noreply@example.com',
+};
 /** How the admin view shows STANDARD_EMAIL: the password is write-only (issue 13 item 5). */
 const STANDARD_EMAIL_READ = (({ password: _, ...rest }) => ({ ...rest, has_password: true }))(STANDARD_EMAIL);
 
 async function internalTenancyId(): Promise<string> {
-  const row = await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', 'internal').where('branch_id', '=', 'main').executeTakeFirstOrThrow();
+  const row = await h.latch.deps.db
+    .selectFrom('tenancies')
+    .select('id')
+    .where('project_id', '=', 'internal')
+    .where('branch_id', '=', 'main')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -111,10 +124,18 @@ describe('the internal project and owners', () => {
   it('creates a project with an initial config, secrets encrypted at rest', async () => {
     const owner = await h.signUpOwner();
     const secret = `initial-secret-${randomUUID()}`;
-    const res = await h.post('/internal/projects', {
-      display_name: 'Configured',
-      config: { sign_up_enabled: false, oauth_providers: [{ id: 'gitlab', enabled: true, type: 'standard', client_id: 'gl-id', client_secret: secret }], email_config: STANDARD_EMAIL },
-    }, h.internalClient(owner.accessToken));
+    const res = await h.post(
+      '/internal/projects',
+      {
+        display_name: 'Configured',
+        config: {
+          sign_up_enabled: false,
+          oauth_providers: [{ id: 'gitlab', enabled: true, type: 'standard', client_id: 'gl-id', client_secret: secret }],
+          email_config: STANDARD_EMAIL,
+        },
+      },
+      h.internalClient(owner.accessToken),
+    );
     expect(res.status).toBe(201);
     expect(res.body.config).toMatchObject({ sign_up_enabled: false, email_config: STANDARD_EMAIL_READ, enabled_oauth_providers: [{ id: 'gitlab' }] });
     expect(res.body.config.oauth_providers[0]).toMatchObject({ client_id: 'gl-id', has_client_secret: true });
@@ -126,12 +147,24 @@ describe('the internal project and owners', () => {
     // Write-only: the reads say a secret is set, never what it is (issue 13 item 5).
     expect(admin.body.config.oauth_providers[0]).toMatchObject({ has_client_secret: true });
     expect(admin.body.config.email_config).toEqual(STANDARD_EMAIL_READ);
-    for (const read of [admin, await h.get('/internal/projects', h.internalClient(owner.accessToken)), await h.get('/internal/config', adminTokenHeaders(res.body.id, owner.accessToken))]) {
+    for (const read of [
+      admin,
+      await h.get('/internal/projects', h.internalClient(owner.accessToken)),
+      await h.get('/internal/config', adminTokenHeaders(res.body.id, owner.accessToken)),
+    ]) {
       expect(read.status).toBe(200);
       expect(JSON.stringify(read.body)).not.toContain(secret);
       expect(JSON.stringify(read.body)).not.toContain(STANDARD_EMAIL.password);
     }
-    expectKnownError(await h.post('/internal/projects', { display_name: 'Bad', config: { email_config: { ...STANDARD_EMAIL, port: 70000 } } }, h.internalClient(owner.accessToken)), 400, 'SCHEMA_ERROR');
+    expectKnownError(
+      await h.post(
+        '/internal/projects',
+        { display_name: 'Bad', config: { email_config: { ...STANDARD_EMAIL, port: 70000 } } },
+        h.internalClient(owner.accessToken),
+      ),
+      400,
+      'SCHEMA_ERROR',
+    );
     expect((await h.get('/internal/projects', h.internalClient(owner.accessToken))).body.items.map((p: any) => p.display_name)).toEqual(['Configured']);
   });
 
@@ -145,7 +178,11 @@ describe('the internal project and owners', () => {
     expectSchemaError(await h.post('/internal/projects', { display_name: 'x', secret_flag: true }, h.internalClient(project.owner.accessToken)), 'secret_flag');
     // Another owner's team cannot be named as the owner team.
     const other = await h.signUpOwner();
-    const res = await h.post('/internal/projects', { display_name: 'x', owner_team_id: await selectedTeamOf(other) }, h.internalClient(project.owner.accessToken));
+    const res = await h.post(
+      '/internal/projects',
+      { display_name: 'x', owner_team_id: await selectedTeamOf(other) },
+      h.internalClient(project.owner.accessToken),
+    );
     expectKnownError(res, 404, 'TEAM_MEMBERSHIP_NOT_FOUND');
   });
 
@@ -177,7 +214,11 @@ describe('admin access tokens', () => {
     expectKnownError(notAdmin, 401, 'ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN');
     expect(JSON.stringify(notAdmin.body)).not.toContain('config');
     // Writes are refused the same way.
-    expectKnownError(await h.patch('/internal/projects/current', { display_name: 'hijacked' }, adminTokenHeaders(bobProject.id, alice.accessToken)), 401, 'ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN');
+    expectKnownError(
+      await h.patch('/internal/projects/current', { display_name: 'hijacked' }, adminTokenHeaders(bobProject.id, alice.accessToken)),
+      401,
+      'ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN',
+    );
     expect((await h.get('/internal/projects/current', bobProject.admin())).body.display_name).toBe('Test project');
   });
 
@@ -187,7 +228,15 @@ describe('admin access tokens', () => {
     const headers = adminTokenHeaders('internal', owner.accessToken);
     expectKnownError(await h.get('/internal/projects/current', headers), 401, 'ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN');
     expectKnownError(await h.get('/users', headers), 401, 'ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN');
-    expectKnownError(await h.post('/internal/api-keys', { description: 'x', has_publishable_client_key: false, has_secret_server_key: true, has_super_secret_admin_key: true }, headers), 401, 'ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN');
+    expectKnownError(
+      await h.post(
+        '/internal/api-keys',
+        { description: 'x', has_publishable_client_key: false, has_secret_server_key: true, has_super_secret_admin_key: true },
+        headers,
+      ),
+      401,
+      'ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN',
+    );
     expectKnownError(await h.patch('/internal/projects/current', { config: { sign_up_enabled: false } }, headers), 401, 'ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN');
     // The internal client cannot list owners either.
     expectKnownError(await h.get('/users', h.internalClient(owner.accessToken)), 401, 'INSUFFICIENT_ACCESS_TYPE');
@@ -218,14 +267,21 @@ describe('POST /internal/projects/transfer', () => {
     const bobTeam = await selectedTeamOf(bob);
     const project = await h.createProject({ owner: alice });
     const transfer = (owner: OwnerSession, body: unknown) => h.post('/internal/projects/transfer', body, h.internalClient(owner.accessToken));
-    const ownerTeam = async () => (await h.latch.deps.db.selectFrom('projects').select('owner_team_id').where('id', '=', project.id).executeTakeFirstOrThrow()).owner_team_id;
+    const ownerTeam = async () =>
+      (await h.latch.deps.db.selectFrom('projects').select('owner_team_id').where('id', '=', project.id).executeTakeFirstOrThrow()).owner_team_id;
     expect(await ownerTeam()).toBe(aliceTeam);
 
     // A shared team of the internal project with both owners in it.
     const tenancyId = await internalTenancyId();
     const sharedTeam = randomUUID();
     await h.latch.deps.db.insertInto('teams').values({ tenancy_id: tenancyId, id: sharedTeam, display_name: 'Shared' }).execute();
-    await h.latch.deps.db.insertInto('team_members').values([{ tenancy_id: tenancyId, team_id: sharedTeam, user_id: alice.userId }, { tenancy_id: tenancyId, team_id: sharedTeam, user_id: bob.userId }]).execute();
+    await h.latch.deps.db
+      .insertInto('team_members')
+      .values([
+        { tenancy_id: tenancyId, team_id: sharedTeam, user_id: alice.userId },
+        { tenancy_id: tenancyId, team_id: sharedTeam, user_id: bob.userId },
+      ])
+      .execute();
 
     // Alice cannot move it to Bob's team; Bob cannot move a project he does not own.
     expectKnownError(await transfer(alice, { project_id: project.id, new_team_id: bobTeam }), 404, 'TEAM_MEMBERSHIP_NOT_FOUND');
@@ -278,7 +334,8 @@ describe('GET /projects/current (client view)', () => {
     expect(res.body).not.toHaveProperty('owner_team_id');
     expect(res.body).not.toHaveProperty('production_mode_problems');
     const text = JSON.stringify(res.body);
-    for (const secret of ['gh-client-secret-plaintext', 'gh-client-id', 'smtp-password-plaintext', 'smtp.example.com', 'client_secret', 'password']) expect(text).not.toContain(secret);
+    for (const secret of ['gh-client-secret-plaintext', 'gh-client-id', 'smtp-password-plaintext', 'smtp.example.com', 'client_secret', 'password'])
+      expect(text).not.toContain(secret);
     // Server callers get the same public view.
     expect((await h.get('/projects/current', project.server())).body).toEqual(res.body);
   });
@@ -289,7 +346,9 @@ describe('PATCH /internal/projects/current', () => {
     const project = await h.createProject();
     const initial = (await h.get('/internal/projects/current', project.admin())).body.config;
     const flipped = Object.fromEntries(CONFIG_FLAGS.map((flag) => [flag, !initial[flag]]));
-    const res = await patchCurrent(project, { config: { ...flipped, oauth_account_merge_strategy: 'raise_error', user_default_permissions: [{ id: 'read' }] } });
+    const res = await patchCurrent(project, {
+      config: { ...flipped, oauth_account_merge_strategy: 'raise_error', user_default_permissions: [{ id: 'read' }] },
+    });
     expect(res.status).toBe(200);
     expect(res.body.config).toMatchObject({ ...flipped, oauth_account_merge_strategy: 'raise_error', user_default_permissions: [{ id: 'read' }] });
     const read = await h.get('/internal/projects/current', project.admin());
@@ -317,15 +376,29 @@ describe('PATCH /internal/projects/current', () => {
   it('applies sign_up_enabled=false for real: client sign-up is refused, server creation still works', async () => {
     const project = await h.createProject();
     expect((await patchCurrent(project, { config: { sign_up_enabled: false } })).status).toBe(200);
-    expectKnownError(await h.post('/auth/password/sign-up', { email: h.uniqueEmail(), password: 'long-enough-pw' }, project.client()), 400, 'SIGN_UP_NOT_ENABLED');
+    expectKnownError(
+      await h.post('/auth/password/sign-up', { email: h.uniqueEmail(), password: 'long-enough-pw' }, project.client()),
+      400,
+      'SIGN_UP_NOT_ENABLED',
+    );
     expect((await h.post('/users', { primary_email: h.uniqueEmail() }, project.server())).status).toBe(201);
   });
 
   it('updates the project fields and refuses unknown properties', async () => {
     const project = await h.createProject();
-    const res = await patchCurrent(project, { display_name: 'Renamed', description: 'Described', logo_url: 'https://cdn.example.com/logo.png', is_production_mode: true });
+    const res = await patchCurrent(project, {
+      display_name: 'Renamed',
+      description: 'Described',
+      logo_url: 'https://cdn.example.com/logo.png',
+      is_production_mode: true,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ display_name: 'Renamed', description: 'Described', logo_url: 'https://cdn.example.com/logo.png', is_production_mode: true });
+    expect(res.body).toMatchObject({
+      display_name: 'Renamed',
+      description: 'Described',
+      logo_url: 'https://cdn.example.com/logo.png',
+      is_production_mode: true,
+    });
     const before = (await h.get('/internal/projects/current', project.admin())).body;
     expectSchemaError(await patchCurrent(project, { display_name: 'Again', owner_team_id: randomUUID() }), 'owner_team_id');
     expectSchemaError(await patchCurrent(project, { config: { sign_up_enabled: false, superpowers: true } }), 'superpowers');
@@ -385,17 +458,47 @@ describe('PATCH /internal/projects/current', () => {
     const project = await h.createProject();
     const missing = await patchCurrent(project, { config: { oauth_providers: [{ id: 'github', enabled: true, type: 'standard', client_id: 'cid' }] } });
     expectKnownError(missing, 400, 'SCHEMA_ERROR');
-    expectKnownError(await patchCurrent(project, { config: { oauth_providers: [{ id: 'github', enabled: true, type: 'standard', client_id: 'cid', client_secret: '' }] } }), 400, 'SCHEMA_ERROR');
+    expectKnownError(
+      await patchCurrent(project, { config: { oauth_providers: [{ id: 'github', enabled: true, type: 'standard', client_id: 'cid', client_secret: '' }] } }),
+      400,
+      'SCHEMA_ERROR',
+    );
     expectSchemaError(await patchCurrent(project, { config: { oauth_providers: [{ id: 'myspace', enabled: true, type: 'shared' }] } }), 'id');
-    expectKnownError(await patchCurrent(project, { config: { oauth_providers: [{ id: 'github', enabled: true, type: 'shared' }, { id: 'github', enabled: false, type: 'shared' }] } }), 400, 'SCHEMA_ERROR');
+    expectKnownError(
+      await patchCurrent(project, {
+        config: {
+          oauth_providers: [
+            { id: 'github', enabled: true, type: 'shared' },
+            { id: 'github', enabled: false, type: 'shared' },
+          ],
+        },
+      }),
+      400,
+      'SCHEMA_ERROR',
+    );
     expect((await h.get('/internal/projects/current', project.admin())).body.config.oauth_providers).toEqual([]);
 
     const secret = `gh-secret-${randomUUID()}`;
-    const res = await patchCurrent(project, { config: { oauth_providers: [{ id: 'github', enabled: true, type: 'standard', client_id: 'gh-cid', client_secret: secret }, { id: 'microsoft', enabled: false, type: 'standard', client_id: 'ms-cid', client_secret: 'ms-secret', microsoft_tenant_id: 'tenant-1' }] } });
+    const res = await patchCurrent(project, {
+      config: {
+        oauth_providers: [
+          { id: 'github', enabled: true, type: 'standard', client_id: 'gh-cid', client_secret: secret },
+          { id: 'microsoft', enabled: false, type: 'standard', client_id: 'ms-cid', client_secret: 'ms-secret', microsoft_tenant_id: 'tenant-1' },
+        ],
+      },
+    });
     expect(res.status).toBe(200);
     expect(res.body.config.oauth_providers).toEqual([
       { id: 'github', enabled: true, type: 'standard', client_id: 'gh-cid', has_client_secret: true, facebook_config_id: null, microsoft_tenant_id: null },
-      { id: 'microsoft', enabled: false, type: 'standard', client_id: 'ms-cid', has_client_secret: true, facebook_config_id: null, microsoft_tenant_id: 'tenant-1' },
+      {
+        id: 'microsoft',
+        enabled: false,
+        type: 'standard',
+        client_id: 'ms-cid',
+        has_client_secret: true,
+        facebook_config_id: null,
+        microsoft_tenant_id: 'tenant-1',
+      },
     ]);
     expect(res.body.config.enabled_oauth_providers).toEqual([{ id: 'github' }]);
 
@@ -407,15 +510,31 @@ describe('PATCH /internal/projects/current', () => {
 
     // Unrelated patches keep the secret; so does rewriting the provider list without the secrets
     // (what the console does when it edits another provider), as long as the client id is the same.
-    const githubSecret = async () => ((await storedConfig(project.id)).oauth_providers as { id: string; client_secret: string }[]).find((p) => p.id === 'github')?.client_secret;
+    const githubSecret = async () =>
+      ((await storedConfig(project.id)).oauth_providers as { id: string; client_secret: string }[]).find((p) => p.id === 'github')?.client_secret;
     const before = await githubSecret();
     expect((await patchCurrent(project, { config: { sign_up_enabled: false } })).body.config.oauth_providers[0].has_client_secret).toBe(true);
-    const rewritten = await patchCurrent(project, { config: { oauth_providers: [{ id: 'github', enabled: false, type: 'standard', client_id: 'gh-cid' }, { id: 'microsoft', enabled: false, type: 'standard', client_id: 'ms-cid', microsoft_tenant_id: 'tenant-1' }] } });
+    const rewritten = await patchCurrent(project, {
+      config: {
+        oauth_providers: [
+          { id: 'github', enabled: false, type: 'standard', client_id: 'gh-cid' },
+          { id: 'microsoft', enabled: false, type: 'standard', client_id: 'ms-cid', microsoft_tenant_id: 'tenant-1' },
+        ],
+      },
+    });
     expect(rewritten.status, JSON.stringify(rewritten.body)).toBe(200);
     expect(await githubSecret()).toBe(before);
     // A new client id needs its own secret; a provider that never had one cannot omit it.
-    expectKnownError(await patchCurrent(project, { config: { oauth_providers: [{ id: 'github', enabled: true, type: 'standard', client_id: 'other-cid' }] } }), 400, 'SCHEMA_ERROR');
-    expectKnownError(await patchCurrent(project, { config: { oauth_providers: [{ id: 'gitlab', enabled: true, type: 'standard', client_id: 'gl' }] } }), 400, 'SCHEMA_ERROR');
+    expectKnownError(
+      await patchCurrent(project, { config: { oauth_providers: [{ id: 'github', enabled: true, type: 'standard', client_id: 'other-cid' }] } }),
+      400,
+      'SCHEMA_ERROR',
+    );
+    expectKnownError(
+      await patchCurrent(project, { config: { oauth_providers: [{ id: 'gitlab', enabled: true, type: 'standard', client_id: 'gl' }] } }),
+      400,
+      'SCHEMA_ERROR',
+    );
     expect(await githubSecret()).toBe(before);
   });
 
@@ -496,7 +615,11 @@ describe('GET /internal/config and PATCH /internal/config/override', () => {
   it('applies an override with plain and dotted keys', async () => {
     const project = await h.createProject();
     expect((await patchCurrent(project, { config: { email_config: STANDARD_EMAIL } })).status).toBe(200);
-    const res = await h.patch('/internal/config/override', { config_override_string: '{"sign_up_enabled": false, "email_config.type": "shared"}' }, project.admin());
+    const res = await h.patch(
+      '/internal/config/override',
+      { config_override_string: '{"sign_up_enabled": false, "email_config.type": "shared"}' },
+      project.admin(),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const config = JSON.parse(res.body.config_string);
     expect(config.sign_up_enabled).toBe(false);
@@ -504,7 +627,11 @@ describe('GET /internal/config and PATCH /internal/config/override', () => {
     const admin = (await h.get('/internal/projects/current', project.admin())).body.config;
     expect(admin.sign_up_enabled).toBe(false);
     expect(admin.email_config).toEqual({ type: 'shared' });
-    expectKnownError(await h.post('/auth/password/sign-up', { email: h.uniqueEmail(), password: 'long-enough-pw' }, project.client()), 400, 'SIGN_UP_NOT_ENABLED');
+    expectKnownError(
+      await h.post('/auth/password/sign-up', { email: h.uniqueEmail(), password: 'long-enough-pw' }, project.client()),
+      400,
+      'SIGN_UP_NOT_ENABLED',
+    );
 
     // A dotted key changes one nested value and keeps the rest (the password stays encrypted).
     expect((await patchCurrent(project, { config: { email_config: STANDARD_EMAIL } })).status).toBe(200);
@@ -512,8 +639,15 @@ describe('GET /internal/config and PATCH /internal/config/override', () => {
     expect(port.status, JSON.stringify(port.body)).toBe(200);
     expect(JSON.parse(port.body.config_string).email_config).toEqual({ ...STANDARD_EMAIL_READ, port: 2525 });
     // A new host needs the password with it (write-only secrets are not carried to another server).
-    expectSchemaError(await h.patch('/internal/config/override', { config_override_string: JSON.stringify({ 'email_config.host': 'smtp2.example.com' }) }, project.admin()), 'password');
-    const host = await h.patch('/internal/config/override', { config_override_string: JSON.stringify({ 'email_config.host': 'smtp2.example.com', 'email_config.password': STANDARD_EMAIL.password }) }, project.admin());
+    expectSchemaError(
+      await h.patch('/internal/config/override', { config_override_string: JSON.stringify({ 'email_config.host': 'smtp2.example.com' }) }, project.admin()),
+      'password',
+    );
+    const host = await h.patch(
+      '/internal/config/override',
+      { config_override_string: JSON.stringify({ 'email_config.host': 'smtp2.example.com', 'email_config.password': STANDARD_EMAIL.password }) },
+      project.admin(),
+    );
     expect(host.status, JSON.stringify(host.body)).toBe(200);
     expect(JSON.parse(host.body.config_string).email_config).toEqual({ ...STANDARD_EMAIL_READ, host: 'smtp2.example.com', port: 2525 });
     const stored = (await storedConfig(project.id)).email_config as Record<string, unknown>;
@@ -587,7 +721,11 @@ describe('DELETE /internal/projects/current', () => {
       expectKnownError(await h.get('/projects/current', headers), 400, 'CURRENT_PROJECT_NOT_FOUND');
     }
     expectKnownError(await h.get(`/users/${user.userId}`, project.server()), 400, 'CURRENT_PROJECT_NOT_FOUND');
-    expectKnownError(await h.post('/auth/password/sign-in', { email: user.email, password: user.password }, project.client()), 400, 'CURRENT_PROJECT_NOT_FOUND');
+    expectKnownError(
+      await h.post('/auth/password/sign-in', { email: user.email, password: user.password }, project.client()),
+      400,
+      'CURRENT_PROJECT_NOT_FOUND',
+    );
     expect((await h.get('/internal/projects', h.internalClient(project.owner.accessToken))).body.items.map((p: any) => p.id)).toEqual([survivor.id]);
 
     // The owner's other project is untouched.

@@ -45,7 +45,12 @@ export async function findProjectForRequest(
  * session) is still live, and whether its user is in the team that owns the project. `internal`
  * has no owner team, so no token is ever admin of the internal project itself.
  */
-export async function findOwnerAccess(db: Executor, projectId: string, internalUserId: string, sessionId: string): Promise<{ session_live: boolean; is_owner: boolean }> {
+export async function findOwnerAccess(
+  db: Executor,
+  projectId: string,
+  internalUserId: string,
+  sessionId: string,
+): Promise<{ session_live: boolean; is_owner: boolean }> {
   const { rows } = await sql<{ session_live: boolean; is_owner: boolean }>`
     SELECT
       EXISTS (SELECT 1 FROM sessions s JOIN tenancies t ON t.id = s.tenancy_id AND t.project_id = 'internal' AND t.branch_id = 'main'
@@ -64,7 +69,16 @@ export async function findProject(db: Executor, projectId: string): Promise<Proj
 
 export async function insertProject(
   db: Executor,
-  project: { id: string; display_name: string; description: string | null; is_production_mode: boolean; logo_url: string | null; full_logo_url: string | null; owner_team_id: string | null; config: Record<string, unknown> },
+  project: {
+    id: string;
+    display_name: string;
+    description: string | null;
+    is_production_mode: boolean;
+    logo_url: string | null;
+    full_logo_url: string | null;
+    owner_team_id: string | null;
+    config: Record<string, unknown>;
+  },
 ): Promise<ProjectRow> {
   return db
     .insertInto('projects')
@@ -74,13 +88,25 @@ export async function insertProject(
 }
 
 export async function insertTenancy(db: Executor, tenancy: { id: string; project_id: string; branch_id: string }): Promise<void> {
-  await db.insertInto('tenancies').values(tenancy).onConflict((oc) => oc.columns(['project_id', 'branch_id']).doNothing()).execute();
+  await db
+    .insertInto('tenancies')
+    .values(tenancy)
+    .onConflict((oc) => oc.columns(['project_id', 'branch_id']).doNothing())
+    .execute();
 }
 
 export async function updateProject(
   db: Executor,
   projectId: string,
-  patch: Partial<{ display_name: string; description: string | null; is_production_mode: boolean; logo_url: string | null; full_logo_url: string | null; owner_team_id: string | null; config: Record<string, unknown> }>,
+  patch: Partial<{
+    display_name: string;
+    description: string | null;
+    is_production_mode: boolean;
+    logo_url: string | null;
+    full_logo_url: string | null;
+    owner_team_id: string | null;
+    config: Record<string, unknown>;
+  }>,
 ): Promise<ProjectRow | undefined> {
   const { config, ...rest } = patch;
   return db

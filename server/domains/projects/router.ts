@@ -11,39 +11,58 @@ const op = restOperations(['Projects']);
 
 export const projectsRouter = router({
   current: op(clientProcedure, 'GET /projects/current', 'The current project (public fields and client config)')
-    .input(z.object({})).output(schemas.clientProjectSchema)
+    .input(z.object({}))
+    .output(schemas.clientProjectSchema)
     .query(({ ctx }) => service.toClientProjectDto(ctx.auth.project)),
 
   adminCurrent: op(adminProcedure, 'GET /internal/projects/current', 'The current project, admin view', { protect: true })
-    .input(z.object({})).output(schemas.adminProjectSchema)
+    .input(z.object({}))
+    .output(schemas.adminProjectSchema)
     .query(({ ctx }) => service.getAdminProject(ctx.deps, ctx.auth)),
 
   updateCurrent: op(adminProcedure, 'PATCH /internal/projects/current', 'Update the current project and its config', { protect: true })
-    .input(schemas.projectUpdateSchema).output(schemas.adminProjectSchema)
+    .input(schemas.projectUpdateSchema)
+    .output(schemas.adminProjectSchema)
     .mutation(({ ctx, input }) => service.updateAdminProject(ctx.deps, ctx.auth, input)),
 
   deleteCurrent: op(adminProcedure, 'DELETE /internal/projects/current', 'Delete the current project and all of its data', { protect: true })
-    .input(z.object({})).output(successSchema)
-    .mutation(async ({ ctx }) => { await service.deleteAdminProject(ctx.deps, ctx.auth); return succeed(); }),
+    .input(z.object({}))
+    .output(successSchema)
+    .mutation(async ({ ctx }) => {
+      await service.deleteAdminProject(ctx.deps, ctx.auth);
+      return succeed();
+    }),
 
   listOwned: op(accessProcedure('client'), 'GET /internal/projects', 'Projects owned by the signed-in owner (internal project only)')
-    .input(z.object({})).output(shortList(schemas.adminProjectSchema))
+    .input(z.object({}))
+    .output(shortList(schemas.adminProjectSchema))
     .query(async ({ ctx }) => ({ items: await service.listOwnedProjects(ctx.deps, ctx.auth), is_paginated: false as const })),
 
-  createOwned: op(accessProcedure('client'), 'POST /internal/projects', 'Create a project owned by one of your teams (internal project only)', { successStatus: 201 })
-    .input(schemas.projectCreateSchema).output(schemas.adminProjectSchema)
+  createOwned: op(accessProcedure('client'), 'POST /internal/projects', 'Create a project owned by one of your teams (internal project only)', {
+    successStatus: 201,
+  })
+    .input(schemas.projectCreateSchema)
+    .output(schemas.adminProjectSchema)
     .mutation(({ ctx, input }) => service.createOwnedProject(ctx.deps, ctx.auth, input)),
 
   transfer: op(accessProcedure('client'), 'POST /internal/projects/transfer', 'Move a project to another of your teams (internal project only)')
-    .input(schemas.projectTransferSchema).output(successSchema)
-    .mutation(async ({ ctx, input }) => { await service.transferProject(ctx.deps, ctx.auth, input.project_id, input.new_team_id); return succeed(); }),
+    .input(schemas.projectTransferSchema)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      await service.transferProject(ctx.deps, ctx.auth, input.project_id, input.new_team_id);
+      return succeed();
+    }),
 
   getConfig: op(adminProcedure, 'GET /internal/config', 'The effective project config as JSON', { protect: true })
-    .input(z.object({})).output(schemas.configOutputSchema)
+    .input(z.object({}))
+    .output(schemas.configOutputSchema)
     .query(async ({ ctx }) => ({ config_string: await service.getConfigString(ctx.deps, ctx.auth) })),
 
-  overrideConfig: op(adminProcedure, 'PATCH /internal/config/override', 'Override config keys from a JSON object (dotted keys set nested values)', { protect: true })
-    .input(schemas.configOverrideSchema).output(schemas.configOutputSchema)
+  overrideConfig: op(adminProcedure, 'PATCH /internal/config/override', 'Override config keys from a JSON object (dotted keys set nested values)', {
+    protect: true,
+  })
+    .input(schemas.configOverrideSchema)
+    .output(schemas.configOutputSchema)
     .mutation(async ({ ctx, input }) => {
       await service.overrideConfig(ctx.deps, ctx.auth, input.config_override_string, (value) => {
         const parsed = schemas.configUpdateSchema.safeParse(value);

@@ -19,7 +19,14 @@ import {
   internalProjectConfig,
 } from '../../../contract/config/project-config.js';
 import * as q from './queries.js';
-import { OAUTH_CREDENTIALS_REQUIRED, type adminProjectSchema, type clientProjectSchema, type configUpdateSchema, type projectCreateSchema, type projectUpdateSchema } from '../../../contract/schemas/projects.js';
+import {
+  OAUTH_CREDENTIALS_REQUIRED,
+  type adminProjectSchema,
+  type clientProjectSchema,
+  type configUpdateSchema,
+  type projectCreateSchema,
+  type projectUpdateSchema,
+} from '../../../contract/schemas/projects.js';
 
 type AdminProject = z.infer<typeof adminProjectSchema>;
 type ClientProject = z.infer<typeof clientProjectSchema>;
@@ -52,7 +59,8 @@ export function productionModeProblems(projectId: string, config: ProjectConfig)
       problems.push({ message: `Trusted domain ${domain} is not a valid URL`, relative_fix_url: fix });
       continue;
     }
-    if (reach.localhost) problems.push({ message: `Localhost is not allowed in production mode: remove ${domain} from the trusted domains`, relative_fix_url: fix });
+    if (reach.localhost)
+      problems.push({ message: `Localhost is not allowed in production mode: remove ${domain} from the trusted domains`, relative_fix_url: fix });
     else if (reach.ipAddress) problems.push({ message: `Direct IPs are not valid trusted domains in production mode: ${domain}`, relative_fix_url: fix });
     else if (!domain.toLowerCase().startsWith('https://')) problems.push({ message: `Trusted domains should be HTTPS: ${domain}`, relative_fix_url: fix });
   }
@@ -62,9 +70,10 @@ export function productionModeProblems(projectId: string, config: ProjectConfig)
 export function toAdminProjectDto(deps: Deps, row: ProjectRow, branch: string = DEFAULT_BRANCH_ID): AdminProject {
   const config = effectiveConfig(row.config);
   // Secrets are write-only (issue 13 item 5): a read says whether one is stored, never what it is.
-  const emailConfig = config.email_config.type === 'standard'
-    ? (({ password, ...rest }) => ({ ...rest, has_password: Boolean(password) }))(config.email_config)
-    : { type: 'shared' as const };
+  const emailConfig =
+    config.email_config.type === 'standard'
+      ? (({ password, ...rest }) => ({ ...rest, has_password: Boolean(password) }))(config.email_config)
+      : { type: 'shared' as const };
   return {
     id: row.id,
     branch,
@@ -160,7 +169,9 @@ function mergeConfig(deps: Deps, projectId: string, current: ProjectConfig, patc
       if (p.type === 'standard') {
         if (p.client_secret) clientSecret = encrypt(deps.configKey, p.client_secret, projectId);
         else {
-          const stored = current.oauth_providers.find((s) => s.id === p.id && s.type === 'standard' && s.client_id === (p.client_id ?? null) && s.client_secret);
+          const stored = current.oauth_providers.find(
+            (s) => s.id === p.id && s.type === 'standard' && s.client_id === (p.client_id ?? null) && s.client_secret,
+          );
           if (!stored?.client_secret) throw secretRequired(`config.oauth_providers.${index}.client_secret`, OAUTH_CREDENTIALS_REQUIRED);
           clientSecret = stored.client_secret;
         }
@@ -303,7 +314,8 @@ export async function overrideConfig(deps: Deps, auth: AuthContext, overrideStri
   } catch {
     throw new KnownErrors.SchemaError('config_override_string must be a JSON object.');
   }
-  if (typeof override !== 'object' || override === null || Array.isArray(override)) throw new KnownErrors.SchemaError('config_override_string must be a JSON object.');
+  if (typeof override !== 'object' || override === null || Array.isArray(override))
+    throw new KnownErrors.SchemaError('config_override_string must be a JSON object.');
   const entries = override as Record<string, unknown>;
   await updateAdminProject(deps, auth, (locked) => ({ config: parse(applyOverride(writableConfig(toAdminProjectDto(deps, locked).config), entries)) }));
 }
@@ -313,9 +325,7 @@ export async function overrideConfig(deps: Deps, auth: AuthContext, overrideStri
  * secrets dropped (an override that does not name a secret keeps the stored one, see mergeConfig).
  */
 function writableConfig(config: AdminProject['config']): Record<string, unknown> {
-  const email = config.email_config.type === 'standard'
-    ? (({ has_password: _, ...rest }) => rest)(config.email_config)
-    : config.email_config;
+  const email = config.email_config.type === 'standard' ? (({ has_password: _, ...rest }) => rest)(config.email_config) : config.email_config;
   return { ...config, email_config: email, oauth_providers: config.oauth_providers.map(({ has_client_secret: _, ...rest }) => rest) };
 }
 

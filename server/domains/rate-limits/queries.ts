@@ -41,16 +41,20 @@ export async function hitCounters(db: Executor, hits: readonly (CounterKey & { w
   if (hits.length === 0) return [];
   return db
     .insertInto('rate_limits')
-    .values([...hits].sort(byKey).map((hit) => ({
-      bucket: hit.bucket,
-      key: hit.key,
-      count: 1,
-      window_ends_at: sql<Date>`now() + ${hit.windowSeconds}::integer * interval '1 second'`,
-    })))
-    .onConflict((oc) => oc.columns(['bucket', 'key']).doUpdateSet({
-      count: sql<number>`CASE WHEN rate_limits.window_ends_at <= now() THEN 1 ELSE rate_limits.count + 1 END`,
-      window_ends_at: sql<Date>`CASE WHEN rate_limits.window_ends_at <= now() THEN excluded.window_ends_at ELSE rate_limits.window_ends_at END`,
-    }))
+    .values(
+      [...hits].sort(byKey).map((hit) => ({
+        bucket: hit.bucket,
+        key: hit.key,
+        count: 1,
+        window_ends_at: sql<Date>`now() + ${hit.windowSeconds}::integer * interval '1 second'`,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['bucket', 'key']).doUpdateSet({
+        count: sql<number>`CASE WHEN rate_limits.window_ends_at <= now() THEN 1 ELSE rate_limits.count + 1 END`,
+        window_ends_at: sql<Date>`CASE WHEN rate_limits.window_ends_at <= now() THEN excluded.window_ends_at ELSE rate_limits.window_ends_at END`,
+      }),
+    )
     .returning(['bucket', 'key', 'count', retryAfter])
     .execute();
 }
@@ -88,9 +92,7 @@ export async function unhitCounters(db: Executor, keys: readonly CounterKey[]): 
  */
 export async function deleteCounters(db: Executor, bucket: string, match: { key: string } | { keyPrefix: string }): Promise<void> {
   let query = db.deleteFrom('rate_limits').where('bucket', '=', bucket);
-  query = 'key' in match
-    ? query.where('key', '=', match.key)
-    : query.where(sql<string>`left(key, ${match.keyPrefix.length}::integer)`, '=', match.keyPrefix);
+  query = 'key' in match ? query.where('key', '=', match.key) : query.where(sql<string>`left(key, ${match.keyPrefix.length}::integer)`, '=', match.keyPrefix);
   await query.execute();
 }
 
@@ -102,7 +104,18 @@ export async function deleteCounters(db: Executor, bucket: string, match: { key:
 export async function deleteExpiredCounters(db: Executor, limit: number): Promise<number> {
   const result = await db
     .deleteFrom('rate_limits')
-    .where((eb) => eb(eb.refTuple('bucket', 'key'), 'in', eb.selectFrom('rate_limits as expired').select(['expired.bucket', 'expired.key']).where('expired.window_ends_at', '<=', sql<Date>`now()`).limit(limit).$asTuple('bucket', 'key')))
+    .where((eb) =>
+      eb(
+        eb.refTuple('bucket', 'key'),
+        'in',
+        eb
+          .selectFrom('rate_limits as expired')
+          .select(['expired.bucket', 'expired.key'])
+          .where('expired.window_ends_at', '<=', sql<Date>`now()`)
+          .limit(limit)
+          .$asTuple('bucket', 'key'),
+      ),
+    )
     .where('window_ends_at', '<=', sql<Date>`now()`)
     .executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -26,6 +26,7 @@ export function assertMetadataWithinQuota(
   if (next.client === undefined && next.clientReadOnly === undefined && next.server === undefined) return;
   const limit = deps.env.quotas.metadataMaxBytes;
   const pick = (written: Field, current: Field) => (written === undefined ? current : written);
-  const total = jsonBytes(pick(next.client, stored.client)) + jsonBytes(pick(next.clientReadOnly, stored.clientReadOnly)) + jsonBytes(pick(next.server, stored.server));
+  const total =
+    jsonBytes(pick(next.client, stored.client)) + jsonBytes(pick(next.clientReadOnly, stored.clientReadOnly)) + jsonBytes(pick(next.server, stored.server));
   if (total > limit) throw new KnownErrors.QuotaExceeded('metadata_bytes', limit);
 }

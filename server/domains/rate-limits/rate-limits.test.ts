@@ -141,7 +141,8 @@ describe('password sign-in', () => {
   it('refuses the 11th failed attempt for one email from one IP with 429, even with the right password; other IPs and emails are unaffected', async () => {
     const project = await newProject();
     const [victim, bystander] = [await h.signUpUser(project, { password: PASSWORD }), await h.signUpUser(project, { password: PASSWORD })];
-    for (let i = 0; i < 10; i++) expectKnownError(await signIn(project, i % 2 ? victim.email : victim.email.toUpperCase(), `wrong-password-${i}`), 'EMAIL_PASSWORD_MISMATCH', 400);
+    for (let i = 0; i < 10; i++)
+      expectKnownError(await signIn(project, i % 2 ? victim.email : victim.email.toUpperCase(), `wrong-password-${i}`), 'EMAIL_PASSWORD_MISMATCH', 400);
     expectRateLimited(await signIn(project, victim.email, 'wrong-password-10'));
     expectRateLimited(await signIn(project, victim.email, PASSWORD));
     // From another IP the owner still signs in: one source locks the address out of itself only.
@@ -195,15 +196,26 @@ describe('password sign-in', () => {
     expect((await signIn(project, bystander.email, bystander.password, office)).status).toBe(200);
     // (The bystander's own (email, IP) counter is back at 0 after its success; the hashing budget
     // counts only attempts that checked a password: 10 failures and the bystander.)
-    const counts = await h.latch.deps.db.selectFrom('rate_limits').select(['bucket', 'count']).where('key', 'like', `%${office}`).where('count', '>', 0).orderBy('bucket').execute();
-    expect(counts).toEqual([{ bucket: 'password_hash_ip', count: 11 }, { bucket: 'sign_in_email_ip', count: 10 }, { bucket: 'sign_in_ip', count: 10 }]);
+    const counts = await h.latch.deps.db
+      .selectFrom('rate_limits')
+      .select(['bucket', 'count'])
+      .where('key', 'like', `%${office}`)
+      .where('count', '>', 0)
+      .orderBy('bucket')
+      .execute();
+    expect(counts).toEqual([
+      { bucket: 'password_hash_ip', count: 11 },
+      { bucket: 'sign_in_email_ip', count: 10 },
+      { bucket: 'sign_in_ip', count: 10 },
+    ]);
   });
 
   it('limits failures per client IP across many emails; other IPs are unaffected', async () => {
     const project = await newProject();
     const user = await h.signUpUser(project);
     const attacker = '203.0.113.66';
-    for (let i = 0; i < LIMITS.signInPerIp; i++) expectKnownError(await signIn(project, h.uniqueEmail('spray'), 'wrong-password', attacker), 'EMAIL_PASSWORD_MISMATCH', 400);
+    for (let i = 0; i < LIMITS.signInPerIp; i++)
+      expectKnownError(await signIn(project, h.uniqueEmail('spray'), 'wrong-password', attacker), 'EMAIL_PASSWORD_MISMATCH', 400);
     expectRateLimited(await signIn(project, h.uniqueEmail('spray'), 'wrong-password', attacker));
     expectRateLimited(await signIn(project, user.email, user.password, attacker));
     expect((await signIn(project, user.email, user.password, '203.0.113.67')).status).toBe(200);
@@ -228,24 +240,32 @@ describe('password sign-in', () => {
     }
   });
 
-  it.skipIf(!IS_POSTGRES)('is shared by every instance on one PostgreSQL database (skipped on PGlite: an in-process database cannot be opened by a second server)', async () => {
-    // A second server on the same database and secret: another instance of the same deployment.
-    const second: RunningLatch = await startLatch({ env: h.latch.deps.env, database: h.database, quiet: true });
-    try {
-      const project = await newProject();
-      const user = await h.signUpUser(project);
-      const secondUrl = (path: string) => `${second.url}/api/v1${path}`;
-      // Interleaved between the two instances: 10 failures in all.
-      for (let i = 0; i < 10; i++) {
-        const res = await h.call(i % 2 ? secondUrl('/auth/password/sign-in') : '/auth/password/sign-in', { body: { email: user.email, password: 'wrong-password' }, headers: project.client() });
-        expectKnownError(res, 'EMAIL_PASSWORD_MISMATCH', 400);
+  it.skipIf(!IS_POSTGRES)(
+    'is shared by every instance on one PostgreSQL database (skipped on PGlite: an in-process database cannot be opened by a second server)',
+    async () => {
+      // A second server on the same database and secret: another instance of the same deployment.
+      const second: RunningLatch = await startLatch({ env: h.latch.deps.env, database: h.database, quiet: true });
+      try {
+        const project = await newProject();
+        const user = await h.signUpUser(project);
+        const secondUrl = (path: string) => `${second.url}/api/v1${path}`;
+        // Interleaved between the two instances: 10 failures in all.
+        for (let i = 0; i < 10; i++) {
+          const res = await h.call(i % 2 ? secondUrl('/auth/password/sign-in') : '/auth/password/sign-in', {
+            body: { email: user.email, password: 'wrong-password' },
+            headers: project.client(),
+          });
+          expectKnownError(res, 'EMAIL_PASSWORD_MISMATCH', 400);
+        }
+        expectRateLimited(
+          await h.call(secondUrl('/auth/password/sign-in'), { body: { email: user.email, password: user.password }, headers: project.client() }),
+        );
+        expectRateLimited(await signIn(project, user.email, user.password));
+      } finally {
+        await second.close();
       }
-      expectRateLimited(await h.call(secondUrl('/auth/password/sign-in'), { body: { email: user.email, password: user.password }, headers: project.client() }));
-      expectRateLimited(await signIn(project, user.email, user.password));
-    } finally {
-      await second.close();
-    }
-  });
+    },
+  );
 });
 
 describe('verification-code checks', () => {
@@ -270,10 +290,13 @@ describe('every operation that takes a code (from openapi.json, so a new one is 
     Object.entries(item).flatMap(([method, op]) => {
       const properties = Object.values(op.requestBody?.content ?? {})[0]?.schema.properties ?? {};
       return 'code' in properties ? [{ method: method.toUpperCase(), path, takesPassword: 'password' in properties }] : [];
-    }));
+    }),
+  );
 
   it('finds the code operations (not vacuous)', () => {
-    expect(codeOperations.map((op) => op.path)).toEqual(expect.arrayContaining(['/auth/password/reset', '/auth/otp/sign-in', '/contact-channels/verify', '/team-invitations/accept']));
+    expect(codeOperations.map((op) => op.path)).toEqual(
+      expect.arrayContaining(['/auth/password/reset', '/auth/otp/sign-in', '/contact-channels/verify', '/team-invitations/accept']),
+    );
   });
 
   it.each(codeOperations)('$method $path: wrong codes are limited per IP, other IPs unaffected', async ({ method, path, takesPassword }) => {
@@ -310,42 +333,53 @@ describe('API-key checks', () => {
 });
 
 describe('across instances: code checks and API-key checks', () => {
-  it.skipIf(!IS_POSTGRES)('counts code checks and API keys not found on one budget for every instance on one PostgreSQL database (skipped on PGlite, as above)', async () => {
-    const second: RunningLatch = await startLatch({ env: h.latch.deps.env, database: h.database, quiet: true });
-    try {
-      const project = await newProject({ allow_user_api_keys: true });
-      const user = await h.signUpUser(project);
-      const key = await h.post('/user-api-keys', { user_id: user.userId, description: 'k' }, project.server());
-      expect(key.status).toBe(201);
-      // Request i goes to the first instance when even, to the second when odd.
-      const on = (i: number, path: string) => (i % 2 ? `${second.url}/api/v1${path}` : path);
+  it.skipIf(!IS_POSTGRES)(
+    'counts code checks and API keys not found on one budget for every instance on one PostgreSQL database (skipped on PGlite, as above)',
+    async () => {
+      const second: RunningLatch = await startLatch({ env: h.latch.deps.env, database: h.database, quiet: true });
+      try {
+        const project = await newProject({ allow_user_api_keys: true });
+        const user = await h.signUpUser(project);
+        const key = await h.post('/user-api-keys', { user_id: user.userId, description: 'k' }, project.server());
+        expect(key.status).toBe(201);
+        // Request i goes to the first instance when even, to the second when odd.
+        const on = (i: number, path: string) => (i % 2 ? `${second.url}/api/v1${path}` : path);
 
-      const codeIp = '198.51.100.40';
-      const guess = (i: number) => h.call(on(i, '/team-invitations/accept/check-code'), { body: { code: `guess-${i}` }, headers: fromIp(codeIp, project.client(user.accessToken)) });
-      // The budget is spent half on each instance; were counters per instance, neither would be over.
-      for (let i = 0; i < LIMITS.codeChecksPerIp; i++) expectKnownError(await guess(i), 'CODE_NOT_FOUND', 404);
-      for (const i of [0, 1]) expectRateLimited(await guess(i));
+        const codeIp = '198.51.100.40';
+        const guess = (i: number) =>
+          h.call(on(i, '/team-invitations/accept/check-code'), { body: { code: `guess-${i}` }, headers: fromIp(codeIp, project.client(user.accessToken)) });
+        // The budget is spent half on each instance; were counters per instance, neither would be over.
+        for (let i = 0; i < LIMITS.codeChecksPerIp; i++) expectKnownError(await guess(i), 'CODE_NOT_FOUND', 404);
+        for (const i of [0, 1]) expectRateLimited(await guess(i));
 
-      const keyIp = '198.51.100.41';
-      const check = (i: number, apiKey: string) => h.call(on(i, '/user-api-keys/check'), { body: { api_key: apiKey }, headers: fromIp(keyIp, project.server()) });
-      expect((await check(1, key.body.value)).status).toBe(200);
-      for (let i = 0; i < LIMITS.apiKeyChecksPerIp; i++) expectKnownError(await check(i, `garbage-${i}`), 'API_KEY_NOT_FOUND', 404);
-      for (const i of [0, 1]) expectRateLimited(await check(i, key.body.value));
+        const keyIp = '198.51.100.41';
+        const check = (i: number, apiKey: string) =>
+          h.call(on(i, '/user-api-keys/check'), { body: { api_key: apiKey }, headers: fromIp(keyIp, project.server()) });
+        expect((await check(1, key.body.value)).status).toBe(200);
+        for (let i = 0; i < LIMITS.apiKeyChecksPerIp; i++) expectKnownError(await check(i, `garbage-${i}`), 'API_KEY_NOT_FOUND', 404);
+        for (const i of [0, 1]) expectRateLimited(await check(i, key.body.value));
 
-      // The counters are rows of the shared database, not memory of either process.
-      const rows = await h.latch.deps.db.selectFrom('rate_limits').select(['bucket', 'count']).where((eb) => eb.or([eb('key', 'like', `%:${codeIp}`), eb('key', 'like', `%:${keyIp}`)])).orderBy('bucket').execute();
-      expect(rows).toEqual([
-        { bucket: 'api_key_check_ip', count: LIMITS.apiKeyChecksPerIp },
-        { bucket: 'code_check_ip', count: LIMITS.codeChecksPerIp + 2 },
-      ]);
-    } finally {
-      await second.close();
-    }
-  });
+        // The counters are rows of the shared database, not memory of either process.
+        const rows = await h.latch.deps.db
+          .selectFrom('rate_limits')
+          .select(['bucket', 'count'])
+          .where((eb) => eb.or([eb('key', 'like', `%:${codeIp}`), eb('key', 'like', `%:${keyIp}`)]))
+          .orderBy('bucket')
+          .execute();
+        expect(rows).toEqual([
+          { bucket: 'api_key_check_ip', count: LIMITS.apiKeyChecksPerIp },
+          { bucket: 'code_check_ip', count: LIMITS.codeChecksPerIp + 2 },
+        ]);
+      } finally {
+        await second.close();
+      }
+    },
+  );
 });
 
 describe('answers that reveal an account (sign-up 409, magic link SIGN_UP_NOT_ENABLED)', () => {
-  const signUp = (project: ProjectFixture, email: string, ip: string) => h.post('/auth/password/sign-up', { email, password: PASSWORD }, fromIp(ip, project.client()));
+  const signUp = (project: ProjectFixture, email: string, ip: string) =>
+    h.post('/auth/password/sign-up', { email, password: PASSWORD }, fromIp(ip, project.client()));
   const sendCode = (project: ProjectFixture, email: string, ip: string) =>
     h.post('/auth/otp/send-sign-in-code', { email, callback_url: 'http://localhost:3000/handler/magic-link-callback' }, fromIp(ip, project.client()));
 
@@ -354,7 +388,9 @@ describe('answers that reveal an account (sign-up 409, magic link SIGN_UP_NOT_EN
     const ip = '198.51.100.41';
     const taken = h.uniqueEmail('taken');
     // Only a proven address refuses a sign-up (an unverified claim never blocks one).
-    expect((await h.post('/users', { primary_email: taken, primary_email_verified: true, primary_email_auth_enabled: true }, project.server())).status).toBe(201);
+    expect((await h.post('/users', { primary_email: taken, primary_email_verified: true, primary_email_auth_enabled: true }, project.server())).status).toBe(
+      201,
+    );
     // New addresses never count: more of them than the limit all succeed.
     for (let i = 0; i < LIMITS.emailProbesPerIp + 1; i++) expect((await signUp(project, h.uniqueEmail('fresh'), ip)).status).toBe(200);
     for (let i = 0; i < LIMITS.emailProbesPerIp; i++) expectKnownError(await signUp(project, taken, ip), 'USER_EMAIL_ALREADY_EXISTS', 409);

@@ -114,7 +114,10 @@ export function ipKey(ip: string): string {
   const head = left ? left.split(':') : [];
   const tail = right ? right.split(':') : [];
   const groups = right === undefined ? head : [...head, ...Array<string>(Math.max(0, 8 - head.length - tail.length)).fill('0'), ...tail];
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 function settings(deps: Deps) {

@@ -6,17 +6,21 @@ import { SESSION_COLUMNS } from '../../db/columns.js';
 
 export async function insertSession(
   db: Executor,
-  session: { tenancy_id: string; id: string; user_id: string; refresh_token_hash: string; is_impersonation: boolean; expires_at: Date | null; last_used_ip: string | null },
+  session: {
+    tenancy_id: string;
+    id: string;
+    user_id: string;
+    refresh_token_hash: string;
+    is_impersonation: boolean;
+    expires_at: Date | null;
+    last_used_ip: string | null;
+  },
 ): Promise<void> {
   await db.insertInto('sessions').values(session).execute();
 }
 
 /** The session of a refresh token hash, with its user, when it is live and of this tenancy. */
-export async function findLiveSessionByTokenHash(
-  db: Executor,
-  tenancyId: string,
-  tokenHash: string,
-): Promise<LiveSessionUser | undefined> {
+export async function findLiveSessionByTokenHash(db: Executor, tenancyId: string, tokenHash: string): Promise<LiveSessionUser | undefined> {
   // Every refresh: the precompiled form.
   return (await liveSessionQuery(db, tokenHash, tenancyId))[0];
 }
@@ -27,18 +31,26 @@ type LiveSessionUser = TokenUser & { session_id: string; session_last_used_at: D
 
 // Only the token's claims: every column fetched is also described, parsed and converted per call
 // (the whole user row was 22 columns, its dates and JSON metadata included).
-const liveSessionQuery = precompiled((db, tokenHash: string, tenancyId: string) => db
-  .selectFrom('sessions as s')
-  .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 's.tenancy_id').onRef('u.id', '=', 's.user_id'))
-  .select(['u.id', 'u.display_name', 'u.primary_email', 'u.primary_email_verified', 'u.selected_team_id', 'u.is_anonymous'])
-  .select(['s.id as session_id', 's.last_used_at as session_last_used_at', 's.expires_at as session_expires_at'])
-  .where('s.refresh_token_hash', '=', tokenHash)
-  .where('s.tenancy_id', '=', tenancyId)
-  .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', sql<Date>`now()`)])));
+const liveSessionQuery = precompiled((db, tokenHash: string, tenancyId: string) =>
+  db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 's.tenancy_id').onRef('u.id', '=', 's.user_id'))
+    .select(['u.id', 'u.display_name', 'u.primary_email', 'u.primary_email_verified', 'u.selected_team_id', 'u.is_anonymous'])
+    .select(['s.id as session_id', 's.last_used_at as session_last_used_at', 's.expires_at as session_expires_at'])
+    .where('s.refresh_token_hash', '=', tokenHash)
+    .where('s.tenancy_id', '=', tenancyId)
+    .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', sql<Date>`now()`)])),
+);
 
 /** When the session was created, i.e. when its user signed in (refreshes do not move it); undefined when gone. */
 export async function findSessionSignedInAt(db: Executor, tenancyId: string, sessionId: string, userId: string): Promise<Date | undefined> {
-  const row = await db.selectFrom('sessions').select('created_at').where('tenancy_id', '=', tenancyId).where('id', '=', sessionId).where('user_id', '=', userId).executeTakeFirst();
+  const row = await db
+    .selectFrom('sessions')
+    .select('created_at')
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', sessionId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return row?.created_at;
 }
 
@@ -82,15 +94,17 @@ export async function deleteSessionsBeyond(db: Executor, tenancyId: string, user
     .where('tenancy_id', '=', tenancyId)
     .where('user_id', '=', userId)
     .where('id', '!=', newSessionId)
-    .where('id', 'not in', (eb) => eb
-      .selectFrom('sessions as newest')
-      .select('newest.id')
-      .where('newest.tenancy_id', '=', tenancyId)
-      .where('newest.user_id', '=', userId)
-      .where('newest.id', '!=', newSessionId)
-      .orderBy('newest.created_at', 'desc')
-      .orderBy('newest.id', 'desc')
-      .limit(Math.max(0, keep - 1)))
+    .where('id', 'not in', (eb) =>
+      eb
+        .selectFrom('sessions as newest')
+        .select('newest.id')
+        .where('newest.tenancy_id', '=', tenancyId)
+        .where('newest.user_id', '=', userId)
+        .where('newest.id', '!=', newSessionId)
+        .orderBy('newest.created_at', 'desc')
+        .orderBy('newest.id', 'desc')
+        .limit(Math.max(0, keep - 1)),
+    )
     .execute();
 }
 

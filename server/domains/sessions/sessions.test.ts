@@ -28,7 +28,8 @@ function expectKnownError(res: ApiResponse, code: string, status: number): void 
 const refresh = (project: ProjectFixture, refreshToken: string, extra: Record<string, string> = {}) =>
   h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken, ...extra });
 const me = (project: ProjectFixture, accessToken: string) => h.get('/users/me', project.client(accessToken));
-const signIn = (project: ProjectFixture, user: UserSession) => h.post('/auth/password/sign-in', { email: user.email, password: user.password }, project.client());
+const signIn = (project: ProjectFixture, user: UserSession) =>
+  h.post('/auth/password/sign-in', { email: user.email, password: user.password }, project.client());
 const oauthToken = (form: Record<string, string>, headers: Record<string, string> = {}) => h.call('/auth/oauth/token', { method: 'POST', form, headers });
 
 /** The claims of a real token, for re-signing variants of it. */
@@ -74,7 +75,11 @@ describe('refresh', () => {
   it('reads the refresh token from x-latch-auth too', async () => {
     const project = await newProject();
     const user = await h.signUpUser(project);
-    const res = await h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-auth': JSON.stringify({ accessToken: 'expired-anyway', refreshToken: user.refreshToken }) });
+    const res = await h.post(
+      '/auth/sessions/current/refresh',
+      {},
+      { ...project.client(), 'x-latch-auth': JSON.stringify({ accessToken: 'expired-anyway', refreshToken: user.refreshToken }) },
+    );
     expect(res.status).toBe(200);
     expect((await me(project, res.body.access_token)).status).toBe(200);
 
@@ -91,7 +96,11 @@ describe('refresh', () => {
     // Project A's refresh token with project B's (valid) headers.
     expectKnownError(await refresh(b, user.refreshToken), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
     // Project A's id with project B's publishable key.
-    const wrongKey = await h.post('/auth/sessions/current/refresh', {}, { ...a.client(), 'x-latch-publishable-client-key': b.publishableClientKey, 'x-latch-refresh-token': user.refreshToken });
+    const wrongKey = await h.post(
+      '/auth/sessions/current/refresh',
+      {},
+      { ...a.client(), 'x-latch-publishable-client-key': b.publishableClientKey, 'x-latch-refresh-token': user.refreshToken },
+    );
     expectKnownError(wrongKey, 'INVALID_PUBLISHABLE_CLIENT_KEY', 401);
     // No project credentials at all.
     const bare = await h.post('/auth/sessions/current/refresh', {}, { 'x-latch-refresh-token': user.refreshToken });
@@ -119,7 +128,12 @@ describe('OAuth token endpoint (grant_type=refresh_token)', () => {
   it('refreshes with a form body, client_id = project id and client_secret = publishable key', async () => {
     const project = await newProject();
     const user = await h.signUpUser(project);
-    const res = await oauthToken({ grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: project.id, client_secret: project.publishableClientKey });
+    const res = await oauthToken({
+      grant_type: 'refresh_token',
+      refresh_token: user.refreshToken,
+      client_id: project.id,
+      client_secret: project.publishableClientKey,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 600, refresh_token: user.refreshToken });
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -131,7 +145,12 @@ describe('OAuth token endpoint (grant_type=refresh_token)', () => {
   it('refreshes with a JSON body', async () => {
     const project = await newProject();
     const user = await h.signUpUser(project);
-    const res = await h.post('/auth/oauth/token', { grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: project.id, client_secret: project.publishableClientKey });
+    const res = await h.post('/auth/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: user.refreshToken,
+      client_id: project.id,
+      client_secret: project.publishableClientKey,
+    });
     expect(res.status).toBe(200);
     expect(res.body.token_type).toBe('Bearer');
     expect((await me(project, res.body.access_token)).status).toBe(200);
@@ -147,7 +166,10 @@ describe('OAuth token endpoint (grant_type=refresh_token)', () => {
 
     // Basic wins over the body: a wrong secret in the header is not rescued by a right one in the body.
     const wrong = `Basic ${Buffer.from(`${project.id}:pck_wrong`).toString('base64')}`;
-    const refused = await oauthToken({ grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: project.id, client_secret: project.publishableClientKey }, { authorization: wrong });
+    const refused = await oauthToken(
+      { grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: project.id, client_secret: project.publishableClientKey },
+      { authorization: wrong },
+    );
     expectKnownError(refused, 'INVALID_PUBLISHABLE_CLIENT_KEY', 401);
   });
 
@@ -182,11 +204,25 @@ describe('OAuth token endpoint (grant_type=refresh_token)', () => {
     expect(missing.body.details.issues[0].path).toBe('refresh_token');
 
     expectKnownError(await oauthToken({ grant_type: 'refresh_token', refresh_token: 'not-a-token', ...client }), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
-    expectKnownError(await oauthToken({ grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: project.id, client_secret: 'pck_wrong' }), 'INVALID_PUBLISHABLE_CLIENT_KEY', 401);
+    expectKnownError(
+      await oauthToken({ grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: project.id, client_secret: 'pck_wrong' }),
+      'INVALID_PUBLISHABLE_CLIENT_KEY',
+      401,
+    );
     // The other project's (valid) credentials do not unlock this project's token.
-    const foreign = await oauthToken({ grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: other.id, client_secret: other.publishableClientKey });
+    const foreign = await oauthToken({
+      grant_type: 'refresh_token',
+      refresh_token: user.refreshToken,
+      client_id: other.id,
+      client_secret: other.publishableClientKey,
+    });
     expectKnownError(foreign, 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
-    const unknownProject = await oauthToken({ grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: 'no-such-project', client_secret: project.publishableClientKey });
+    const unknownProject = await oauthToken({
+      grant_type: 'refresh_token',
+      refresh_token: user.refreshToken,
+      client_id: 'no-such-project',
+      client_secret: project.publishableClientKey,
+    });
     expect(unknownProject.status).toBeGreaterThanOrEqual(400);
     expect(unknownProject.status).toBeLessThan(500);
     expect(unknownProject.body).not.toHaveProperty('access_token');
@@ -204,7 +240,11 @@ describe('sign-out and the end of a session', () => {
     expect(out.body).toEqual({ success: true });
 
     expectKnownError(await refresh(project, user.refreshToken), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
-    expectKnownError(await oauthToken({ grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: project.id, client_secret: project.publishableClientKey }), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
+    expectKnownError(
+      await oauthToken({ grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: project.id, client_secret: project.publishableClientKey }),
+      'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED',
+      401,
+    );
     expectKnownError(await me(project, user.accessToken), 'ACCESS_TOKEN_EXPIRED', 401);
 
     expect((await refresh(project, other.body.refresh_token)).status).toBe(200);
@@ -223,7 +263,8 @@ describe('sign-out and the end of a session', () => {
     const deleted = await h.del(`/users/${user.userId}`, project.server());
     expect(deleted.status).toBe(200);
 
-    for (const token of [user.refreshToken, other.body.refresh_token]) expectKnownError(await refresh(project, token), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
+    for (const token of [user.refreshToken, other.body.refresh_token])
+      expectKnownError(await refresh(project, token), 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED', 401);
     expectKnownError(await me(project, user.accessToken), 'ACCESS_TOKEN_EXPIRED', 401);
     // The user is gone, sessions and all.
     expectKnownError(await h.get(`/auth/sessions?user_id=${user.userId}`, project.server()), 'USER_NOT_FOUND', 404);
@@ -279,7 +320,7 @@ describe('session list and revocation', () => {
     expect(JSON.stringify(anonymousAsk.body)).not.toContain(victimSession);
   });
 
-  it('lists any user\'s sessions for the server, within its project only', async () => {
+  it("lists any user's sessions for the server, within its project only", async () => {
     const [project, other] = await Promise.all([newProject(), newProject()]);
     const user = await h.signUpUser(project);
     await signIn(project, user);
@@ -494,7 +535,11 @@ describe('JWKS', () => {
     }
 
     const issuer = `${h.url}/api/v1/projects/${project.id}`;
-    const { payload, protectedHeader } = await jwtVerify(user.accessToken, createLocalJWKSet(res.body), { issuer, audience: project.id, algorithms: ['ES256'] });
+    const { payload, protectedHeader } = await jwtVerify(user.accessToken, createLocalJWKSet(res.body), {
+      issuer,
+      audience: project.id,
+      algorithms: ['ES256'],
+    });
     expect(protectedHeader.alg).toBe('ES256');
     expect(res.body.keys.map((k: { kid: string }) => k.kid)).toContain(protectedHeader.kid);
 
@@ -519,7 +564,9 @@ describe('JWKS', () => {
 
     // A refreshed token verifies the same way.
     const refreshed = await refresh(project, user.refreshToken);
-    await expect(jwtVerify(refreshed.body.access_token, createLocalJWKSet(res.body), { issuer, audience: project.id, algorithms: ['ES256'] })).resolves.toBeDefined();
+    await expect(
+      jwtVerify(refreshed.body.access_token, createLocalJWKSet(res.body), { issuer, audience: project.id, algorithms: ['ES256'] }),
+    ).resolves.toBeDefined();
   });
 
   it('answers PROJECT_NOT_FOUND 404 for an unknown project', async () => {

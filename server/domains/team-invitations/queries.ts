@@ -3,7 +3,10 @@ import type { TeamInvitationRow } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
 import { TEAM_INVITATION_COLUMNS } from '../../db/columns.js';
 
-export async function insertInvitation(db: Executor, row: { tenancy_id: string; id: string; team_id: string; recipient_email: string; expires_at: Date }): Promise<void> {
+export async function insertInvitation(
+  db: Executor,
+  row: { tenancy_id: string; id: string; team_id: string; recipient_email: string; expires_at: Date },
+): Promise<void> {
   await db.insertInto('team_invitations').values(row).execute();
 }
 

@@ -51,7 +51,10 @@ describe('the acceptance flow, over REST', () => {
     const bob = await h.signUpUser(project, { email: bobEmail });
     const bobHeaders = project.client(bob.accessToken);
     expect((await h.post('/team-invitations/accept/check-code', { code }, bobHeaders)).body).toEqual({ is_code_valid: true });
-    expect((await h.post('/team-invitations/accept/details', { code }, bobHeaders)).body).toEqual({ team_id: team.body.id, team_display_name: 'Rocket <Team>' });
+    expect((await h.post('/team-invitations/accept/details', { code }, bobHeaders)).body).toEqual({
+      team_id: team.body.id,
+      team_display_name: 'Rocket <Team>',
+    });
     expect((await h.post('/team-invitations/accept', { code }, bobHeaders)).body).toEqual({ success: true, team_id: team.body.id });
     expectKnownError(await h.post('/team-invitations/accept', { code }, bobHeaders), 409, 'ALREADY_USED');
     expect((await h.get('/teams', bobHeaders)).body.items.map((t: { id: string }) => t.id)).toEqual([team.body.id]);
@@ -92,9 +95,17 @@ describe('sending invitations', () => {
     const member = await newUser(h, project);
     const team = await newTeam(h, project, member);
     const email = h.uniqueEmail('guest');
-    expectKnownError(await h.post('/team-invitations/send-code', { email, team_id: team.id, callback_url: CALLBACK_URL }, member.client), 401, 'TEAM_PERMISSION_REQUIRED');
+    expectKnownError(
+      await h.post('/team-invitations/send-code', { email, team_id: team.id, callback_url: CALLBACK_URL }, member.client),
+      401,
+      'TEAM_PERMISSION_REQUIRED',
+    );
     const outsider = await newUser(h, project);
-    expectKnownError(await h.post('/team-invitations/send-code', { email, team_id: team.id, callback_url: CALLBACK_URL }, outsider.client), 404, 'TEAM_NOT_FOUND');
+    expectKnownError(
+      await h.post('/team-invitations/send-code', { email, team_id: team.id, callback_url: CALLBACK_URL }, outsider.client),
+      404,
+      'TEAM_NOT_FOUND',
+    );
     expect(await h.latch.deps.db.selectFrom('email_outbox').select('id').where('to_email', '=', email).execute()).toEqual([]);
     // The server needs no permission.
     await invite(project, project.server(), team.id, email);
@@ -112,7 +123,14 @@ describe('sending invitations', () => {
   });
 
   it('matches trusted domains by scheme, host (one label per *) and port', () => {
-    const config = { ...DEFAULT_PROJECT_CONFIG, allow_localhost: true, domains: [{ domain: 'https://*.example.com', handler_path: '/h' }, { domain: 'http://api.test.dev:8080', handler_path: '/h' }] };
+    const config = {
+      ...DEFAULT_PROJECT_CONFIG,
+      allow_localhost: true,
+      domains: [
+        { domain: 'https://*.example.com', handler_path: '/h' },
+        { domain: 'http://api.test.dev:8080', handler_path: '/h' },
+      ],
+    };
     expect(isTrustedCallbackUrl(config, 'https://a.example.com/x?y=1')).toBe(true);
     expect(isTrustedCallbackUrl(config, 'https://a.b.example.com/x')).toBe(false);
     expect(isTrustedCallbackUrl(config, 'http://a.example.com/x')).toBe(false);
@@ -147,7 +165,11 @@ describe('invitation codes', () => {
     expectKnownError(await h.post('/team-invitations/accept', { code: 'not-a-real-code' }, user.client), 404, 'CODE_NOT_FOUND');
 
     const expired = await invite(project, project.server(), team.id, h.uniqueEmail());
-    await h.latch.deps.db.updateTable('verification_codes').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', expired.id).execute();
+    await h.latch.deps.db
+      .updateTable('verification_codes')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', expired.id)
+      .execute();
     expectKnownError(await h.post('/team-invitations/accept', { code: expired.code }, user.client), 400, 'EXPIRED');
 
     const tried = await invite(project, project.server(), team.id, h.uniqueEmail());
@@ -224,7 +246,11 @@ describe('tenant isolation', () => {
     expectKnownError(await h.post('/team-invitations/accept/details', { code }, b.server()), 404, 'CODE_NOT_FOUND');
     expectKnownError(await h.get(`/team-invitations?team_id=${teamA.id}`, b.server()), 404, 'TEAM_NOT_FOUND');
     expectKnownError(await h.del(`/team-invitations/${id}?team_id=${teamA.id}`, b.server()), 404, 'TEAM_NOT_FOUND');
-    expectKnownError(await h.post('/team-invitations/send-code', { email: h.uniqueEmail(), team_id: teamA.id, callback_url: CALLBACK_URL }, b.server()), 404, 'TEAM_NOT_FOUND');
+    expectKnownError(
+      await h.post('/team-invitations/send-code', { email: h.uniqueEmail(), team_id: teamA.id, callback_url: CALLBACK_URL }, b.server()),
+      404,
+      'TEAM_NOT_FOUND',
+    );
     // Still valid in A.
     expect((await h.post('/team-invitations/accept/check-code', { code }, a.server())).body).toEqual({ is_code_valid: true });
   });

@@ -5,14 +5,26 @@ import { TEAM_COLUMNS, USER_COLUMNS, qualified } from '../../db/columns.js';
 /** Minimal team writes the core needs (personal teams, project owner teams); the teams domain grows here. */
 export async function insertTeam(
   db: Executor,
-  team: { tenancy_id: string; id: string; display_name: string; profile_image_url?: string | null; client_metadata?: string | null; client_read_only_metadata?: string | null; server_metadata?: string | null },
+  team: {
+    tenancy_id: string;
+    id: string;
+    display_name: string;
+    profile_image_url?: string | null;
+    client_metadata?: string | null;
+    client_read_only_metadata?: string | null;
+    server_metadata?: string | null;
+  },
 ): Promise<TeamRow> {
   return db.insertInto('teams').values(team).returningAll().executeTakeFirstOrThrow();
 }
 
 /** Adds a member; false when the user already was one (the row is left as it was). */
 export async function insertTeamMember(db: Executor, member: { tenancy_id: string; team_id: string; user_id: string }): Promise<boolean> {
-  const result = await db.insertInto('team_members').values(member).onConflict((oc) => oc.columns(['tenancy_id', 'team_id', 'user_id']).doNothing()).executeTakeFirst();
+  const result = await db
+    .insertInto('team_members')
+    .values(member)
+    .onConflict((oc) => oc.columns(['tenancy_id', 'team_id', 'user_id']).doNothing())
+    .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
@@ -24,9 +36,16 @@ export async function findTeam(db: Executor, tenancyId: string, teamId: string):
 export async function listTeams(db: Executor, tenancyId: string, userId: string | null): Promise<TeamRow[]> {
   let query = db.selectFrom('teams as t').select(qualified('t', TEAM_COLUMNS)).where('t.tenancy_id', '=', tenancyId);
   if (userId) {
-    query = query.where((eb) => eb.exists(
-      eb.selectFrom('team_members as m').select('m.user_id').whereRef('m.tenancy_id', '=', 't.tenancy_id').whereRef('m.team_id', '=', 't.id').where('m.user_id', '=', userId),
-    ));
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('team_members as m')
+          .select('m.user_id')
+          .whereRef('m.tenancy_id', '=', 't.tenancy_id')
+          .whereRef('m.team_id', '=', 't.id')
+          .where('m.user_id', '=', userId),
+      ),
+    );
   }
   return query.orderBy('t.created_at').orderBy('t.id').execute();
 }
@@ -35,7 +54,13 @@ export async function updateTeam(
   db: Executor,
   tenancyId: string,
   teamId: string,
-  patch: { display_name?: string; profile_image_url?: string | null; client_metadata?: string | null; client_read_only_metadata?: string | null; server_metadata?: string | null },
+  patch: {
+    display_name?: string;
+    profile_image_url?: string | null;
+    client_metadata?: string | null;
+    client_read_only_metadata?: string | null;
+    server_metadata?: string | null;
+  },
 ): Promise<TeamRow | undefined> {
   if (Object.keys(patch).length === 0) return findTeam(db, tenancyId, teamId);
   return db.updateTable('teams').set(patch).where('tenancy_id', '=', tenancyId).where('id', '=', teamId).returningAll().executeTakeFirst();
@@ -61,7 +86,12 @@ export async function clearSelectedTeam(db: Executor, tenancyId: string, teamId:
 }
 
 export async function deleteTeamMember(db: Executor, tenancyId: string, teamId: string, userId: string): Promise<boolean> {
-  const result = await db.deleteFrom('team_members').where('tenancy_id', '=', tenancyId).where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('team_members')
+    .where('tenancy_id', '=', tenancyId)
+    .where('team_id', '=', teamId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
@@ -90,13 +120,24 @@ type ProfileJoinRow = UserRow & { m_team_id: string; m_user_id: string; m_displa
 function splitProfile(row: ProfileJoinRow): MemberProfileRow {
   const { m_team_id, m_user_id, m_display_name, m_profile_image_url, m_created_at, ...user } = row;
   return {
-    member: { tenancy_id: user.tenancy_id, team_id: m_team_id, user_id: m_user_id, display_name: m_display_name, profile_image_url: m_profile_image_url, created_at: m_created_at },
+    member: {
+      tenancy_id: user.tenancy_id,
+      team_id: m_team_id,
+      user_id: m_user_id,
+      display_name: m_display_name,
+      profile_image_url: m_profile_image_url,
+      created_at: m_created_at,
+    },
     user,
   };
 }
 
 /** Member profiles with their users, by team and/or user, in joining order. */
-export async function listMemberProfiles(db: Executor, tenancyId: string, filter: { teamId: string | null; userId: string | null }): Promise<MemberProfileRow[]> {
+export async function listMemberProfiles(
+  db: Executor,
+  tenancyId: string,
+  filter: { teamId: string | null; userId: string | null },
+): Promise<MemberProfileRow[]> {
   let query = memberProfileQuery(db, tenancyId);
   if (filter.teamId) query = query.where('m.team_id', '=', filter.teamId);
   if (filter.userId) query = query.where('m.user_id', '=', filter.userId);
@@ -117,7 +158,13 @@ export async function updateMemberProfile(
   patch: { display_name?: string | null; profile_image_url?: string | null },
 ): Promise<boolean> {
   if (Object.keys(patch).length === 0) return true;
-  const result = await db.updateTable('team_members').set(patch).where('tenancy_id', '=', tenancyId).where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst();
+  const result = await db
+    .updateTable('team_members')
+    .set(patch)
+    .where('tenancy_id', '=', tenancyId)
+    .where('team_id', '=', teamId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

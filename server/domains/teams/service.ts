@@ -25,9 +25,6 @@ import {
   type teamUpdateSchema,
 } from '../../../contract/schemas/teams.js';
 
-
-
-
 function jsonOrNull(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);
 }
@@ -49,7 +46,14 @@ function refuseServerOnlyFields(auth: AuthContext, input: Record<string, unknown
  * Adds a user to a team with the default permissions of their role, in the caller's transaction.
  * Returns false (and grants nothing) when they already were a member.
  */
-export async function addMember(trx: Executor, tenancy: Tenancy, config: ProjectConfig, teamId: string, userId: string, role: 'creator' | 'member'): Promise<boolean> {
+export async function addMember(
+  trx: Executor,
+  tenancy: Tenancy,
+  config: ProjectConfig,
+  teamId: string,
+  userId: string,
+  role: 'creator' | 'member',
+): Promise<boolean> {
   const added = await q.insertTeamMember(trx, { tenancy_id: tenancy.id, team_id: teamId, user_id: userId });
   if (added) await grantTeamDefaults(trx, tenancy, config, teamId, userId, role);
   return added;
@@ -133,7 +137,11 @@ export async function updateTeam(deps: Deps, auth: AuthContext, teamId: string, 
     if (!current) throw new KnownErrors.TeamNotFound(teamId);
     // Read, then written: concurrent writes of different fields can overshoot the cap at most by
     // what one of them added.
-    assertMetadataWithinQuota(deps, metadata, { client: current.client_metadata, clientReadOnly: current.client_read_only_metadata, server: current.server_metadata });
+    assertMetadataWithinQuota(deps, metadata, {
+      client: current.client_metadata,
+      clientReadOnly: current.client_read_only_metadata,
+      server: current.server_metadata,
+    });
   }
   const row = await q.updateTeam(deps.db, auth.tenancy.id, teamId, {
     ...(input.display_name !== undefined ? { display_name: input.display_name } : {}),
@@ -175,7 +183,8 @@ export async function addTeamMember(deps: Deps, auth: AuthContext, teamId: strin
     await deps.db.transaction().execute(async (trx) => {
       if (!(await q.findTeam(trx, auth.tenancy.id, teamId))) throw new KnownErrors.TeamNotFound(teamId);
       if (!(await findUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
-      if (!(await addMember(trx, auth.tenancy, auth.project.config, teamId, userId, 'member'))) throw new KnownErrors.TeamMembershipAlreadyExists(teamId, userId);
+      if (!(await addMember(trx, auth.tenancy, auth.project.config, teamId, userId, 'member')))
+        throw new KnownErrors.TeamMembershipAlreadyExists(teamId, userId);
     });
   } catch (error) {
     // Team or user deleted by a concurrent request after the checks above.
@@ -207,12 +216,16 @@ export async function removeTeamMember(deps: Deps, auth: AuthContext, teamId: st
  * (so listing a team's members needs team_id); server callers read any.
  */
 export async function listMemberProfiles(deps: Deps, auth: AuthContext, input: z.infer<typeof memberProfileListQuerySchema>) {
-  if (!input.team_id && !input.user_id) throw new KnownErrors.SchemaError('Give team_id, user_id or both.', { issues: [{ path: 'team_id', message: 'team_id or user_id is required' }] });
+  if (!input.team_id && !input.user_id)
+    throw new KnownErrors.SchemaError('Give team_id, user_id or both.', { issues: [{ path: 'team_id', message: 'team_id or user_id is required' }] });
   const userId = input.user_id ? resolveMe(auth, input.user_id) : null;
   if (auth.type === 'client') {
     const self = userId !== null && isOwnUser(auth, userId);
     if (!self) {
-      if (!input.team_id) throw new KnownErrors.SchemaError("team_id is required to list other users' member profiles.", { issues: [{ path: 'team_id', message: 'is a required field' }] });
+      if (!input.team_id)
+        throw new KnownErrors.SchemaError("team_id is required to list other users' member profiles.", {
+          issues: [{ path: 'team_id', message: 'is a required field' }],
+        });
       await authorizeTeamAction(deps, auth, input.team_id, '$read_members');
     } else {
       await liveSessionUserId(deps, auth);
@@ -244,7 +257,8 @@ export async function updateMemberProfile(deps: Deps, auth: AuthContext, input: 
     ...(input.display_name !== undefined ? { display_name: input.display_name } : {}),
     ...(input.profile_image_url !== undefined ? { profile_image_url: input.profile_image_url } : {}),
   };
-  if (!(await q.updateMemberProfile(deps.db, auth.tenancy.id, input.team_id, userId, patch))) throw new KnownErrors.TeamMembershipNotFound(input.team_id, userId);
+  if (!(await q.updateMemberProfile(deps.db, auth.tenancy.id, input.team_id, userId, patch)))
+    throw new KnownErrors.TeamMembershipNotFound(input.team_id, userId);
   const row = await q.findMemberProfile(deps.db, auth.tenancy.id, input.team_id, userId);
   if (!row) throw new KnownErrors.TeamMembershipNotFound(input.team_id, userId);
   return toMemberProfileDto(row, auth.type);

@@ -52,14 +52,18 @@ describe('creating teams', () => {
   it('lets the server create teams with all three metadata fields, with or without a creator', async () => {
     const project = await h.createProject();
     const user = await newUser(h, project);
-    const res = await h.post('/teams', {
-      display_name: 'Server team',
-      profile_image_url: 'https://example.com/logo.png',
-      client_metadata: { a: 1 },
-      client_read_only_metadata: { plan: 'pro' },
-      server_metadata: { stripe: 'cus_1' },
-      creator_user_id: user.id,
-    }, project.server());
+    const res = await h.post(
+      '/teams',
+      {
+        display_name: 'Server team',
+        profile_image_url: 'https://example.com/logo.png',
+        client_metadata: { a: 1 },
+        client_read_only_metadata: { plan: 'pro' },
+        server_metadata: { stripe: 'cus_1' },
+        creator_user_id: user.id,
+      },
+      project.server(),
+    );
     expectStatus(res, 201);
     expect(res.body).toMatchObject({ client_metadata: { a: 1 }, client_read_only_metadata: { plan: 'pro' }, server_metadata: { stripe: 'cus_1' } });
     // The same visibility rules as users: clients never see server_metadata.
@@ -81,7 +85,9 @@ describe('creating teams', () => {
     const teams = await h.get('/teams', project.client(session.accessToken));
     expect(teams.body.items).toHaveLength(1);
     expect(teams.body.items[0]).toMatchObject({ id: me.body.selected_team_id, display_name: `${session.email}'s team` });
-    expect((await h.get(`/team-permissions?team_id=${me.body.selected_team_id}`, project.client(session.accessToken))).body.items.map((p: { id: string }) => p.id)).toEqual(['$update_team']);
+    expect(
+      (await h.get(`/team-permissions?team_id=${me.body.selected_team_id}`, project.client(session.accessToken))).body.items.map((p: { id: string }) => p.id),
+    ).toEqual(['$update_team']);
   });
 });
 
@@ -119,7 +125,11 @@ describe('reading, updating and deleting teams', () => {
     expect(ok.body).toMatchObject({ display_name: 'Renamed', client_metadata: { x: 1 } });
     // Still client fields only.
     expectKnownError(await h.patch(`/teams/${team.id}`, { client_read_only_metadata: { plan: 'free' } }, member.client), 400, 'SCHEMA_ERROR');
-    const server = await h.patch(`/teams/${team.id}`, { client_read_only_metadata: { plan: 'pro' }, server_metadata: { s: 1 }, profile_image_url: null }, project.server());
+    const server = await h.patch(
+      `/teams/${team.id}`,
+      { client_read_only_metadata: { plan: 'pro' }, server_metadata: { s: 1 }, profile_image_url: null },
+      project.server(),
+    );
     expect(server.body).toMatchObject({ display_name: 'Renamed', client_read_only_metadata: { plan: 'pro' }, server_metadata: { s: 1 } });
   });
 
@@ -197,7 +207,7 @@ describe('memberships', () => {
 });
 
 describe('team member profiles', () => {
-  it('lists a team\'s profiles with $read_members, and always the caller\'s own', async () => {
+  it("lists a team's profiles with $read_members, and always the caller's own", async () => {
     const project = await h.createProject();
     const lead = await newUser(h, project, { display_name: 'Lead' });
     const member = await newUser(h, project, { display_name: 'Member' });
@@ -228,15 +238,27 @@ describe('team member profiles', () => {
     const member = await newUser(h, project);
     const team = await newTeam(h, project, lead);
     await addMember(h, project, team.id, member);
-    const own = await h.patch(`/team-member-profiles/${team.id}/me`, { display_name: 'Team alias', profile_image_url: 'https://example.com/me.png' }, member.client);
+    const own = await h.patch(
+      `/team-member-profiles/${team.id}/me`,
+      { display_name: 'Team alias', profile_image_url: 'https://example.com/me.png' },
+      member.client,
+    );
     expectStatus(own, 200);
     expect(own.body).toEqual({ team_id: team.id, user_id: member.id, display_name: 'Team alias', profile_image_url: 'https://example.com/me.png' });
     expectKnownError(await h.patch(`/team-member-profiles/${team.id}/${lead.id}`, { display_name: 'Hacked' }, member.client), 401, 'INSUFFICIENT_ACCESS_TYPE');
-    expectKnownError(await h.patch(`/team-member-profiles/${team.id}/me`, { display_name: 'x', user_id: lead.id, extra: 1 }, member.client), 400, 'SCHEMA_ERROR');
+    expectKnownError(
+      await h.patch(`/team-member-profiles/${team.id}/me`, { display_name: 'x', user_id: lead.id, extra: 1 }, member.client),
+      400,
+      'SCHEMA_ERROR',
+    );
     const byServer = await h.patch(`/team-member-profiles/${team.id}/${lead.id}`, { display_name: null }, project.server());
     // Back to the user's own name when the team alias is cleared.
     expect(byServer.body).toMatchObject({ display_name: 'Lead', user: { id: lead.id } });
-    expectKnownError(await h.patch(`/team-member-profiles/${team.id}/${(await newUser(h, project)).id}`, { display_name: 'x' }, project.server()), 404, 'TEAM_MEMBERSHIP_NOT_FOUND');
+    expectKnownError(
+      await h.patch(`/team-member-profiles/${team.id}/${(await newUser(h, project)).id}`, { display_name: 'x' }, project.server()),
+      404,
+      'TEAM_MEMBERSHIP_NOT_FOUND',
+    );
   });
 });
 
@@ -277,7 +299,17 @@ describe('internal project', () => {
     const tenancy = await tenancyOf(h, 'internal');
     const auth = {
       type: 'server' as const,
-      project: { id: 'internal', displayName: 'Internal', description: null, isProductionMode: false, logoUrl: null, fullLogoUrl: null, ownerTeamId: null, createdAt: new Date(), config: effectiveConfig({}) },
+      project: {
+        id: 'internal',
+        displayName: 'Internal',
+        description: null,
+        isProductionMode: false,
+        logoUrl: null,
+        fullLogoUrl: null,
+        ownerTeamId: null,
+        createdAt: new Date(),
+        config: effectiveConfig({}),
+      },
       tenancy,
       user: null,
       adminUserId: null,
@@ -293,7 +325,14 @@ describe('races', () => {
     const project = await h.createProject();
     const user = await newUser(h, project);
     const tenancy = await tenancyOf(h, project.id);
-    const error = await h.latch.deps.db.insertInto('team_members').values({ tenancy_id: tenancy.id, team_id: NO_SUCH_TEAM, user_id: user.id }).execute().then(() => null, (e: unknown) => e);
+    const error = await h.latch.deps.db
+      .insertInto('team_members')
+      .values({ tenancy_id: tenancy.id, team_id: NO_SUCH_TEAM, user_id: user.id })
+      .execute()
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(isForeignKeyViolation(error)).toBe(true);
     expect(isForeignKeyViolation(error, 'team_id')).toBe(true);
     expect(isForeignKeyViolation(error, 'user_id')).toBe(false);

@@ -5,7 +5,18 @@ import { USER_TEAM_API_KEY_COLUMNS } from '../../db/columns.js';
 
 export async function insertApiKey(
   db: Executor,
-  row: { tenancy_id: string; id: string; secret_hash: string; last_four: string; is_public: boolean; description: string; expires_at: Date | null; user_id: string | null; team_id: string | null; created_by_user_id: string | null },
+  row: {
+    tenancy_id: string;
+    id: string;
+    secret_hash: string;
+    last_four: string;
+    is_public: boolean;
+    description: string;
+    expires_at: Date | null;
+    user_id: string | null;
+    team_id: string | null;
+    created_by_user_id: string | null;
+  },
 ): Promise<UserTeamApiKeyRow> {
   return db.insertInto('user_team_api_keys').values(row).returningAll().executeTakeFirstOrThrow();
 }
@@ -16,7 +27,12 @@ export async function findApiKey(db: Executor, tenancyId: string, id: string): P
 
 /** By hash, within the tenancy: a key of another project is simply not found. */
 export async function findApiKeyByHash(db: Executor, tenancyId: string, secretHash: string): Promise<UserTeamApiKeyRow | undefined> {
-  return db.selectFrom('user_team_api_keys').select(USER_TEAM_API_KEY_COLUMNS).where('secret_hash', '=', secretHash).where('tenancy_id', '=', tenancyId).executeTakeFirst();
+  return db
+    .selectFrom('user_team_api_keys')
+    .select(USER_TEAM_API_KEY_COLUMNS)
+    .where('secret_hash', '=', secretHash)
+    .where('tenancy_id', '=', tenancyId)
+    .executeTakeFirst();
 }
 
 export async function listApiKeys(db: Executor, tenancyId: string, owner: { userId: string } | { teamId: string }): Promise<UserTeamApiKeyRow[]> {
@@ -27,7 +43,10 @@ export async function listApiKeys(db: Executor, tenancyId: string, owner: { user
 
 /** Keys of one owner that still work: not revoked, not expired (the QUOTA_EXCEEDED cap counts these). */
 export async function countActiveApiKeys(db: Executor, tenancyId: string, owner: { userId: string } | { teamId: string }): Promise<number> {
-  let query = db.selectFrom('user_team_api_keys').select(sql<number>`count(*)::integer`.as('count')).where('tenancy_id', '=', tenancyId);
+  let query = db
+    .selectFrom('user_team_api_keys')
+    .select(sql<number>`count(*)::integer`.as('count'))
+    .where('tenancy_id', '=', tenancyId);
   query = 'userId' in owner ? query.where('user_id', '=', owner.userId) : query.where('team_id', '=', owner.teamId);
   const row = await query
     .where('manually_revoked_at', 'is', null)

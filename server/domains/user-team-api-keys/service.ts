@@ -20,13 +20,11 @@ import type { apiKeyUpdateSchema } from '../../../contract/schemas/user-team-api
  * order for these keys: revoked first, then expired (reason codes manually-revoked and expired).
  */
 
-
 type Owner = { type: 'user'; userId: string } | { type: 'team'; teamId: string };
 
 function ownerTypeOf(row: UserTeamApiKeyRow): ApiKeyOwnerType {
   return row.user_id ? 'user' : 'team';
 }
-
 
 /** allow_user_api_keys / allow_team_api_keys switch the feature on; off, no key is made or accepted. */
 function requireEnabled(auth: AuthContext, type: ApiKeyOwnerType): void {
@@ -38,7 +36,11 @@ function requireEnabled(auth: AuthContext, type: ApiKeyOwnerType): void {
  * May the caller manage this owner's keys? Clients: their own user keys, and keys of teams where
  * they hold $manage_api_keys. Server and admin: any owner that exists.
  */
-async function authorizeOwner(deps: Deps, auth: AuthContext, owner: { type: 'user'; userIdParam: string | undefined } | { type: 'team'; teamId: string }): Promise<Owner> {
+async function authorizeOwner(
+  deps: Deps,
+  auth: AuthContext,
+  owner: { type: 'user'; userIdParam: string | undefined } | { type: 'team'; teamId: string },
+): Promise<Owner> {
   if (owner.type === 'user') return { type: 'user', userId: await resolveExistingUserId(deps, auth, owner.userIdParam) };
   await authorizeTeamAction(deps, auth, owner.teamId, '$manage_api_keys');
   return { type: 'team', teamId: owner.teamId };
@@ -52,9 +54,15 @@ export function createApiKey(deps: Deps, auth: AuthContext, input: UserKeyInput)
 export function createApiKey(deps: Deps, auth: AuthContext, input: TeamKeyInput): Promise<Omit<TeamApiKey, 'value'> & { value: string }>;
 export async function createApiKey(deps: Deps, auth: AuthContext, input: UserKeyInput | TeamKeyInput) {
   requireEnabled(auth, input.type);
-  const owner = await authorizeOwner(deps, auth, input.type === 'user' ? { type: 'user', userIdParam: input.user_id } : { type: 'team', teamId: input.team_id });
+  const owner = await authorizeOwner(
+    deps,
+    auth,
+    input.type === 'user' ? { type: 'user', userIdParam: input.user_id } : { type: 'team', teamId: input.team_id },
+  );
   if (input.expires_at_millis != null && input.expires_at_millis <= Date.now()) {
-    throw new KnownErrors.SchemaError('Request validation failed:\n  - expires_at_millis must be in the future (or null for a key that never expires)', { issues: [{ path: 'expires_at_millis', message: 'must be in the future' }] });
+    throw new KnownErrors.SchemaError('Request validation failed:\n  - expires_at_millis must be in the future (or null for a key that never expires)', {
+      issues: [{ path: 'expires_at_millis', message: 'must be in the future' }],
+    });
   }
   // A cap on what one owner can store (LATCH_MAX_API_KEYS_PER_OWNER). Checked before the insert,
   // not under a lock: concurrent creations can overshoot it by the requests in flight.
@@ -77,7 +85,7 @@ export async function createApiKey(deps: Deps, auth: AuthContext, input: UserKey
       user_id: owner.type === 'user' ? owner.userId : null,
       team_id: owner.type === 'team' ? owner.teamId : null,
       // A team key made in a user's session goes when that user is signed out everywhere.
-      created_by_user_id: owner.type === 'team' && auth.type === 'client' ? auth.user?.sub ?? null : null,
+      created_by_user_id: owner.type === 'team' && auth.type === 'client' ? (auth.user?.sub ?? null) : null,
     });
   } catch (error) {
     // The owner was deleted between the access check and the insert.
@@ -89,7 +97,11 @@ export async function createApiKey(deps: Deps, auth: AuthContext, input: UserKey
 
 export function listApiKeys(deps: Deps, auth: AuthContext, owner: { type: 'user'; userIdParam: string | undefined }): Promise<UserApiKey[]>;
 export function listApiKeys(deps: Deps, auth: AuthContext, owner: { type: 'team'; teamId: string }): Promise<TeamApiKey[]>;
-export async function listApiKeys(deps: Deps, auth: AuthContext, owner: { type: 'user'; userIdParam: string | undefined } | { type: 'team'; teamId: string }): Promise<(UserApiKey | TeamApiKey)[]> {
+export async function listApiKeys(
+  deps: Deps,
+  auth: AuthContext,
+  owner: { type: 'user'; userIdParam: string | undefined } | { type: 'team'; teamId: string },
+): Promise<(UserApiKey | TeamApiKey)[]> {
   const resolved = await authorizeOwner(deps, auth, owner);
   const rows = await q.listApiKeys(deps.db, auth.tenancy.id, resolved.type === 'user' ? { userId: resolved.userId } : { teamId: resolved.teamId });
   return rows.map(toApiKeyDto);
@@ -131,7 +143,10 @@ export async function updateApiKey(deps: Deps, auth: AuthContext, type: ApiKeyOw
     patch.manually_revoked_at = new Date();
   }
   if (input.revoked === false && row.manually_revoked_at) {
-    throw new KnownErrors.SchemaError('Request validation failed:\n  - revoked cannot be set back to false: a revoked API key stays revoked; create a new one', { issues: [{ path: 'revoked', message: 'a revoked key cannot be restored' }] });
+    throw new KnownErrors.SchemaError(
+      'Request validation failed:\n  - revoked cannot be set back to false: a revoked API key stays revoked; create a new one',
+      { issues: [{ path: 'revoked', message: 'a revoked key cannot be restored' }] },
+    );
   }
   const updated = await q.updateApiKey(deps.db, auth.tenancy.id, row.id, patch);
   if (!updated) throw new KnownErrors.ApiKeyNotFound();

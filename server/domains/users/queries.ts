@@ -33,13 +33,15 @@ export async function findSessionUser(
   return query.executeTakeFirst();
 }
 
-const sessionUserQuery = precompiled((db, tenancyId: string, userId: string, sessionId: string) => db
-  .selectFrom('users as u')
-  .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
-  .select(qualified('u', USER_COLUMNS))
-  .where('u.tenancy_id', '=', tenancyId)
-  .where('u.id', '=', userId)
-  .where('s.id', '=', sessionId));
+const sessionUserQuery = precompiled((db, tenancyId: string, userId: string, sessionId: string) =>
+  db
+    .selectFrom('users as u')
+    .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
+    .select(qualified('u', USER_COLUMNS))
+    .where('u.tenancy_id', '=', tenancyId)
+    .where('u.id', '=', userId)
+    .where('s.id', '=', sessionId),
+);
 
 /**
  * The user who signs in with this email (case-insensitive): the holder of the verified sign-in
@@ -88,12 +90,14 @@ export async function touchLastActive(db: Executor, tenancyId: string, userId: s
   await touchLastActiveQuery(db, tenancyId, userId);
 }
 
-const touchLastActiveQuery = precompiled((db, tenancyId: string, userId: string) => db
-  .updateTable('users')
-  .set({ last_active_at: sql<Date>`now()` })
-  .where('tenancy_id', '=', tenancyId)
-  .where('id', '=', userId)
-  .where('last_active_at', '<', sql<Date>`now() - interval '60 seconds'`));
+const touchLastActiveQuery = precompiled((db, tenancyId: string, userId: string) =>
+  db
+    .updateTable('users')
+    .set({ last_active_at: sql<Date>`now()` })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', userId)
+    .where('last_active_at', '<', sql<Date>`now() - interval '60 seconds'`),
+);
 
 /** Replaces the user's primary email channel (the unique index refuses an auth email in use). */
 export async function replacePrimaryEmail(
@@ -107,14 +111,29 @@ export async function replacePrimaryEmail(
     await db
       .insertInto('contact_channels')
       .values({ tenancy_id: tenancyId, user_id: userId, type: 'email', is_primary: true, ...channel })
-      .onConflict((oc) => oc.expression(sql`tenancy_id, user_id, type, lower(value)`).doUpdateSet({ is_primary: true, is_verified: channel.is_verified, used_for_auth: channel.used_for_auth }))
+      .onConflict((oc) =>
+        oc
+          .expression(sql`tenancy_id, user_id, type, lower(value)`)
+          .doUpdateSet({ is_primary: true, is_verified: channel.is_verified, used_for_auth: channel.used_for_auth }),
+      )
       .execute();
   }
 }
 
-export async function updatePrimaryChannelFlags(db: Executor, tenancyId: string, userId: string, flags: { is_verified?: boolean; used_for_auth?: boolean }): Promise<void> {
+export async function updatePrimaryChannelFlags(
+  db: Executor,
+  tenancyId: string,
+  userId: string,
+  flags: { is_verified?: boolean; used_for_auth?: boolean },
+): Promise<void> {
   if (Object.keys(flags).length === 0) return;
-  await db.updateTable('contact_channels').set(flags).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('is_primary', '=', true).execute();
+  await db
+    .updateTable('contact_channels')
+    .set(flags)
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('is_primary', '=', true)
+    .execute();
 }
 
 export interface UserListOptions {
@@ -136,16 +155,27 @@ export async function listUsers(db: Executor, tenancyId: string, o: UserListOpti
   if (!o.includeAnonymous) query = query.where('u.is_anonymous', '=', false);
   if (o.teamId) {
     const teamId = o.teamId;
-    query = query.where((eb) => eb.exists(eb.selectFrom('team_members as m').select('m.user_id').whereRef('m.tenancy_id', '=', 'u.tenancy_id').whereRef('m.user_id', '=', 'u.id').where('m.team_id', '=', teamId)));
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('team_members as m')
+          .select('m.user_id')
+          .whereRef('m.tenancy_id', '=', 'u.tenancy_id')
+          .whereRef('m.user_id', '=', 'u.id')
+          .where('m.team_id', '=', teamId),
+      ),
+    );
   }
   if (o.query) {
     const pattern = `%${escapeLike(o.query.toLowerCase())}%`;
     const exactId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(o.query) ? o.query.toLowerCase() : null;
-    query = query.where((eb) => eb.or([
-      eb(sql`lower(u.primary_email)`, 'like', pattern),
-      eb(sql`lower(u.display_name)`, 'like', pattern),
-      ...(exactId ? [eb('u.id', '=', exactId)] : []),
-    ]));
+    query = query.where((eb) =>
+      eb.or([
+        eb(sql`lower(u.primary_email)`, 'like', pattern),
+        eb(sql`lower(u.display_name)`, 'like', pattern),
+        ...(exactId ? [eb('u.id', '=', exactId)] : []),
+      ]),
+    );
   }
   if (o.after) {
     const { signedUpAt, id } = o.after;

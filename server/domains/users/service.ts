@@ -101,10 +101,22 @@ export async function insertUserWithEmail(trx: Executor, deps: Deps, tenancy: Te
   if (fields.primaryEmail) {
     const email = fields.primaryEmail;
     if (fields.primaryEmailAuthEnabled && !fields.primaryEmailVerified) {
-      await assertAddressFree(trx, tenancy.id, email, id, { anyClaim: fields.refuseOverUnverifiedClaims ?? true }, () => new KnownErrors.UserWithEmailAlreadyExists(email));
+      await assertAddressFree(
+        trx,
+        tenancy.id,
+        email,
+        id,
+        { anyClaim: fields.refuseOverUnverifiedClaims ?? true },
+        () => new KnownErrors.UserWithEmailAlreadyExists(email),
+      );
     }
     try {
-      await q.replacePrimaryEmail(trx, tenancy.id, id, { id: randomUUID(), value: email, is_verified: fields.primaryEmailVerified, used_for_auth: fields.primaryEmailAuthEnabled });
+      await q.replacePrimaryEmail(trx, tenancy.id, id, {
+        id: randomUUID(),
+        value: email,
+        is_verified: fields.primaryEmailVerified,
+        used_for_auth: fields.primaryEmailAuthEnabled,
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw new KnownErrors.UserWithEmailAlreadyExists(email);
       throw error;
@@ -123,7 +135,12 @@ export async function insertUserWithEmail(trx: Executor, deps: Deps, tenancy: Te
 }
 
 /** The hash to store for a password given in the input (counted and queued like every password job), or the imported hash. */
-async function passwordHashFrom(deps: Deps, auth: AuthContext, ip: string | null, input: { password?: string | null; password_hash?: string }): Promise<string | null | undefined> {
+async function passwordHashFrom(
+  deps: Deps,
+  auth: AuthContext,
+  ip: string | null,
+  input: { password?: string | null; password_hash?: string },
+): Promise<string | null | undefined> {
   if (input.password_hash !== undefined) {
     if (!isSupportedPasswordHash(input.password_hash)) throw new KnownErrors.SchemaError('password_hash must be a bcrypt ($2a$, $2b$, $2y$) or argon2id hash.');
     return input.password_hash;
@@ -162,7 +179,15 @@ export async function getUser(deps: Deps, auth: AuthContext, userIdParam: string
   return toUserDto(await loadUserFor(deps, auth, userId), auth.type);
 }
 
-const SERVER_ONLY_FIELDS = ['primary_email', 'primary_email_verified', 'primary_email_auth_enabled', 'server_metadata', 'client_read_only_metadata', 'password', 'password_hash'] as const;
+const SERVER_ONLY_FIELDS = [
+  'primary_email',
+  'primary_email_verified',
+  'primary_email_auth_enabled',
+  'server_metadata',
+  'client_read_only_metadata',
+  'password',
+  'password_hash',
+] as const;
 
 type UpdateInput = z.infer<typeof serverUserUpdateSchema> | z.infer<typeof clientUserUpdateSchema>;
 
@@ -171,7 +196,10 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
   if (auth.type === 'client') {
     const serverOnly = SERVER_ONLY_FIELDS.filter((field) => field in input && (input as Record<string, unknown>)[field] !== undefined);
     if (serverOnly.length) {
-      throw new KnownErrors.SchemaError(`Request validation failed:\n${serverOnly.map((f) => `  - ${f} can only be set with server access (x-latch-access-type: server)`).join('\n')}`, { issues: serverOnly.map((f) => ({ path: f, message: 'can only be set with server access' })) });
+      throw new KnownErrors.SchemaError(
+        `Request validation failed:\n${serverOnly.map((f) => `  - ${f} can only be set with server access (x-latch-access-type: server)`).join('\n')}`,
+        { issues: serverOnly.map((f) => ({ path: f, message: 'can only be set with server access' })) },
+      );
     }
   }
   const s = input as z.infer<typeof serverUserUpdateSchema>;
@@ -207,9 +235,15 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
       const verified = s.primary_email_verified ?? false;
       const usedForAuth = s.primary_email_auth_enabled ?? current.auth_with_email;
       const email = s.primary_email;
-      if (email !== null && usedForAuth && !verified) await assertAddressFree(trx, auth.tenancy.id, email, userId, { anyClaim: true }, () => new KnownErrors.UserWithEmailAlreadyExists(email));
+      if (email !== null && usedForAuth && !verified)
+        await assertAddressFree(trx, auth.tenancy.id, email, userId, { anyClaim: true }, () => new KnownErrors.UserWithEmailAlreadyExists(email));
       try {
-        await q.replacePrimaryEmail(trx, auth.tenancy.id, userId, s.primary_email === null ? null : { id: randomUUID(), value: s.primary_email, is_verified: verified, used_for_auth: usedForAuth });
+        await q.replacePrimaryEmail(
+          trx,
+          auth.tenancy.id,
+          userId,
+          s.primary_email === null ? null : { id: randomUUID(), value: s.primary_email, is_verified: verified, used_for_auth: usedForAuth },
+        );
       } catch (error) {
         if (isUniqueViolation(error) && s.primary_email) throw new KnownErrors.UserWithEmailAlreadyExists(s.primary_email);
         throw error;

@@ -33,7 +33,12 @@ async function createUser(project: ProjectFixture, body: Record<string, unknown>
 }
 
 async function tenancyIdOf(projectId: string): Promise<string> {
-  const row = await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', projectId).where('branch_id', '=', 'main').executeTakeFirstOrThrow();
+  const row = await h.latch.deps.db
+    .selectFrom('tenancies')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('branch_id', '=', 'main')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -59,15 +64,19 @@ describe('POST /users (server)', () => {
   it('creates a user with a password, verified email, all three metadata fields and a display name', async () => {
     const project = await h.createProject();
     const email = h.uniqueEmail('created');
-    const res = await h.post('/users', {
-      primary_email: email,
-      primary_email_verified: true,
-      password: 'server-set-password',
-      display_name: 'Ada Lovelace',
-      client_metadata: { theme: 'dark' },
-      client_read_only_metadata: { plan: 'pro', seats: 3 },
-      server_metadata: { stripe_customer: 'cus_123', flags: [1, 2] },
-    }, project.server());
+    const res = await h.post(
+      '/users',
+      {
+        primary_email: email,
+        primary_email_verified: true,
+        password: 'server-set-password',
+        display_name: 'Ada Lovelace',
+        client_metadata: { theme: 'dark' },
+        client_read_only_metadata: { plan: 'pro', seats: 3 },
+        server_metadata: { stripe_customer: 'cus_123', flags: [1, 2] },
+      },
+      project.server(),
+    );
     expect(res.status).toBe(201);
     const user = res.body;
     expect(user.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -101,7 +110,15 @@ describe('POST /users (server)', () => {
   it('creates a user without an email or password', async () => {
     const project = await h.createProject();
     const user = await createUser(project, {});
-    expect(user).toMatchObject({ primary_email: null, primary_email_verified: false, auth_with_email: false, has_password: false, display_name: null, client_metadata: null, server_metadata: null });
+    expect(user).toMatchObject({
+      primary_email: null,
+      primary_email_verified: false,
+      auth_with_email: false,
+      has_password: false,
+      display_name: null,
+      client_metadata: null,
+      server_metadata: null,
+    });
     const read = await h.get(`/users/${user.id}`, project.server());
     expect(read.status).toBe(200);
     expect(read.body.id).toBe(user.id);
@@ -124,7 +141,12 @@ describe('POST /users (server)', () => {
     const signIn = await h.post('/auth/password/sign-in', { email, password: 'imported-password' }, project.client());
     expect(signIn.status).toBe(200);
     const tenancyId = await tenancyIdOf(project.id);
-    const row = await h.latch.deps.db.selectFrom('users').select('password_hash').where('tenancy_id', '=', tenancyId).where('id', '=', imported.id).executeTakeFirstOrThrow();
+    const row = await h.latch.deps.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('tenancy_id', '=', tenancyId)
+      .where('id', '=', imported.id)
+      .executeTakeFirstOrThrow();
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
     expect((await h.post('/auth/password/sign-in', { email, password: 'imported-password' }, project.client())).status).toBe(200);
   });
@@ -147,7 +169,11 @@ describe('POST /users (server)', () => {
     const email = h.uniqueEmail('race');
     // Verified: the unique index decides (unverified sign-in addresses are claims that may coexist;
     // the server's 409 for those is a check, not a lock: contact-channels/claims.ts).
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => h.post('/users', { primary_email: i % 2 ? email : email.toUpperCase(), primary_email_verified: true }, project.server())));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        h.post('/users', { primary_email: i % 2 ? email : email.toUpperCase(), primary_email_verified: true }, project.server()),
+      ),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     for (const res of results.filter((r) => r.status !== 201)) expectKnownError(res, 409, 'USER_EMAIL_ALREADY_EXISTS');
     expect((await h.get('/users', project.server())).body.items).toHaveLength(1);
@@ -212,7 +238,11 @@ describe('user views', () => {
   it('gives clients no server_metadata or last_active_at_millis, and the server both', async () => {
     const project = await h.createProject();
     const session = await h.signUpUser(project);
-    const set = await h.patch(`/users/${session.userId}`, { server_metadata: { secret: 'server-only-value' }, client_read_only_metadata: { tier: 'gold' } }, project.server());
+    const set = await h.patch(
+      `/users/${session.userId}`,
+      { server_metadata: { secret: 'server-only-value' }, client_read_only_metadata: { tier: 'gold' } },
+      project.server(),
+    );
     expect(set.status).toBe(200);
 
     const me = await h.get('/users/me', project.client(session.accessToken));
@@ -249,7 +279,12 @@ describe('user views', () => {
     expect(created.status).toBe(201);
     const userId = created.body.id;
     const tenancyId = await tenancyIdOf(project.id);
-    const row = await h.latch.deps.db.selectFrom('users').select(['password_hash', 'totp_secret_encrypted']).where('tenancy_id', '=', tenancyId).where('id', '=', userId).executeTakeFirstOrThrow();
+    const row = await h.latch.deps.db
+      .selectFrom('users')
+      .select(['password_hash', 'totp_secret_encrypted'])
+      .where('tenancy_id', '=', tenancyId)
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
     expect(row.totp_secret_encrypted).toBeTruthy();
     expect(row.totp_secret_encrypted).not.toContain(totp);
@@ -285,9 +320,18 @@ describe('PATCH /users/me and /users/{id}', () => {
     const project = await h.createProject();
     const session = await h.signUpUser(project);
     const image = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
-    const res = await h.patch('/users/me', { display_name: 'New Name', client_metadata: { lang: 'fr', nested: { a: [1, null] } }, profile_image_url: image }, project.client(session.accessToken));
+    const res = await h.patch(
+      '/users/me',
+      { display_name: 'New Name', client_metadata: { lang: 'fr', nested: { a: [1, null] } }, profile_image_url: image },
+      project.client(session.accessToken),
+    );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: session.userId, display_name: 'New Name', client_metadata: { lang: 'fr', nested: { a: [1, null] } }, profile_image_url: image });
+    expect(res.body).toMatchObject({
+      id: session.userId,
+      display_name: 'New Name',
+      client_metadata: { lang: 'fr', nested: { a: [1, null] } },
+      profile_image_url: image,
+    });
     expect(res.body).not.toHaveProperty('server_metadata');
     const read = await h.get(`/users/${session.userId}`, project.server());
     expect(read.body).toMatchObject({ display_name: 'New Name', client_metadata: { lang: 'fr', nested: { a: [1, null] } }, profile_image_url: image });
@@ -311,8 +355,14 @@ describe('PATCH /users/me and /users/{id}', () => {
     const ok = await h.patch('/users/me', { profile_image_url: largest }, project.client(session.accessToken));
     expect(ok.status).toBe(200);
     expect(ok.body.profile_image_url).toBe(largest);
-    expectSchemaErrorNaming(await h.patch('/users/me', { profile_image_url: prefix + Buffer.alloc(100 * 1024, 1).toString('base64') }, project.client(session.accessToken)), 'profile_image_url');
-    expectSchemaErrorNaming(await h.patch('/users/me', { profile_image_url: prefix + 'A'.repeat(1_000_000 - prefix.length) }, project.client(session.accessToken)), 'profile_image_url');
+    expectSchemaErrorNaming(
+      await h.patch('/users/me', { profile_image_url: prefix + Buffer.alloc(100 * 1024, 1).toString('base64') }, project.client(session.accessToken)),
+      'profile_image_url',
+    );
+    expectSchemaErrorNaming(
+      await h.patch('/users/me', { profile_image_url: prefix + 'A'.repeat(1_000_000 - prefix.length) }, project.client(session.accessToken)),
+      'profile_image_url',
+    );
   });
 
   it('refuses server-only fields from a client with a SCHEMA_ERROR naming the field, and changes nothing', async () => {
@@ -344,19 +394,37 @@ describe('PATCH /users/me and /users/{id}', () => {
     const project = await h.createProject();
     const session = await h.signUpUser(project);
     const newEmail = h.uniqueEmail('changed');
-    const res = await h.patch(`/users/${session.userId}`, { client_read_only_metadata: { role: 'editor' }, server_metadata: { internal_id: 42 }, primary_email: newEmail, primary_email_verified: true }, project.server());
+    const res = await h.patch(
+      `/users/${session.userId}`,
+      { client_read_only_metadata: { role: 'editor' }, server_metadata: { internal_id: 42 }, primary_email: newEmail, primary_email_verified: true },
+      project.server(),
+    );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ client_read_only_metadata: { role: 'editor' }, server_metadata: { internal_id: 42 }, primary_email: newEmail, primary_email_verified: true });
+    expect(res.body).toMatchObject({
+      client_read_only_metadata: { role: 'editor' },
+      server_metadata: { internal_id: 42 },
+      primary_email: newEmail,
+      primary_email_verified: true,
+    });
     const me = await h.get('/users/me', project.client(session.accessToken));
     expect(me.body).toMatchObject({ client_read_only_metadata: { role: 'editor' }, primary_email: newEmail, primary_email_verified: true });
 
     // The new email signs in; the old one no longer does.
     expect((await h.post('/auth/password/sign-in', { email: newEmail, password: session.password }, project.client())).status).toBe(200);
-    expectKnownError(await h.post('/auth/password/sign-in', { email: session.email, password: session.password }, project.client()), 400, 'EMAIL_PASSWORD_MISMATCH');
+    expectKnownError(
+      await h.post('/auth/password/sign-in', { email: session.email, password: session.password }, project.client()),
+      400,
+      'EMAIL_PASSWORD_MISMATCH',
+    );
 
     // The contact channel follows the primary email.
     const tenancyId = await tenancyIdOf(project.id);
-    const channels = await h.latch.deps.db.selectFrom('contact_channels').select(['value', 'is_primary', 'is_verified']).where('tenancy_id', '=', tenancyId).where('user_id', '=', session.userId).execute();
+    const channels = await h.latch.deps.db
+      .selectFrom('contact_channels')
+      .select(['value', 'is_primary', 'is_verified'])
+      .where('tenancy_id', '=', tenancyId)
+      .where('user_id', '=', session.userId)
+      .execute();
     expect(channels).toEqual([{ value: newEmail, is_primary: true, is_verified: true }]);
   });
 
@@ -386,7 +454,11 @@ describe('PATCH /users/me and /users/{id}', () => {
     const changed = await h.patch(`/users/${session.userId}`, { password: 'brand-new-password' }, project.server());
     expect(changed.status).toBe(200);
     expectKnownError(await refresh(), 401, 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED');
-    expectKnownError(await h.post('/auth/password/sign-in', { email: session.email, password: session.password }, project.client()), 400, 'EMAIL_PASSWORD_MISMATCH');
+    expectKnownError(
+      await h.post('/auth/password/sign-in', { email: session.email, password: session.password }, project.client()),
+      400,
+      'EMAIL_PASSWORD_MISMATCH',
+    );
     expect((await h.post('/auth/password/sign-in', { email: session.email, password: 'brand-new-password' }, project.client())).status).toBe(200);
 
     const cleared = await h.patch(`/users/${session.userId}`, { primary_email: null }, project.server());
@@ -412,7 +484,12 @@ describe('PATCH /users/me and /users/{id}', () => {
     const off = await h.patch('/users/me', { totp_secret_base64: null }, project.client(session.accessToken));
     expect(off.body.requires_totp_mfa).toBe(false);
     const tenancyId = await tenancyIdOf(project.id);
-    const row = await h.latch.deps.db.selectFrom('users').select(['totp_secret_encrypted', 'requires_totp_mfa']).where('tenancy_id', '=', tenancyId).where('id', '=', session.userId).executeTakeFirstOrThrow();
+    const row = await h.latch.deps.db
+      .selectFrom('users')
+      .select(['totp_secret_encrypted', 'requires_totp_mfa'])
+      .where('tenancy_id', '=', tenancyId)
+      .where('id', '=', session.userId)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ totp_secret_encrypted: null, requires_totp_mfa: false });
     // The server can do the same.
     expect((await h.patch(`/users/${session.userId}`, { totp_secret_base64: secret }, project.server())).body.requires_totp_mfa).toBe(true);
@@ -485,7 +562,8 @@ describe('DELETE /users', () => {
   it('refuses client self-deletion unless client_user_deletion_enabled, then deletes and kills the refresh token', async () => {
     const project = await h.createProject();
     const session = await h.signUpUser(project);
-    const refresh = (headers: Record<string, string | undefined>) => h.post('/auth/sessions/current/refresh', {}, { ...headers, 'x-latch-refresh-token': session.refreshToken });
+    const refresh = (headers: Record<string, string | undefined>) =>
+      h.post('/auth/sessions/current/refresh', {}, { ...headers, 'x-latch-refresh-token': session.refreshToken });
 
     const refused = await h.del('/users/me', project.client(session.accessToken));
     expectKnownError(refused, 401, 'INSUFFICIENT_ACCESS_TYPE');
@@ -502,7 +580,11 @@ describe('DELETE /users', () => {
     expectKnownError(await h.get(`/users/${session.userId}`, project.server()), 404, 'USER_NOT_FOUND');
     expectKnownError(await refresh(project.client()), 401, 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED');
     expect((await h.get('/users/me', project.client(session.accessToken))).status).toBe(401);
-    expectKnownError(await h.post('/auth/password/sign-in', { email: session.email, password: session.password }, project.client()), 400, 'EMAIL_PASSWORD_MISMATCH');
+    expectKnownError(
+      await h.post('/auth/password/sign-in', { email: session.email, password: session.password }, project.client()),
+      400,
+      'EMAIL_PASSWORD_MISMATCH',
+    );
     // The email is free again.
     await createUser(project, { primary_email: session.email });
   });
@@ -633,15 +715,9 @@ describe('GET /users (server list)', () => {
     const garbage = [
       'garbage',
       'bm90LWEtY3Vyc29y',
-      ...[
-        'abc:not-an-id',
-        `12:${'z'.repeat(36)}`,
-        `12:${'-'.repeat(36)}`,
-        `12:${'a'.repeat(36)}`,
-        `9007199254740991:${id}`,
-        `:${id}`,
-        `12:${id}:extra`,
-      ].map((raw) => Buffer.from(raw).toString('base64url')),
+      ...['abc:not-an-id', `12:${'z'.repeat(36)}`, `12:${'-'.repeat(36)}`, `12:${'a'.repeat(36)}`, `9007199254740991:${id}`, `:${id}`, `12:${id}:extra`].map(
+        (raw) => Buffer.from(raw).toString('base64url'),
+      ),
     ];
     for (const cursor of garbage) {
       const res = await h.get(`/users?cursor=${encodeURIComponent(cursor)}`, project.server());

@@ -7,7 +7,10 @@ export async function insertCode(
   db: Executor,
   code: { tenancy_id: string; id: string; purpose: string; code_hash: string; data: unknown; expires_at: Date },
 ): Promise<void> {
-  await db.insertInto('verification_codes').values({ ...code, data: JSON.stringify(code.data) }).execute();
+  await db
+    .insertInto('verification_codes')
+    .values({ ...code, data: JSON.stringify(code.data) })
+    .execute();
 }
 
 /**

@@ -126,7 +126,9 @@ async function useCode<T>(trx: Executor, tenancy: Tenancy, purpose: string, code
     if (!constantTimeEqual(typed, stored.otp_hash)) {
       // A wrong guess uses up an attempt (withCode commits it); the last one says so at once.
       await q.recordAttempt(trx, tenancy.id, row.id, { markUsed: false });
-      return fail(row.attempt_count + 1 >= stored.max_attempts ? new KnownErrors.VerificationCodeMaxAttemptsReached() : new KnownErrors.VerificationCodeNotFound());
+      return fail(
+        row.attempt_count + 1 >= stored.max_attempts ? new KnownErrors.VerificationCodeMaxAttemptsReached() : new KnownErrors.VerificationCodeNotFound(),
+      );
     }
   }
   await q.recordAttempt(trx, tenancy.id, row.id, { markUsed });
@@ -170,7 +172,8 @@ export async function withCode<T, R>(
  */
 export function assertTrustedCallbackUrl(project: Pick<ProjectRecord, 'config' | 'isProductionMode'>, url: string): void {
   const { config, isProductionMode } = project;
-  if (!isTrustedRedirectUrl(url, { domains: config.domains, allowLocalhost: config.allow_localhost, productionMode: isProductionMode })) throw new KnownErrors.RedirectUrlNotWhitelisted(url);
+  if (!isTrustedRedirectUrl(url, { domains: config.domains, allowLocalhost: config.allow_localhost, productionMode: isProductionMode }))
+    throw new KnownErrors.RedirectUrlNotWhitelisted(url);
 }
 
 /**

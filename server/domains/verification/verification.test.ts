@@ -29,11 +29,19 @@ async function errorCode(promise: Promise<unknown>): Promise<string> {
 }
 
 function issue(purpose = 'test', data: unknown = { n: 1 }, ttl = 60_000, options: { maxAttempts?: number } = {}) {
-  return db().transaction().execute((trx) => createCode(trx, tenancy, purpose, data, ttl, options));
+  return db()
+    .transaction()
+    .execute((trx) => createCode(trx, tenancy, purpose, data, ttl, options));
 }
 
-const consume = (code: string, purpose = 'test', t = tenancy) => db().transaction().execute((trx) => consumeCode<{ n: number }>(trx, t, purpose, code));
-const check = (code: string, purpose = 'test') => db().transaction().execute((trx) => checkCode<{ n: number }>(trx, tenancy, purpose, code));
+const consume = (code: string, purpose = 'test', t = tenancy) =>
+  db()
+    .transaction()
+    .execute((trx) => consumeCode<{ n: number }>(trx, t, purpose, code));
+const check = (code: string, purpose = 'test') =>
+  db()
+    .transaction()
+    .execute((trx) => checkCode<{ n: number }>(trx, tenancy, purpose, code));
 
 describe('verification codes', () => {
   it('issues a ≥128-bit code, stores only its SHA-256, and hands back the payload once', async () => {
@@ -64,7 +72,11 @@ describe('verification codes', () => {
     expect(await errorCode(consume(expired.code))).toBe('EXPIRED');
     const used = await issue('test', {}, 60_000);
     await consume(used.code);
-    await db().updateTable('verification_codes').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', used.id).execute();
+    await db()
+      .updateTable('verification_codes')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', used.id)
+      .execute();
     expect(await errorCode(consume(used.code))).toBe('ALREADY_USED');
   });
 
@@ -79,10 +91,14 @@ describe('verification codes', () => {
 
   it('rolls the use back with the action that failed, so the code still works', async () => {
     const issued = await issue();
-    await expect(db().transaction().execute(async (trx) => {
-      await consumeCode(trx, tenancy, 'test', issued.code);
-      throw new Error('the action failed');
-    })).rejects.toThrow('the action failed');
+    await expect(
+      db()
+        .transaction()
+        .execute(async (trx) => {
+          await consumeCode(trx, tenancy, 'test', issued.code);
+          throw new Error('the action failed');
+        }),
+    ).rejects.toThrow('the action failed');
     expect((await consume(issued.code)).id).toBe(issued.id);
   });
 
@@ -95,7 +111,9 @@ describe('verification codes', () => {
 
   it('withdraws deleted codes', async () => {
     const issued = await issue();
-    await db().transaction().execute((trx) => deleteCodes(trx, tenancy, [issued.id]));
+    await db()
+      .transaction()
+      .execute((trx) => deleteCodes(trx, tenancy, [issued.id]));
     expect(await errorCode(consume(issued.code))).toBe('CODE_NOT_FOUND');
   });
 });
@@ -108,7 +126,10 @@ describe('helpers', () => {
 });
 
 describe('one-time codes (a 6-character short code followed by a nonce)', () => {
-  const issueOtp = () => db().transaction().execute((trx) => createCode(trx, tenancy, 'otp-test', { n: 9 }, 60_000, { otp: true }));
+  const issueOtp = () =>
+    db()
+      .transaction()
+      .execute((trx) => createCode(trx, tenancy, 'otp-test', { n: 9 }, 60_000, { otp: true }));
   const use = (code: string) => withCode<{ n: number }, { n: number }>(db(), tenancy, 'otp-test', code, 'consume', async (_trx, verified) => verified.data);
 
   it('finds the row by the nonce and keeps only hashes; the code is the short code then the nonce', async () => {
@@ -143,9 +164,11 @@ describe('one-time codes (a 6-character short code followed by a nonce)', () => 
 
   it('rolls the use back when the action fails, so the code still works', async () => {
     const issued = await issueOtp();
-    await expect(withCode(db(), tenancy, 'otp-test', issued.code, 'consume', async () => {
-      throw new Error('the action failed');
-    })).rejects.toThrow('the action failed');
+    await expect(
+      withCode(db(), tenancy, 'otp-test', issued.code, 'consume', async () => {
+        throw new Error('the action failed');
+      }),
+    ).rejects.toThrow('the action failed');
     expect(await use(issued.code)).toEqual({ n: 9 });
   });
 });
