@@ -51,6 +51,8 @@ test('a request in flight when close() starts finishes with its real answer, and
 test('an idle keep-alive socket is closed by close(), so close() does not wait for the client', async () => {
   h = await startHarness();
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  // The agent emits 'free' when it takes the socket back into its pool after the response.
+  const pooled = new Promise<void>((resolve) => agent.once('free', () => resolve()));
   const socketClosed = new Promise<void>((resolve, reject) => {
     const req = request(`${h!.url}/health`, { agent }, (res) => res.resume());
     // The socket stays pooled by the agent (keep-alive) after the response; only the server can end it.
@@ -58,8 +60,8 @@ test('an idle keep-alive socket is closed by close(), so close() does not wait f
     req.on('error', reject);
     req.end();
   });
-  // Give the agent a moment to pool the socket.
-  await new Promise((r) => setTimeout(r, 50));
+  // Wait until the agent has pooled the socket (a fixed 50 ms pause was too short on a loaded machine).
+  await pooled;
   expect(Object.values(agent.freeSockets).flat()).toHaveLength(1);
   const running = h.latch;
   let closedAfter = false;
