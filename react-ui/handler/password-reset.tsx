@@ -1,6 +1,6 @@
 /** The password-reset page: the link's `code` goes to check-code, then with the new password to reset. */
 import { type FormEvent, useState } from 'react';
-import { Alert, Button, Link, NewPasswordFields, Page, useFormAction } from '../components/ui.js';
+import { Alert, Link, NewPasswordFields, Page, SubmitForm, useFormAction } from '../components/ui.js';
 import { useApp, useLatchContext } from '../hooks.js';
 import { validateForm, validatePassword, validatePasswordConfirmation } from '../validation.js';
 import { CodePage, useDelayedRedirect, useOnce } from './shared.js';
@@ -17,7 +17,7 @@ function PasswordReset({ code }: { code: string }) {
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
   const [errors, setErrors] = useState<{ password?: string; confirmation?: string }>({});
-  const { pending, formError, setFormError, run } = useFormAction();
+  const { pending, formError, runValidated } = useFormAction();
   const [done, setDone] = useState(false);
   useDelayedRedirect(done ? urls.signIn : null);
 
@@ -34,10 +34,7 @@ function PasswordReset({ code }: { code: string }) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const found = validateForm({ password: () => validatePassword(password), confirmation: () => validatePasswordConfirmation(password, confirmation) });
-    setErrors(found);
-    setFormError(null);
-    if (Object.keys(found).length) return;
-    await run(async () => {
+    await runValidated(found, setErrors, async () => {
       const result = await app.resetPassword({ code, password });
       if (result.status === 'error') return result;
       setDone(true);
@@ -50,8 +47,7 @@ function PasswordReset({ code }: { code: string }) {
           Your password is reset. Sign in with the new one. <Link href={urls.signIn}>Sign in</Link>
         </Alert>
       ) : (
-        <form className="latch-form" onSubmit={submit} noValidate aria-label="Choose a new password">
-          {formError ? <Alert kind="error">{formError}</Alert> : null}
+        <SubmitForm label="Choose a new password" onSubmit={submit} formError={formError} pending={pending} submitLabel="Reset password">
           <NewPasswordFields
             label="New password"
             name="password"
@@ -62,10 +58,7 @@ function PasswordReset({ code }: { code: string }) {
             errors={errors}
             required
           />
-          <Button type="submit" block loading={pending}>
-            Reset password
-          </Button>
-        </form>
+        </SubmitForm>
       )}
     </Page>
   );
