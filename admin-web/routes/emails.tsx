@@ -11,8 +11,11 @@ import {
   Empty,
   ErrorMessage,
   Field,
+  InlineForm,
+  InlineInput,
   Modal,
   PageHeader,
+  Pager,
   QueryView,
   SaveFooter,
   fieldErrors,
@@ -217,21 +220,18 @@ function InvitationCard({ admin, domains }: { admin: PageProps['admin']; domains
   };
   return (
     <Card title="Invite someone to sign in">
-      <form className="row" style={{ alignItems: 'flex-start' }} onSubmit={submit} noValidate>
-        <div style={{ flex: 1, minWidth: 220 }}>
-          <Field label="Email address" error={invite.errors.email}>
-            {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}
-          </Field>
-        </div>
-        <div style={{ flex: 1, minWidth: 260 }}>
-          <Field label="Sign-in page of your app" error={invite.errors.callback_url} hint="A trusted domain of the project (Domains).">
-            {(props) => <input {...props} type="url" value={callbackUrl} onChange={(event) => setCallbackUrl(event.target.value)} />}
-          </Field>
-        </div>
-        <button type="submit" className="button" style={{ marginTop: 26 }}>
-          Send invitation
-        </button>
-      </form>
+      <InlineForm onSubmit={submit} submitLabel="Send invitation" align="start">
+        <InlineInput label="Email address" error={invite.errors.email} type="email" value={email} onValue={setEmail} style={{ flex: 1, minWidth: 220 }} />
+        <InlineInput
+          label="Sign-in page of your app"
+          error={invite.errors.callback_url}
+          hint="A trusted domain of the project (Domains)."
+          type="url"
+          value={callbackUrl}
+          onValue={setCallbackUrl}
+          style={{ flex: 1, minWidth: 260 }}
+        />
+      </InlineForm>
       {sent ? (
         <div className="alert alert-ok" role="status">
           Invitation sent to {sent}.
@@ -302,19 +302,7 @@ function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps[
                   </tbody>
                 </table>
               </div>
-              <nav className="pager" aria-label="Pages of emails">
-                <button type="button" className="button small" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-                  Previous
-                </button>
-                <button
-                  type="button"
-                  className="button small"
-                  disabled={!page.pagination.next_cursor}
-                  onClick={() => page.pagination.next_cursor && setCursors([...cursors, page.pagination.next_cursor])}
-                >
-                  Next
-                </button>
-              </nav>
+              <Pager label="Pages of emails" cursors={cursors} onCursors={setCursors} next={page.pagination.next_cursor} />
             </>
           )
         }

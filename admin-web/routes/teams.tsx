@@ -13,6 +13,8 @@ import {
   Empty,
   ErrorMessage,
   Field,
+  InlineForm,
+  InlineInput,
   Modal,
   PageHeader,
   QueryTable,
@@ -204,16 +206,9 @@ function MembersCard({ projectId, admin, team }: { projectId: string; admin: Pag
           );
         }}
       />
-      <form className="row" style={{ marginTop: 12, alignItems: 'flex-end' }} onSubmit={add} noValidate>
-        <div style={{ flex: 1, maxWidth: 360 }}>
-          <Field label="Add a user by email">
-            {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}
-          </Field>
-        </div>
-        <button type="submit" className="button">
-          Add member
-        </button>
-      </form>
+      <InlineForm onSubmit={add} submitLabel="Add member" align="end" spaced>
+        <InlineInput label="Add a user by email" type="email" value={email} onValue={setEmail} style={{ flex: 1, maxWidth: 360 }} />
+      </InlineForm>
       <ErrorMessage error={adding.error} />
       {managing ? <MemberPermissionsDialog admin={admin} teamId={team.id} userId={managing} onClose={() => setManaging(null)} /> : null}
     </Card>
@@ -293,21 +288,18 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
           </tr>
         )}
       />
-      <form className="row" style={{ marginTop: 12, alignItems: 'flex-start' }} onSubmit={invite} noValidate>
-        <div style={{ flex: 1, minWidth: 220 }}>
-          <Field label="Invite by email" error={inviting.errors.email}>
-            {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}
-          </Field>
-        </div>
-        <div style={{ flex: 1, minWidth: 260 }}>
-          <Field label="Invitation page of your app" error={inviting.errors.callback_url} hint="A trusted domain of the project.">
-            {(props) => <input {...props} type="url" value={callbackUrl} onChange={(event) => setCallbackUrl(event.target.value)} />}
-          </Field>
-        </div>
-        <button type="submit" className="button" style={{ marginTop: 26 }}>
-          Send invitation
-        </button>
-      </form>
+      <InlineForm onSubmit={invite} submitLabel="Send invitation" align="start" spaced>
+        <InlineInput label="Invite by email" error={inviting.errors.email} type="email" value={email} onValue={setEmail} style={{ flex: 1, minWidth: 220 }} />
+        <InlineInput
+          label="Invitation page of your app"
+          error={inviting.errors.callback_url}
+          hint="A trusted domain of the project."
+          type="url"
+          value={callbackUrl}
+          onValue={setCallbackUrl}
+          style={{ flex: 1, minWidth: 260 }}
+        />
+      </InlineForm>
       <ErrorMessage error={inviting.error} title="Could not invite" />
     </Card>
   );
