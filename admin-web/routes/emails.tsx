@@ -5,6 +5,7 @@ import { emailConfigSchema, emailConfigUpdateSchema } from '../../contract/schem
 import { sendSignInInvitationSchema, sendTestEmailSchema } from '../../contract/schemas/emails.js';
 import type { EmailConfig, SendTestEmailResult } from '../../sdk/index.js';
 import { saveConfig } from '../components/config.js';
+import { InvitationForm, type InvitationInput } from '../components/invitation-form.js';
 import { Link, navigate } from '../components/router.js';
 import {
   Card,
@@ -199,39 +200,27 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
 }
 
 function InvitationCard({ admin, domains }: { admin: PageProps['admin']; domains: PageProps['project']['config']['domains'] }) {
-  const [email, setEmail] = useState('');
   // The app's sign-in page: under the first trusted domain's handler path, else a local dev server.
   const first = domains[0];
-  const [callbackUrl, setCallbackUrl] = useState(
+  const signInPage =
     first && !first.domain.includes('*')
       ? `${first.domain.replace(/\/+$/, '')}${first.handler_path.replace(/\/+$/, '')}/sign-in`
-      : 'http://localhost:3000/handler/sign-in',
-  );
+      : 'http://localhost:3000/handler/sign-in';
   const [sent, setSent] = useState<string | null>(null);
-  const invite = useFormAction(sendSignInInvitationSchema, async (input: { email: string; callback_url: string }) => {
+  const invite = useFormAction(sendSignInInvitationSchema, async (input: InvitationInput) => {
     await admin.sendSignInInvitation({ email: input.email, callbackUrl: input.callback_url });
     setSent(input.email);
-    setEmail('');
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setSent(null);
-    void invite.submit({ email: email.trim(), callback_url: callbackUrl.trim() });
-  };
   return (
     <Card title="Invite someone to sign in">
-      <InlineForm onSubmit={submit} submitLabel="Send invitation" align="start">
-        <InlineInput label="Email address" error={invite.errors.email} type="email" value={email} onValue={setEmail} style={{ flex: 1, minWidth: 220 }} />
-        <InlineInput
-          label="Sign-in page of your app"
-          error={invite.errors.callback_url}
-          hint="A trusted domain of the project (Domains)."
-          type="url"
-          value={callbackUrl}
-          onValue={setCallbackUrl}
-          style={{ flex: 1, minWidth: 260 }}
-        />
-      </InlineForm>
+      <InvitationForm
+        emailLabel="Email address"
+        callbackUrlLabel="Sign-in page of your app"
+        callbackUrlHint="A trusted domain of the project (Domains)."
+        initialCallbackUrl={signInPage}
+        errors={invite.errors}
+        send={(input) => (setSent(null), invite.submit(input))}
+      />
       {sent ? (
         <div className="alert alert-ok" role="status">
           Invitation sent to {sent}.

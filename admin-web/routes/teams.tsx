@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { sendCodeSchema } from '../../contract/schemas/team-invitations.js';
 import { teamCreateSchema, teamUpdateSchema } from '../../contract/schemas/teams.js';
 import type { ServerTeam } from '../../sdk/index.js';
+import { InvitationForm, type InvitationInput } from '../components/invitation-form.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';
 import { Link, navigate } from '../components/router.js';
@@ -254,16 +255,9 @@ function MemberPermissionsDialog({ admin, teamId, userId, onClose }: { admin: Pa
 
 function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId: string }) {
   const invitations = useQuery(admin.teamInvitationsQuery(teamId), admin.queryClient);
-  const [email, setEmail] = useState('');
-  const [callbackUrl, setCallbackUrl] = useState(`${window.location.origin}/handler/team-invitation`);
-  const inviting = useFormAction(sendCodeSchema, async (input: { email: string; team_id: string; callback_url: string }) => {
+  const inviting = useFormAction(sendCodeSchema, async (input: InvitationInput & { team_id: string }) => {
     await admin.inviteUser(teamId, { email: input.email, callback_url: input.callback_url });
-    setEmail('');
   });
-  const invite = (event: FormEvent) => {
-    event.preventDefault();
-    void inviting.submit({ email: email.trim(), team_id: teamId, callback_url: callbackUrl.trim() });
-  };
   return (
     <Card title="Invitations">
       <QueryTable
@@ -288,18 +282,15 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
           </tr>
         )}
       />
-      <InlineForm onSubmit={invite} submitLabel="Send invitation" align="start" spaced>
-        <InlineInput label="Invite by email" error={inviting.errors.email} type="email" value={email} onValue={setEmail} style={{ flex: 1, minWidth: 220 }} />
-        <InlineInput
-          label="Invitation page of your app"
-          error={inviting.errors.callback_url}
-          hint="A trusted domain of the project."
-          type="url"
-          value={callbackUrl}
-          onValue={setCallbackUrl}
-          style={{ flex: 1, minWidth: 260 }}
-        />
-      </InlineForm>
+      <InvitationForm
+        emailLabel="Invite by email"
+        callbackUrlLabel="Invitation page of your app"
+        callbackUrlHint="A trusted domain of the project."
+        initialCallbackUrl={`${window.location.origin}/handler/team-invitation`}
+        errors={inviting.errors}
+        spaced
+        send={(input) => inviting.submit({ ...input, team_id: teamId })}
+      />
       <ErrorMessage error={inviting.error} title="Could not invite" />
     </Card>
   );
