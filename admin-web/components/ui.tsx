@@ -255,6 +255,15 @@ export function Field({
   );
 }
 
+/** The page's main action (create a user, a team, keys, a project). */
+export function PrimaryButton({ onClick, children }: { onClick: () => void; children: ReactNode }) {
+  return (
+    <button type="button" className="button primary" onClick={onClick}>
+      {children}
+    </button>
+  );
+}
+
 /**
  * A form on one row: inputs side by side, then the submit button, then `after` (a status). With
  * `align="start"` the inputs may show hints or errors below them, so the button is lowered to

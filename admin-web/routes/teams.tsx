@@ -18,6 +18,7 @@ import {
   InlineInput,
   Modal,
   PageHeader,
+  PrimaryButton,
   QueryTable,
   QueryView,
   SaveFooter,
@@ -53,11 +54,7 @@ function TeamList({ projectId, admin }: { projectId: string; admin: PageProps['a
       <PageHeader
         title="Teams"
         description="Groups of users with their own permissions."
-        actions={
-          <button type="button" className="button primary" onClick={() => setCreating(true)}>
-            Create team
-          </button>
-        }
+        actions={<PrimaryButton onClick={() => setCreating(true)}>Create team</PrimaryButton>}
       />
       <QueryTable
         query={teams}
