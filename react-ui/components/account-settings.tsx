@@ -19,7 +19,7 @@ import {
   validatePasswordConfirmation,
   validateProfileImage,
 } from '../validation.js';
-import { Alert, Avatar, Button, EmailField, Field, Link, NewPasswordFields, Page, errorMessage } from './ui.js';
+import { Alert, Avatar, Button, EmailField, Field, Link, NewPasswordFields, Page, errorMessage, useNewPassword } from './ui.js';
 
 /** Runs an async action with pending and error state (one per form or row). */
 function useAction() {
@@ -255,25 +255,25 @@ function EmailsSection() {
 function PasswordSection({ user }: { user: ClientUser }) {
   const app = useApp();
   const [current, setCurrent] = useState('');
-  const [password, setPassword] = useState('');
-  const [confirmation, setConfirmation] = useState('');
+  const newPassword = useNewPassword();
   const [errors, setErrors] = useState<{ current?: string; password?: string; confirmation?: string }>({});
   const action = useAction();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const found = validateForm({
       current: () => (user.has_password ? validatePassword(current) : null),
-      password: () => validatePassword(password),
-      confirmation: () => validatePasswordConfirmation(password, confirmation),
+      password: () => validatePassword(newPassword.password),
+      confirmation: () => validatePasswordConfirmation(newPassword.password, newPassword.confirmation),
     });
     setErrors(found);
     if (Object.keys(found).length) return;
     void action.run(async () => {
-      const result = user.has_password ? await app.updatePassword({ old_password: current, new_password: password }) : await app.setPassword({ password });
+      const result = user.has_password
+        ? await app.updatePassword({ old_password: current, new_password: newPassword.password })
+        : await app.setPassword({ password: newPassword.password });
       if (result.status === 'error') throw result.error;
       setCurrent('');
-      setPassword('');
-      setConfirmation('');
+      newPassword.clear();
       return user.has_password ? 'Password changed. Your other sessions were signed out.' : 'Password set.';
     });
   };
@@ -291,15 +291,7 @@ function PasswordSection({ user }: { user: ClientUser }) {
             error={errors.current}
           />
         ) : null}
-        <NewPasswordFields
-          label="New password"
-          name="new-password"
-          password={password}
-          confirmation={confirmation}
-          onPassword={setPassword}
-          onConfirmation={setConfirmation}
-          errors={errors}
-        />
+        <NewPasswordFields label="New password" name="new-password" value={newPassword} errors={errors} />
         <SubmitRow action={action}>{user.has_password ? 'Change password' : 'Set password'}</SubmitRow>
       </form>
     </Section>

@@ -10,7 +10,7 @@ import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
 import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
 import { validateEmail, validateForm, validateOneTimeCode, validatePassword, validatePasswordConfirmation } from '../validation.js';
-import { Alert, Button, EmailField, Field, Link, NewPasswordFields, Page, SubmitForm, useFormAction } from './ui.js';
+import { Alert, Button, EmailField, Field, Link, NewPasswordFields, Page, SubmitForm, useFormAction, useNewPassword } from './ui.js';
 
 type Kind = 'sign-in' | 'sign-up';
 
@@ -99,8 +99,7 @@ export function PasswordSignUpForm() {
   const { search } = usePageLocation();
   const { finish, manual } = useFinishAuth('sign-up');
   const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [confirmation, setConfirmation] = useState('');
+  const newPassword = useNewPassword();
   const [errors, setErrors] = useState<{ email?: string; password?: string; confirmation?: string }>({});
   const { pending, formError, runValidated } = useFormAction();
   if (manual) return <Done to={manual} />;
@@ -110,13 +109,13 @@ export function PasswordSignUpForm() {
     const trimmed = email.trim();
     const found = validateForm({
       email: () => validateEmail(trimmed),
-      password: () => validatePassword(password),
-      confirmation: () => validatePasswordConfirmation(password, confirmation),
+      password: () => validatePassword(newPassword.password),
+      confirmation: () => validatePasswordConfirmation(newPassword.password, newPassword.confirmation),
     });
     await runValidated(found, setErrors, async () => {
       const result = await app.signUpWithPassword({
         email: trimmed,
-        password,
+        password: newPassword.password,
         verification_callback_url: absoluteUrl(withReturnTo(urls.emailVerification, readReturnTo(search))),
       });
       if (result.status === 'error') return result;
@@ -127,16 +126,7 @@ export function PasswordSignUpForm() {
   return (
     <SubmitForm label="Sign up with email and password" onSubmit={submit} formError={formError} pending={pending} submitLabel="Sign up">
       <EmailField value={email} onValue={setEmail} error={errors.email} required />
-      <NewPasswordFields
-        label="Password"
-        name="password"
-        password={password}
-        confirmation={confirmation}
-        onPassword={setPassword}
-        onConfirmation={setConfirmation}
-        errors={errors}
-        required
-      />
+      <NewPasswordFields label="Password" name="password" value={newPassword} errors={errors} required />
     </SubmitForm>
   );
 }

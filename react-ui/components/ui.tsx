@@ -166,6 +166,17 @@ export function SubmitForm({
   );
 }
 
+/** The state of {@link NewPasswordFields}: the new password, its repetition, and clearing both. */
+export function useNewPassword() {
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const clear = () => {
+    setPassword('');
+    setConfirmation('');
+  };
+  return { password, confirmation, setPassword, setConfirmation, clear };
+}
+
 /**
  * A new password and its repetition (sign-up, password reset, account settings): the pair always
  * has the same shape, named `name` and `name-confirmation`, labelled `label` and "Repeat …".
@@ -173,19 +184,13 @@ export function SubmitForm({
 export function NewPasswordFields({
   label,
   name,
-  password,
-  confirmation,
-  onPassword,
-  onConfirmation,
+  value,
   errors,
   required,
 }: {
   label: 'Password' | 'New password';
   name: string;
-  password: string;
-  confirmation: string;
-  onPassword: (value: string) => void;
-  onConfirmation: (value: string) => void;
+  value: ReturnType<typeof useNewPassword>;
   errors: { password?: string | undefined; confirmation?: string | undefined };
   required?: boolean;
 }) {
@@ -196,8 +201,8 @@ export function NewPasswordFields({
         type="password"
         name={name}
         autoComplete="new-password"
-        value={password}
-        onChange={(e) => onPassword(e.target.value)}
+        value={value.password}
+        onChange={(e) => value.setPassword(e.target.value)}
         error={errors.password}
         required={required}
       />
@@ -206,8 +211,8 @@ export function NewPasswordFields({
         type="password"
         name={`${name}-confirmation`}
         autoComplete="new-password"
-        value={confirmation}
-        onChange={(e) => onConfirmation(e.target.value)}
+        value={value.confirmation}
+        onChange={(e) => value.setConfirmation(e.target.value)}
         error={errors.confirmation}
         required={required}
       />
