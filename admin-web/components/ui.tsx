@@ -1,5 +1,5 @@
 import { type UseQueryResult } from '@tanstack/react-query';
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { type CSSProperties, type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import type { z } from 'zod';
 import { errorCode, errorMessage } from '../api.js';
 
@@ -252,6 +252,102 @@ export function Field({
         </span>
       ) : null}
     </div>
+  );
+}
+
+/** The page's main action (create a user, a team, keys, a project). */
+export function PrimaryButton({ onClick, children }: { onClick: () => void; children: ReactNode }) {
+  return (
+    <button type="button" className="button primary" onClick={onClick}>
+      {children}
+    </button>
+  );
+}
+
+/**
+ * A form on one row: inputs side by side, then the submit button, then `after` (a status). With
+ * `align="start"` the inputs may show hints or errors below them, so the button is lowered to
+ * line up with the inputs themselves.
+ */
+export function InlineForm({
+  onSubmit,
+  submitLabel,
+  align,
+  spaced,
+  after,
+  children,
+}: {
+  onSubmit: (event: FormEvent) => void;
+  submitLabel: string;
+  align: 'start' | 'end';
+  spaced?: boolean;
+  after?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <form className="row" style={{ ...(spaced ? { marginTop: 12 } : {}), alignItems: `flex-${align}` }} onSubmit={onSubmit} noValidate>
+      {children}
+      <button type="submit" className="button" style={align === 'start' ? { marginTop: 26 } : undefined}>
+        {submitLabel}
+      </button>
+      {after}
+    </form>
+  );
+}
+
+/** One labelled input of an InlineForm, in a box sized by `style`. */
+export function InlineInput({
+  label,
+  error,
+  hint,
+  type,
+  autoComplete,
+  value,
+  onValue,
+  style,
+}: {
+  label: string;
+  error?: string | undefined;
+  hint?: ReactNode;
+  type: 'text' | 'email' | 'url' | 'password';
+  autoComplete?: string;
+  value: string;
+  onValue: (value: string) => void;
+  style: CSSProperties;
+}) {
+  return (
+    <div style={style}>
+      <Field label={label} error={error} hint={hint}>
+        {(props) => <input {...props} type={type} autoComplete={autoComplete} value={value} onChange={(event) => onValue(event.target.value)} />}
+      </Field>
+    </div>
+  );
+}
+
+/** Previous / next over keyset pages: `cursors` is the stack of page starts, the last one is shown. */
+export function Pager({
+  label,
+  cursors,
+  onCursors,
+  next,
+  showPage,
+}: {
+  label: string;
+  cursors: Array<string | undefined>;
+  onCursors: (cursors: Array<string | undefined>) => void;
+  next: string | null | undefined;
+  showPage?: boolean;
+}) {
+  return (
+    <nav className="pager" aria-label={label}>
+      {showPage ? <span className="muted small">Page {cursors.length}</span> : null}
+      <button type="button" className="button small" disabled={cursors.length <= 1} onClick={() => onCursors(cursors.slice(0, -1))}>
+        Previous
+      </button>
+      <button type="button" className="button small" disabled={!next} onClick={() => next && onCursors([...cursors, next])}>
+        Next
+      </button>
+    </nav>
   );
 }
 

@@ -14,6 +14,7 @@ import {
   Field,
   Modal,
   PageHeader,
+  PrimaryButton,
   QueryTable,
   Switch,
   formatDate,
@@ -34,11 +35,7 @@ export function ApiKeysPage({ projectId, admin, project }: PageProps) {
       <PageHeader
         title="API keys"
         description="Keys your apps use to reach this project."
-        actions={
-          <button type="button" className="button primary" onClick={() => setCreating(true)}>
-            Create keys
-          </button>
-        }
+        actions={<PrimaryButton onClick={() => setCreating(true)}>Create keys</PrimaryButton>}
       />
       <Card title="Project keys">
         <QueryTable

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { domainSchema } from '../../contract/schemas/projects.js';
 import { type ConfigPatch, saveConfig } from '../components/config.js';
 import { Link } from '../components/router.js';
-import { Card, ConfirmButton, Empty, ErrorMessage, Field, PageHeader, Switch, Table, useAction, useFormAction } from '../components/ui.js';
+import { Card, ConfirmButton, Empty, ErrorMessage, InlineForm, InlineInput, PageHeader, Switch, Table, useAction, useFormAction } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 /** Trusted domains with their handler paths, localhost, and the production-mode problem list. */
@@ -83,21 +83,25 @@ export function DomainsPage({ projectId, admin, project }: PageProps) {
             )}
           />
         )}
-        <form className="row" style={{ marginTop: 12, alignItems: 'flex-start' }} onSubmit={add} noValidate>
-          <div style={{ flex: 2, minWidth: 240 }}>
-            <Field label="Domain" error={adding.errors.domain} hint="https://app.example.com, or a wildcard like https://*.example.com">
-              {(props) => <input {...props} type="url" value={domain} onChange={(event) => setDomain(event.target.value)} />}
-            </Field>
-          </div>
-          <div style={{ flex: 1, minWidth: 160 }}>
-            <Field label="Handler path" error={adding.errors.handler_path}>
-              {(props) => <input {...props} type="text" value={handlerPath} onChange={(event) => setHandlerPath(event.target.value)} />}
-            </Field>
-          </div>
-          <button type="submit" className="button" style={{ marginTop: 26 }}>
-            Add domain
-          </button>
-        </form>
+        <InlineForm onSubmit={add} submitLabel="Add domain" align="start" spaced>
+          <InlineInput
+            label="Domain"
+            error={adding.errors.domain}
+            hint="https://app.example.com, or a wildcard like https://*.example.com"
+            type="url"
+            value={domain}
+            onValue={setDomain}
+            style={{ flex: 2, minWidth: 240 }}
+          />
+          <InlineInput
+            label="Handler path"
+            error={adding.errors.handler_path}
+            type="text"
+            value={handlerPath}
+            onValue={setHandlerPath}
+            style={{ flex: 1, minWidth: 160 }}
+          />
+        </InlineForm>
         <ErrorMessage error={adding.error ?? saving.error} title="Could not save" />
       </Card>
     </>

@@ -5,14 +5,18 @@ import { emailConfigSchema, emailConfigUpdateSchema } from '../../contract/schem
 import { sendSignInInvitationSchema, sendTestEmailSchema } from '../../contract/schemas/emails.js';
 import type { EmailConfig, SendTestEmailResult } from '../../sdk/index.js';
 import { saveConfig } from '../components/config.js';
+import { InvitationForm, type InvitationInput } from '../components/invitation-form.js';
 import { Link, navigate } from '../components/router.js';
 import {
   Card,
   Empty,
   ErrorMessage,
   Field,
+  InlineForm,
+  InlineInput,
   Modal,
   PageHeader,
+  Pager,
   QueryView,
   SaveFooter,
   fieldErrors,
@@ -196,42 +200,27 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
 }
 
 function InvitationCard({ admin, domains }: { admin: PageProps['admin']; domains: PageProps['project']['config']['domains'] }) {
-  const [email, setEmail] = useState('');
   // The app's sign-in page: under the first trusted domain's handler path, else a local dev server.
   const first = domains[0];
-  const [callbackUrl, setCallbackUrl] = useState(
+  const signInPage =
     first && !first.domain.includes('*')
       ? `${first.domain.replace(/\/+$/, '')}${first.handler_path.replace(/\/+$/, '')}/sign-in`
-      : 'http://localhost:3000/handler/sign-in',
-  );
+      : 'http://localhost:3000/handler/sign-in';
   const [sent, setSent] = useState<string | null>(null);
-  const invite = useFormAction(sendSignInInvitationSchema, async (input: { email: string; callback_url: string }) => {
+  const invite = useFormAction(sendSignInInvitationSchema, async (input: InvitationInput) => {
     await admin.sendSignInInvitation({ email: input.email, callbackUrl: input.callback_url });
     setSent(input.email);
-    setEmail('');
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setSent(null);
-    void invite.submit({ email: email.trim(), callback_url: callbackUrl.trim() });
-  };
   return (
     <Card title="Invite someone to sign in">
-      <form className="row" style={{ alignItems: 'flex-start' }} onSubmit={submit} noValidate>
-        <div style={{ flex: 1, minWidth: 220 }}>
-          <Field label="Email address" error={invite.errors.email}>
-            {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}
-          </Field>
-        </div>
-        <div style={{ flex: 1, minWidth: 260 }}>
-          <Field label="Sign-in page of your app" error={invite.errors.callback_url} hint="A trusted domain of the project (Domains).">
-            {(props) => <input {...props} type="url" value={callbackUrl} onChange={(event) => setCallbackUrl(event.target.value)} />}
-          </Field>
-        </div>
-        <button type="submit" className="button" style={{ marginTop: 26 }}>
-          Send invitation
-        </button>
-      </form>
+      <InvitationForm
+        emailLabel="Email address"
+        callbackUrlLabel="Sign-in page of your app"
+        callbackUrlHint="A trusted domain of the project (Domains)."
+        initialCallbackUrl={signInPage}
+        errors={invite.errors}
+        send={(input) => (setSent(null), invite.submit(input))}
+      />
       {sent ? (
         <div className="alert alert-ok" role="status">
           Invitation sent to {sent}.
@@ -302,19 +291,7 @@ function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps[
                   </tbody>
                 </table>
               </div>
-              <nav className="pager" aria-label="Pages of emails">
-                <button type="button" className="button small" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-                  Previous
-                </button>
-                <button
-                  type="button"
-                  className="button small"
-                  disabled={!page.pagination.next_cursor}
-                  onClick={() => page.pagination.next_cursor && setCursors([...cursors, page.pagination.next_cursor])}
-                >
-                  Next
-                </button>
-              </nav>
+              <Pager label="Pages of emails" cursors={cursors} onCursors={setCursors} next={page.pagination.next_cursor} />
             </>
           )
         }

@@ -5,7 +5,7 @@ import type { AdminProject, CreatedInternalApiKey } from '../../sdk/index.js';
 import { adminAppFor, forgetAdminApps, internalApp } from '../api.js';
 import { NewKeys } from '../components/new-keys.js';
 import { Link, navigate } from '../components/router.js';
-import { DialogFooter, Empty, Field, Modal, PageHeader, QueryView, formatDate, useFormAction } from '../components/ui.js';
+import { DialogFooter, Empty, Field, Modal, PageHeader, PrimaryButton, QueryView, formatDate, useFormAction } from '../components/ui.js';
 import { useOwner } from '../session.js';
 
 /** The owner's home: their projects, and the create-project flow that ends with the new keys. */
@@ -31,20 +31,14 @@ export function ProjectsPage({ creating }: { creating: boolean }) {
         <PageHeader
           title="Projects"
           description="Each project has its own users, teams, keys and settings."
-          actions={
-            <button type="button" className="button primary" onClick={() => navigate('/projects/new')}>
-              New project
-            </button>
-          }
+          actions={<PrimaryButton onClick={() => navigate('/projects/new')}>New project</PrimaryButton>}
         />
         <QueryView query={projects} loadingLabel="Loading projects…">
           {(items) =>
             items.length === 0 ? (
               <Empty title="No projects yet">
                 <p>Create your first project to get its API keys.</p>
-                <button type="button" className="button primary" onClick={() => navigate('/projects/new')}>
-                  Create a project
-                </button>
+                <PrimaryButton onClick={() => navigate('/projects/new')}>Create a project</PrimaryButton>
               </Empty>
             ) : (
               <div className="grid" role="list" aria-label="Your projects">

@@ -10,6 +10,8 @@ import {
   ConfirmButton,
   ErrorMessage,
   Field,
+  InlineForm,
+  InlineInput,
   PageHeader,
   QueryView,
   SaveFooter,
@@ -202,16 +204,16 @@ function TransferCard({ projectId, ownerTeamId }: { projectId: string; ownerTeam
                   />
                 </div>
               )}
-              <form className="row" style={{ alignItems: 'flex-end' }} onSubmit={createTeam} noValidate>
-                <div style={{ minWidth: 260 }}>
-                  <Field label="Create an owner team" error={create.errors.display_name}>
-                    {(props) => <input {...props} type="text" value={newTeam} onChange={(event) => setNewTeam(event.target.value)} />}
-                  </Field>
-                </div>
-                <button type="submit" className="button">
-                  Create team
-                </button>
-              </form>
+              <InlineForm onSubmit={createTeam} submitLabel="Create team" align="end">
+                <InlineInput
+                  label="Create an owner team"
+                  error={create.errors.display_name}
+                  type="text"
+                  value={newTeam}
+                  onValue={setNewTeam}
+                  style={{ minWidth: 260 }}
+                />
+              </InlineForm>
             </div>
           );
         }}

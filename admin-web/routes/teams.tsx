@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { sendCodeSchema } from '../../contract/schemas/team-invitations.js';
 import { teamCreateSchema, teamUpdateSchema } from '../../contract/schemas/teams.js';
 import type { ServerTeam } from '../../sdk/index.js';
+import { InvitationForm, type InvitationInput } from '../components/invitation-form.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';
 import { Link, navigate } from '../components/router.js';
@@ -13,8 +14,11 @@ import {
   Empty,
   ErrorMessage,
   Field,
+  InlineForm,
+  InlineInput,
   Modal,
   PageHeader,
+  PrimaryButton,
   QueryTable,
   QueryView,
   SaveFooter,
@@ -50,11 +54,7 @@ function TeamList({ projectId, admin }: { projectId: string; admin: PageProps['a
       <PageHeader
         title="Teams"
         description="Groups of users with their own permissions."
-        actions={
-          <button type="button" className="button primary" onClick={() => setCreating(true)}>
-            Create team
-          </button>
-        }
+        actions={<PrimaryButton onClick={() => setCreating(true)}>Create team</PrimaryButton>}
       />
       <QueryTable
         query={teams}
@@ -204,16 +204,9 @@ function MembersCard({ projectId, admin, team }: { projectId: string; admin: Pag
           );
         }}
       />
-      <form className="row" style={{ marginTop: 12, alignItems: 'flex-end' }} onSubmit={add} noValidate>
-        <div style={{ flex: 1, maxWidth: 360 }}>
-          <Field label="Add a user by email">
-            {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}
-          </Field>
-        </div>
-        <button type="submit" className="button">
-          Add member
-        </button>
-      </form>
+      <InlineForm onSubmit={add} submitLabel="Add member" align="end" spaced>
+        <InlineInput label="Add a user by email" type="email" value={email} onValue={setEmail} style={{ flex: 1, maxWidth: 360 }} />
+      </InlineForm>
       <ErrorMessage error={adding.error} />
       {managing ? <MemberPermissionsDialog admin={admin} teamId={team.id} userId={managing} onClose={() => setManaging(null)} /> : null}
     </Card>
@@ -259,16 +252,9 @@ function MemberPermissionsDialog({ admin, teamId, userId, onClose }: { admin: Pa
 
 function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId: string }) {
   const invitations = useQuery(admin.teamInvitationsQuery(teamId), admin.queryClient);
-  const [email, setEmail] = useState('');
-  const [callbackUrl, setCallbackUrl] = useState(`${window.location.origin}/handler/team-invitation`);
-  const inviting = useFormAction(sendCodeSchema, async (input: { email: string; team_id: string; callback_url: string }) => {
+  const inviting = useFormAction(sendCodeSchema, async (input: InvitationInput & { team_id: string }) => {
     await admin.inviteUser(teamId, { email: input.email, callback_url: input.callback_url });
-    setEmail('');
   });
-  const invite = (event: FormEvent) => {
-    event.preventDefault();
-    void inviting.submit({ email: email.trim(), team_id: teamId, callback_url: callbackUrl.trim() });
-  };
   return (
     <Card title="Invitations">
       <QueryTable
@@ -293,21 +279,15 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
           </tr>
         )}
       />
-      <form className="row" style={{ marginTop: 12, alignItems: 'flex-start' }} onSubmit={invite} noValidate>
-        <div style={{ flex: 1, minWidth: 220 }}>
-          <Field label="Invite by email" error={inviting.errors.email}>
-            {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} />}
-          </Field>
-        </div>
-        <div style={{ flex: 1, minWidth: 260 }}>
-          <Field label="Invitation page of your app" error={inviting.errors.callback_url} hint="A trusted domain of the project.">
-            {(props) => <input {...props} type="url" value={callbackUrl} onChange={(event) => setCallbackUrl(event.target.value)} />}
-          </Field>
-        </div>
-        <button type="submit" className="button" style={{ marginTop: 26 }}>
-          Send invitation
-        </button>
-      </form>
+      <InvitationForm
+        emailLabel="Invite by email"
+        callbackUrlLabel="Invitation page of your app"
+        callbackUrlHint="A trusted domain of the project."
+        initialCallbackUrl={`${window.location.origin}/handler/team-invitation`}
+        errors={inviting.errors}
+        spaced
+        send={(input) => inviting.submit({ ...input, team_id: teamId })}
+      />
       <ErrorMessage error={inviting.error} title="Could not invite" />
     </Card>
   );

@@ -13,6 +13,8 @@ import {
   Empty,
   ErrorMessage,
   Field,
+  InlineForm,
+  InlineInput,
   Modal,
   PageHeader,
   QueryTable,
@@ -159,25 +161,29 @@ function PasswordCard({ admin, user }: { admin: PageProps['admin']; user: Server
   };
   return (
     <Card title="Password">
-      <form className="row" style={{ alignItems: 'flex-end' }} onSubmit={submit} noValidate>
-        <div style={{ flex: 1, maxWidth: 360 }}>
-          <Field
-            label={user.has_password ? 'Set a new password' : 'Set a password'}
-            error={save.errors.password}
-            hint="The user is signed out of every session."
-          >
-            {(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
-          </Field>
-        </div>
-        <button type="submit" className="button">
-          Set password
-        </button>
-        {save.done ? (
-          <span className="muted" role="status">
-            Password set.
-          </span>
-        ) : null}
-      </form>
+      <InlineForm
+        onSubmit={submit}
+        submitLabel="Set password"
+        align="end"
+        after={
+          save.done ? (
+            <span className="muted" role="status">
+              Password set.
+            </span>
+          ) : null
+        }
+      >
+        <InlineInput
+          label={user.has_password ? 'Set a new password' : 'Set a password'}
+          error={save.errors.password}
+          hint="The user is signed out of every session."
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onValue={setPassword}
+          style={{ flex: 1, maxWidth: 360 }}
+        />
+      </InlineForm>
       <ErrorMessage error={save.error} title="Could not set the password" />
     </Card>
   );
@@ -243,16 +249,9 @@ function EmailsCard({ admin, user }: { admin: PageProps['admin']; user: ServerUs
           </tr>
         )}
       />
-      <form className="row" style={{ marginTop: 12, alignItems: 'flex-end' }} onSubmit={add} noValidate>
-        <div style={{ flex: 1, maxWidth: 360 }}>
-          <Field label="Add an email" error={adding.errors.value}>
-            {(props) => <input {...props} type="email" value={value} onChange={(event) => setValue(event.target.value)} />}
-          </Field>
-        </div>
-        <button type="submit" className="button">
-          Add email
-        </button>
-      </form>
+      <InlineForm onSubmit={add} submitLabel="Add email" align="end" spaced>
+        <InlineInput label="Add an email" error={adding.errors.value} type="email" value={value} onValue={setValue} style={{ flex: 1, maxWidth: 360 }} />
+      </InlineForm>
       <ErrorMessage error={adding.error ?? acting.error} />
     </Card>
   );

@@ -3,7 +3,20 @@ import { type FormEvent, useState } from 'react';
 import { userCreateSchema } from '../../contract/schemas/users.js';
 import type { UserCreateInput } from '../../sdk/index.js';
 import { Link, navigate } from '../components/router.js';
-import { DialogFooter, Empty, Field, Modal, PageHeader, QueryView, Switch, formatDate, useDebounced, useFormAction } from '../components/ui.js';
+import {
+  DialogFooter,
+  Empty,
+  Field,
+  Modal,
+  PageHeader,
+  Pager,
+  PrimaryButton,
+  QueryView,
+  Switch,
+  formatDate,
+  useDebounced,
+  useFormAction,
+} from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 const PAGE_SIZE = 50;
@@ -46,11 +59,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
       <PageHeader
         title="Users"
         description="Everyone who signed up to this project."
-        actions={
-          <button type="button" className="button primary" onClick={() => setCreating(true)}>
-            Create user
-          </button>
-        }
+        actions={<PrimaryButton onClick={() => setCreating(true)}>Create user</PrimaryButton>}
       />
       <div className="toolbar">
         <label className="visually-hidden" htmlFor="user-search">
@@ -108,9 +117,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
             ) : (
               <Empty title="No users yet">
                 <p>Users appear here when they sign up through your app, or when you create one.</p>
-                <button type="button" className="button primary" onClick={() => setCreating(true)}>
-                  Create user
-                </button>
+                <PrimaryButton onClick={() => setCreating(true)}>Create user</PrimaryButton>
               </Empty>
             )
           ) : (
@@ -156,20 +163,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
                   </tbody>
                 </table>
               </div>
-              <nav className="pager" aria-label="Pages of users">
-                <span className="muted small">Page {cursors.length}</span>
-                <button type="button" className="button small" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-                  Previous
-                </button>
-                <button
-                  type="button"
-                  className="button small"
-                  disabled={!page.pagination.next_cursor}
-                  onClick={() => page.pagination.next_cursor && setCursors([...cursors, page.pagination.next_cursor])}
-                >
-                  Next
-                </button>
-              </nav>
+              <Pager label="Pages of users" cursors={cursors} onCursors={setCursors} next={page.pagination.next_cursor} showPage />
             </>
           )
         }

@@ -19,7 +19,7 @@ import {
   validatePasswordConfirmation,
   validateProfileImage,
 } from '../validation.js';
-import { Alert, Avatar, Button, Field, Link, NewPasswordFields, Page, errorMessage } from './ui.js';
+import { Alert, Avatar, Button, EmailField, Field, Link, NewPasswordFields, Page, errorMessage, useNewPassword } from './ui.js';
 
 /** Runs an async action with pending and error state (one per form or row). */
 function useAction() {
@@ -64,6 +64,20 @@ function Feedback({ error, done }: { error: string | null; done: string | null }
     <>
       {error ? <Alert kind="error">{error}</Alert> : null}
       {done ? <Alert kind="success">{done}</Alert> : null}
+    </>
+  );
+}
+
+/** A section form's end: the action's outcome, then its submit button. */
+function SubmitRow({ action, secondary, children }: { action: ReturnType<typeof useAction>; secondary?: boolean; children: ReactNode }) {
+  return (
+    <>
+      <Feedback error={action.error} done={action.done} />
+      <div>
+        <Button type="submit" variant={secondary ? 'secondary' : undefined} loading={action.pending}>
+          {children}
+        </Button>
+      </div>
     </>
   );
 }
@@ -144,12 +158,7 @@ function ProfileSection({ user }: { user: ClientUser }) {
       <Feedback error={image.error} done={image.done} />
       <form className="latch-form" onSubmit={submit} noValidate aria-label="Display name">
         <Field label="Display name" name="display-name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} error={nameError} />
-        <Feedback error={save.error} done={save.done} />
-        <div>
-          <Button type="submit" loading={save.pending}>
-            Save
-          </Button>
-        </div>
+        <SubmitRow action={save}>Save</SubmitRow>
       </form>
     </Section>
   );
@@ -234,21 +243,10 @@ function EmailsSection() {
       </ul>
       <Feedback error={row.error} done={row.done} />
       <form className="latch-form" onSubmit={submit} noValidate aria-label="Add an email">
-        <Field
-          label="Add an email"
-          type="email"
-          name="new-email"
-          autoComplete="email"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={emailError}
-        />
-        <Feedback error={add.error} done={add.done} />
-        <div>
-          <Button type="submit" variant="secondary" loading={add.pending}>
-            Add email
-          </Button>
-        </div>
+        <EmailField label="Add an email" name="new-email" value={email} onValue={setEmail} error={emailError} />
+        <SubmitRow action={add} secondary>
+          Add email
+        </SubmitRow>
       </form>
     </Section>
   );
@@ -257,25 +255,25 @@ function EmailsSection() {
 function PasswordSection({ user }: { user: ClientUser }) {
   const app = useApp();
   const [current, setCurrent] = useState('');
-  const [password, setPassword] = useState('');
-  const [confirmation, setConfirmation] = useState('');
+  const newPassword = useNewPassword();
   const [errors, setErrors] = useState<{ current?: string; password?: string; confirmation?: string }>({});
   const action = useAction();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const found = validateForm({
       current: () => (user.has_password ? validatePassword(current) : null),
-      password: () => validatePassword(password),
-      confirmation: () => validatePasswordConfirmation(password, confirmation),
+      password: () => validatePassword(newPassword.password),
+      confirmation: () => validatePasswordConfirmation(newPassword.password, newPassword.confirmation),
     });
     setErrors(found);
     if (Object.keys(found).length) return;
     void action.run(async () => {
-      const result = user.has_password ? await app.updatePassword({ old_password: current, new_password: password }) : await app.setPassword({ password });
+      const result = user.has_password
+        ? await app.updatePassword({ old_password: current, new_password: newPassword.password })
+        : await app.setPassword({ password: newPassword.password });
       if (result.status === 'error') throw result.error;
       setCurrent('');
-      setPassword('');
-      setConfirmation('');
+      newPassword.clear();
       return user.has_password ? 'Password changed. Your other sessions were signed out.' : 'Password set.';
     });
   };
@@ -293,21 +291,8 @@ function PasswordSection({ user }: { user: ClientUser }) {
             error={errors.current}
           />
         ) : null}
-        <NewPasswordFields
-          label="New password"
-          name="new-password"
-          password={password}
-          confirmation={confirmation}
-          onPassword={setPassword}
-          onConfirmation={setConfirmation}
-          errors={errors}
-        />
-        <Feedback error={action.error} done={action.done} />
-        <div>
-          <Button type="submit" loading={action.pending}>
-            {user.has_password ? 'Change password' : 'Set password'}
-          </Button>
-        </div>
+        <NewPasswordFields label="New password" name="new-password" value={newPassword} errors={errors} />
+        <SubmitRow action={action}>{user.has_password ? 'Change password' : 'Set password'}</SubmitRow>
       </form>
     </Section>
   );
@@ -409,12 +394,9 @@ function TeamsSection({ user }: { user: ClientUser }) {
       {project.config.client_team_creation_enabled ? (
         <form className="latch-form" onSubmit={submit} noValidate aria-label="Create a team">
           <Field label="New team name" name="team-name" value={name} onChange={(e) => setName(e.target.value)} error={nameError} />
-          <Feedback error={create.error} done={create.done} />
-          <div>
-            <Button type="submit" variant="secondary" loading={create.pending}>
-              Create team
-            </Button>
-          </div>
+          <SubmitRow action={create} secondary>
+            Create team
+          </SubmitRow>
         </form>
       ) : null}
     </Section>
@@ -476,12 +458,9 @@ function ApiKeysSection() {
           onChange={(e) => setDescription(e.target.value)}
           error={descriptionError}
         />
-        <Feedback error={create.error} done={create.done} />
-        <div>
-          <Button type="submit" variant="secondary" loading={create.pending}>
-            Create key
-          </Button>
-        </div>
+        <SubmitRow action={create} secondary>
+          Create key
+        </SubmitRow>
       </form>
     </Section>
   );

@@ -10,7 +10,7 @@ import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
 import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
 import { validateEmail, validateForm, validateOneTimeCode, validatePassword, validatePasswordConfirmation } from '../validation.js';
-import { Alert, Button, Field, Link, NewPasswordFields, Page, useFormAction } from './ui.js';
+import { Alert, Button, EmailField, Field, Link, NewPasswordFields, Page, SubmitForm, useFormAction, useNewPassword } from './ui.js';
 
 type Kind = 'sign-in' | 'sign-up';
 
@@ -48,17 +48,14 @@ export function PasswordSignInForm() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
-  const { pending, formError, setFormError, run } = useFormAction();
+  const { pending, formError, runValidated } = useFormAction();
   if (manual) return <Done to={manual} />;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const trimmed = email.trim();
     const found = validateForm({ email: () => validateEmail(trimmed), password: () => validatePassword(password) });
-    setErrors(found);
-    setFormError(null);
-    if (Object.keys(found).length) return;
-    await run(async () => {
+    await runValidated(found, setErrors, async () => {
       try {
         const result = await app.signInWithPassword({ email: trimmed, password });
         if (result.status === 'error') return result;
@@ -74,18 +71,8 @@ export function PasswordSignInForm() {
   };
 
   return (
-    <form className="latch-form" onSubmit={submit} noValidate aria-label="Sign in with email and password">
-      {formError ? <Alert kind="error">{formError}</Alert> : null}
-      <Field
-        label="Email"
-        type="email"
-        name="email"
-        autoComplete="email"
-        value={email}
-        onChange={(e) => setEmail(e.target.value)}
-        error={errors.email}
-        required
-      />
+    <SubmitForm label="Sign in with email and password" onSubmit={submit} formError={formError} pending={pending} submitLabel="Sign in">
+      <EmailField value={email} onValue={setEmail} error={errors.email} required />
       <Field
         label="Password"
         type="password"
@@ -96,10 +83,7 @@ export function PasswordSignInForm() {
         error={errors.password}
         required
       />
-      <Button type="submit" block loading={pending}>
-        Sign in
-      </Button>
-    </form>
+    </SubmitForm>
   );
 }
 
@@ -115,10 +99,9 @@ export function PasswordSignUpForm() {
   const { search } = usePageLocation();
   const { finish, manual } = useFinishAuth('sign-up');
   const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [confirmation, setConfirmation] = useState('');
+  const newPassword = useNewPassword();
   const [errors, setErrors] = useState<{ email?: string; password?: string; confirmation?: string }>({});
-  const { pending, formError, setFormError, run } = useFormAction();
+  const { pending, formError, runValidated } = useFormAction();
   if (manual) return <Done to={manual} />;
 
   const submit = async (event: FormEvent) => {
@@ -126,16 +109,13 @@ export function PasswordSignUpForm() {
     const trimmed = email.trim();
     const found = validateForm({
       email: () => validateEmail(trimmed),
-      password: () => validatePassword(password),
-      confirmation: () => validatePasswordConfirmation(password, confirmation),
+      password: () => validatePassword(newPassword.password),
+      confirmation: () => validatePasswordConfirmation(newPassword.password, newPassword.confirmation),
     });
-    setErrors(found);
-    setFormError(null);
-    if (Object.keys(found).length) return;
-    await run(async () => {
+    await runValidated(found, setErrors, async () => {
       const result = await app.signUpWithPassword({
         email: trimmed,
-        password,
+        password: newPassword.password,
         verification_callback_url: absoluteUrl(withReturnTo(urls.emailVerification, readReturnTo(search))),
       });
       if (result.status === 'error') return result;
@@ -144,32 +124,10 @@ export function PasswordSignUpForm() {
   };
 
   return (
-    <form className="latch-form" onSubmit={submit} noValidate aria-label="Sign up with email and password">
-      {formError ? <Alert kind="error">{formError}</Alert> : null}
-      <Field
-        label="Email"
-        type="email"
-        name="email"
-        autoComplete="email"
-        value={email}
-        onChange={(e) => setEmail(e.target.value)}
-        error={errors.email}
-        required
-      />
-      <NewPasswordFields
-        label="Password"
-        name="password"
-        password={password}
-        confirmation={confirmation}
-        onPassword={setPassword}
-        onConfirmation={setConfirmation}
-        errors={errors}
-        required
-      />
-      <Button type="submit" block loading={pending}>
-        Sign up
-      </Button>
-    </form>
+    <SubmitForm label="Sign up with email and password" onSubmit={submit} formError={formError} pending={pending} submitLabel="Sign up">
+      <EmailField value={email} onValue={setEmail} error={errors.email} required />
+      <NewPasswordFields label="Password" name="password" value={newPassword} errors={errors} required />
+    </SubmitForm>
   );
 }
 
@@ -219,11 +177,23 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
 
   if (sent) {
     return (
-      <form className="latch-form" onSubmit={verify} noValidate aria-label="Enter the code from the email">
-        <Alert kind="info">
-          We sent a sign-in link and a code to <strong>{sent.email}</strong>. Follow the link, or type the code here.
-        </Alert>
-        {formError ? <Alert kind="error">{formError}</Alert> : null}
+      <SubmitForm
+        label="Enter the code from the email"
+        onSubmit={verify}
+        formError={formError}
+        pending={pending}
+        submitLabel={kind === 'sign-up' ? 'Sign up' : 'Sign in'}
+        notice={
+          <Alert kind="info">
+            We sent a sign-in link and a code to <strong>{sent.email}</strong>. Follow the link, or type the code here.
+          </Alert>
+        }
+        extra={
+          <Button variant="secondary" block onClick={() => (setSent(null), setCode(''), setFormError(null))}>
+            Use another email
+          </Button>
+        }
+      >
         <Field
           label="Code"
           name="code"
@@ -237,32 +207,13 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
           error={fieldError}
           required
         />
-        <Button type="submit" block loading={pending}>
-          {kind === 'sign-up' ? 'Sign up' : 'Sign in'}
-        </Button>
-        <Button variant="secondary" block onClick={() => (setSent(null), setCode(''), setFormError(null))}>
-          Use another email
-        </Button>
-      </form>
+      </SubmitForm>
     );
   }
   return (
-    <form className="latch-form" onSubmit={send} noValidate aria-label="Get a sign-in link by email">
-      {formError ? <Alert kind="error">{formError}</Alert> : null}
-      <Field
-        label="Email"
-        type="email"
-        name="email"
-        autoComplete="email"
-        value={email}
-        onChange={(e) => setEmail(e.target.value)}
-        error={fieldError}
-        required
-      />
-      <Button type="submit" block loading={pending}>
-        Email me a link
-      </Button>
-    </form>
+    <SubmitForm label="Get a sign-in link by email" onSubmit={send} formError={formError} pending={pending} submitLabel="Email me a link">
+      <EmailField value={email} onValue={setEmail} error={fieldError} required />
+    </SubmitForm>
   );
 }
 

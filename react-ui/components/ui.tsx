@@ -6,6 +6,7 @@
 import {
   type AnchorHTMLAttributes,
   type ButtonHTMLAttributes,
+  type FormEvent,
   type InputHTMLAttributes,
   type MouseEvent,
   type ReactNode,
@@ -99,6 +100,83 @@ export function Field({ label, error, hint, type, ...input }: FieldProps) {
   );
 }
 
+/** The email address field of sign-in, sign-up, magic link, forgot password and "add an email". */
+export function EmailField({
+  label = 'Email',
+  name = 'email',
+  value,
+  onValue,
+  error,
+  required,
+}: {
+  label?: string;
+  name?: string;
+  value: string;
+  onValue: (value: string) => void;
+  error: string | null | undefined;
+  required?: boolean;
+}) {
+  return (
+    <Field
+      label={label}
+      type="email"
+      name={name}
+      autoComplete="email"
+      value={value}
+      onChange={(e) => onValue(e.target.value)}
+      error={error}
+      required={required}
+    />
+  );
+}
+
+/**
+ * The auth pages' form: the form-level error above the fields and one full-width submit button
+ * below them (`notice` goes above the error, `extra` below the button).
+ */
+export function SubmitForm({
+  label,
+  onSubmit,
+  formError,
+  pending,
+  submitLabel,
+  notice,
+  extra,
+  children,
+}: {
+  label: string;
+  onSubmit: (event: FormEvent) => unknown;
+  formError: string | null;
+  pending: boolean;
+  submitLabel: ReactNode;
+  notice?: ReactNode;
+  extra?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <form className="latch-form" onSubmit={onSubmit} noValidate aria-label={label}>
+      {notice}
+      {formError ? <Alert kind="error">{formError}</Alert> : null}
+      {children}
+      <Button type="submit" block loading={pending}>
+        {submitLabel}
+      </Button>
+      {extra}
+    </form>
+  );
+}
+
+/** The state of {@link NewPasswordFields}: the new password, its repetition, and clearing both. */
+export function useNewPassword() {
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const clear = () => {
+    setPassword('');
+    setConfirmation('');
+  };
+  return { password, confirmation, setPassword, setConfirmation, clear };
+}
+
 /**
  * A new password and its repetition (sign-up, password reset, account settings): the pair always
  * has the same shape, named `name` and `name-confirmation`, labelled `label` and "Repeat …".
@@ -106,19 +184,13 @@ export function Field({ label, error, hint, type, ...input }: FieldProps) {
 export function NewPasswordFields({
   label,
   name,
-  password,
-  confirmation,
-  onPassword,
-  onConfirmation,
+  value,
   errors,
   required,
 }: {
   label: 'Password' | 'New password';
   name: string;
-  password: string;
-  confirmation: string;
-  onPassword: (value: string) => void;
-  onConfirmation: (value: string) => void;
+  value: ReturnType<typeof useNewPassword>;
   errors: { password?: string | undefined; confirmation?: string | undefined };
   required?: boolean;
 }) {
@@ -129,8 +201,8 @@ export function NewPasswordFields({
         type="password"
         name={name}
         autoComplete="new-password"
-        value={password}
-        onChange={(e) => onPassword(e.target.value)}
+        value={value.password}
+        onChange={(e) => value.setPassword(e.target.value)}
         error={errors.password}
         required={required}
       />
@@ -139,8 +211,8 @@ export function NewPasswordFields({
         type="password"
         name={`${name}-confirmation`}
         autoComplete="new-password"
-        value={confirmation}
-        onChange={(e) => onConfirmation(e.target.value)}
+        value={value.confirmation}
+        onChange={(e) => value.setConfirmation(e.target.value)}
         error={errors.confirmation}
         required={required}
       />
@@ -273,7 +345,13 @@ export function useFormAction() {
     setFormError(null);
     if (!invalid) await run(action);
   };
-  return { pending, formError, setFormError, run, runChecked };
+  /** The whole form's checks first (`found` maps a field to its message): any message stops the submit. */
+  const runValidated = async <E extends object>(found: E, setErrors: (errors: E) => void, action: () => Promise<unknown>) => {
+    setErrors(found);
+    setFormError(null);
+    if (!Object.keys(found).length) await run(action);
+  };
+  return { pending, formError, setFormError, run, runChecked, runValidated };
 }
 
 function isErrorResult(value: unknown): value is { status: 'error'; error: { message: string } } {

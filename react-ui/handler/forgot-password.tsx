@@ -1,6 +1,6 @@
 /** The forgot-password page. */
 import { type FormEvent, useState } from 'react';
-import { Alert, Button, Field, Link, Page, useFormAction } from '../components/ui.js';
+import { Alert, EmailField, Link, Page, SubmitForm, useFormAction } from '../components/ui.js';
 import { useApp, useLatchContext, useProject } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
 import { readReturnTo, withReturnTo } from '../urls.js';
@@ -35,22 +35,9 @@ export function ForgotPasswordPage() {
           If an account uses <strong>{sentTo}</strong>, a link to reset its password is on its way. Check your inbox.
         </Alert>
       ) : (
-        <form className="latch-form" onSubmit={submit} noValidate aria-label="Send a password reset link">
-          {formError ? <Alert kind="error">{formError}</Alert> : null}
-          <Field
-            label="Email"
-            type="email"
-            name="email"
-            autoComplete="email"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            error={fieldError}
-            required
-          />
-          <Button type="submit" block loading={pending}>
-            Send reset link
-          </Button>
-        </form>
+        <SubmitForm label="Send a password reset link" onSubmit={submit} formError={formError} pending={pending} submitLabel="Send reset link">
+          <EmailField value={email} onValue={setEmail} error={fieldError} required />
+        </SubmitForm>
       )}
       <div className="latch-footer">
         <Link href={withReturnTo(urls.signIn, readReturnTo(search))}>Back to sign in</Link>

@@ -1,6 +1,6 @@
 /** The password-reset page: the link's `code` goes to check-code, then with the new password to reset. */
 import { type FormEvent, useState } from 'react';
-import { Alert, Button, Link, NewPasswordFields, Page, useFormAction } from '../components/ui.js';
+import { Alert, Link, NewPasswordFields, Page, SubmitForm, useFormAction, useNewPassword } from '../components/ui.js';
 import { useApp, useLatchContext } from '../hooks.js';
 import { validateForm, validatePassword, validatePasswordConfirmation } from '../validation.js';
 import { CodePage, useDelayedRedirect, useOnce } from './shared.js';
@@ -14,10 +14,9 @@ function PasswordReset({ code }: { code: string }) {
   const app = useApp();
   const { urls } = useLatchContext();
   const check = useOnce(`reset-check:${code}`, () => app.verifyPasswordResetCode(code));
-  const [password, setPassword] = useState('');
-  const [confirmation, setConfirmation] = useState('');
+  const newPassword = useNewPassword();
   const [errors, setErrors] = useState<{ password?: string; confirmation?: string }>({});
-  const { pending, formError, setFormError, run } = useFormAction();
+  const { pending, formError, runValidated } = useFormAction();
   const [done, setDone] = useState(false);
   useDelayedRedirect(done ? urls.signIn : null);
 
@@ -33,12 +32,12 @@ function PasswordReset({ code }: { code: string }) {
   }
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const found = validateForm({ password: () => validatePassword(password), confirmation: () => validatePasswordConfirmation(password, confirmation) });
-    setErrors(found);
-    setFormError(null);
-    if (Object.keys(found).length) return;
-    await run(async () => {
-      const result = await app.resetPassword({ code, password });
+    const found = validateForm({
+      password: () => validatePassword(newPassword.password),
+      confirmation: () => validatePasswordConfirmation(newPassword.password, newPassword.confirmation),
+    });
+    await runValidated(found, setErrors, async () => {
+      const result = await app.resetPassword({ code, password: newPassword.password });
       if (result.status === 'error') return result;
       setDone(true);
     });
@@ -50,22 +49,9 @@ function PasswordReset({ code }: { code: string }) {
           Your password is reset. Sign in with the new one. <Link href={urls.signIn}>Sign in</Link>
         </Alert>
       ) : (
-        <form className="latch-form" onSubmit={submit} noValidate aria-label="Choose a new password">
-          {formError ? <Alert kind="error">{formError}</Alert> : null}
-          <NewPasswordFields
-            label="New password"
-            name="password"
-            password={password}
-            confirmation={confirmation}
-            onPassword={setPassword}
-            onConfirmation={setConfirmation}
-            errors={errors}
-            required
-          />
-          <Button type="submit" block loading={pending}>
-            Reset password
-          </Button>
-        </form>
+        <SubmitForm label="Choose a new password" onSubmit={submit} formError={formError} pending={pending} submitLabel="Reset password">
+          <NewPasswordFields label="New password" name="password" value={newPassword} errors={errors} required />
+        </SubmitForm>
       )}
     </Page>
   );
