@@ -6,6 +6,22 @@ import { CONTACT_CHANNEL_COLUMNS } from '../../db/columns.js';
 
 export type ContactChannelRow = Selectable<ContactChannelsTable>;
 
+/** One user's channels: the base of every per-user read. */
+function userChannels(db: Executor, tenancyId: string, userId: string) {
+  return db.selectFrom('contact_channels').select(CONTACT_CHANNEL_COLUMNS).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId);
+}
+
+/** The sign-in channels at an address (case-insensitive), any user's. */
+function authChannelsAt(db: Executor, tenancyId: string, type: string, value: string) {
+  return db
+    .selectFrom('contact_channels')
+    .select(CONTACT_CHANNEL_COLUMNS)
+    .where('tenancy_id', '=', tenancyId)
+    .where('type', '=', type)
+    .where(sql`lower(value)`, '=', value.toLowerCase())
+    .where('used_for_auth', '=', true);
+}
+
 /** Holds the user row until the transaction ends: changes to one user's channels (one primary) are serialized. */
 export async function lockUser(db: Executor, tenancyId: string, userId: string): Promise<boolean> {
   const row = await db.selectFrom('users').select('id').where('tenancy_id', '=', tenancyId).where('id', '=', userId).forUpdate().executeTakeFirst();
@@ -13,43 +29,20 @@ export async function lockUser(db: Executor, tenancyId: string, userId: string):
 }
 
 export async function listChannels(db: Executor, tenancyId: string, userId: string): Promise<ContactChannelRow[]> {
-  return db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return userChannels(db, tenancyId, userId).orderBy('created_at').orderBy('id').execute();
 }
 
 export async function findChannel(db: Executor, tenancyId: string, userId: string, id: string): Promise<ContactChannelRow | undefined> {
-  return db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return userChannels(db, tenancyId, userId).where('id', '=', id).executeTakeFirst();
 }
 
 export async function findPrimaryChannel(db: Executor, tenancyId: string, userId: string): Promise<ContactChannelRow | undefined> {
-  return db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('is_primary', '=', true)
-    .executeTakeFirst();
+  return userChannels(db, tenancyId, userId).where('is_primary', '=', true).executeTakeFirst();
 }
 
 /** The user's channel with this value (case-insensitive), if any. */
 export async function findChannelByValue(db: Executor, tenancyId: string, userId: string, type: string, value: string): Promise<ContactChannelRow | undefined> {
-  return db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
+  return userChannels(db, tenancyId, userId)
     .where('type', '=', type)
     .where(sql`lower(value)`, '=', value.toLowerCase())
     .executeTakeFirst();
@@ -112,13 +105,7 @@ export async function deleteChannel(db: Executor, tenancyId: string, userId: str
  * an address nobody proved, and of several claims only the newest answers to the address.
  */
 export async function findAuthChannel(db: Executor, tenancyId: string, type: string, value: string): Promise<ContactChannelRow | undefined> {
-  return db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('type', '=', type)
-    .where(sql`lower(value)`, '=', value.toLowerCase())
-    .where('used_for_auth', '=', true)
+  return authChannelsAt(db, tenancyId, type, value)
     .orderBy('is_verified', 'desc')
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -138,13 +125,7 @@ export async function findOtherAuthChannel(
   userId: string | null,
   options: { anyClaim: boolean },
 ): Promise<ContactChannelRow | undefined> {
-  let query = db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('type', '=', type)
-    .where(sql`lower(value)`, '=', value.toLowerCase())
-    .where('used_for_auth', '=', true);
+  let query = authChannelsAt(db, tenancyId, type, value);
   if (userId) query = query.where('user_id', '!=', userId);
   if (!options.anyClaim) query = query.where('is_verified', '=', true);
   return query.limit(1).executeTakeFirst();
