@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ContactChannelsTable } from '../../db/schema.js';
-import type { Selectable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import { CONTACT_CHANNEL_COLUMNS } from '../../db/columns.js';
 
@@ -9,6 +9,11 @@ export type ContactChannelRow = Selectable<ContactChannelsTable>;
 /** One user's channels: the base of every per-user read. */
 function userChannels(db: Executor, tenancyId: string, userId: string) {
   return db.selectFrom('contact_channels').select(CONTACT_CHANNEL_COLUMNS).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId);
+}
+
+/** Sets `patch` on the user's channels (the caller narrows which). */
+function updateUserChannels(db: Executor, tenancyId: string, userId: string, patch: Updateable<ContactChannelsTable>) {
+  return db.updateTable('contact_channels').set(patch).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId);
 }
 
 /** The sign-in channels at an address (case-insensitive), any user's. */
@@ -67,25 +72,12 @@ export async function updateChannel(
   patch: Partial<Pick<ContactChannelRow, 'value' | 'is_primary' | 'is_verified' | 'used_for_auth' | 'verified_by_holder'>>,
 ): Promise<ContactChannelRow | undefined> {
   if (Object.keys(patch).length === 0) return findChannel(db, tenancyId, userId, id);
-  return db
-    .updateTable('contact_channels')
-    .set(patch)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  return updateUserChannels(db, tenancyId, userId, patch).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
 /** Unsets the user's primary channel (before another becomes primary: the unique index allows one). */
 export async function clearPrimary(db: Executor, tenancyId: string, userId: string): Promise<void> {
-  await db
-    .updateTable('contact_channels')
-    .set({ is_primary: false })
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('is_primary', '=', true)
-    .execute();
+  await updateUserChannels(db, tenancyId, userId, { is_primary: false }).where('is_primary', '=', true).execute();
 }
 
 export async function deleteChannel(db: Executor, tenancyId: string, userId: string, id: string): Promise<ContactChannelRow | undefined> {
@@ -147,11 +139,7 @@ export async function deleteUnverifiedClaims(db: Executor, tenancyId: string, ty
 
 /** Stops every other channel of the user from signing in; returns the channels changed. */
 export async function disableOtherAuthChannels(db: Executor, tenancyId: string, userId: string, keepChannelId: string): Promise<ContactChannelRow[]> {
-  return db
-    .updateTable('contact_channels')
-    .set({ used_for_auth: false })
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
+  return updateUserChannels(db, tenancyId, userId, { used_for_auth: false })
     .where('id', '!=', keepChannelId)
     .where('used_for_auth', '=', true)
     .returningAll()
