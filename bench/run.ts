@@ -223,6 +223,14 @@ function latchScenarios(f: Fixture, deepCursors: string[], searchTerms: string[]
   const runId = Date.now().toString(36);
   let signUps = 0;
   const json = { 'content-type': 'application/json' };
+  // Password sign-in, measured at full concurrency and on one connection.
+  const signIn: Omit<Scenario, 'id' | 'connections'> = {
+    title: 'POST password sign-in',
+    method: 'POST',
+    path: '/api/v1/auth/password/sign-in',
+    headers: { ...f.client, ...json },
+    vary: () => ({ body: JSON.stringify({ email: pick(f.users).email, password: PASSWORD }) }),
+  };
   const list: Scenario[] = [
     {
       id: 'me',
@@ -243,24 +251,8 @@ function latchScenarios(f: Fixture, deepCursors: string[], searchTerms: string[]
       body: '{}',
       vary: () => ({ headers: { 'x-latch-refresh-token': pick(f.users).refreshToken } }),
     },
-    {
-      id: 'sign-in',
-      title: 'POST password sign-in',
-      connections: CONNECTIONS,
-      method: 'POST',
-      path: '/api/v1/auth/password/sign-in',
-      headers: { ...f.client, ...json },
-      vary: () => ({ body: JSON.stringify({ email: pick(f.users).email, password: PASSWORD }) }),
-    },
-    {
-      id: 'sign-in-1c',
-      title: 'POST password sign-in',
-      connections: 1,
-      method: 'POST',
-      path: '/api/v1/auth/password/sign-in',
-      headers: { ...f.client, ...json },
-      vary: () => ({ body: JSON.stringify({ email: pick(f.users).email, password: PASSWORD }) }),
-    },
+    { id: 'sign-in', connections: CONNECTIONS, ...signIn },
+    { id: 'sign-in-1c', connections: 1, ...signIn },
     {
       id: 'sign-up',
       title: 'POST password sign-up (unique emails)',
@@ -705,43 +697,28 @@ async function main(): Promise<void> {
 
   // --- Latch, and the floor right after each scenario it has (same minute, same noise) ---
   const floorIds = new Set(['me', 'refresh'].filter(selected));
-  const floor = floorIds.size
-    ? await startServer({
-        name: 'floor',
-        args: ['bench/floor-server.mjs'],
-        cwd: ROOT,
-        env: {
-          ...env,
-          DATABASE_URL: dbUrl(DB_NAME),
-          PORT: '0',
-          DATABASE_POOL_SIZE: String(POOL_SIZE),
-          FLOOR_JWKS: jwks,
-          FLOOR_TENANCY_ID: fixture.tenancyId,
-          FLOOR_PROJECT_ID: fixture.projectId,
-        },
-        ready: /floor listening on (\d+)/,
-      })
-    : null;
+  // The floor server, on this run's fixture; `extraEnv` picks its variant.
+  const startFloor = (name: string, extraEnv: Record<string, string> = {}) =>
+    startServer({
+      name,
+      args: ['bench/floor-server.mjs'],
+      cwd: ROOT,
+      env: {
+        ...env,
+        DATABASE_URL: dbUrl(DB_NAME),
+        PORT: '0',
+        DATABASE_POOL_SIZE: String(POOL_SIZE),
+        FLOOR_JWKS: jwks,
+        FLOOR_TENANCY_ID: fixture.tenancyId,
+        FLOOR_PROJECT_ID: fixture.projectId,
+        ...extraEnv,
+      },
+      ready: /floor listening on (\d+)/,
+    });
+  const floor = floorIds.size ? await startFloor('floor') : null;
   // The same floor with named prepared statements (as Latch uses): reported beside the floor, so the
   // ratio to the floor is not read as more than it is.
-  const floorPrepared = floor
-    ? await startServer({
-        name: 'floor-prepared',
-        args: ['bench/floor-server.mjs'],
-        cwd: ROOT,
-        env: {
-          ...env,
-          DATABASE_URL: dbUrl(DB_NAME),
-          PORT: '0',
-          DATABASE_POOL_SIZE: String(POOL_SIZE),
-          FLOOR_JWKS: jwks,
-          FLOOR_TENANCY_ID: fixture.tenancyId,
-          FLOOR_PROJECT_ID: fixture.projectId,
-          FLOOR_NAMED_STATEMENTS: '1',
-        },
-        ready: /floor listening on (\d+)/,
-      })
-    : null;
+  const floorPrepared = floor ? await startFloor('floor-prepared', { FLOOR_NAMED_STATEMENTS: '1' }) : null;
   const results: Measured[] = [];
   let latchPeak = 0;
   for (const s of latchScenarios(fixture, deepCursors, searchTerms, broadTerms, perms)) {

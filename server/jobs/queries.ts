@@ -40,30 +40,23 @@ export async function insertJob(db: Executor, job: NewJob): Promise<void> {
  * the job is due again when the lease runs out. On PGlite (one connection, one process) the same
  * statement runs and simply never meets a competitor.
  */
-export async function claimDueJobs(db: Database, kinds: readonly string[], limit: number, leaseMillis: number): Promise<JobRow[]> {
-  if (kinds.length === 0) return [];
-  // The usual answer is "nothing due": one indexed read, no transaction, no lock.
-  const anyDue = await db
+/** The ids of pending jobs of these kinds that are due now. */
+function dueJobIds(db: Executor, kinds: readonly string[]) {
+  return db
     .selectFrom('jobs')
     .select('id')
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', sql<Date>`now()`)
-    .where('kind', 'in', kinds)
-    .limit(1)
-    .executeTakeFirst();
+    .where('kind', 'in', kinds);
+}
+
+export async function claimDueJobs(db: Database, kinds: readonly string[], limit: number, leaseMillis: number): Promise<JobRow[]> {
+  if (kinds.length === 0) return [];
+  // The usual answer is "nothing due": one indexed read, no transaction, no lock.
+  const anyDue = await dueJobIds(db, kinds).limit(1).executeTakeFirst();
   if (!anyDue) return [];
   return db.transaction().execute(async (trx) => {
-    const due = await trx
-      .selectFrom('jobs')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', sql<Date>`now()`)
-      .where('kind', 'in', kinds)
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
+    const due = await dueJobIds(trx, kinds).orderBy('next_attempt_at').limit(limit).forUpdate().skipLocked().execute();
     if (due.length === 0) return [];
     return trx
       .updateTable('jobs')

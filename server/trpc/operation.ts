@@ -50,3 +50,14 @@ export function succeed<F extends object>(fields: F): { success: true } & F;
 export function succeed(fields?: object): { success: true } {
   return { success: true, ...fields };
 }
+
+/**
+ * The handler of a call that answers `{ success: true }` (succeed) once the service it runs is
+ * done: `.mutation(succeedAfter(({ ctx, input }) => service.revoke(ctx.deps, ctx.auth, input.id)))`.
+ */
+export function succeedAfter<Options>(handler: (options: Options) => Promise<unknown>): (options: Options) => Promise<{ success: true }> {
+  return async (options) => {
+    await handler(options);
+    return succeed();
+  };
+}

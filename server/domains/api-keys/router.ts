@@ -1,5 +1,5 @@
 import { router } from '../../trpc/init.js';
-import { restOperations, succeed } from '../../trpc/operation.js';
+import { restOperations, succeedAfter } from '../../trpc/operation.js';
 import { adminProcedure } from '../../trpc/procedures.js';
 import { z } from 'zod';
 import { shortList, successSchema } from '../../../contract/validation/schemas.js';
@@ -32,8 +32,5 @@ export const apiKeysRouter = router({
   delete: op(adminProcedure, 'DELETE /internal/api-keys/{api_key_id}', 'Delete a key set')
     .input(schemas.apiKeySetIdSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.deleteApiKeySet(ctx.deps, ctx.auth, input.api_key_id);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.deleteApiKeySet(ctx.deps, ctx.auth, input.api_key_id))),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
-import { restOperations, succeed } from '../../trpc/operation.js';
+import { restOperations, succeedAfter } from '../../trpc/operation.js';
 import { clientProcedure, signInProcedure } from '../../trpc/procedures.js';
 import { admitPasswordCalls } from '../../trpc/password-admission.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
@@ -30,18 +30,12 @@ export const authRouter = router({
   )
     .input(schemas.passwordUpdateSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await password.updatePassword(ctx.deps, ctx.auth, input.old_password, input.new_password, ctx.ip);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => password.updatePassword(ctx.deps, ctx.auth, input.old_password, input.new_password, ctx.ip))),
 
   passwordSet: op(clientProcedure.use(admitPasswordCalls()), 'POST /auth/password/set', 'Set a first password for a user who has none')
     .input(schemas.passwordSetSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await password.setPassword(ctx.deps, ctx.auth, input.password, ctx.ip);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => password.setPassword(ctx.deps, ctx.auth, input.password, ctx.ip))),
 
   passwordSendResetCode: op(
     signInProcedure('client', 'server', 'admin'),
@@ -50,10 +44,7 @@ export const authRouter = router({
   )
     .input(schemas.sendResetCodeSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await passwordReset.sendResetCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => passwordReset.sendResetCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip))),
 
   passwordResetCheckCode: op(
     signInProcedure('client', 'server', 'admin'),
@@ -71,10 +62,7 @@ export const authRouter = router({
   )
     .input(schemas.passwordResetSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await passwordReset.resetPassword(ctx.deps, ctx.auth, input.code, input.password, ctx.ip);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => passwordReset.resetPassword(ctx.deps, ctx.auth, input.code, input.password, ctx.ip))),
 
   otpSendSignInCode: op(signInProcedure('client'), 'POST /auth/otp/send-sign-in-code', 'Email a magic link and a 6-character sign-in code (magic_link_enabled)')
     .input(schemas.otpSendSignInCodeSchema)

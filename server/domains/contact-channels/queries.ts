@@ -1,10 +1,31 @@
 import { sql } from 'kysely';
 import type { ContactChannelsTable } from '../../db/schema.js';
-import type { Selectable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import { CONTACT_CHANNEL_COLUMNS } from '../../db/columns.js';
 
 export type ContactChannelRow = Selectable<ContactChannelsTable>;
+
+/** One user's channels: the base of every per-user read. */
+function userChannels(db: Executor, tenancyId: string, userId: string) {
+  return db.selectFrom('contact_channels').select(CONTACT_CHANNEL_COLUMNS).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId);
+}
+
+/** Sets `patch` on the user's channels (the caller narrows which). */
+function updateUserChannels(db: Executor, tenancyId: string, userId: string, patch: Updateable<ContactChannelsTable>) {
+  return db.updateTable('contact_channels').set(patch).where('tenancy_id', '=', tenancyId).where('user_id', '=', userId);
+}
+
+/** The sign-in channels at an address (case-insensitive), any user's. */
+function authChannelsAt(db: Executor, tenancyId: string, type: string, value: string) {
+  return db
+    .selectFrom('contact_channels')
+    .select(CONTACT_CHANNEL_COLUMNS)
+    .where('tenancy_id', '=', tenancyId)
+    .where('type', '=', type)
+    .where(sql`lower(value)`, '=', value.toLowerCase())
+    .where('used_for_auth', '=', true);
+}
 
 /** Holds the user row until the transaction ends: changes to one user's channels (one primary) are serialized. */
 export async function lockUser(db: Executor, tenancyId: string, userId: string): Promise<boolean> {
@@ -13,43 +34,20 @@ export async function lockUser(db: Executor, tenancyId: string, userId: string):
 }
 
 export async function listChannels(db: Executor, tenancyId: string, userId: string): Promise<ContactChannelRow[]> {
-  return db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return userChannels(db, tenancyId, userId).orderBy('created_at').orderBy('id').execute();
 }
 
 export async function findChannel(db: Executor, tenancyId: string, userId: string, id: string): Promise<ContactChannelRow | undefined> {
-  return db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return userChannels(db, tenancyId, userId).where('id', '=', id).executeTakeFirst();
 }
 
 export async function findPrimaryChannel(db: Executor, tenancyId: string, userId: string): Promise<ContactChannelRow | undefined> {
-  return db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('is_primary', '=', true)
-    .executeTakeFirst();
+  return userChannels(db, tenancyId, userId).where('is_primary', '=', true).executeTakeFirst();
 }
 
 /** The user's channel with this value (case-insensitive), if any. */
 export async function findChannelByValue(db: Executor, tenancyId: string, userId: string, type: string, value: string): Promise<ContactChannelRow | undefined> {
-  return db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
+  return userChannels(db, tenancyId, userId)
     .where('type', '=', type)
     .where(sql`lower(value)`, '=', value.toLowerCase())
     .executeTakeFirst();
@@ -74,25 +72,12 @@ export async function updateChannel(
   patch: Partial<Pick<ContactChannelRow, 'value' | 'is_primary' | 'is_verified' | 'used_for_auth' | 'verified_by_holder'>>,
 ): Promise<ContactChannelRow | undefined> {
   if (Object.keys(patch).length === 0) return findChannel(db, tenancyId, userId, id);
-  return db
-    .updateTable('contact_channels')
-    .set(patch)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  return updateUserChannels(db, tenancyId, userId, patch).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
 /** Unsets the user's primary channel (before another becomes primary: the unique index allows one). */
 export async function clearPrimary(db: Executor, tenancyId: string, userId: string): Promise<void> {
-  await db
-    .updateTable('contact_channels')
-    .set({ is_primary: false })
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('is_primary', '=', true)
-    .execute();
+  await updateUserChannels(db, tenancyId, userId, { is_primary: false }).where('is_primary', '=', true).execute();
 }
 
 export async function deleteChannel(db: Executor, tenancyId: string, userId: string, id: string): Promise<ContactChannelRow | undefined> {
@@ -112,13 +97,7 @@ export async function deleteChannel(db: Executor, tenancyId: string, userId: str
  * an address nobody proved, and of several claims only the newest answers to the address.
  */
 export async function findAuthChannel(db: Executor, tenancyId: string, type: string, value: string): Promise<ContactChannelRow | undefined> {
-  return db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('type', '=', type)
-    .where(sql`lower(value)`, '=', value.toLowerCase())
-    .where('used_for_auth', '=', true)
+  return authChannelsAt(db, tenancyId, type, value)
     .orderBy('is_verified', 'desc')
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -138,13 +117,7 @@ export async function findOtherAuthChannel(
   userId: string | null,
   options: { anyClaim: boolean },
 ): Promise<ContactChannelRow | undefined> {
-  let query = db
-    .selectFrom('contact_channels')
-    .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('type', '=', type)
-    .where(sql`lower(value)`, '=', value.toLowerCase())
-    .where('used_for_auth', '=', true);
+  let query = authChannelsAt(db, tenancyId, type, value);
   if (userId) query = query.where('user_id', '!=', userId);
   if (!options.anyClaim) query = query.where('is_verified', '=', true);
   return query.limit(1).executeTakeFirst();
@@ -166,11 +139,7 @@ export async function deleteUnverifiedClaims(db: Executor, tenancyId: string, ty
 
 /** Stops every other channel of the user from signing in; returns the channels changed. */
 export async function disableOtherAuthChannels(db: Executor, tenancyId: string, userId: string, keepChannelId: string): Promise<ContactChannelRow[]> {
-  return db
-    .updateTable('contact_channels')
-    .set({ used_for_auth: false })
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
+  return updateUserChannels(db, tenancyId, userId, { used_for_auth: false })
     .where('id', '!=', keepChannelId)
     .where('used_for_auth', '=', true)
     .returningAll()

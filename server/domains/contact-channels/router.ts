@@ -1,5 +1,5 @@
 import { router } from '../../trpc/init.js';
-import { restOperations, succeed } from '../../trpc/operation.js';
+import { restOperations, succeedAfter } from '../../trpc/operation.js';
 import { clientProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/contact-channels.js';
@@ -26,18 +26,12 @@ export const contactChannelsRouter = router({
   sendVerificationCode: op(clientProcedure, 'POST /contact-channels/send-verification-code', "Email a verification link for the signed-in user's primary email")
     .input(schemas.sendVerificationCodeSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.sendPrimaryVerificationCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.sendPrimaryVerificationCode(ctx.deps, ctx.auth, input.email, input.callback_url, ctx.ip))),
 
   verify: op(clientProcedure, 'POST /contact-channels/verify', 'Verify an email with the code from its verification link (no signed-in user needed)')
     .input(schemas.verifySchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.verifyChannel(ctx.deps, ctx.auth, input.code, ctx.ip);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.verifyChannel(ctx.deps, ctx.auth, input.code, ctx.ip))),
 
   get: op(clientProcedure, 'GET /contact-channels/{user_id}/{contact_channel_id}', 'One contact channel of a user')
     .input(schemas.contactChannelParamsSchema)
@@ -63,10 +57,7 @@ export const contactChannelsRouter = router({
   )
     .input(schemas.contactChannelParamsSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.deleteChannel(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.deleteChannel(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id))),
 
   sendChannelVerificationCode: op(
     clientProcedure,
@@ -75,8 +66,9 @@ export const contactChannelsRouter = router({
   )
     .input(schemas.sendChannelVerificationCodeSchema.extend(schemas.contactChannelParamsSchema.shape))
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.sendChannelVerificationCode(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id, input.callback_url, ctx.ip);
-      return succeed();
-    }),
+    .mutation(
+      succeedAfter(({ ctx, input }) =>
+        service.sendChannelVerificationCode(ctx.deps, ctx.auth, input.user_id, input.contact_channel_id, input.callback_url, ctx.ip),
+      ),
+    ),
 });

@@ -1,5 +1,5 @@
 import { router } from '../../trpc/init.js';
-import { restOperations, succeed } from '../../trpc/operation.js';
+import { restOperations, succeedAfter } from '../../trpc/operation.js';
 import { adminProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/emails.js';
@@ -34,8 +34,5 @@ export const emailsRouter = router({
   )
     .input(schemas.sendSignInInvitationSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.sendSignInInvitation(ctx.deps, ctx.auth, input);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.sendSignInInvitation(ctx.deps, ctx.auth, input))),
 });

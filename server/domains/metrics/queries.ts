@@ -59,24 +59,17 @@ export async function dailyCounts(
   since: Date,
   includeAnonymous: boolean,
 ): Promise<{ signUps: Map<string, number>; lastActive: Map<string, number> }> {
-  const [signUps, lastActive] = await Promise.all([
+  // Users per UTC day of one timestamp column, from `since` on.
+  const usersPerDay = (column: 'signed_up_at' | 'last_active_at') =>
     db
       .selectFrom('users')
-      .select([sql<string>`to_char(signed_up_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'), sql<number>`count(*)::int`.as('count')])
+      .select([sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD')`.as('day'), sql<number>`count(*)::int`.as('count')])
       .where('tenancy_id', '=', tenancyId)
-      .where('signed_up_at', '>=', since)
+      .where(column, '>=', since)
       .$if(!includeAnonymous, (qb) => qb.where('is_anonymous', '=', false))
       .groupBy(sql`1`)
-      .execute(),
-    db
-      .selectFrom('users')
-      .select([sql<string>`to_char(last_active_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'), sql<number>`count(*)::int`.as('count')])
-      .where('tenancy_id', '=', tenancyId)
-      .where('last_active_at', '>=', since)
-      .$if(!includeAnonymous, (qb) => qb.where('is_anonymous', '=', false))
-      .groupBy(sql`1`)
-      .execute(),
-  ]);
+      .execute();
+  const [signUps, lastActive] = await Promise.all([usersPerDay('signed_up_at'), usersPerDay('last_active_at')]);
   return {
     signUps: new Map(signUps.map((row) => [row.day, Number(row.count)])),
     lastActive: new Map(lastActive.map((row) => [row.day, Number(row.count)])),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
-import { restOperations, succeed } from '../../trpc/operation.js';
+import { restOperations, succeedAfter } from '../../trpc/operation.js';
 import { accessProcedure, adminProcedure, clientProcedure, serverProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/permissions.js';
@@ -47,10 +47,7 @@ function definitionRoutes(scope: 'team' | 'project') {
     delete: op(adminProcedure, `DELETE ${base}/{permission_id}`, `Delete a ${label} permission with its grants`)
       .input(customIdParam)
       .output(successSchema)
-      .mutation(async ({ ctx, input }) => {
-        await service.deleteDefinition(ctx.deps, ctx.auth, scope, input.permission_id);
-        return succeed();
-      }),
+      .mutation(succeedAfter(({ ctx, input }) => service.deleteDefinition(ctx.deps, ctx.auth, scope, input.permission_id))),
   };
 }
 
@@ -84,10 +81,7 @@ export const permissionsRouter = router({
   revokeTeamPermission: op(serverProcedure, 'DELETE /team-permissions/{team_id}/{user_id}/{permission_id}', 'Revoke a directly granted team permission')
     .input(schemas.teamPermissionParamsSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.revokeTeamPermission(ctx.deps, ctx.auth, input.team_id, input.user_id, input.permission_id);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.revokeTeamPermission(ctx.deps, ctx.auth, input.team_id, input.user_id, input.permission_id))),
 
   listProjectPermissions: op(clientProcedure, 'GET /project-permissions', 'Project permissions held, recursively by default (clients: their own)')
     .input(schemas.projectPermissionListQuerySchema)
@@ -104,8 +98,5 @@ export const permissionsRouter = router({
   revokeProjectPermission: op(serverProcedure, 'DELETE /project-permissions/{user_id}/{permission_id}', 'Revoke a directly granted project permission')
     .input(schemas.projectPermissionParamsSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.revokeProjectPermission(ctx.deps, ctx.auth, input.user_id, input.permission_id);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.revokeProjectPermission(ctx.deps, ctx.auth, input.user_id, input.permission_id))),
 });

@@ -162,17 +162,18 @@ export async function deleteDefinition(deps: Deps, auth: AuthContext, scope: Per
 
 // ─── Grants and listing ───────────────────────────────────────────────────────────────────────
 
+/** Whose grants a list shows: a client only its own user's; others one user's, or everyone's (null) when omitted. */
+async function listedUserId(deps: Deps, auth: AuthContext, userIdParam: string | undefined): Promise<string | null> {
+  if (auth.type === 'client') return clientOwnUserId(deps, auth, userIdParam);
+  return userIdParam === undefined ? null : resolveUserId(auth, userIdParam);
+}
+
 /**
  * Lists team permissions. Clients see only their own (user_id me or omitted), and only in teams
  * they are in (membership is implied: a grant cannot outlive its membership).
  */
 export async function listTeamPermissions(deps: Deps, auth: AuthContext, input: z.infer<typeof teamPermissionListQuerySchema>) {
-  let userId: string | null;
-  if (auth.type === 'client') {
-    userId = await clientOwnUserId(deps, auth, input.user_id);
-  } else {
-    userId = input.user_id === undefined ? null : resolveUserId(auth, input.user_id);
-  }
+  const userId = await listedUserId(deps, auth, input.user_id);
   const rows = await q.listTeamPermissions(deps.db, auth.tenancy.id, {
     teamId: input.team_id ?? null,
     userId,
@@ -183,12 +184,7 @@ export async function listTeamPermissions(deps: Deps, auth: AuthContext, input: 
 }
 
 export async function listProjectPermissions(deps: Deps, auth: AuthContext, input: z.infer<typeof projectPermissionListQuerySchema>) {
-  let userId: string | null;
-  if (auth.type === 'client') {
-    userId = await clientOwnUserId(deps, auth, input.user_id);
-  } else {
-    userId = input.user_id === undefined ? null : resolveUserId(auth, input.user_id);
-  }
+  const userId = await listedUserId(deps, auth, input.user_id);
   const rows = await q.listProjectPermissions(deps.db, auth.tenancy.id, {
     userId,
     permissionId: input.permission_id ?? null,

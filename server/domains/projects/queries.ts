@@ -67,19 +67,18 @@ export async function findProject(db: Executor, projectId: string): Promise<Proj
   return db.selectFrom('projects').select(PROJECT_COLUMNS).where('id', '=', projectId).executeTakeFirst();
 }
 
-export async function insertProject(
-  db: Executor,
-  project: {
-    id: string;
-    display_name: string;
-    description: string | null;
-    is_production_mode: boolean;
-    logo_url: string | null;
-    full_logo_url: string | null;
-    owner_team_id: string | null;
-    config: Record<string, unknown>;
-  },
-): Promise<ProjectRow> {
+/** A project's settable fields: what a create gives and an update may change. */
+export interface ProjectFields {
+  display_name: string;
+  description: string | null;
+  is_production_mode: boolean;
+  logo_url: string | null;
+  full_logo_url: string | null;
+  owner_team_id: string | null;
+  config: Record<string, unknown>;
+}
+
+export async function insertProject(db: Executor, project: { id: string } & ProjectFields): Promise<ProjectRow> {
   return db
     .insertInto('projects')
     .values({ ...project, config: JSON.stringify(project.config) })
@@ -95,19 +94,7 @@ export async function insertTenancy(db: Executor, tenancy: { id: string; project
     .execute();
 }
 
-export async function updateProject(
-  db: Executor,
-  projectId: string,
-  patch: Partial<{
-    display_name: string;
-    description: string | null;
-    is_production_mode: boolean;
-    logo_url: string | null;
-    full_logo_url: string | null;
-    owner_team_id: string | null;
-    config: Record<string, unknown>;
-  }>,
-): Promise<ProjectRow | undefined> {
+export async function updateProject(db: Executor, projectId: string, patch: Partial<ProjectFields>): Promise<ProjectRow | undefined> {
   const { config, ...rest } = patch;
   return db
     .updateTable('projects')

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { schemaErrorFromIssues } from '../../errors/wire.js';
 import { router } from '../../trpc/init.js';
-import { restOperations, succeed } from '../../trpc/operation.js';
+import { restOperations, succeedAfter } from '../../trpc/operation.js';
 import { accessProcedure, adminProcedure, clientProcedure } from '../../trpc/procedures.js';
 import { shortList, successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/projects.js';
@@ -28,10 +28,7 @@ export const projectsRouter = router({
   deleteCurrent: op(adminProcedure, 'DELETE /internal/projects/current', 'Delete the current project and all of its data', { protect: true })
     .input(z.object({}))
     .output(successSchema)
-    .mutation(async ({ ctx }) => {
-      await service.deleteAdminProject(ctx.deps, ctx.auth);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx }) => service.deleteAdminProject(ctx.deps, ctx.auth))),
 
   listOwned: op(accessProcedure('client'), 'GET /internal/projects', 'Projects owned by the signed-in owner (internal project only)')
     .input(z.object({}))
@@ -48,10 +45,7 @@ export const projectsRouter = router({
   transfer: op(accessProcedure('client'), 'POST /internal/projects/transfer', 'Move a project to another of your teams (internal project only)')
     .input(schemas.projectTransferSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.transferProject(ctx.deps, ctx.auth, input.project_id, input.new_team_id);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.transferProject(ctx.deps, ctx.auth, input.project_id, input.new_team_id))),
 
   getConfig: op(adminProcedure, 'GET /internal/config', 'The effective project config as JSON', { protect: true })
     .input(z.object({}))

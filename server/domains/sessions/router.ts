@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import { router } from '../../trpc/init.js';
-import { restOperations, succeed } from '../../trpc/operation.js';
+import { restOperations, succeedAfter } from '../../trpc/operation.js';
 import { clientProcedure, projectAccessProcedure, publicProcedure, serverProcedure } from '../../trpc/procedures.js';
 import { findProject } from '../projects/queries.js';
 import { applyAuthHeader } from '../../access/resolve.js';
@@ -26,10 +26,7 @@ export const sessionsRouter = router({
   signOut: op(clientProcedure, 'DELETE /auth/sessions/current', 'Sign out: ends the current session')
     .input(z.object({}))
     .output(successSchema)
-    .mutation(async ({ ctx }) => {
-      await service.signOut(ctx.deps, ctx.auth);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx }) => service.signOut(ctx.deps, ctx.auth))),
 
   list: op(clientProcedure, 'GET /auth/sessions', "A user's active sessions (clients: their own)")
     .input(schemas.sessionListQuerySchema)
@@ -39,10 +36,7 @@ export const sessionsRouter = router({
   revoke: op(clientProcedure, 'DELETE /auth/sessions/{id}', 'Revoke another session of a user')
     .input(schemas.sessionDeleteSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.revokeSession(ctx.deps, ctx.auth, input.id, input.user_id);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.revokeSession(ctx.deps, ctx.auth, input.id, input.user_id))),
 
   create: op(serverProcedure, 'POST /auth/sessions', 'Create a session for a user (server; impersonation)', { successStatus: 201 })
     .input(schemas.sessionCreateSchema)

@@ -1,5 +1,5 @@
 import { router } from '../../trpc/init.js';
-import { restOperations, succeed } from '../../trpc/operation.js';
+import { restOperations, succeed, succeedAfter } from '../../trpc/operation.js';
 import { clientProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/team-invitations.js';
@@ -36,8 +36,5 @@ export const teamInvitationsRouter = router({
   revoke: op(clientProcedure, 'DELETE /team-invitations/{invitation_id}', 'Withdraw an invitation (clients: with $remove_members)')
     .input(schemas.invitationDeleteSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.revokeInvitation(ctx.deps, ctx.auth, input.invitation_id, input.team_id);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.revokeInvitation(ctx.deps, ctx.auth, input.invitation_id, input.team_id))),
 });

@@ -1,5 +1,5 @@
 import { router } from '../../trpc/init.js';
-import { restOperations, succeed } from '../../trpc/operation.js';
+import { restOperations, succeedAfter } from '../../trpc/operation.js';
 import { clientProcedure, serverProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/teams.js';
@@ -36,10 +36,7 @@ export const teamsRouter = router({
   delete: op(clientProcedure, 'DELETE /teams/{team_id}', 'Delete a team with its memberships, invitations and API keys (clients: with $delete_team)')
     .input(schemas.teamIdParamSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.deleteTeam(ctx.deps, ctx.auth, input.team_id);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.deleteTeam(ctx.deps, ctx.auth, input.team_id))),
 
   addMember: op(serverProcedure, 'POST /team-memberships/{team_id}/{user_id}', 'Add a user to a team (with team_member_default_permissions)', {
     successStatus: 201,
@@ -51,18 +48,12 @@ export const teamsRouter = router({
   leave: op(clientProcedure, 'DELETE /team-memberships/{team_id}/me', 'Leave a team')
     .input(schemas.leaveTeamParamsSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.removeTeamMember(ctx.deps, ctx.auth, input.team_id, 'me');
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.removeTeamMember(ctx.deps, ctx.auth, input.team_id, 'me'))),
 
   removeMember: op(clientProcedure, 'DELETE /team-memberships/{team_id}/{user_id}', 'Remove a member (clients: themselves, or others with $remove_members)')
     .input(schemas.membershipParamsSchema)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.removeTeamMember(ctx.deps, ctx.auth, input.team_id, input.user_id);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.removeTeamMember(ctx.deps, ctx.auth, input.team_id, input.user_id))),
 
   listMemberProfiles: op(
     clientProcedure,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
-import { restOperations, succeed } from '../../trpc/operation.js';
+import { restOperations, succeedAfter } from '../../trpc/operation.js';
 import { clientProcedure, serverProcedure } from '../../trpc/procedures.js';
 import { admitPasswordCalls, setsPassword } from '../../trpc/password-admission.js';
 import { successSchema, uuidSchema } from '../../../contract/validation/schemas.js';
@@ -24,10 +24,7 @@ export const usersRouter = router({
   deleteMe: op(clientProcedure, 'DELETE /users/me', 'Delete the signed-in user (clients: when client_user_deletion_enabled)')
     .input(z.object({}))
     .output(successSchema)
-    .mutation(async ({ ctx }) => {
-      await service.deleteUser(ctx.deps, ctx.auth, 'me');
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx }) => service.deleteUser(ctx.deps, ctx.auth, 'me'))),
 
   get: op(clientProcedure, 'GET /users/{user_id}', 'A user by id (clients: only themselves)')
     .input(userIdParam)
@@ -45,10 +42,7 @@ export const usersRouter = router({
   delete: op(clientProcedure, 'DELETE /users/{user_id}', 'Delete a user and everything of theirs')
     .input(userIdParam)
     .output(successSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.deleteUser(ctx.deps, ctx.auth, input.user_id);
-      return succeed();
-    }),
+    .mutation(succeedAfter(({ ctx, input }) => service.deleteUser(ctx.deps, ctx.auth, input.user_id))),
 
   create: op(serverProcedure.use(admitPasswordCalls(setsPassword)), 'POST /users', 'Create a user (with a password or an imported bcrypt/argon2id hash)', {
     successStatus: 201,
