@@ -81,3 +81,8 @@ export async function lastEmailTo(h: Harness, to: string): Promise<{ subject: st
 }
 
 export const CALLBACK_URL = 'http://localhost:3000/handler/team-invitation';
+
+/** Invites a fresh address to a team with the project's server key; the response is the caller's to check. */
+export function inviteFreshAddress(h: Harness, project: ProjectFixture, teamId: string, callbackUrl: string = CALLBACK_URL): Promise<ApiResponse> {
+  return h.post('/team-invitations/send-code', { email: h.uniqueEmail('invitee'), team_id: teamId, callback_url: callbackUrl }, project.server());
+}
