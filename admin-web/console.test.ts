@@ -7,7 +7,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { KnownErrors } from '../contract/errors/known-errors.js';
 import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
 import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
-import { type SmtpSink, startSmtpSink } from '../server/test/smtp-sink.js';
+import { SMTP_PASSWORD, SMTP_USER, type SmtpSink, startSmtpSink } from '../server/test/smtp-sink.js';
 import { buildAdminIfStale } from './build.js';
 
 /**
@@ -25,8 +25,6 @@ async function shot(page: Page, name: string) {
 let h: Harness;
 let browser: TestBrowser;
 let sink: SmtpSink;
-const SMTP_USER = 'smtp-user';
-const SMTP_PASSWORD = 'smtp-password-1';
 
 beforeAll(async () => {
   // Built once when stale (seconds); the server reads dist/admin-web when it starts.
@@ -102,6 +100,16 @@ async function config(project: ProjectFixture) {
   const res = await h.get('/internal/projects/current', project.admin());
   expect(res.status).toBe(200);
   return res.body.config;
+}
+
+/** The status the API answers a project's super secret admin key with (200 while it is live). */
+async function adminKeyStatus(project: ProjectFixture, adminKey: string): Promise<number> {
+  const res = await h.get('/internal/projects/current', {
+    'x-latch-project-id': project.id,
+    'x-latch-access-type': 'admin',
+    'x-latch-super-secret-admin-key': adminKey,
+  });
+  return res.status;
 }
 
 // Generous per-test time: the machine is shared, and a browser flow is many round trips.
@@ -551,28 +559,12 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
     // The keys appear once the request is answered (the create dialog's switch has the same label).
     const adminKey = await page.getByTestId('new-keys').getByLabel('Super secret admin key', { exact: true }).textContent();
-    expect(
-      (
-        await h.get('/internal/projects/current', {
-          'x-latch-project-id': project.id,
-          'x-latch-access-type': 'admin',
-          'x-latch-super-secret-admin-key': adminKey!,
-        })
-      ).status,
-    ).toBe(200);
+    expect(await adminKeyStatus(project, adminKey!)).toBe(200);
     await page.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('row', { name: /^ci/ }).getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('row', { name: /^ci/ }).getByText('revoked').waitFor();
-    expect(
-      (
-        await h.get('/internal/projects/current', {
-          'x-latch-project-id': project.id,
-          'x-latch-access-type': 'admin',
-          'x-latch-super-secret-admin-key': adminKey!,
-        })
-      ).status,
-    ).toBe(401);
+    expect(await adminKeyStatus(project, adminKey!)).toBe(401);
     await shot(page, '14-api-keys');
     await expectAccessible(page, 'api keys');
 

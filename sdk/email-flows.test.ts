@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../server/test/harness.js';
-import { type ReceivedEmail, type SmtpSink, startSmtpSink } from '../server/test/smtp-sink.js';
+import { type ReceivedEmail, SMTP_PASSWORD, SMTP_USER, type SmtpSink, startSmtpSink } from '../server/test/smtp-sink.js';
 import { AdminApp } from './admin-app.js';
 import { ClientApp } from './client-app.js';
 import { KnownErrors, type Result } from './errors.js';
@@ -17,8 +17,6 @@ import { sessionClientApp } from './test/apps.js';
 let h: Harness;
 let sink: SmtpSink;
 let own: SmtpSink;
-const SMTP_USER = 'smtp-user';
-const SMTP_PASSWORD = 'smtp-password-1';
 const PASSWORD = 'correct-horse-battery';
 
 beforeAll(async () => {

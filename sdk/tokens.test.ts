@@ -22,6 +22,29 @@ function fakeJwt(claims: Record<string, unknown>): string {
 }
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/**
+ * Installs a browser-like `document` whose cookies live in `jar` (a max-age=0 write deletes one);
+ * `writes` records every cookie string assigned. The caller removes it (Reflect.deleteProperty).
+ */
+function installCookieDocument(): { jar: Map<string, string>; writes: string[] } {
+  const jar = new Map<string, string>();
+  const writes: string[] = [];
+  const fakeDocument = {
+    get cookie() {
+      return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    },
+    set cookie(value: string) {
+      writes.push(value);
+      const [pair, ...attributes] = value.split(';').map((s) => s.trim());
+      const [name, val] = pair!.split('=') as [string, string];
+      if (attributes.includes('max-age=0')) jar.delete(name);
+      else jar.set(name, val);
+    },
+  };
+  Object.defineProperty(globalThis, 'document', { value: fakeDocument, configurable: true });
+  return { jar, writes };
+}
+
 describe('access-token expiry rules (unit)', () => {
   it('refreshes within 20 s of expiry, counts a missing exp as far future, and reads non-ASCII claims', () => {
     const now = Date.now();
@@ -94,21 +117,7 @@ describe('access-token expiry rules (unit)', () => {
   });
 
   it('cookie store: project-named cookies, 1 year and 1 day, the access token paired with its refresh token', () => {
-    const jar = new Map<string, string>();
-    const writes: string[] = [];
-    const fakeDocument = {
-      get cookie() {
-        return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-      },
-      set cookie(value: string) {
-        writes.push(value);
-        const [pair, ...attributes] = value.split(';').map((s) => s.trim());
-        const [name, val] = pair!.split('=') as [string, string];
-        if (attributes.includes('max-age=0')) jar.delete(name);
-        else jar.set(name, val);
-      },
-    };
-    Object.defineProperty(globalThis, 'document', { value: fakeDocument, configurable: true });
+    const { jar, writes } = installCookieDocument();
     try {
       const store = cookieTokenStore('proj-1');
       expect(store.get()).toBeNull();
@@ -130,19 +139,7 @@ describe('access-token expiry rules (unit)', () => {
   });
 
   it('cookie store: tells its session of changes made by another tab (polled every 100 ms), not of its own writes', async () => {
-    const jar = new Map<string, string>();
-    const fakeDocument = {
-      get cookie() {
-        return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-      },
-      set cookie(value: string) {
-        const [pair, ...attributes] = value.split(';').map((s) => s.trim());
-        const [name, val] = pair!.split('=') as [string, string];
-        if (attributes.includes('max-age=0')) jar.delete(name);
-        else jar.set(name, val);
-      },
-    };
-    Object.defineProperty(globalThis, 'document', { value: fakeDocument, configurable: true });
+    const { jar } = installCookieDocument();
     vi.useFakeTimers();
     try {
       const store = cookieTokenStore('proj-poll');
@@ -172,18 +169,7 @@ describe('access-token expiry rules (unit)', () => {
   });
 
   it("a ClientApp with the cookie store tells its session listeners of another tab's sign-in, with one poll timer", async () => {
-    const jar = new Map<string, string>();
-    const fakeDocument = {
-      get cookie() {
-        return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-      },
-      set cookie(value: string) {
-        const [pair] = value.split(';');
-        const [name, val] = pair!.split('=') as [string, string];
-        jar.set(name, val);
-      },
-    };
-    Object.defineProperty(globalThis, 'document', { value: fakeDocument, configurable: true });
+    const { jar } = installCookieDocument();
     vi.useFakeTimers();
     try {
       const app = new ClientApp({ projectId: 'proj-app', publishableClientKey: 'pck_x', baseUrl: 'http://127.0.0.1:9', tokenStore: 'cookie' });

@@ -32,6 +32,14 @@ function faultFirst(procedure: string, times: number, fault: Fault) {
   };
 }
 
+/** What clientApp().getProject() rejects with when the server's first answer to it is `fault`. */
+function getProjectFailure(fault: Fault): Promise<unknown> {
+  faultFirst('projects.current', 1, fault);
+  return clientApp()
+    .getProject()
+    .catch((e: unknown) => e);
+}
+
 describe('transport rules (spec section 7), through a flaky proxy in front of the real server', () => {
   it('backoff: 1000 ms × 2^n × random(0.5–1.5); Retry-After as seconds or a date', () => {
     for (let n = 0; n < 5; n++) {
@@ -144,28 +152,22 @@ describe('transport rules (spec section 7), through a flaky proxy in front of th
   });
 
   it('known-error header must match the body code; unknown codes become UNSUPPORTED_ERROR', async () => {
-    faultFirst('projects.current', 1, {
+    const mismatch = await getProjectFailure({
       status: 404,
       headers: { 'x-latch-known-error': 'USER_NOT_FOUND' },
       body: latchErrorBody('PROJECT_NOT_FOUND', 'Nope.', 404),
     });
-    const mismatch = await clientApp()
-      .getProject()
-      .catch((e: unknown) => e);
     expect(mismatch).toBeInstanceOf(LatchAssertionError);
     expect((mismatch as Error).message).toMatch(/USER_NOT_FOUND.*PROJECT_NOT_FOUND/);
 
     faultFirst('projects.current', 1, { status: 502, headers: { 'content-type': 'text/html' }, body: '<html>Bad gateway</html>' });
     await expect(clientApp().getProject()).rejects.toBeInstanceOf(LatchAssertionError);
 
-    faultFirst('projects.current', 1, {
+    const unknown = await getProjectFailure({
       status: 418,
       headers: { 'x-latch-known-error': 'TEAPOT_FROM_THE_FUTURE' },
       body: latchErrorBody('TEAPOT_FROM_THE_FUTURE', 'I am a teapot.', 418),
     });
-    const unknown = await clientApp()
-      .getProject()
-      .catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(KnownErrors.UnsupportedError);
     expect(unknown).toMatchObject({ code: 'UNSUPPORTED_ERROR', status: 500, details: { original_error_code: 'TEAPOT_FROM_THE_FUTURE' } });
   });

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TRUST_PROXY, loadEnv } from './env.js';
+import { sessionsAfterForwardedSignIn } from './test/forwarded-sign-in.js';
 import { type Harness, type ProjectFixture, startHarness } from './test/harness.js';
 
 const SECRET = 'x'.repeat(48);
@@ -29,14 +30,7 @@ describe('the client IP behind proxies (what per-IP limits and session IPs see)'
     harnesses.push(h);
     const project: ProjectFixture = await h.createProject();
     const user = await h.signUpUser(project);
-    const signedIn = await h.post(
-      '/auth/password/sign-in',
-      { email: user.email, password: user.password },
-      { ...project.client(), 'x-forwarded-for': '203.0.113.7' },
-    );
-    expect(signedIn.status).toBe(200);
-    const sessions = await h.get(`/auth/sessions?user_id=${user.userId}`, project.server());
-    const items = sessions.body.items as { created_at: number; last_used_at_end_user_ip_info: { ip: string } | null }[];
+    const items = await sessionsAfterForwardedSignIn(h, project, user, '203.0.113.7');
     // The sign-in's session is the newest one (sign-up made the other).
     const newest = [...items].sort((x, y) => y.created_at - x.created_at)[0];
     return newest?.last_used_at_end_user_ip_info?.ip;

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { type AccessTokenClaims, Keyring, TokenVerificationError, deriveProjectKey, deriveProjectScalar, kidFor, toLowS } from '../crypto/jwt.js';
 import { DEFAULT_RATE_LIMITS } from '../env.js';
-import { outboxTexts } from './outbox.js';
+import { linkCodes, outboxTexts } from './outbox.js';
+import { inviteFreshAddress, tenancyOf } from './team-fixtures.js';
 import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture, type UserSession, startHarness } from './harness.js';
 
 /**
@@ -44,6 +45,9 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
+/** Any callback URL the default project config allows, for invitations whose link is read from the outbox. */
+const ACCEPT_URL = 'http://localhost:3000/accept';
+
 const newProject = (config?: Record<string, unknown>): Promise<ProjectFixture> => h.createProject({ owner, ...(config ? { config } : {}) });
 const signIn = (project: ProjectFixture, email: string, password: string) => h.post('/auth/password/sign-in', { email, password }, project.client());
 const refresh = (project: ProjectFixture, refreshToken: string) =>
@@ -57,9 +61,7 @@ function expectKnownError(res: ApiResponse, code: string, status: number): void 
 }
 
 async function tenancyId(projectId: string): Promise<string> {
-  return (
-    await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', projectId).where('branch_id', '=', 'main').executeTakeFirstOrThrow()
-  ).id;
+  return (await tenancyOf(h, projectId)).id;
 }
 
 function median(values: number[]): number {
@@ -317,19 +319,8 @@ describe('entropy of codes and tokens', () => {
   it('verification codes carry ≥ 20 bits (in fact ≥ 128: they are bearer links)', async () => {
     const project = await newProject();
     const team = await h.post('/teams', { display_name: 'T' }, project.server());
-    for (let i = 0; i < 5; i++) {
-      expect(
-        (
-          await h.post(
-            '/team-invitations/send-code',
-            { email: h.uniqueEmail('invitee'), team_id: team.body.id, callback_url: 'http://localhost:3000/accept' },
-            project.server(),
-          )
-        ).status,
-      ).toBe(200);
-    }
-    const outbox = await outboxTexts(h, await tenancyId(project.id));
-    const codes = outbox.map((text) => /[?&]code=([^&\s]+)/.exec(text)?.[1]).filter((c): c is string => !!c);
+    for (let i = 0; i < 5; i++) expect((await inviteFreshAddress(h, project, team.body.id, ACCEPT_URL)).status).toBe(200);
+    const codes = linkCodes(await outboxTexts(h, await tenancyId(project.id)));
     expect(codes).toHaveLength(5);
     for (const code of codes) {
       expect(code).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -430,17 +421,8 @@ describe('secrets at rest', () => {
       project.ownerAdmin(),
     );
     expect([signedIn.status, serverSession.status, userKey.status, teamKey.status, keySet.status]).toEqual([200, 201, 201, 201, 201]);
-    expect(
-      (
-        await h.post(
-          '/team-invitations/send-code',
-          { email: h.uniqueEmail('invitee'), team_id: team.body.id, callback_url: 'http://localhost:3000/accept' },
-          project.server(),
-        )
-      ).status,
-    ).toBe(200);
-    const outbox = await outboxTexts(h, await tenancyId(project.id));
-    const invitationCode = outbox.map((text) => /[?&]code=([^&\s]+)/.exec(text)?.[1]).find(Boolean);
+    expect((await inviteFreshAddress(h, project, team.body.id, ACCEPT_URL)).status).toBe(200);
+    const invitationCode = linkCodes(await outboxTexts(h, await tenancyId(project.id)))[0];
     expect(invitationCode).toBeDefined();
     // A one-time sign-in code: the 6 characters a person types, which with the nonce the requester
     // holds sign in (so anyone who can read the table and ask for a code could sign in as anyone).

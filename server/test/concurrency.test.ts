@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { outboxTexts } from './outbox.js';
+import { linkCodes, outboxTexts } from './outbox.js';
+import { inviteFreshAddress, tenancyOf } from './team-fixtures.js';
 import { type ApiResponse, type OwnerSession, type ProjectFixture, useHarness } from './harness.js';
 
 /**
@@ -26,9 +27,17 @@ beforeAll(async () => {
 const newProject = (config?: Record<string, unknown>): Promise<ProjectFixture> => h.createProject({ owner, ...(config ? { config } : {}) });
 
 async function tenancyId(projectId: string): Promise<string> {
-  return (
-    await h.latch.deps.db.selectFrom('tenancies').select('id').where('project_id', '=', projectId).where('branch_id', '=', 'main').executeTakeFirstOrThrow()
-  ).id;
+  return (await tenancyOf(h, projectId)).id;
+}
+
+/** A team's member rows as stored, read below the API. */
+async function teamMemberRows(project: ProjectFixture, teamId: string): Promise<{ user_id: string }[]> {
+  return h.latch.deps.db
+    .selectFrom('team_members')
+    .select(['user_id'])
+    .where('tenancy_id', '=', await tenancyId(project.id))
+    .where('team_id', '=', teamId)
+    .execute();
 }
 
 function tally(results: ApiResponse[]): Record<string, number> {
@@ -49,12 +58,7 @@ describe('concurrent team joins', () => {
     expect(tally(results)).toEqual({ '201': 1, '409 TEAM_MEMBERSHIP_ALREADY_EXISTS': PARALLEL - 1 });
     for (const r of results.filter((x) => x.status === 409)) expect(r.headers.get('x-latch-known-error')).toBe('TEAM_MEMBERSHIP_ALREADY_EXISTS');
 
-    const rows = await h.latch.deps.db
-      .selectFrom('team_members')
-      .select(['user_id'])
-      .where('tenancy_id', '=', await tenancyId(project.id))
-      .where('team_id', '=', team.id)
-      .execute();
+    const rows = await teamMemberRows(project, team.id);
     expect(rows).toEqual([{ user_id: user.userId }]);
     const members = await h.get(`/team-member-profiles?team_id=${team.id}`, project.server());
     expect(members.body.items.map((m: { user_id: string }) => m.user_id)).toEqual([user.userId]);
@@ -63,25 +67,15 @@ describe('concurrent team joins', () => {
   it(`${PARALLEL} users accepting one invitation code at once: exactly one joins (a code is single-use under races too)`, async () => {
     const project = await newProject();
     const team = (await h.post('/teams', { display_name: 'Invite race' }, project.server())).body as { id: string };
-    const invited = await h.post(
-      '/team-invitations/send-code',
-      { email: h.uniqueEmail('invitee'), team_id: team.id, callback_url: 'http://localhost:3000/accept' },
-      project.server(),
-    );
+    const invited = await inviteFreshAddress(h, project, team.id, 'http://localhost:3000/accept');
     expect(invited.status).toBe(200);
-    const outbox = await outboxTexts(h, await tenancyId(project.id));
-    const code = outbox.map((text) => /[?&]code=([A-Za-z0-9_-]+)/.exec(text)?.[1]).find(Boolean);
+    const code = linkCodes(await outboxTexts(h, await tenancyId(project.id)), /[?&]code=([A-Za-z0-9_-]+)/)[0];
     expect(code).toBeDefined();
     const users = await Promise.all(Array.from({ length: PARALLEL }, () => h.signUpUser(project)));
     const results = await Promise.all(users.map((u) => h.post('/team-invitations/accept', { code }, project.client(u.accessToken))));
     expect(tally(results)).toEqual({ '200': 1, '409 ALREADY_USED': PARALLEL - 1 });
     const winner = users[results.findIndex((r) => r.status === 200)]!;
-    const rows = await h.latch.deps.db
-      .selectFrom('team_members')
-      .select(['user_id'])
-      .where('tenancy_id', '=', await tenancyId(project.id))
-      .where('team_id', '=', team.id)
-      .execute();
+    const rows = await teamMemberRows(project, team.id);
     expect(rows).toEqual([{ user_id: winner.userId }]);
   });
 });

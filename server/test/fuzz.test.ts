@@ -14,6 +14,7 @@ import {
   type UserSession,
   startHarness,
 } from './harness.js';
+import { ok, openApiOperations, pool } from './sweep.js';
 
 /**
  * Schema fuzzing, generated from the committed openapi.json (so a new endpoint is fuzzed the day it
@@ -86,21 +87,11 @@ interface Operation {
 function operations(): Operation[] {
   const router: AnyRouter = appRouter;
   const procedures = router._def.procedures as Record<string, { _def: { type: 'query' | 'mutation' | 'subscription' } }>;
-  const out: Operation[] = [];
-  for (const [path, item] of Object.entries(OPENAPI.paths)) {
-    for (const [method, spec] of Object.entries(item)) {
-      const procedurePath = spec.operationId?.replace(/-/g, '.');
-      const procedure = procedurePath ? procedures[procedurePath] : undefined;
-      out.push({
-        key: `${method.toUpperCase()} ${path}`,
-        method: method.toUpperCase(),
-        path,
-        spec,
-        procedure: procedure && procedure._def.type !== 'subscription' ? { path: procedurePath!, type: procedure._def.type } : null,
-      });
-    }
-  }
-  return out;
+  return openApiOperations(OPENAPI.paths).map((op) => {
+    const procedurePath = op.spec.operationId?.replace(/-/g, '.');
+    const procedure = procedurePath ? procedures[procedurePath] : undefined;
+    return { ...op, procedure: procedure && procedure._def.type !== 'subscription' ? { path: procedurePath!, type: procedure._def.type } : null };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -121,12 +112,6 @@ interface World {
 
 let h: Harness;
 let owner: OwnerSession;
-
-async function ok<T = any>(res: Promise<ApiResponse<T>>, what: string): Promise<T> {
-  const r = await res;
-  if (r.status !== 200 && r.status !== 201) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body;
-}
 
 let worldCounter = 0;
 async function makeWorld(): Promise<World> {
@@ -739,20 +724,6 @@ function judge(sent: Sent): string[] {
     problems.push(`x-latch-known-error ${res.headers.get('x-latch-known-error')} ≠ body code: ${where()}`);
   if (/\bat [\w.<>]+ \(|node_modules|\/work\//.test(JSON.stringify(res.body))) problems.push(`stack trace or path in the response: ${where()}`);
   return problems;
-}
-
-async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
-  const results = new Array<T>(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, tasks.length) }, async () => {
-      while (next < tasks.length) {
-        const index = next++;
-        results[index] = await tasks[index]!();
-      }
-    }),
-  );
-  return results;
 }
 
 beforeAll(async () => {

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knownErrorsByCode } from '../../contract/errors/known-errors.js';
 import { type ApiResponse, type CallOptions, type Harness, type Headers_, type ProjectFixture, type UserSession, startHarness } from './harness.js';
+import { ok, openApiOperations, pool } from './sweep.js';
 
 /**
  * Tenant isolation, for every operation of the committed openapi.json (so a new endpoint is covered
@@ -89,19 +90,11 @@ const TEAM_PERMISSION = `a_team_perm_${RANDOM}`;
 const INVITEE = `invitee-${RANDOM}@example.com`;
 
 function operations(): Operation[] {
-  const out: Operation[] = [];
-  for (const [path, item] of Object.entries(OPENAPI.paths)) {
-    for (const [method, operation] of Object.entries(item)) {
-      out.push({
-        key: `${method.toUpperCase()} ${path}`,
-        method: method.toUpperCase(),
-        path,
-        queryParams: (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
-        hasBody: operation.requestBody !== undefined,
-      });
-    }
-  }
-  return out;
+  return openApiOperations(OPENAPI.paths).map(({ spec, ...op }) => ({
+    ...op,
+    queryParams: (spec.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+    hasBody: spec.requestBody !== undefined,
+  }));
 }
 
 /** The id of A's data a parameter names; some names mean different things under different paths. */
@@ -266,26 +259,6 @@ function judge(sent: Sent): string[] {
       if (scanned.includes(secret) && !(PUBLIC_OPERATIONS.has(op.key) && request.includes(secret))) problems.push(`response contains ${secret}: ${where}`);
   } else problems.push(`unexpected status: ${where}`);
   return problems;
-}
-
-async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
-  const results = new Array<T>(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, tasks.length) }, async () => {
-      while (next < tasks.length) {
-        const index = next++;
-        results[index] = await tasks[index]!();
-      }
-    }),
-  );
-  return results;
-}
-
-async function ok<T = any>(res: Promise<ApiResponse<T>>, what: string): Promise<T> {
-  const r = await res;
-  if (r.status !== 200 && r.status !== 201) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body;
 }
 
 /** Everything of A that no other caller may change, read with A's own credentials. */

@@ -14,3 +14,8 @@ export async function outboxTexts(h: Harness, tenancyId: string): Promise<string
   const rows = await h.latch.deps.db.selectFrom('email_outbox').select(['id', 'html', 'text']).where('tenancy_id', '=', tenancyId).execute();
   return rows.map((row) => openOutboxRow(h, row).text);
 }
+
+/** The `code` query value of the first link carrying one in each email text, in order (texts without one are skipped). */
+export function linkCodes(texts: string[], pattern: RegExp = /[?&]code=([^&\s]+)/): string[] {
+  return texts.map((text) => pattern.exec(text)?.[1]).filter((code): code is string => !!code);
+}

@@ -46,6 +46,10 @@ export interface SmtpSink {
 export const SINK_CERT = readFileSync(new URL('./fixtures/smtp-sink.crt', import.meta.url), 'utf8');
 const SINK_KEY = readFileSync(new URL('./fixtures/smtp-sink.key', import.meta.url), 'utf8');
 
+/** The login the tests give a sink that stands for a project's own SMTP server (startSmtpSink({ username, password })). */
+export const SMTP_USER = 'smtp-user';
+export const SMTP_PASSWORD = 'smtp-password-1';
+
 export interface SmtpSinkOptions {
   username?: string;
   password?: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EMAIL_SETTINGS, DEFAULT_RATE_LIMITS } from '../env.js';
 import { type ApiResponse, type Harness, type Headers_, type ProjectFixture, startHarness } from './harness.js';
-import { expectKnownError, expectStatus } from './team-fixtures.js';
+import { attachUnprovenEmail, expectKnownError, expectStatus } from './team-fixtures.js';
 
 /**
  * Issue 13 items 1 (no pre-account takeover), 7 (no unlimited enumeration) and 11 (lock-out
@@ -187,13 +187,7 @@ describe('issue 13 item 1: an unproven address never blocks a sign-up and never 
     const project = await h.createProject({ config: CONFIG });
     const victimEmail = h.uniqueEmail('victim');
     const attacker = await signUp(h, project, h.uniqueEmail('attacker'), ATTACKER_PASSWORD);
-    expectKnownError(
-      await h.post('/contact-channels', { user_id: 'me', type: 'email', value: victimEmail, used_for_auth: true }, attacker.headers),
-      400,
-      'EMAIL_NOT_VERIFIED',
-    );
-    const contact = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: victimEmail, used_for_auth: false }, attacker.headers);
-    expectStatus(contact, 201);
+    const contact = await attachUnprovenEmail(h, attacker.headers, victimEmail);
     expectKnownError(await h.patch(`/contact-channels/me/${contact.body.id}`, { used_for_auth: true }, attacker.headers), 400, 'EMAIL_NOT_VERIFIED');
     // Nor by moving the attacker's own sign-in address onto the victim's.
     const primary = (await channelsOf(project, attacker.id)).find((c) => c.is_primary)!;

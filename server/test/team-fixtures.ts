@@ -81,3 +81,19 @@ export async function lastEmailTo(h: Harness, to: string): Promise<{ subject: st
 }
 
 export const CALLBACK_URL = 'http://localhost:3000/handler/team-invitation';
+
+/** Invites a fresh address to a team with the project's server key; the response is the caller's to check. */
+export function inviteFreshAddress(h: Harness, project: ProjectFixture, teamId: string, callbackUrl: string = CALLBACK_URL): Promise<ApiResponse> {
+  return h.post('/team-invitations/send-code', { email: h.uniqueEmail('invitee'), team_id: teamId, callback_url: callbackUrl }, project.server());
+}
+
+/**
+ * A client attaches an unproven email address to itself: refused as a sign-in address
+ * (EMAIL_NOT_VERIFIED), accepted as a plain contact. The created channel's response.
+ */
+export async function attachUnprovenEmail(h: Harness, headers: Headers_, email: string): Promise<ApiResponse> {
+  expectKnownError(await h.post('/contact-channels', { user_id: 'me', type: 'email', value: email, used_for_auth: true }, headers), 400, 'EMAIL_NOT_VERIFIED');
+  const created = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: email, used_for_auth: false }, headers);
+  expectStatus(created, 201);
+  return created;
+}

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS } from '../env.js';
+import { sessionsAfterForwardedSignIn } from '../test/forwarded-sign-in.js';
 import { type Harness, type ProjectFixture, startHarness } from '../test/harness.js';
 import { forwardedAddress, resolveClientIp } from './client-ip.js';
 
@@ -62,14 +63,7 @@ describe('the client IP over HTTP (X-Forwarded-For trusted from loopback, as the
 
   it('stores only a valid IP on the session when X-Forwarded-For carries junk', async () => {
     const user = await h.signUpUser(project);
-    const signedIn = await h.post(
-      '/auth/password/sign-in',
-      { email: user.email, password: user.password },
-      { ...project.client(), 'x-forwarded-for': 'not-an-ip, <script>' },
-    );
-    expect(signedIn.status).toBe(200);
-    const sessions = await h.get(`/auth/sessions?user_id=${user.userId}`, project.server());
-    const ips = (sessions.body.items as { last_used_at_end_user_ip_info: { ip: string } | null }[]).map((s) => s.last_used_at_end_user_ip_info?.ip);
+    const ips = (await sessionsAfterForwardedSignIn(h, project, user, 'not-an-ip, <script>')).map((s) => s.last_used_at_end_user_ip_info?.ip);
     expect(ips.length).toBeGreaterThan(0);
     for (const ip of ips) expect(isIP(ip ?? ''), String(ip)).not.toBe(0);
   });

@@ -2,6 +2,7 @@ import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, type OwnerSession, type ProjectFixture, useHarness } from '../../test/harness.js';
+import { tenancyOf } from '../../test/team-fixtures.js';
 
 /**
  * Password and anonymous authentication, through real HTTP. Every test makes its own project; the
@@ -29,13 +30,7 @@ function expectKnownError(res: ApiResponse, code: string, status: number): void 
 }
 
 async function tenancyId(projectId: string): Promise<string> {
-  const row = await h.latch.deps.db
-    .selectFrom('tenancies')
-    .select('id')
-    .where('project_id', '=', projectId)
-    .where('branch_id', '=', 'main')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return (await tenancyOf(h, projectId)).id;
 }
 
 async function storedPasswordHash(projectId: string, userId: string): Promise<string | null> {

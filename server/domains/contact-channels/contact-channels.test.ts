@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EMAIL_SETTINGS } from '../../env.js';
 import { type ProjectFixture, useHarness } from '../../test/harness.js';
-import { expectKnownError, expectStatus } from '../../test/team-fixtures.js';
+import { attachUnprovenEmail, expectKnownError, expectStatus } from '../../test/team-fixtures.js';
 import { NOT_DELIVERED_REASON } from '../emails/delivery.js';
 
 /**
@@ -71,13 +71,7 @@ describe('contact channel CRUD', () => {
     // A client adds a second address to itself: unverified, not primary, and not a sign-in address
     // (an unproven address never is: asking for one is EMAIL_NOT_VERIFIED).
     const second = h.uniqueEmail('second');
-    expectKnownError(
-      await h.post('/contact-channels', { user_id: 'me', type: 'email', value: second, used_for_auth: true }, user.headers),
-      400,
-      'EMAIL_NOT_VERIFIED',
-    );
-    const created = await h.post('/contact-channels', { user_id: 'me', type: 'email', value: second, used_for_auth: false }, user.headers);
-    expectStatus(created, 201);
+    const created = await attachUnprovenEmail(h, user.headers, second);
     expect(created.body).toMatchObject({ user_id: user.id, value: second, is_primary: false, is_verified: false, used_for_auth: false });
     expect((await h.get(`/contact-channels/me/${created.body.id}`, user.headers)).body).toEqual(created.body);
     expectKnownError(await h.patch(`/contact-channels/me/${created.body.id}`, { used_for_auth: true }, user.headers), 400, 'EMAIL_NOT_VERIFIED');

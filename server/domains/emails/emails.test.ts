@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../crypto/tokens.js';
 import { type ApiResponse, type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
-import { type SmtpSink, startSmtpSink } from '../../test/smtp-sink.js';
+import { SMTP_PASSWORD, SMTP_USER, type SmtpSink, startSmtpSink } from '../../test/smtp-sink.js';
 import { expectKnownError, expectStatus } from '../../test/team-fixtures.js';
 import { retryDelayMs } from '../../jobs/backoff.js';
 import { claimDueJobs } from '../../jobs/queries.js';
@@ -22,8 +22,6 @@ let h: Harness;
 let shared: SmtpSink;
 let own: SmtpSink;
 let flaky: SmtpSink;
-const SMTP_USER = 'smtp-user';
-const SMTP_PASSWORD = 'smtp-password-1';
 const PASSWORD = 'correct-horse-battery';
 const HOURLY_LIMIT = 5;
 

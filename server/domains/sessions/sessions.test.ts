@@ -28,6 +28,13 @@ function expectKnownError(res: ApiResponse, code: string, status: number): void 
 const refresh = (project: ProjectFixture, refreshToken: string, extra: Record<string, string> = {}) =>
   h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': refreshToken, ...extra });
 const me = (project: ProjectFixture, accessToken: string) => h.get('/users/me', project.client(accessToken));
+
+/** The access token works: /users/me answers 200 with this user. */
+async function expectSignedInAs(project: ProjectFixture, accessToken: string, userId: string): Promise<void> {
+  const read = await me(project, accessToken);
+  expect(read.status).toBe(200);
+  expect(read.body.id).toBe(userId);
+}
 const signIn = (project: ProjectFixture, user: UserSession) =>
   h.post('/auth/password/sign-in', { email: user.email, password: user.password }, project.client());
 const oauthToken = (form: Record<string, string>, headers: Record<string, string> = {}) => h.call('/auth/oauth/token', { method: 'POST', form, headers });
@@ -54,9 +61,7 @@ describe('refresh', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['access_token']);
     expect(decodeJwt(res.body.access_token)).toMatchObject({ sub: user.userId, refresh_token_id: decodeJwt(user.accessToken).refresh_token_id });
-    const read = await me(project, res.body.access_token);
-    expect(read.status).toBe(200);
-    expect(read.body.id).toBe(user.userId);
+    await expectSignedInAs(project, res.body.access_token, user.userId);
   });
 
   it('works when an expired or garbage access token is sent along', async () => {
@@ -137,9 +142,7 @@ describe('OAuth token endpoint (grant_type=refresh_token)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 600, refresh_token: user.refreshToken });
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const read = await me(project, res.body.access_token);
-    expect(read.status).toBe(200);
-    expect(read.body.id).toBe(user.userId);
+    await expectSignedInAs(project, res.body.access_token, user.userId);
   });
 
   it('refreshes with a JSON body', async () => {

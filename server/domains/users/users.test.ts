@@ -2,15 +2,9 @@ import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
 import { type ApiResponse, type ProjectFixture, useHarness } from '../../test/harness.js';
+import { expectKnownError, tenancyOf } from '../../test/team-fixtures.js';
 
 const h = useHarness();
-
-/** A catalogued error: status, body code and the x-latch-known-error header all agree. */
-function expectKnownError(res: ApiResponse, status: number, code: string): void {
-  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
-  expect(res.headers.get('x-latch-known-error')).toBe(code);
-  expect(typeof res.body.error).toBe('string');
-}
 
 /** A SCHEMA_ERROR for an unknown property: the message names it. */
 function expectUnknownPropertyError(res: ApiResponse, property: string): void {
@@ -33,13 +27,7 @@ async function createUser(project: ProjectFixture, body: Record<string, unknown>
 }
 
 async function tenancyIdOf(projectId: string): Promise<string> {
-  const row = await h.latch.deps.db
-    .selectFrom('tenancies')
-    .select('id')
-    .where('project_id', '=', projectId)
-    .where('branch_id', '=', 'main')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return (await tenancyOf(h, projectId)).id;
 }
 
 async function rowCounts(tenancyId: string, userId: string): Promise<{ users: number; sessions: number; contact_channels: number; team_members: number }> {
