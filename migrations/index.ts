@@ -6,6 +6,10 @@ import * as m0004 from './0004_rate_limits.js';
 import * as m0005 from './0005_project_signing_keys.js';
 import * as m0006 from './0006_auth_claims.js';
 import * as m0007 from './0007_jobs.js';
+import * as m0008 from './0008_oauth.js';
+import * as m0009 from './0009_mfa.js';
+import * as m0010 from './0010_passkeys.js';
+import * as m0011 from './0011_cli_auth.js';
 
 /** Every migration, in order. A static list: bundlers and tsx need no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +20,8 @@ export const migrations: Record<string, Migration> = {
   '0005_project_signing_keys': m0005,
   '0006_auth_claims': m0006,
   '0007_jobs': m0007,
+  '0008_oauth': m0008,
+  '0009_mfa': m0009,
+  '0010_passkeys': m0010,
+  '0011_cli_auth': m0011,
 };

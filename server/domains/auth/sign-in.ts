@@ -27,7 +27,7 @@ import { deleteSessionsBeyond, insertSession } from '../sessions/queries.js';
 import { findUser } from '../users/queries.js';
 
 /** How a session came to be. `server`: a server key created it (POST /auth/sessions). */
-export type SignInMethod = 'password' | 'anonymous' | 'magic_link' | 'server';
+export type SignInMethod = 'password' | 'anonymous' | 'magic_link' | 'oauth' | 'passkey' | 'cli' | 'server';
 
 export interface SignInAttempt {
   tenancy: Tenancy;
