@@ -61,8 +61,9 @@ it('turns pending emails into pending jobs (nothing lost at upgrade), and the up
     ]);
     expect(jobs[0]!.next_attempt_at.getTime()).toBe(due.getTime());
 
-    // Down and up again: the due time goes back to the email row and returns to its job.
-    expect((await migrator(db).migrateDown()).error).toBeUndefined();
+    // Down past 0007 and up again (later migrations are undone first): the due time goes back to
+    // the email row and returns to its job.
+    expect((await migrator(db).migrateTo('0006_auth_claims')).error).toBeUndefined();
     const back = await sql<{ next_attempt_at: Date }>`SELECT next_attempt_at FROM email_outbox WHERE id = ${pending}`.execute(db);
     expect(new Date(back.rows[0]!.next_attempt_at).getTime()).toBe(due.getTime());
     expect((await migrator(db).migrateToLatest()).error).toBeUndefined();
