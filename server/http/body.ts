@@ -17,8 +17,34 @@ export interface BodyParsers {
   oauthBody: Middleware[];
 }
 
+/**
+ * Whether a request carries a body whose media type is not JSON (`application/json` or
+ * `application/*+json`). body-parser would skip such a body and the procedure would then report
+ * its first required field as missing, which sends the caller looking in the wrong place.
+ */
+function hasNonJsonBody(req: { headers: Record<string, string | string[] | undefined> }): boolean {
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return false;
+  const type = req.headers['content-type'];
+  const media = (typeof type === 'string' ? type.split(';', 1)[0]! : '').trim().toLowerCase();
+  return !(media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json')));
+}
+
 export function bodyParsers(deps: Deps): BodyParsers {
-  const parseJson = express.json({ limit: '2mb', strict: false, type: ['application/json', 'application/*+json'] });
+  const readJson = express.json({ limit: '2mb', strict: false, type: ['application/json', 'application/*+json'] });
+  const parseJson: Middleware = (req, res, next) => {
+    if (hasNonJsonBody(req)) {
+      const type = req.headers['content-type'];
+      return next(
+        new KnownErrors.BodyParsingError(
+          type
+            ? `The request body must be JSON, but its content-type is ${JSON.stringify(type.slice(0, 100))}. Send it with the header Content-Type: application/json.`
+            : 'The request body has no content-type. Send JSON with the header Content-Type: application/json.',
+        ),
+      );
+    }
+    readJson(req, res, next);
+  };
   // Procedures refuse unstorable input themselves (trpc/procedures.ts); two places need it earlier:
   // the tRPC adapter re-serializes the parsed body (absurd nesting overflows the stack before any
   // procedure runs), and the OAuth route reads its body directly.
@@ -40,7 +66,7 @@ export function bodyParsers(deps: Deps): BodyParsers {
     parseJson,
     guardBody: guardJson,
     jsonBody: [parseJson, guardJson],
-    oauthBody: [parseJson, express.urlencoded({ extended: false, limit: '64kb' }), guardBody({ checkStrings: true })],
+    oauthBody: [readJson, express.urlencoded({ extended: false, limit: '64kb' }), guardBody({ checkStrings: true })],
   };
 }
 

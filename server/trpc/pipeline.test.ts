@@ -360,11 +360,25 @@ describe('request bodies', () => {
     expectKnownError(res, undefined, 400);
   });
 
-  it('a body that is not JSON (text/plain, form) is not read as the input', async () => {
+  it('a body that is not JSON (text/plain, form, no content-type) is refused as such, naming the content type, not read as the input', async () => {
     const text = await signIn({ rawBody: JSON.stringify({ email: user.email, password: user.password }), contentType: 'text/plain' });
-    expectKnownError(text, 'SCHEMA_ERROR', 400);
+    expectKnownError(text, 'BODY_PARSING_ERROR', 400);
+    expect(text.body.error).toContain('"text/plain"');
+    expect(text.body.error).toContain('Content-Type: application/json');
     const form = await signIn({ form: { email: user.email, password: user.password } });
-    expectKnownError(form, 'SCHEMA_ERROR', 400);
+    expectKnownError(form, 'BODY_PARSING_ERROR', 400);
+    expect(form.body.error).toContain('application/x-www-form-urlencoded');
+    const untyped = await fetch(`${h.url}/api/v1/auth/password/sign-in`, {
+      method: 'POST',
+      headers: { ...project.client() },
+      body: new Uint8Array(Buffer.from(JSON.stringify({ email: user.email, password: user.password }))),
+    });
+    expect(untyped.status).toBe(400);
+    expect(((await untyped.json()) as { error: string }).error).toContain('no content-type');
+    // A JSON subtype is JSON; a body-less request needs no content type at all.
+    expect((await signIn({ rawBody: JSON.stringify({ email: user.email, password: user.password }), contentType: 'application/vnd.api+json' })).status).toBe(
+      200,
+    );
   });
 
   it('refuses unknown body properties on strict inputs', async () => {
