@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { useNamedStatements } from './prepared-statements.js';
 import type { DB } from './schema.js';
@@ -29,17 +30,31 @@ export async function openDatabase(target: DatabaseTarget): Promise<{ db: Databa
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, close: () => db.destroy() };
   }
-  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
-  const pglite = await PGlite.create(target.dataDir ?? undefined, {
-    extensions: { pg_trgm },
-    ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
-  });
+  let unlock = () => {};
+  if (target.dataDir) {
+    mkdirSync(target.dataDir, { recursive: true });
+    unlock = lockDataDir(target.dataDir);
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(target.dataDir ?? undefined, {
+      extensions: { pg_trgm },
+      ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
+    });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
     close: async () => {
-      await db.destroy();
-      await pglite.close();
+      try {
+        await db.destroy();
+        await pglite.close();
+      } finally {
+        unlock();
+      }
     },
   };
 }
