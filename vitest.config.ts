@@ -9,6 +9,8 @@ export default defineConfig({
       'migrations/**/*.test.ts',
       'react-ui/**/*.test.{ts,tsx}',
       'admin-web/**/*.test.{ts,tsx}',
+      'scripts/**/*.test.ts',
+      'examples/**/*.test.{ts,tsx}',
     ],
     // *.long.test.ts: durability and soak, `npm run test:long` only (vitest.long.config.ts).
     exclude: ['**/node_modules/**', '**/*.e2e.test.ts', '**/*.long.test.ts'],
