@@ -10,6 +10,7 @@ import * as m0008 from './0008_oauth.js';
 import * as m0009 from './0009_mfa.js';
 import * as m0010 from './0010_passkeys.js';
 import * as m0011 from './0011_cli_auth.js';
+import * as m0012 from './0012_tenant_led_keys.js';
 
 /** Every migration, in order. A static list: bundlers and tsx need no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_mfa': m0009,
   '0010_passkeys': m0010,
   '0011_cli_auth': m0011,
+  '0012_tenant_led_keys': m0012,
 };

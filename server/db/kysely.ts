@@ -4,6 +4,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.js';
+import { RowLockMigrationAdapter } from './migration-lock.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { useNamedStatements } from './prepared-statements.js';
 import type { DB } from './schema.js';
@@ -18,6 +19,13 @@ export type DatabaseTarget =
 // numbers. Every bigint we store (millis, counters) is far below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/** PostgreSQL with the migration lock as a row lock (db/migration-lock.ts). */
+class LatchPostgresDialect extends PostgresDialect {
+  override createAdapter() {
+    return new RowLockMigrationAdapter();
+  }
+}
+
 /** Opens the database: a pg Pool for PostgreSQL, or embedded PGlite (in memory when dataDir is null). */
 export async function openDatabase(target: DatabaseTarget): Promise<{ db: Database; close: () => Promise<void> }> {
   if (target.kind === 'postgres') {
@@ -27,7 +35,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<{ db: Databa
     // Off behind a pooler in transaction mode (PgBouncer before 1.21), where a statement prepared on
     // one server connection is missing on the next.
     if (target.preparedStatements !== false) pool.on('connect', useNamedStatements);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DB>({ dialect: new LatchPostgresDialect({ pool }) });
     return { db, close: () => db.destroy() };
   }
   let unlock = () => {};

@@ -1,7 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
-  PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
   type DatabaseConnection,
@@ -11,6 +10,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { RowLockMigrationAdapter } from './migration-lock.js';
 
 /**
  * A Kysely dialect for embedded PGlite. PGlite has exactly one connection, so the driver hands it
@@ -22,7 +22,7 @@ import {
 export class PGliteDialect implements Dialect {
   constructor(private readonly pglite: PGlite) {}
   createAdapter() {
-    return new PostgresAdapter();
+    return new RowLockMigrationAdapter();
   }
   createDriver(): Driver {
     return new PGliteDriver(this.pglite);

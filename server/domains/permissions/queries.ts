@@ -16,10 +16,13 @@ function textValues(values: readonly string[]): RawBuilder<unknown> {
 
 /**
  * Serializes changes to a tenancy's permission graph until the transaction ends, so two
- * concurrent edits cannot each pass the cycle check and together close a cycle.
+ * concurrent edits cannot each pass the cycle check and together close a cycle. A row lock on the
+ * tenancy, not an advisory lock (portable to distributed engines, ARCHITECTURE.md), and FOR NO KEY
+ * UPDATE, which foreign-key checks (FOR KEY SHARE) do not wait on: sign-ups and other writes into
+ * the tenancy go on while its permissions are edited.
  */
 export async function lockPermissionGraph(db: Executor, tenancyId: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`latch:permissions:${tenancyId}`}, 0))`.execute(db);
+  await db.selectFrom('tenancies').select('id').where('id', '=', tenancyId).forNoKeyUpdate().execute();
 }
 
 /** Definitions (of one scope, or of the given ids) with their contained ids, in one query. */
