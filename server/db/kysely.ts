@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.js';
 import { RowLockMigrationAdapter } from './migration-lock.js';
+import { RetryingKysely } from './retrying-kysely.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { useNamedStatements } from './prepared-statements.js';
 import type { DB } from './schema.js';
@@ -35,7 +36,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<{ db: Databa
     // Off behind a pooler in transaction mode (PgBouncer before 1.21), where a statement prepared on
     // one server connection is missing on the next.
     if (target.preparedStatements !== false) pool.on('connect', useNamedStatements);
-    const db = new Kysely<DB>({ dialect: new LatchPostgresDialect({ pool }) });
+    const db = new RetryingKysely<DB>({ dialect: new LatchPostgresDialect({ pool }) });
     return { db, close: () => db.destroy() };
   }
   let unlock = () => {};
@@ -53,7 +54,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<{ db: Databa
     unlock();
     throw error;
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const db = new RetryingKysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
     close: async () => {

@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import type { Deps } from '../deps.js';
 import { sendError } from '../trpc/rest.js';
 import { metricsAccessError } from './metrics-access.js';
+import { transactionRetries } from '../db/retrying-kysely.js';
 
 /** The process's counters and GET /metrics (Prometheus text), for whoever metrics-access.ts lets in. */
 export interface HttpMetrics {
@@ -30,6 +31,11 @@ export function httpMetrics(deps: Deps): HttpMetrics {
     for (const [status, count] of requests) lines.push(`latch_http_responses_total{status="${status}"} ${count}`);
     const memory = process.memoryUsage();
     lines.push('# TYPE latch_process_resident_memory_bytes gauge', `latch_process_resident_memory_bytes ${memory.rss}`);
+    lines.push(
+      '# HELP latch_db_transaction_retries_total Transactions run again after a deadlock or serialization failure.',
+      '# TYPE latch_db_transaction_retries_total counter',
+      `latch_db_transaction_retries_total ${transactionRetries.count}`,
+    );
     if (loopDelay) {
       // The histogram counts the 10 ms sampling interval itself; subtract it to get the delay.
       const ms = (ns: number) => Math.max(0, ns / 1e6 - 10).toFixed(2);

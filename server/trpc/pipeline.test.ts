@@ -711,6 +711,7 @@ describe('non-API routes', () => {
     expect(before.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(before.body).toContain('# TYPE latch_http_responses_total counter');
     expect(before.body).toMatch(/^latch_process_resident_memory_bytes \d+$/m);
+    expect(before.body).toMatch(/^latch_db_transaction_retries_total \d+$/m);
     for (const line of (before.body as string).trim().split('\n')) expect(line).toMatch(/^(# (HELP|TYPE) .+|[a-z_]+(\{[a-z_]+="[^"]*"\})? \d+)$/);
     await get('/nope');
     await get('/nope');
