@@ -11,6 +11,9 @@ import * as m0009 from './0009_mfa.js';
 import * as m0010 from './0010_passkeys.js';
 import * as m0011 from './0011_cli_auth.js';
 import * as m0012 from './0012_tenant_led_keys.js';
+import * as m0013 from './0013_payments.js';
+import * as m0014 from './0014_data_vault.js';
+import * as m0015 from './0015_webhooks.js';
 
 /** Every migration, in order. A static list: bundlers and tsx need no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +29,7 @@ export const migrations: Record<string, Migration> = {
   '0010_passkeys': m0010,
   '0011_cli_auth': m0011,
   '0012_tenant_led_keys': m0012,
+  '0013_payments': m0013,
+  '0014_data_vault': m0014,
+  '0015_webhooks': m0015,
 };

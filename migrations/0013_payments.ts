@@ -1,0 +1,6 @@
+import type { Kysely } from 'kysely';
+
+/** Payments: ledger, purchases, Stripe events (issue 18). Placeholder reserved so parallel branches do not fight over the migration list; filled by its branch. */
+export async function up(_db: Kysely<unknown>): Promise<void> {}
+
+export async function down(_db: Kysely<unknown>): Promise<void> {}
