@@ -57,7 +57,7 @@ export interface NewUserFields {
  */
 export const TOTP_CHANGE_MAX_SIGN_IN_AGE_SECONDS = 300;
 
-async function requireRecentSignIn(db: Executor, auth: AuthContext, userId: string, maxAgeSeconds: number): Promise<void> {
+export async function requireRecentSignIn(db: Executor, auth: AuthContext, userId: string, maxAgeSeconds: number): Promise<void> {
   const signedInAt = auth.user ? await findSessionSignedInAt(db, auth.tenancy.id, auth.user.refresh_token_id, userId) : undefined;
   if (!signedInAt) throw new KnownErrors.AccessTokenExpired();
   if (Date.now() - signedInAt.getTime() > maxAgeSeconds * 1000) throw new KnownErrors.RecentSignInRequired(maxAgeSeconds);
