@@ -371,6 +371,23 @@ describe('totp_secret_base64 import', () => {
   });
 });
 
+describe('MFA turned off elsewhere', () => {
+  it('by a PATCH of totp_secret_base64: null, takes its recovery codes along (a later import does not revive them)', async () => {
+    const project = await h.createProject({ owner });
+    const user = await userWithMfa(project);
+    expect((await h.patch(`/users/${user.userId}`, { totp_secret_base64: null }, project.server())).body.requires_totp_mfa).toBe(false);
+    expect((await h.post('/auth/password/sign-in', { email: user.email, password: user.password }, project.client())).status).toBe(200);
+    const secret = randomBytes(20).toString('base64');
+    await h.patch(`/users/${user.userId}`, { totp_secret_base64: secret }, project.server());
+    expect((await h.get(`/users/${user.userId}/mfa`, project.server())).body).toMatchObject({ requires_totp_mfa: true, recovery_codes_total: 0 });
+    const attempt = await gatedPasswordSignIn(project, user);
+    expectKnownError(
+      await h.post('/auth/mfa/sign-in', { type: 'recovery_code', recovery_code: user.recoveryCodes[0], code: attempt }, project.client()),
+      'INVALID_TOTP_CODE',
+    );
+  });
+});
+
 /** The code in the link of the next email to `to`. */
 async function magicLinkCode(project: ProjectFixture, to: string): Promise<string> {
   const before = new Set(((await h.get('/internal/emails', project.admin())).body.items as { id: string }[]).map((e) => e.id));

@@ -95,3 +95,19 @@ export async function countRecoveryCodes(db: Executor, tenancyId: string, userId
     .executeTakeFirst();
   return { total: Number(row?.total ?? 0), remaining: Number(row?.remaining ?? 0), last_used_at: (row?.last_used_at as Date | null) ?? null };
 }
+
+/**
+ * Removes what surrounds a user's TOTP secret when it is taken away outside this domain (a PATCH
+ * of totp_secret_base64: null, a stranger's proof of the address stripping the claimant's
+ * credentials): the pending enrolment and the recovery codes, so that a secret set later does not
+ * bring old codes back. (The replay guard's last step stays: it only refuses past steps.)
+ */
+export async function clearTotpSurroundings(db: Executor, tenancyId: string, userId: string): Promise<void> {
+  await deleteRecoveryCodes(db, tenancyId, userId);
+  await db
+    .updateTable('mfa_totp')
+    .set({ pending_secret_encrypted: null, pending_expires_at: null })
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .execute();
+}
