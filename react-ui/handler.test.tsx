@@ -67,9 +67,10 @@ describe('LatchHandler', () => {
     expect(render('/handler/sign-in', { project: closed })).not.toContain('/handler/sign-up');
   });
 
-  it('routes of later features say they are not enabled', () => {
+  it('routes of later features say they are not enabled, and the mfa page without a sign-in says so', () => {
     expect(text(render('/handler/oauth-callback', { search: '?code=a&state=b' }))).toContain('OAuth sign-in is not enabled for this project.');
-    expect(text(render('/handler/mfa'))).toContain('Multi-factor authentication is not enabled for this project.');
+    // The mfa page with no sign-in waiting (no attempt code in session storage) says so.
+    expect(text(render('/handler/mfa'))).toContain('No sign-in is waiting for a second factor.');
     expect(text(render('/handler/cli-auth-confirm', { search: '?login_code=abc' }))).toContain('CLI sign-in is not enabled for this project.');
   });
 

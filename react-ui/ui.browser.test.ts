@@ -188,42 +188,7 @@ describe('sign-up, email verification, sign-out, sign-in', () => {
   });
 });
 
-describe('multi-factor required', () => {
-  it('keeps the attempt code in session storage under a key ending in mfa_attempt_code and goes to the mfa route', async () => {
-    // The server does not ask for a second factor yet (MFA lands with its own issue), so this one
-    // response is rewritten: a wrong-password answer becomes MULTI_FACTOR_AUTHENTICATION_REQUIRED,
-    // in the same wire shape, header included. Everything else is real.
-    const { page, context, project } = await setup();
-    const user = await h.signUpUser(project);
-    await page.route('**/api/trpc/auth.passwordSignIn**', async (route) => {
-      const response = await route.fetch();
-      const rewrite = (value: unknown): unknown => {
-        if (Array.isArray(value)) return value.map(rewrite);
-        if (value && typeof value === 'object') {
-          const object = Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, rewrite(inner)]));
-          if (object.code === 'EMAIL_PASSWORD_MISMATCH')
-            return { ...object, code: 'MULTI_FACTOR_AUTHENTICATION_REQUIRED', details: { attempt_code: 'attempt-123' } };
-          return object;
-        }
-        return value;
-      };
-      const body = rewrite(await response.json());
-      expect(JSON.stringify(body)).toContain('MULTI_FACTOR_AUTHENTICATION_REQUIRED');
-      await route.fulfill({
-        response,
-        headers: { ...response.headers(), 'x-latch-known-error': 'MULTI_FACTOR_AUTHENTICATION_REQUIRED' },
-        body: JSON.stringify(body),
-      });
-    });
-    await page.goto(`${host.url}/handler/sign-in?after_auth_return_to=%2Fprotected`);
-    await signInThroughForm(page, user.email, 'not-the-password');
-    await page.waitForURL('**/handler/mfa?after_auth_return_to=%2Fprotected');
-    const stored = await page.evaluate(() => Object.entries(sessionStorage));
-    expect(stored).toEqual([[`latch:${project.id}:mfa_attempt_code`, 'attempt-123']]);
-    await expect.poll(() => page.getByRole('status').innerText()).toBe('Multi-factor authentication is not enabled for this project.');
-    await context.close();
-  });
-});
+// The real multi-factor flow (enrolment in account settings, the mfa page) is react-ui/mfa.browser.test.ts.
 
 describe('redirect method window (the default)', () => {
   it('signs in and out with full page loads, still returning to after_auth_return_to', async () => {
@@ -489,7 +454,7 @@ describe('what the project enables', () => {
     await expect.poll(() => page.getByRole('status').innerText()).toBe('Sign-up is not enabled for this project.');
     for (const [route, text] of [
       ['oauth-callback?code=x&state=y', 'OAuth sign-in is not enabled for this project.'],
-      ['mfa', 'Multi-factor authentication is not enabled for this project.'],
+      ['mfa', 'No sign-in is waiting for a second factor. Sign in first.'],
       ['cli-auth-confirm?login_code=abc', 'CLI sign-in is not enabled for this project.'],
     ] as const) {
       await page.goto(`${host.url}/handler/${route}`);

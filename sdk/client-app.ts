@@ -12,6 +12,7 @@ import { AnonymousFeature } from './features/anonymous.js';
 import { ApiKeysFeature } from './features/api-keys.js';
 import { ContactChannelsFeature } from './features/contact-channels.js';
 import { MagicLinkFeature } from './features/magic-link.js';
+import { MfaFeature } from './features/mfa.js';
 import { PasswordFeature } from './features/password.js';
 import { PermissionsFeature } from './features/permissions.js';
 import { ProjectsFeature } from './features/projects.js';
@@ -26,6 +27,7 @@ export type * from './features/anonymous.js';
 export type * from './features/api-keys.js';
 export type * from './features/contact-channels.js';
 export type * from './features/magic-link.js';
+export type * from './features/mfa.js';
 export type * from './features/password.js';
 export type * from './features/permissions.js';
 export type * from './features/projects.js';
@@ -41,6 +43,7 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
     PasswordFeature,
     AnonymousFeature,
     MagicLinkFeature,
+    MfaFeature,
     SessionsFeature,
     CurrentUserFeature<U>,
     ProjectsFeature,
@@ -67,6 +70,7 @@ composeFeatures(ClientApp, [
   PasswordFeature,
   AnonymousFeature,
   MagicLinkFeature,
+  MfaFeature,
   SessionsFeature,
   CurrentUserFeature,
   ProjectsFeature,

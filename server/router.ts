@@ -5,6 +5,8 @@
  * - `/auth/<way-in>/*` → one file per way in under `domains/auth/`: `/auth/password/*` →
  *   password.ts (reset codes: password-reset.ts), `/auth/otp/*` → magic-link.ts,
  *   `/auth/anonymous/*` → anonymous.ts; each ends in auth/sign-in.ts, the one sign-in seam.
+ * - `/users/{user_id}/mfa/*` → `domains/mfa/` (the `mfa` namespace: a user's TOTP and recovery
+ *   codes); `/auth/mfa/sign-in` is the way in of auth/mfa.ts.
  * - `/auth/sessions/*` → `domains/sessions/` (a resource of its own, the `sessions` namespace):
  *   refresh.ts holds the refresh grant for `/auth/sessions/current/refresh` and for
  *   `/auth/oauth/token` (whose form-body route is server/http/oauth-token.ts) and points to the
@@ -18,6 +20,7 @@ import { authRouter } from './domains/auth/router.js';
 import { contactChannelsRouter } from './domains/contact-channels/router.js';
 import { emailsRouter } from './domains/emails/router.js';
 import { metricsRouter } from './domains/metrics/router.js';
+import { mfaRouter } from './domains/mfa/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
 import { projectsRouter } from './domains/projects/router.js';
 import { sessionsRouter } from './domains/sessions/router.js';
@@ -41,6 +44,7 @@ export const appRouter = router({
   contactChannels: contactChannelsRouter,
   emails: emailsRouter,
   metrics: metricsRouter,
+  mfa: mfaRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -5,6 +5,7 @@ import { contactChannelCreateSchema } from '../../contract/schemas/contact-chann
 import type { ServerUser, SessionTokens } from '../../sdk/index.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';
+import { MfaCard } from '../components/mfa-card.js';
 import { Link, navigate } from '../components/router.js';
 import {
   Card,
@@ -27,7 +28,7 @@ import {
 } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
-/** One user: profile, emails, metadata, sessions (revoke), impersonation and deletion. */
+/** One user: profile, emails, two-factor status and reset, metadata, sessions (revoke), impersonation and deletion. */
 export function UserDetailPage({ projectId, admin, userId }: PageProps & { userId: string }) {
   const user = useQuery(admin.userQuery(userId), admin.queryClient);
   return (
@@ -103,6 +104,7 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
       <ProfileCard admin={admin} user={user} />
       <EmailsCard admin={admin} user={user} />
       <PasswordCard admin={admin} user={user} />
+      <MfaCard admin={admin} user={user} />
       <MetadataEditor values={user} schema={serverUserUpdateSchema} onSave={(patch) => admin.updateUserById(user.id, patch)} />
       <AccessCard projectId={projectId} admin={admin} userId={user.id} />
       <SessionsCard admin={admin} userId={user.id} />

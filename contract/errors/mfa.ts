@@ -9,4 +9,11 @@ export const mfaErrors = {
   })),
 
   InvalidTotpCode: defineFixedError('INVALID_TOTP_CODE', 400, 'The TOTP code is invalid. Please try again.'),
+
+  /** Latch's own: confirming TOTP enrolment needs a started, unexpired enrolment (POST /users/me/mfa/totp/enroll). */
+  TotpEnrollmentNotStarted: defineFixedError(
+    'TOTP_ENROLLMENT_NOT_STARTED',
+    400,
+    'There is no TOTP enrollment to confirm, or it expired. Start the enrollment again.',
+  ),
 } as const;

@@ -1,5 +1,6 @@
 /**
- * Account settings: profile (display name, image), emails (contact channels), password, sessions,
+ * Account settings: profile (display name, image), emails (contact channels), password, two-factor
+ * authentication (two-factor.tsx), sessions,
  * teams, API keys and account deletion, each section shown when the project allows it. Every
  * change goes through the SDK, which updates or invalidates its cache: the rest of the page (and
  * the user button, and every `useUser`) shows it at once.
@@ -19,6 +20,7 @@ import {
   validatePasswordConfirmation,
   validateProfileImage,
 } from '../validation.js';
+import { TwoFactorSettings } from './two-factor.js';
 import { Alert, Avatar, Button, EmailField, Field, Link, NewPasswordFields, Page, errorMessage, useNewPassword } from './ui.js';
 
 /** Runs an async action with pending and error state (one per form or row). */
@@ -516,6 +518,9 @@ export function AccountSettings() {
       <ProfileSection user={user} key={`profile:${user.id}`} />
       <EmailsSection />
       {project.config.credential_enabled ? <PasswordSection user={user} /> : null}
+      <Section title="Two-factor authentication" description="A code from an authenticator app, asked for after your password or email link.">
+        <TwoFactorSettings />
+      </Section>
       <SessionsSection />
       <TeamsSection user={user} />
       {project.config.allow_user_api_keys ? <ApiKeysSection /> : null}

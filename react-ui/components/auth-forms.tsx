@@ -26,6 +26,28 @@ function useFinishAuth(kind: Kind) {
   return { finish, manual };
 }
 
+/**
+ * Runs a first factor's sign-in; when the user has MFA on (MultiFactorAuthenticationRequired) it
+ * keeps the attempt code in session storage and goes to the mfa route, keeping the return
+ * location (spec section 2). Resolves to undefined then.
+ */
+export function useMfaRedirect() {
+  const app = useApp();
+  const { urls, navigate } = useLatchContext();
+  const { search } = usePageLocation();
+  return async <T,>(signIn: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await signIn();
+    } catch (error) {
+      if (!(error instanceof KnownErrors.MultiFactorAuthenticationRequired)) throw error;
+      // Spec: keep the attempt code in session storage, then go to the mfa route.
+      sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), error.details.attempt_code);
+      await navigate(withReturnTo(urls.mfa, readReturnTo(search)));
+      return undefined;
+    }
+  };
+}
+
 function Done({ to }: { to: string }) {
   return (
     <Alert kind="success">
@@ -42,8 +64,7 @@ function Done({ to }: { to: string }) {
  */
 export function PasswordSignInForm() {
   const app = useApp();
-  const { urls, navigate } = useLatchContext();
-  const { search } = usePageLocation();
+  const withMfa = useMfaRedirect();
   const { finish, manual } = useFinishAuth('sign-in');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -56,16 +77,9 @@ export function PasswordSignInForm() {
     const trimmed = email.trim();
     const found = validateForm({ email: () => validateEmail(trimmed), password: () => validatePassword(password) });
     await runValidated(found, setErrors, async () => {
-      try {
-        const result = await app.signInWithPassword({ email: trimmed, password });
-        if (result.status === 'error') return result;
-        await finish(result.data.is_new_user);
-      } catch (error) {
-        if (!(error instanceof KnownErrors.MultiFactorAuthenticationRequired)) throw error;
-        // Spec: keep the attempt code in session storage, then go to the mfa route.
-        sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), error.details.attempt_code);
-        await navigate(withReturnTo(urls.mfa, readReturnTo(search)));
-      }
+      const result = await withMfa(() => app.signInWithPassword({ email: trimmed, password }));
+      if (result?.status === 'error') return result;
+      if (result) await finish(result.data.is_new_user);
       return undefined;
     });
   };
@@ -97,6 +111,7 @@ export function PasswordSignUpForm() {
   const app = useApp();
   const { urls } = useLatchContext();
   const { search } = usePageLocation();
+  const withMfa = useMfaRedirect();
   const { finish, manual } = useFinishAuth('sign-up');
   const [email, setEmail] = useState('');
   const newPassword = useNewPassword();
@@ -113,13 +128,17 @@ export function PasswordSignUpForm() {
       confirmation: () => validatePasswordConfirmation(newPassword.password, newPassword.confirmation),
     });
     await runValidated(found, setErrors, async () => {
-      const result = await app.signUpWithPassword({
-        email: trimmed,
-        password: newPassword.password,
-        verification_callback_url: absoluteUrl(withReturnTo(urls.emailVerification, readReturnTo(search))),
-      });
-      if (result.status === 'error') return result;
-      await finish(true);
+      // An anonymous user with MFA on is upgraded, then asked for the second factor.
+      const result = await withMfa(() =>
+        app.signUpWithPassword({
+          email: trimmed,
+          password: newPassword.password,
+          verification_callback_url: absoluteUrl(withReturnTo(urls.emailVerification, readReturnTo(search))),
+        }),
+      );
+      if (result?.status === 'error') return result;
+      if (result) await finish(true);
+      return undefined;
     });
   };
 
@@ -143,6 +162,7 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
   const app = useApp();
   const { urls } = useLatchContext();
   const { search } = usePageLocation();
+  const withMfa = useMfaRedirect();
   const { finish, manual } = useFinishAuth(kind);
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState<{ email: string; nonce: string } | null>(null);
@@ -169,9 +189,10 @@ export function MagicLinkForm({ kind }: { kind: Kind }) {
     if (invalid || !sent) return;
     await run(async () => {
       // Codes are upper-case letters and digits: accept what people type (lower case, spaces, a dash).
-      const result = await app.signInWithMagicLink(code.replace(/[\s-]/g, '').toUpperCase(), { nonce: sent.nonce });
-      if (result.status === 'error') return result;
-      await finish(result.data.is_new_user);
+      const result = await withMfa(() => app.signInWithMagicLink(code.replace(/[\s-]/g, '').toUpperCase(), { nonce: sent.nonce }));
+      if (result?.status === 'error') return result;
+      if (result) await finish(result.data.is_new_user);
+      return undefined;
     });
   };
 

@@ -2,7 +2,8 @@
 import { Alert, Link, Page } from '../components/ui.js';
 import { useApp, useLatchContext } from '../hooks.js';
 import { usePageLocation } from '../location.js';
-import { afterAuthUrl } from '../urls.js';
+import { KnownErrors } from '../../sdk/index.js';
+import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
 import { CodePage, useOnce } from './shared.js';
 
 /** Signs in with the magic link's code; a new user goes to after-sign-up, others to after-sign-in. */
@@ -15,7 +16,16 @@ function MagicLinkCallback({ code }: { code: string }) {
   const { urls, navigate } = useLatchContext();
   const { search } = usePageLocation();
   const result = useOnce(`magic:${code}`, async () => {
-    const signIn = await app.signInWithMagicLink(code);
+    let signIn;
+    try {
+      signIn = await app.signInWithMagicLink(code);
+    } catch (error) {
+      if (!(error instanceof KnownErrors.MultiFactorAuthenticationRequired)) throw error;
+      // MFA on: the link was the first factor; the mfa route asks for the second (spec section 2).
+      sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), error.details.attempt_code);
+      const to = withReturnTo(urls.mfa, readReturnTo(search));
+      return { status: 'mfa' as const, to, navigated: await navigate(to) };
+    }
     if (signIn.status === 'ok') {
       const to = afterAuthUrl(signIn.data.is_new_user ? 'sign-up' : 'sign-in', urls, search);
       return { ...signIn, to, navigated: await navigate(to) };
@@ -27,6 +37,10 @@ function MagicLinkCallback({ code }: { code: string }) {
       {result.status === 'ok' ? (
         <Alert kind="success">
           You are signed in. <Link href={result.to}>Continue</Link>
+        </Alert>
+      ) : result.status === 'mfa' ? (
+        <Alert kind="info">
+          Your account needs a second factor. <Link href={result.to}>Continue</Link>
         </Alert>
       ) : (
         <>

@@ -213,6 +213,26 @@ export interface JobsTable {
   finished_at: Date | null;
 }
 
+/** TOTP enrolment in progress and the replay guard, one row per user (migration 0009). */
+export interface MfaTotpTable {
+  tenancy_id: string;
+  user_id: string;
+  pending_secret_encrypted: string | null;
+  pending_expires_at: Date | null;
+  last_step: number | null;
+  updated_at: Generated<Date>;
+}
+
+/** Single-use recovery codes, stored as SHA-256 (migration 0009). */
+export interface MfaRecoveryCodesTable {
+  tenancy_id: string;
+  user_id: string;
+  id: string;
+  code_hash: string;
+  used_at: Date | null;
+  created_at: Generated<Date>;
+}
+
 /** Brute-force counters: one fixed window per (bucket, key) (migration 0004). */
 export interface RateLimitsTable {
   bucket: string;
@@ -241,6 +261,8 @@ export interface DB {
   email_outbox: EmailOutboxTable;
   jobs: JobsTable;
   rate_limits: RateLimitsTable;
+  mfa_totp: MfaTotpTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

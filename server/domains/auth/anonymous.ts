@@ -5,12 +5,12 @@ import type { AuthContext } from '../../access/context.js';
 import { limitSignUp } from '../rate-limits/service.js';
 import { findUser } from '../users/queries.js';
 import { insertUserWithEmail } from '../users/service.js';
-import { type AuthResponse, completeSignIn } from './sign-in.js';
+import { type AuthResponse, completeSignIn, signInTransaction } from './sign-in.js';
 
 export async function signUpAnonymously(deps: Deps, auth: AuthContext, ip: string | null): Promise<AuthResponse> {
   if (!auth.project.config.anonymous_enabled) throw new KnownErrors.AnonymousAccountsNotEnabled();
   await limitSignUp(deps, auth.tenancy, ip, { withPassword: false });
-  return deps.db.transaction().execute(async (trx) => {
+  return signInTransaction(deps, async (trx) => {
     const user = await insertUserWithEmail(trx, deps, auth.tenancy, auth.project.config, {
       primaryEmail: null,
       primaryEmailVerified: false,

@@ -7,8 +7,8 @@ import { queueEmail } from '../emails/service.js';
 import { clearSignInFailures, limitEmailProbes } from '../rate-limits/service.js';
 import { findUser } from '../users/queries.js';
 import { insertUserWithEmail } from '../users/service.js';
-import { type AuthResponse, completeSignIn } from './sign-in.js';
-import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
+import { type AuthResponse, completeSignIn, holdSignInRefusal, settleSignIn } from './sign-in.js';
+import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, type VerifiedCode, withCode } from '../verification/service.js';
 
 /** The verification_codes purpose of magic links / one-time codes. */
 export const MAGIC_LINK_PURPOSE = 'magic_link';
@@ -72,29 +72,32 @@ export async function signInWithCode(deps: Deps, auth: AuthContext, code: string
   if (!config.magic_link_enabled) throw new KnownErrors.MagicLinkAuthenticationNotEnabled();
   await limitCodeChecks(deps, auth.tenancy, ip);
   let email = '';
-  const response = await withCode<MagicLinkData, AuthResponse>(deps.db, auth.tenancy, MAGIC_LINK_PURPOSE, code, 'consume', async (trx, verified) => {
-    email = verified.data.email;
-    const found = await findAuthChannel(trx, auth.tenancy.id, 'email', verified.data.email);
-    // Locked, then read again: the channel is judged as it is while the user row is held.
-    const channel =
-      found && (await lockUser(trx, auth.tenancy.id, found.user_id)) ? await findChannel(trx, auth.tenancy.id, found.user_id, found.id) : undefined;
-    if (channel) {
-      const user = await findUser(trx, auth.tenancy.id, channel.user_id);
-      if (!user) throw new KnownErrors.VerificationCodeNotFound();
-      // The code proved the address: the sign-in policy's verified-email rule settles it (sign-in.ts).
-      return completeSignIn(deps, trx, { tenancy: auth.tenancy, user, method: 'magic_link', isNewUser: false, ip, provenChannel: channel });
-    }
-    if (!config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
-    const user = await insertUserWithEmail(trx, deps, auth.tenancy, config, {
-      primaryEmail: verified.data.email,
-      primaryEmailVerified: true,
-      primaryEmailAuthEnabled: true,
-      passwordHash: null,
-      isAnonymous: false,
-      otpAuthEnabled: true,
-    });
-    return completeSignIn(deps, trx, { tenancy: auth.tenancy, user, method: 'magic_link', isNewUser: true, ip });
-  });
+  // Held: for a user with MFA on, the used code and the attempt code commit before the refusal.
+  const held = await withCode(deps.db, auth.tenancy, MAGIC_LINK_PURPOSE, code, 'consume', (trx, verified: VerifiedCode<MagicLinkData>) =>
+    holdSignInRefusal<AuthResponse>(async () => {
+      email = verified.data.email;
+      const found = await findAuthChannel(trx, auth.tenancy.id, 'email', verified.data.email);
+      // Locked, then read again: the channel is judged as it is while the user row is held.
+      const channel =
+        found && (await lockUser(trx, auth.tenancy.id, found.user_id)) ? await findChannel(trx, auth.tenancy.id, found.user_id, found.id) : undefined;
+      if (channel) {
+        const user = await findUser(trx, auth.tenancy.id, channel.user_id);
+        if (!user) throw new KnownErrors.VerificationCodeNotFound();
+        // The code proved the address: the sign-in policy's verified-email rule settles it (sign-in.ts).
+        return completeSignIn(deps, trx, { tenancy: auth.tenancy, user, method: 'magic_link', isNewUser: false, ip, provenChannel: channel });
+      }
+      if (!config.sign_up_enabled) throw new KnownErrors.SignUpNotEnabled();
+      const user = await insertUserWithEmail(trx, deps, auth.tenancy, config, {
+        primaryEmail: verified.data.email,
+        primaryEmailVerified: true,
+        primaryEmailAuthEnabled: true,
+        passwordHash: null,
+        isAnonymous: false,
+        otpAuthEnabled: true,
+      });
+      return completeSignIn(deps, trx, { tenancy: auth.tenancy, user, method: 'magic_link', isNewUser: true, ip });
+    }),
+  );
   await clearSignInFailures(deps, auth.tenancy, email);
-  return response;
+  return settleSignIn(held);
 }

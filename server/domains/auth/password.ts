@@ -11,7 +11,7 @@ import { assertTrustedCallbackUrl } from '../verification/service.js';
 import { assertAddressFree } from '../contact-channels/claims.js';
 import { deleteSessionsOfUser } from '../sessions/queries.js';
 import { signOutEverywhere } from '../sessions/service.js';
-import { type AuthResponse, completeSignIn } from './sign-in.js';
+import { type AuthResponse, completeSignIn, signInTransaction } from './sign-in.js';
 import { findSessionUser, findUserByAuthEmail, replacePrimaryEmail, updateUser } from '../users/queries.js';
 import { checkPasswordRequirements, insertUserWithEmail } from '../users/service.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -42,56 +42,54 @@ export async function signUpWithPassword(
   const probe = await limitEmailProbes(deps, auth.tenancy, ip);
   await limitSignUp(deps, auth.tenancy, ip, { withPassword: true });
   const passwordHash = await hashPassword(password, auth.tenancy.projectId);
-  return deps.db
-    .transaction()
-    .execute(async (trx) => {
-      // Locked: of concurrent upgrades of one anonymous user, the first wins and the others find its
-      // session gone (and sign up as new users) instead of tripping over its new email channel.
-      const anonymous = auth.user?.is_anonymous
-        ? await findSessionUser(trx, auth.tenancy.id, auth.user.sub, auth.user.refresh_token_id, { forUpdate: true })
-        : undefined;
-      let user;
-      if (anonymous?.is_anonymous) {
-        // Only a proven address refuses a sign-up (contact-channels/claims.ts).
-        await assertAddressFree(trx, auth.tenancy.id, email, anonymous.id, { anyClaim: false }, () => new KnownErrors.UserWithEmailAlreadyExists(email));
-        try {
-          await replacePrimaryEmail(trx, auth.tenancy.id, anonymous.id, { id: randomUUID(), value: email, is_verified: false, used_for_auth: true });
-        } catch (error) {
-          if (isUniqueViolation(error)) throw new KnownErrors.UserWithEmailAlreadyExists(email);
-          throw error;
-        }
-        user = await updateUser(trx, auth.tenancy.id, anonymous.id, {
-          is_anonymous: false,
-          password_hash: passwordHash,
-          primary_email: email,
-          primary_email_verified: false,
-          auth_with_email: true,
-        });
-        // The anonymous session's tokens carry the anonymous audience; issue fresh ones.
-        await deleteSessionsOfUser(trx, auth.tenancy.id, anonymous.id, null);
-      } else {
-        user = await insertUserWithEmail(trx, deps, auth.tenancy, config, {
-          primaryEmail: email,
-          primaryEmailVerified: false,
-          primaryEmailAuthEnabled: true,
-          passwordHash,
-          isAnonymous: false,
-          // An end user's sign-up: only a proven address refuses it, never someone's unverified claim.
-          refuseOverUnverifiedClaims: false,
-        });
+  // signInTransaction: an upgrade of an anonymous user with MFA on commits before the gate's refusal.
+  return signInTransaction(deps, async (trx) => {
+    // Locked: of concurrent upgrades of one anonymous user, the first wins and the others find its
+    // session gone (and sign up as new users) instead of tripping over its new email channel.
+    const anonymous = auth.user?.is_anonymous
+      ? await findSessionUser(trx, auth.tenancy.id, auth.user.sub, auth.user.refresh_token_id, { forUpdate: true })
+      : undefined;
+    let user;
+    if (anonymous?.is_anonymous) {
+      // Only a proven address refuses a sign-up (contact-channels/claims.ts).
+      await assertAddressFree(trx, auth.tenancy.id, email, anonymous.id, { anyClaim: false }, () => new KnownErrors.UserWithEmailAlreadyExists(email));
+      try {
+        await replacePrimaryEmail(trx, auth.tenancy.id, anonymous.id, { id: randomUUID(), value: email, is_verified: false, used_for_auth: true });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new KnownErrors.UserWithEmailAlreadyExists(email);
+        throw error;
       }
-      if (!user) throw new KnownErrors.UserNotFound();
-      // With a verification_callback_url, the verification email commits with the new user.
-      if (verificationCallbackUrl !== undefined) {
-        const channel = await findPrimaryChannel(trx, auth.tenancy.id, user.id);
-        if (channel) await queueVerificationEmail(trx, deps, auth, channel, verificationCallbackUrl);
-      }
-      return completeSignIn(deps, trx, { tenancy: auth.tenancy, user, method: 'password', isNewUser: true, ip });
-    })
-    .catch(async (error: unknown) => {
-      if (error instanceof KnownErrors.UserWithEmailAlreadyExists) await probe.revealed();
-      throw error;
-    });
+      user = await updateUser(trx, auth.tenancy.id, anonymous.id, {
+        is_anonymous: false,
+        password_hash: passwordHash,
+        primary_email: email,
+        primary_email_verified: false,
+        auth_with_email: true,
+      });
+      // The anonymous session's tokens carry the anonymous audience; issue fresh ones.
+      await deleteSessionsOfUser(trx, auth.tenancy.id, anonymous.id, null);
+    } else {
+      user = await insertUserWithEmail(trx, deps, auth.tenancy, config, {
+        primaryEmail: email,
+        primaryEmailVerified: false,
+        primaryEmailAuthEnabled: true,
+        passwordHash,
+        isAnonymous: false,
+        // An end user's sign-up: only a proven address refuses it, never someone's unverified claim.
+        refuseOverUnverifiedClaims: false,
+      });
+    }
+    if (!user) throw new KnownErrors.UserNotFound();
+    // With a verification_callback_url, the verification email commits with the new user.
+    if (verificationCallbackUrl !== undefined) {
+      const channel = await findPrimaryChannel(trx, auth.tenancy.id, user.id);
+      if (channel) await queueVerificationEmail(trx, deps, auth, channel, verificationCallbackUrl);
+    }
+    return completeSignIn(deps, trx, { tenancy: auth.tenancy, user, method: 'password', isNewUser: true, ip });
+  }).catch(async (error: unknown) => {
+    if (error instanceof KnownErrors.UserWithEmailAlreadyExists) await probe.revealed();
+    throw error;
+  });
 }
 
 /**

@@ -9,6 +9,8 @@ import * as passwordReset from './password-reset.js';
 import * as schemas from '../../../contract/schemas/auth.js';
 import * as anonymous from './anonymous.js';
 import * as password from './password.js';
+import * as mfa from './mfa.js';
+import { mfaSignInSchema } from '../../../contract/schemas/mfa.js';
 
 const op = restOperations(['Auth']);
 
@@ -82,4 +84,13 @@ export const authRouter = router({
     .input(z.object({}))
     .output(schemas.authResponseSchema)
     .mutation(({ ctx }) => anonymous.signUpAnonymously(ctx.deps, ctx.auth, ctx.ip)),
+
+  mfaSignIn: op(
+    signInProcedure('client'),
+    'POST /auth/mfa/sign-in',
+    'Finish a sign-in that answered MULTI_FACTOR_AUTHENTICATION_REQUIRED: the attempt code and a TOTP (or recovery) code',
+  )
+    .input(mfaSignInSchema)
+    .output(schemas.authResponseSchema)
+    .mutation(({ ctx, input }) => mfa.signInWithMfa(ctx.deps, ctx.auth, input, ctx.ip)),
 });

@@ -8,10 +8,16 @@
  *   POST /auth/sessions (server) sessions/create.ts   startSession (no sign-in policy, see there)
  *
  * A new way in (OAuth, passkey, CLI, impersonation) finds or creates its user in its own file and
- * ends here with its `SignInMethod`. A rule every sign-in must pass is a step of `SIGN_IN_POLICY`;
+ * ends here with its `SignInMethod`. A way in that calls completeSignIn inside a transaction opens
+ * it with `signInTransaction` (or wraps the call in `holdSignInRefusal` when another helper opens
+ * the transaction, as magic-link.ts does): the MFA gate's refusal must commit what the first
+ * factor did (the attempt code, an anonymous upgrade, a used magic link) and only then be thrown.
+ * completeSignIn refuses to run in a transaction opened any other way.
+ *   POST /auth/mfa/sign-in       auth/mfa.ts          completeSignIn (with the second factor it checked) A rule every sign-in must pass is a step of `SIGN_IN_POLICY`;
  * what must happen whenever a session starts (an audit event, a `session.created` webhook) goes in
  * `startSession`, which both paths share.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import type { UserRow } from '../../db/schema.js';
@@ -25,6 +31,7 @@ import type { ContactChannelRow } from '../contact-channels/queries.js';
 import { mintAccessToken } from '../sessions/access-token.js';
 import { deleteSessionsBeyond, insertSession } from '../sessions/queries.js';
 import { findUser } from '../users/queries.js';
+import { issueAttemptCode } from '../mfa/service.js';
 
 /** How a session came to be. `server`: a server key created it (POST /auth/sessions). */
 export type SignInMethod = 'password' | 'anonymous' | 'magic_link' | 'oauth' | 'passkey' | 'cli' | 'server';
@@ -42,6 +49,8 @@ export interface SignInAttempt {
    * provider's verified email). Its account's holder is whoever showed the proof.
    */
   provenChannel?: ContactChannelRow;
+  /** The second factor POST /auth/mfa/sign-in checked for this sign-in (the MFA gate lets it through). */
+  secondFactor?: 'totp' | 'recovery_code';
 }
 
 /**
@@ -73,11 +82,68 @@ const verifiedEmailRule: SignInStep = {
 };
 
 /**
- * The project's sign-in policy, in order. The MFA gate (a user with requires_totp_mfa answers
- * MULTI_FACTOR_AUTHENTICATION_REQUIRED with an attempt code instead of a session; spec, "Auth")
- * is the next step of this list.
+ * The MFA gate (spec, "Auth"; issue 16): a user with requires_totp_mfa gets no session from a
+ * first factor, whichever it was. The sign-in answers MULTI_FACTOR_AUTHENTICATION_REQUIRED with
+ * details.attempt_code: a verification code (hashed, single use, 5 minutes, 5 tries) carrying what
+ * the first factor established (user, is_new_user, method, proven address), which
+ * POST /auth/mfa/sign-in exchanges, with a TOTP or recovery code, for the session (auth/mfa.ts).
+ * It runs after the verified-email rule: a stranger's proof of the address has already revoked a
+ * claimant's TOTP, and the attempt code is about the user as that rule left it. Server sessions
+ * (POST /auth/sessions, startSession) do not meet it: a secret server key already acts for every
+ * user of the project.
  */
-export const SIGN_IN_POLICY: readonly SignInStep[] = [verifiedEmailRule];
+const mfaGate: SignInStep = {
+  name: 'mfa',
+  async check(_deps, db, attempt) {
+    if (!attempt.user.requires_totp_mfa || attempt.secondFactor) return undefined;
+    const attemptCode = await issueAttemptCode(db, attempt.tenancy, {
+      user_id: attempt.user.id,
+      is_new_user: attempt.isNewUser,
+      method: attempt.method,
+      proven_channel_id: attempt.provenChannel?.id ?? null,
+    });
+    throw new KnownErrors.MultiFactorAuthenticationRequired(attemptCode);
+  },
+};
+
+/**
+ * The project's sign-in policy, in order. A new rule goes before the MFA gate, so that it applies
+ * both to the first factor and again when the second factor completes the sign-in.
+ */
+export const SIGN_IN_POLICY: readonly SignInStep[] = [verifiedEmailRule, mfaGate];
+
+/** Set while a way in's transaction holds back sign-in refusals until it has committed. */
+const refusalHold = new AsyncLocalStorage<true>();
+
+/** The outcome of a sign-in inside a transaction: a session, or a refusal to throw after the commit. */
+export type HeldSignIn<R> = { ok: true; value: R } | { ok: false; refusal: InstanceType<typeof KnownErrors.MultiFactorAuthenticationRequired> };
+
+/**
+ * Runs a way in's transaction body so that an MFA refusal does not roll it back: the body's work
+ * (the attempt code above all) commits, and settleSignIn throws the refusal afterwards. Any other
+ * error still rolls back.
+ */
+export async function holdSignInRefusal<R>(body: () => Promise<R>): Promise<HeldSignIn<R>> {
+  return refusalHold.run(true, async () => {
+    try {
+      return { ok: true, value: await body() };
+    } catch (error) {
+      if (error instanceof KnownErrors.MultiFactorAuthenticationRequired) return { ok: false, refusal: error };
+      throw error;
+    }
+  });
+}
+
+/** The session of a held sign-in, or its refusal thrown (after the transaction committed). */
+export function settleSignIn<R>(held: HeldSignIn<R>): R {
+  if (!held.ok) throw held.refusal;
+  return held.value;
+}
+
+/** A way in's transaction: commits the first factor's work even when the MFA gate refuses. */
+export async function signInTransaction<R>(deps: Deps, body: (trx: Executor) => Promise<R>): Promise<R> {
+  return settleSignIn(await deps.db.transaction().execute((trx) => holdSignInRefusal(() => body(trx))));
+}
 
 /** The auth response entity (spec: "Sign-in and sign-up responses follow the auth response entity"). */
 export interface AuthResponse {
@@ -90,9 +156,14 @@ export interface AuthResponse {
 /**
  * Ends every end user's way in: applies the sign-in policy, then starts the session. In the
  * caller's executor: the way in's transaction when it has one, so a refusal rolls back the user
- * it created.
+ * it created, except the MFA gate's, which signInTransaction lets commit (a user who passed the
+ * first factor keeps what it did, and gets an attempt code instead of a session).
  */
 export async function completeSignIn(deps: Deps, db: Executor, attempt: SignInAttempt): Promise<AuthResponse> {
+  // Loud, for every sign-in and not only gated ones: a way in that opens its transaction with
+  // plain db.transaction() would roll back the attempt code it hands out.
+  if (db.isTransaction && !refusalHold.getStore())
+    throw new Error('completeSignIn in a transaction needs signInTransaction or holdSignInRefusal (auth/sign-in.ts)');
   let current = attempt;
   for (const step of SIGN_IN_POLICY) {
     const user = await step.check(deps, db, current);

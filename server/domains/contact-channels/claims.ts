@@ -6,6 +6,7 @@ import type { Executor } from '../../db/executor.js';
 import { signOutEverywhere } from '../sessions/service.js';
 import { updateUser } from '../users/queries.js';
 import * as q from './queries.js';
+import { clearTotpSurroundings } from '../mfa/queries.js';
 
 /**
  * Who owns a sign-in address (ARCHITECTURE.md, "Security model"; issue 13 item 1).
@@ -66,7 +67,7 @@ export async function settleProvenAddress(trx: Executor, tenancy: Tenancy, chann
 /**
  * Revokes every credential of the account except the channel being proven: sessions, user API
  * keys and team keys the user made, password (unless `keepPassword`: a reset sets the prover's
- * own), TOTP, and the other sign-in addresses (they stay as contact addresses).
+ * own), TOTP (with its recovery codes), and the other sign-in addresses (they stay as contact addresses).
  */
 async function stripCredentials(trx: Executor, tenancy: Tenancy, userId: string, keepChannelId: string, options: { keepPassword: boolean }): Promise<void> {
   await signOutEverywhere(trx, tenancy, userId, null);
@@ -76,6 +77,7 @@ async function stripCredentials(trx: Executor, tenancy: Tenancy, userId: string,
     totp_secret_encrypted: null,
     requires_totp_mfa: false,
   });
+  await clearTotpSurroundings(trx, tenancy.id, userId);
 }
 
 /**

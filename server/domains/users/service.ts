@@ -20,6 +20,7 @@ import { assertMetadataWithinQuota } from '../rate-limits/quotas.js';
 import { insertTeamWithCreator } from '../teams/service.js';
 import { type ClientUser, type ServerUser, toUserDto } from './dto.js';
 import * as q from './queries.js';
+import { clearTotpSurroundings } from '../mfa/queries.js';
 import type { clientUserUpdateSchema, serverUserUpdateSchema, userCreateSchema, userListQuerySchema } from '../../../contract/schemas/users.js';
 
 /** PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG with their limits (spec sections 5 and 8). */
@@ -57,7 +58,7 @@ export interface NewUserFields {
  */
 export const TOTP_CHANGE_MAX_SIGN_IN_AGE_SECONDS = 300;
 
-async function requireRecentSignIn(db: Executor, auth: AuthContext, userId: string, maxAgeSeconds: number): Promise<void> {
+export async function requireRecentSignIn(db: Executor, auth: AuthContext, userId: string, maxAgeSeconds: number): Promise<void> {
   const signedInAt = auth.user ? await findSessionSignedInAt(db, auth.tenancy.id, auth.user.refresh_token_id, userId) : undefined;
   if (!signedInAt) throw new KnownErrors.AccessTokenExpired();
   if (Date.now() - signedInAt.getTime() > maxAgeSeconds * 1000) throw new KnownErrors.RecentSignInRequired(maxAgeSeconds);
@@ -226,6 +227,8 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
     if (input.totp_secret_base64 !== undefined) {
       if (auth.type === 'client') await requireRecentSignIn(trx, auth, userId, TOTP_CHANGE_MAX_SIGN_IN_AGE_SECONDS);
       Object.assign(patch, totpFields(deps, auth.tenancy, userId, input.totp_secret_base64));
+      // MFA off: its recovery codes and a half-done enrolment go too (migrations/0009_mfa.ts).
+      if (input.totp_secret_base64 === null) await clearTotpSurroundings(trx, auth.tenancy.id, userId);
     }
     if (s.client_read_only_metadata !== undefined) patch.client_read_only_metadata = jsonOrNull(s.client_read_only_metadata);
     if (s.server_metadata !== undefined) patch.server_metadata = jsonOrNull(s.server_metadata);

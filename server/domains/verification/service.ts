@@ -195,6 +195,15 @@ export function consumeCode<T>(trx: Executor, tenancy: Tenancy, purpose: string,
   return usedOrThrow(useCode<T>(trx, tenancy, purpose, code, true));
 }
 
+/**
+ * Uses up a code that checkCode already verified (and counted) in this transaction: for flows where
+ * the code is only half the proof (an MFA attempt code and its TOTP), so a wrong second half costs
+ * an attempt but leaves the code usable.
+ */
+export function markCodeUsed(trx: Executor, tenancy: Tenancy, id: string): Promise<void> {
+  return q.markCodeUsed(trx, tenancy.id, id);
+}
+
 /** Withdraws a user's other unused codes of a purpose (after a password reset, the older reset links). */
 export function deleteUnusedCodesOfUser(trx: Executor, tenancy: Tenancy, purpose: string, userId: string): Promise<void> {
   return q.deleteUnusedCodesOfUser(trx, tenancy.id, purpose, userId);

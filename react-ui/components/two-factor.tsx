@@ -1,0 +1,229 @@
+/**
+ * The two-factor section of account settings: set up TOTP (the server makes the secret; the QR
+ * code is drawn here, by the `qrcode` package, so the secret never goes to a third-party image
+ * service), confirm with a code, save the recovery codes (shown once: copy or download), see how
+ * many are left and when one was last used, make new ones, turn two-factor off.
+ */
+import { useSuspenseQuery } from '@tanstack/react-query';
+import QRCode from 'qrcode';
+import { type FormEvent, useEffect, useId, useState } from 'react';
+import type { MfaProof, TotpEnrollment } from '../../sdk/index.js';
+import { useApp } from '../hooks.js';
+import { Alert, Button, Field, errorMessage } from './ui.js';
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A code typed as proof: six digits are a TOTP code, anything else a recovery code, nothing a recent sign-in. */
+function proofOf(typed: string): MfaProof {
+  const trimmed = typed.replace(/\s/g, '');
+  if (!trimmed) return {};
+  return /^\d{6}$/.test(trimmed) ? { totp: trimmed } : { recoveryCode: trimmed };
+}
+
+/** The otpauth URI as an SVG QR code, drawn in the browser. */
+function QrCode({ uri }: { uri: string }) {
+  const [src, setSrc] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    void QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }).then((svg) => {
+      if (live) setSrc(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`);
+    });
+    return () => {
+      live = false;
+    };
+  }, [uri]);
+  return src ? (
+    <img className="latch-qr" src={src} width={180} height={180} alt="QR code for your authenticator app" />
+  ) : (
+    <div style={{ width: 180, height: 180 }} />
+  );
+}
+
+/** The recovery codes, once: copy, download, then "I saved them". */
+function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  const text = `${codes.join('\n')}\n`;
+  const download = () => {
+    const url = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = 'recovery-codes.txt';
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+  return (
+    <div className="latch-form">
+      <Alert kind="info">Save these recovery codes somewhere safe. Each one signs you in once if you lose your authenticator. They are shown only now.</Alert>
+      <ul className="latch-list latch-recovery-codes" aria-label="Recovery codes">
+        {codes.map((code) => (
+          <li key={code} className="latch-list-item">
+            <code>{code}</code>
+          </li>
+        ))}
+      </ul>
+      <div className="latch-row">
+        <Button variant="secondary" onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}>
+          {copied ? 'Copied' : 'Copy'}
+        </Button>
+        <Button variant="secondary" onClick={download}>
+          Download
+        </Button>
+        <Button onClick={onDone}>I saved them</Button>
+      </div>
+    </div>
+  );
+}
+
+function Feedback({ error, done }: { error: string | null; done: string | null }) {
+  return (
+    <>
+      {error ? <Alert kind="error">{error}</Alert> : null}
+      {done ? <Alert kind="success">{done}</Alert> : null}
+    </>
+  );
+}
+
+/** Two-factor authentication (TOTP) of the signed-in user: the body of account settings' section. */
+export function TwoFactorSettings() {
+  const app = useApp();
+  const status = useSuspenseQuery(app.mfaStatusQuery()).data;
+  const [enrollment, setEnrollment] = useState<TotpEnrollment | null>(null);
+  const [codes, setCodes] = useState<string[] | null>(null);
+  const [code, setCode] = useState('');
+  const [proof, setProof] = useState('');
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const secretId = useId();
+
+  const run = async (action: () => Promise<string | null>) => {
+    setPending(true);
+    setError(null);
+    setDone(null);
+    try {
+      setDone(await action());
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setPending(false);
+    }
+  };
+
+  const start = () =>
+    run(async () => {
+      const started = await app.startTotpEnrollment(proofOf(proof));
+      if (started.status === 'error') throw started.error;
+      setEnrollment(started.data);
+      setProof('');
+      return null;
+    });
+
+  const confirm = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      const confirmed = await app.confirmTotpEnrollment(code.replace(/\s/g, ''));
+      if (confirmed.status === 'error') throw confirmed.error;
+      setEnrollment(null);
+      setCode('');
+      setCodes(confirmed.data.recoveryCodes);
+      return 'Two-factor authentication is on.';
+    });
+  };
+
+  const regenerate = () =>
+    run(async () => {
+      const fresh = await app.regenerateRecoveryCodes(proofOf(proof));
+      if (fresh.status === 'error') throw fresh.error;
+      setProof('');
+      setCodes(fresh.data.recoveryCodes);
+      return 'New recovery codes made. The old ones no longer work.';
+    });
+
+  const disable = () =>
+    run(async () => {
+      const off = await app.disableTotp(proofOf(proof));
+      if (off.status === 'error') throw off.error;
+      setProof('');
+      return 'Two-factor authentication is off.';
+    });
+
+  if (codes) return <RecoveryCodes codes={codes} onDone={() => setCodes(null)} />;
+
+  if (enrollment) {
+    return (
+      <form className="latch-form" onSubmit={confirm} noValidate aria-label="Confirm two-factor authentication">
+        <p className="latch-hint">Scan this QR code with your authenticator app, then enter the 6-digit code it shows.</p>
+        <QrCode uri={enrollment.otpauthUri} />
+        <p className="latch-hint">
+          Or type this key: <code id={secretId}>{enrollment.secretBase32}</code>
+        </p>
+        <Field
+          label="Code from the app"
+          name="totp"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={7}
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+        />
+        <Feedback error={error} done={done} />
+        <div className="latch-row">
+          <Button type="submit" loading={pending}>
+            Turn on
+          </Button>
+          <Button variant="secondary" onClick={() => (setEnrollment(null), setError(null))}>
+            Cancel
+          </Button>
+        </div>
+      </form>
+    );
+  }
+
+  if (!status.requires_totp_mfa) {
+    return (
+      <div className="latch-form">
+        <p className="latch-hint">Two-factor authentication is off.</p>
+        <Feedback error={error} done={done} />
+        <div>
+          <Button onClick={() => void start()} loading={pending}>
+            Set up two-factor authentication
+          </Button>
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <div className="latch-form">
+      <p>
+        Two-factor authentication is on.<span className="latch-badge latch-badge-success">On</span>
+      </p>
+      <p className="latch-hint" data-testid="recovery-codes-left">
+        {status.recovery_codes_remaining} of {status.recovery_codes_total} recovery codes left.
+        {status.last_recovery_code_used_at_millis !== null
+          ? ` A recovery code was last used ${dateFormat.format(new Date(status.last_recovery_code_used_at_millis))}. If that was not you, make new codes and change your password.`
+          : ''}
+      </p>
+      <Field
+        label="Code from your authenticator, or a recovery code"
+        name="mfa-proof"
+        autoComplete="one-time-code"
+        hint="Not needed if you signed in in the last 5 minutes."
+        value={proof}
+        onChange={(e) => setProof(e.target.value)}
+      />
+      <Feedback error={error} done={done} />
+      <div className="latch-row">
+        <Button variant="secondary" onClick={() => void regenerate()} disabled={pending}>
+          New recovery codes
+        </Button>
+        <Button variant="secondary" onClick={() => void start()} disabled={pending}>
+          Use another authenticator
+        </Button>
+        <Button variant="danger" onClick={() => void disable()} disabled={pending}>
+          Turn off
+        </Button>
+      </div>
+    </div>
+  );
+}
