@@ -221,6 +221,22 @@ export interface RateLimitsTable {
   window_ends_at: Timestamp;
 }
 
+/** CLI login requests (migration 0011, server/domains/auth/cli.ts). */
+export interface CliAuthAttemptsTable {
+  tenancy_id: string;
+  id: string;
+  polling_code_hash: string;
+  login_code_hash: string;
+  state: Generated<'waiting' | 'approved' | 'denied' | 'used'>;
+  approved_user_id: string | null;
+  requester_ip: string | null;
+  expires_at: Date;
+  last_polled_at: Date | null;
+  decided_at: Date | null;
+  used_at: Date | null;
+  created_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   tenancies: TenanciesTable;
@@ -241,6 +257,7 @@ export interface DB {
   email_outbox: EmailOutboxTable;
   jobs: JobsTable;
   rate_limits: RateLimitsTable;
+  cli_auth_attempts: CliAuthAttemptsTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;
