@@ -31,6 +31,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     )`,
     // Clean-up of old requests.
     sql`CREATE INDEX cli_auth_attempts_expires_idx ON cli_auth_attempts (expires_at)`,
+    // Issue 16 makes otp_auth_enabled real (auth/magic-link.ts refuses a magic link when it is
+    // off), and new users with a sign-in email now get it on. Users made before had it off only
+    // because nothing read it, while magic links signed them in: keep that working for them.
+    sql`UPDATE users SET otp_auth_enabled = true WHERE auth_with_email AND NOT otp_auth_enabled`,
   ];
   for (const statement of statements) await statement.execute(db);
 }

@@ -86,7 +86,7 @@ export async function signInWithCode(deps: Deps, auth: AuthContext, code: string
         // address: then it is their choice. Before that it is a claimant's setting, and the proof
         // shown here settles who holds the account (the verified-email rule strips what the
         // claimant set): the prover signed in this way, so the way is on for them.
-        if (channel.verified_by_holder) throw new KnownErrors.OtpAuthenticationNotEnabledForUser();
+        if (channel.is_verified && channel.verified_by_holder) throw new KnownErrors.OtpAuthenticationNotEnabledForUser();
         user = (await updateUser(trx, auth.tenancy.id, user.id, { otp_auth_enabled: true })) ?? user;
       }
       // The code proved the address: the sign-in policy's verified-email rule settles it (sign-in.ts).
