@@ -70,7 +70,6 @@ describe('LatchHandler', () => {
   it('routes of later features say they are not enabled', () => {
     expect(text(render('/handler/oauth-callback', { search: '?code=a&state=b' }))).toContain('OAuth sign-in is not enabled for this project.');
     expect(text(render('/handler/mfa'))).toContain('Multi-factor authentication is not enabled for this project.');
-    expect(text(render('/handler/cli-auth-confirm', { search: '?login_code=abc' }))).toContain('CLI sign-in is not enabled for this project.');
   });
 
   it('a forced theme reaches every .latch-root; by default the system decides', () => {
@@ -82,5 +81,6 @@ describe('LatchHandler', () => {
     for (const route of ['email-verification', 'password-reset', 'magic-link-callback', 'team-invitation']) {
       expect(text(render(`/handler/${route}`)), route).toContain('This link is incomplete');
     }
+    expect(text(render('/handler/cli-auth-confirm'))).toMatch(/This link is incomplete: it has no login_code/);
   });
 });
