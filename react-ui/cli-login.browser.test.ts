@@ -140,7 +140,8 @@ describe('CLI login through the browser', () => {
     // The link is spent: opening it again says so.
     await page.goto(link);
     await expect.poll(() => page.getByRole('alert').first().innerText()).toBe('This authentication token has already been used.');
-  });
+    // Four CLI processes start (tsx compiles the SDK each time): minutes on a loaded machine are fine.
+  }, 120_000);
 
   it('deny in the browser ends promptCliLogin with CliAuthError', async () => {
     const user = await h.signUpUser(project);
@@ -163,5 +164,5 @@ describe('CLI login through the browser', () => {
     const outcome = await result;
     expect(outcome.status).toBe('error');
     if (outcome.status === 'error') expect(outcome.error).toBeInstanceOf(KnownErrors.CliAuthError);
-  });
+  }, 60_000);
 });

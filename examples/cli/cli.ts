@@ -2,8 +2,12 @@
  * A tiny command line program that signs in through the browser (CLI login, README "CLI login")
  * and prints the signed-in user.
  *
- *   LATCH_PROJECT_ID=… LATCH_PUBLISHABLE_CLIENT_KEY=pck_… LATCH_BASE_URL=http://localhost:8400 \
- *   LATCH_APP_URL=http://localhost:5173 npx tsx examples/cli/cli.ts [login|whoami|logout]
+ *   npm run example                                  # in another terminal: Latch and the example app
+ *   npx tsx examples/cli/cli.ts [login|whoami|logout]
+ *
+ * With the example running, the project comes from its /latch-config.json; for another app set
+ * LATCH_PROJECT_ID, LATCH_PUBLISHABLE_CLIENT_KEY, LATCH_BASE_URL and LATCH_APP_URL (the app that
+ * serves the UI kit's /handler pages).
  *
  * `login` (the default) prints a link to the app's /handler/cli-auth-confirm page and waits until
  * you approve there; `whoami` prints the user of the saved session; `logout` ends it. The session
@@ -24,19 +28,28 @@ interface State {
   pending?: { pollingCode: string; url: string; expiresAt: number };
 }
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) {
-    console.error(`Set ${name} (see the comment at the top of examples/cli/cli.ts).`);
-    process.exit(2);
+const appUrl = process.env.LATCH_APP_URL ?? 'http://localhost:5173';
+
+/**
+ * The project: LATCH_PROJECT_ID, LATCH_PUBLISHABLE_CLIENT_KEY and LATCH_BASE_URL, or else the
+ * example app's /latch-config.json (what `npm run example` serves at LATCH_APP_URL).
+ */
+async function projectConfig(): Promise<{ projectId: string; publishableClientKey: string; baseUrl: string }> {
+  const { LATCH_PROJECT_ID: projectId, LATCH_PUBLISHABLE_CLIENT_KEY: publishableClientKey } = process.env;
+  if (projectId && publishableClientKey) return { projectId, publishableClientKey, baseUrl: process.env.LATCH_BASE_URL ?? 'http://localhost:8400' };
+  try {
+    const response = await fetch(`${appUrl}/latch-config.json`);
+    if (response.ok) return (await response.json()) as { projectId: string; publishableClientKey: string; baseUrl: string };
+  } catch {
+    // Not running: say what to set below.
   }
-  return value;
+  console.error(
+    `Set LATCH_PROJECT_ID and LATCH_PUBLISHABLE_CLIENT_KEY (and LATCH_BASE_URL), or run \`npm run example\` (it serves ${appUrl}/latch-config.json).`,
+  );
+  process.exit(2);
 }
 
-const projectId = required('LATCH_PROJECT_ID');
-const publishableClientKey = required('LATCH_PUBLISHABLE_CLIENT_KEY');
-const baseUrl = process.env.LATCH_BASE_URL ?? 'http://localhost:8400';
-const appUrl = process.env.LATCH_APP_URL ?? 'http://localhost:5173';
+const { projectId, publishableClientKey, baseUrl } = await projectConfig();
 const stateFile = process.env.LATCH_CLI_STATE ?? path.join(homedir(), '.latch-demo-cli.json');
 const waitTimeMillis = Number(process.env.LATCH_CLI_WAIT_MS ?? 2000);
 
