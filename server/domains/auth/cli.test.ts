@@ -184,6 +184,15 @@ describe('CLI login', () => {
       401,
       'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED',
     );
+    // A guest (anonymous user) counts as signed out, with either credential.
+    const guest = await h.post('/auth/anonymous/sign-up', {}, project.client());
+    const asGuest = { ...project.client(guest.body.access_token), 'x-latch-allow-anonymous-user': 'true' };
+    expectKnownError(await complete(request.login_code, 'complete', asGuest), 401, 'USER_AUTHENTICATION_REQUIRED');
+    expectKnownError(
+      await complete(request.login_code, 'complete', project.client(), { refresh_token: guest.body.refresh_token }),
+      401,
+      'USER_AUTHENTICATION_REQUIRED',
+    );
     expect((await poll(request.polling_code)).body).toEqual({ status: 'waiting' });
   });
 

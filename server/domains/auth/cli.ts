@@ -132,14 +132,18 @@ export async function completeCliLogin(
 /**
  * Who approves: the signed-in user of the access token (its session is checked live by the
  * procedure), or, for callers that follow the spec's request shape, the user of a live session's
- * refresh token. That token identifies the approver only; it is never handed to the CLI.
+ * refresh token. That token identifies the approver only; it is never handed to the CLI. An
+ * anonymous user cannot approve.
  */
 async function approvingUserId(deps: Deps, auth: AuthContext, refreshToken: string | undefined): Promise<string> {
-  if (auth.user) return auth.user.sub;
-  if (refreshToken) {
+  let approver: { id: string; isAnonymous: boolean } | undefined;
+  if (auth.user) approver = { id: auth.user.sub, isAnonymous: auth.user.is_anonymous };
+  else if (refreshToken) {
     const session = await findLiveSessionByTokenHash(deps.db, auth.tenancy.id, hashSecret(refreshToken));
-    if (session) return session.id;
-    throw new KnownErrors.RefreshTokenNotFoundOrExpired();
+    if (!session) throw new KnownErrors.RefreshTokenNotFoundOrExpired();
+    approver = { id: session.id, isAnonymous: session.is_anonymous };
   }
-  throw new KnownErrors.UserAuthenticationRequired();
+  // An anonymous user counts as signed out (spec section 4): a guest cannot hand a CLI a session.
+  if (!approver || approver.isAnonymous) throw new KnownErrors.UserAuthenticationRequired();
+  return approver.id;
 }
