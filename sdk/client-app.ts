@@ -10,6 +10,7 @@
 import { AppCore, composeFeatures } from './core.js';
 import { AnonymousFeature } from './features/anonymous.js';
 import { ApiKeysFeature } from './features/api-keys.js';
+import { CliFeature } from './features/cli.js';
 import { ContactChannelsFeature } from './features/contact-channels.js';
 import { MagicLinkFeature } from './features/magic-link.js';
 import { MfaFeature } from './features/mfa.js';
@@ -25,6 +26,7 @@ export type { CallOptions, ClientAppOptions, SignInResult } from './core.js';
 export type { SendEmailError, VerificationCodeError } from './errors.js';
 export type * from './features/anonymous.js';
 export type * from './features/api-keys.js';
+export type * from './features/cli.js';
 export type * from './features/contact-channels.js';
 export type * from './features/magic-link.js';
 export type * from './features/mfa.js';
@@ -51,7 +53,8 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
     TeamInvitationsFeature,
     PermissionsFeature,
     ApiKeysFeature,
-    ContactChannelsFeature<U> {}
+    ContactChannelsFeature<U>,
+    CliFeature {}
 
 /**
  * The client app of a project: sign-up, sign-in and sign-out, the signed-in user and their
@@ -79,4 +82,5 @@ composeFeatures(ClientApp, [
   PermissionsFeature,
   ApiKeysFeature,
   ContactChannelsFeature,
+  CliFeature,
 ]);

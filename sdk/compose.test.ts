@@ -8,6 +8,7 @@ import { ServerApp } from './server-app.js';
 // left out of an app's composeFeatures list, or composed into the wrong level, shows here.
 const CLIENT_METHODS = [
   'acceptTeamInvitation',
+  'approveCliLogin',
   'checkTeamInvitationCode',
   'contactChannelsQuery',
   'createContactChannel',
@@ -19,9 +20,11 @@ const CLIENT_METHODS = [
   'deleteContactChannel',
   'deleteTeam',
   'deleteUser',
+  'denyCliLogin',
   'getAccessToken',
   'getAuthHeaders',
   'getAuthTokens',
+  'getCliLoginRequest',
   'getProject',
   'getTeam',
   'getTeamApiKey',
@@ -46,6 +49,7 @@ const CLIENT_METHODS = [
   'onSessionChange',
   'ownedProjectsQuery',
   'projectPermissionsQuery',
+  'promptCliLogin',
   'projectQuery',
   'redirectToSignIn',
   'removeTeamMember',

@@ -91,6 +91,16 @@ export const userErrors = {
     'Magic link and one-time code sign-in is not enabled for this project. Enable it in the project settings (magic_link_enabled).',
   ),
 
+  /**
+   * Latch addition: the user turned magic-link / one-time-code sign-in off for their account
+   * (otp_auth_enabled false) after proving the address (server/domains/auth/magic-link.ts).
+   */
+  OtpAuthenticationNotEnabledForUser: defineFixedError(
+    'OTP_AUTHENTICATION_NOT_ENABLED_FOR_USER',
+    400,
+    'Magic link and one-time code sign-in is turned off for this account (otp_auth_enabled). Sign in another way, then turn it on in the account settings.',
+  ),
+
   PasskeyAuthenticationNotEnabled: defineFixedError(
     'PASSKEY_AUTHENTICATION_NOT_ENABLED',
     400,

@@ -241,6 +241,22 @@ export interface RateLimitsTable {
   window_ends_at: Timestamp;
 }
 
+/** CLI login requests (migration 0011, server/domains/auth/cli.ts). */
+export interface CliAuthAttemptsTable {
+  tenancy_id: string;
+  id: string;
+  polling_code_hash: string;
+  login_code_hash: string;
+  state: Generated<'waiting' | 'approved' | 'denied' | 'used'>;
+  approved_user_id: string | null;
+  requester_ip: string | null;
+  expires_at: Date;
+  last_polled_at: Date | null;
+  decided_at: Date | null;
+  used_at: Date | null;
+  created_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   tenancies: TenanciesTable;
@@ -263,6 +279,7 @@ export interface DB {
   rate_limits: RateLimitsTable;
   mfa_totp: MfaTotpTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
+  cli_auth_attempts: CliAuthAttemptsTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

@@ -3,8 +3,11 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { toWireError } from '../errors/wire.js';
 import type { RequestContext } from './context.js';
 
-/** Procedure metadata: the REST projection plus the success status (201 for creates). */
-export type LatchMeta = OpenApiMeta<{ successStatus?: 200 | 201 }>;
+/**
+ * Procedure metadata: the REST projection plus the success status (201 for creates), or
+ * `successStatusOf` when the answer decides it (the CLI poll: 200 waiting, 201 success).
+ */
+export type LatchMeta = OpenApiMeta<{ successStatus?: 200 | 201; successStatusOf?: (data: unknown) => 200 | 201 }>;
 
 /** The one initTRPC of the server. Errors leave as `{code, details, error}` on both transports. */
 export const t = initTRPC

@@ -12,6 +12,8 @@ export interface OperationOptions {
   protect?: true;
   /** 201 for creates; 200 otherwise. */
   successStatus?: 201;
+  /** When the answer decides the status (REST only; tRPC has none). */
+  successStatusOf?: (data: unknown) => 200 | 201;
 }
 
 /**
@@ -36,7 +38,11 @@ export function restOperations(tags: string[], defaults: OperationOptions = {}) 
     const method = route.slice(0, space) as Method;
     const path = route.slice(space + 1) as `/${string}`;
     const openapi = { method, path, tags, summary, ...(options.protect ? { protect: true } : {}) };
-    return procedure.meta(options.successStatus ? { openapi, successStatus: options.successStatus } : { openapi }) as ReturnType<B['meta']>;
+    return procedure.meta({
+      openapi,
+      ...(options.successStatus ? { successStatus: options.successStatus } : {}),
+      ...(options.successStatusOf ? { successStatusOf: options.successStatusOf } : {}),
+    }) as ReturnType<B['meta']>;
   };
 }
 

@@ -30,6 +30,7 @@ interface Route {
   inputShape: Record<string, ZodLike> | null;
   hasInput: boolean;
   successStatus: number;
+  successStatusOf: ((data: unknown) => number) | undefined;
 }
 
 interface ZodLike {
@@ -95,6 +96,7 @@ export function collectRoutes(router: AnyRouter): Route[] {
       inputShape: shapeOf(input),
       hasInput: input !== undefined && (input as ZodLike)._zod?.def.type !== 'void',
       successStatus: procedure._def.meta?.successStatus ?? 200,
+      successStatusOf: procedure._def.meta?.successStatusOf,
     });
   }
   return routes.sort(compareSpecificity);
@@ -210,7 +212,7 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
           input = { ...fields, ...decoded };
         }
         const data = await route.run({ path: route.procedurePath, ctx, getRawInput: async () => input });
-        sendJson(res, route.successStatus, data);
+        sendJson(res, route.successStatusOf ? route.successStatusOf(data) : route.successStatus, data);
       } catch (error) {
         sendError(req, res, deps, requestId, error);
       }

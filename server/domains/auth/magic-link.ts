@@ -5,7 +5,7 @@ import { findAuthChannel, findChannel, lockUser } from '../contact-channels/quer
 import { consumeMailLimits } from '../emails/limits.js';
 import { queueEmail } from '../emails/service.js';
 import { clearSignInFailures, limitEmailProbes } from '../rate-limits/service.js';
-import { findUser } from '../users/queries.js';
+import { findUser, updateUser } from '../users/queries.js';
 import { insertUserWithEmail } from '../users/service.js';
 import { type AuthResponse, completeSignIn, holdSignInRefusal, settleSignIn } from './sign-in.js';
 import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, type VerifiedCode, withCode } from '../verification/service.js';
@@ -81,8 +81,16 @@ export async function signInWithCode(deps: Deps, auth: AuthContext, code: string
       const channel =
         found && (await lockUser(trx, auth.tenancy.id, found.user_id)) ? await findChannel(trx, auth.tenancy.id, found.user_id, found.id) : undefined;
       if (channel) {
-        const user = await findUser(trx, auth.tenancy.id, channel.user_id);
+        let user = await findUser(trx, auth.tenancy.id, channel.user_id);
         if (!user) throw new KnownErrors.VerificationCodeNotFound();
+        if (!user.otp_auth_enabled) {
+          // The user's switch (otp_auth_enabled) holds once the account's holder has proven the
+          // address: then it is their choice. Before that it is a claimant's setting, and the proof
+          // shown here settles who holds the account (the verified-email rule strips what the
+          // claimant set): the prover signed in this way, so the way is on for them.
+          if (channel.is_verified && channel.verified_by_holder) throw new KnownErrors.OtpAuthenticationNotEnabledForUser();
+          user = (await updateUser(trx, auth.tenancy.id, user.id, { otp_auth_enabled: true })) ?? user;
+        }
         // The code proved the address: the sign-in policy's verified-email rule settles it (sign-in.ts).
         return completeSignIn(deps, trx, { tenancy: auth.tenancy, user, method: 'magic_link', isNewUser: false, ip, provenChannel: channel });
       }

@@ -65,6 +65,8 @@ export async function signUpWithPassword(
         primary_email: email,
         primary_email_verified: false,
         auth_with_email: true,
+        // A sign-in address: magic links to it work, like for any new account (users/service.ts).
+        otp_auth_enabled: true,
       });
       // The anonymous session's tokens carry the anonymous audience; issue fresh ones.
       await deleteSessionsOfUser(trx, auth.tenancy.id, anonymous.id, null);

@@ -8,6 +8,8 @@ import * as magicLink from './magic-link.js';
 import * as passwordReset from './password-reset.js';
 import * as schemas from '../../../contract/schemas/auth.js';
 import * as anonymous from './anonymous.js';
+import * as cli from './cli.js';
+import * as cliSchemas from '../../../contract/schemas/cli.js';
 import * as password from './password.js';
 import * as mfa from './mfa.js';
 import { mfaSignInSchema } from '../../../contract/schemas/mfa.js';
@@ -93,4 +95,28 @@ export const authRouter = router({
     .input(mfaSignInSchema)
     .output(schemas.authResponseSchema)
     .mutation(({ ctx, input }) => mfa.signInWithMfa(ctx.deps, ctx.auth, input, ctx.ip)),
+
+  cliCreate: op(signInProcedure('client'), 'POST /auth/cli', 'Start a CLI login: a polling code for the CLI, a login code for the confirm page')
+    .input(cliSchemas.cliCreateSchema)
+    .output(cliSchemas.cliCreateResultSchema)
+    .mutation(({ ctx, input }) => cli.createCliLogin(ctx.deps, ctx.auth, input.expires_in_millis, ctx.ip)),
+
+  cliPoll: op(
+    signInProcedure('client'),
+    'POST /auth/cli/poll',
+    'Poll a CLI login: 200 waiting, 201 success with a new refresh token (once); at most one poll a second per code',
+    { successStatusOf: (data) => ((data as { status?: string }).status === 'success' ? 201 : 200) },
+  )
+    .input(cliSchemas.cliPollSchema)
+    .output(cliSchemas.cliPollResultSchema)
+    .mutation(({ ctx, input }) => cli.pollCliLogin(ctx.deps, ctx.auth, input.polling_code, ctx.ip)),
+
+  cliComplete: op(
+    clientProcedure,
+    'POST /auth/cli/complete',
+    "The confirm page: check, approve (mode 'complete', a new session for the CLI) or deny a CLI login",
+  )
+    .input(cliSchemas.cliCompleteSchema)
+    .output(cliSchemas.cliCompleteResultSchema)
+    .mutation(({ ctx, input }) => cli.completeCliLogin(ctx.deps, ctx.auth, input)),
 });

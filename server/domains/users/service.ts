@@ -40,6 +40,11 @@ export interface NewUserFields {
   clientMetadata?: unknown;
   clientReadOnlyMetadata?: unknown;
   serverMetadata?: unknown;
+  /**
+   * Magic-link / one-time-code sign-in for this user (otp_auth_enabled). Defaults to on when the
+   * user has a sign-in email: off is the user's (or the server's) explicit choice, which
+   * auth/magic-link.ts enforces.
+   */
   otpAuthEnabled?: boolean;
   totpSecretBase64?: string | null;
   /**
@@ -94,7 +99,7 @@ export async function insertUserWithEmail(trx: Executor, deps: Deps, tenancy: Te
     client_read_only_metadata: jsonOrNull(fields.clientReadOnlyMetadata),
     server_metadata: jsonOrNull(fields.serverMetadata),
     is_anonymous: fields.isAnonymous,
-    otp_auth_enabled: fields.otpAuthEnabled ?? false,
+    otp_auth_enabled: fields.otpAuthEnabled ?? Boolean(fields.primaryEmail && fields.primaryEmailAuthEnabled),
     ...(fields.totpSecretBase64 !== undefined ? totpFields(deps, tenancy, id, fields.totpSecretBase64) : {}),
     // Millisecond precision, so the keyset cursor (millis + id) round-trips exactly.
     signed_up_at: new Date(),
@@ -168,7 +173,7 @@ export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<t
       clientMetadata: input.client_metadata,
       clientReadOnlyMetadata: input.client_read_only_metadata,
       serverMetadata: input.server_metadata,
-      otpAuthEnabled: input.otp_auth_enabled ?? false,
+      otpAuthEnabled: input.otp_auth_enabled,
       totpSecretBase64: input.totp_secret_base64 ?? undefined,
     }),
   );
