@@ -18,6 +18,7 @@ import { authRouter } from './domains/auth/router.js';
 import { contactChannelsRouter } from './domains/contact-channels/router.js';
 import { emailsRouter } from './domains/emails/router.js';
 import { metricsRouter } from './domains/metrics/router.js';
+import { passkeysRouter } from './domains/passkeys/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
 import { projectsRouter } from './domains/projects/router.js';
 import { sessionsRouter } from './domains/sessions/router.js';
@@ -41,6 +42,7 @@ export const appRouter = router({
   contactChannels: contactChannelsRouter,
   emails: emailsRouter,
   metrics: metricsRouter,
+  passkeys: passkeysRouter,
 });
 
 export type AppRouter = typeof appRouter;

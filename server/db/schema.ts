@@ -221,6 +221,24 @@ export interface RateLimitsTable {
   window_ends_at: Timestamp;
 }
 
+/** A user's WebAuthn credential (migrations/0010_passkeys.ts). */
+export interface PasskeysTable {
+  tenancy_id: string;
+  id: string;
+  user_id: string;
+  credential_id: string;
+  public_key: string;
+  counter: Generated<number>;
+  transports: ColumnType<string[], string, string>;
+  device_type: string;
+  backed_up: Generated<boolean>;
+  rp_id: string;
+  name: string;
+  created_at: Timestamp;
+  last_used_at: Date | null;
+}
+export type PasskeyRow = Selectable<PasskeysTable>;
+
 export interface DB {
   projects: ProjectsTable;
   tenancies: TenanciesTable;
@@ -241,6 +259,7 @@ export interface DB {
   email_outbox: EmailOutboxTable;
   jobs: JobsTable;
   rate_limits: RateLimitsTable;
+  passkeys: PasskeysTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;
