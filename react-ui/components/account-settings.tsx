@@ -19,6 +19,7 @@ import {
   validatePasswordConfirmation,
   validateProfileImage,
 } from '../validation.js';
+import { PasskeysSection } from './passkeys.js';
 import { Alert, Avatar, Button, EmailField, Field, Link, NewPasswordFields, Page, errorMessage, useNewPassword } from './ui.js';
 
 /** Runs an async action with pending and error state (one per form or row). */
@@ -516,6 +517,7 @@ export function AccountSettings() {
       <ProfileSection user={user} key={`profile:${user.id}`} />
       <EmailsSection />
       {project.config.credential_enabled ? <PasswordSection user={user} /> : null}
+      {project.config.passkey_enabled ? <PasskeysSection /> : null}
       <SessionsSection />
       <TeamsSection user={user} />
       {project.config.allow_user_api_keys ? <ApiKeysSection /> : null}

@@ -3,7 +3,14 @@
  * input with `autocomplete="username webauthn"`), add one to the signed-in user, and list, rename
  * and delete them. Several passkeys per user. Uses @simplewebauthn/browser (browser-safe, no deps).
  */
-import { WebAuthnError, browserSupportsWebAuthn, browserSupportsWebAuthnAutofill, startAuthentication, startRegistration } from '@simplewebauthn/browser';
+import {
+  WebAuthnAbortService,
+  WebAuthnError,
+  browserSupportsWebAuthn,
+  browserSupportsWebAuthnAutofill,
+  startAuthentication,
+  startRegistration,
+} from '@simplewebauthn/browser';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { PASSKEY_RP_ID_PLACEHOLDER } from '../../contract/schemas/passkeys.js';
 import type { LatchQuery } from '../cache.js';
@@ -108,6 +115,17 @@ export abstract class PasskeysFeature extends AppCore {
    */
   async passkeyAutofillSupported(): Promise<boolean> {
     return browserSupportsWebAuthn() && (await browserSupportsWebAuthnAutofill());
+  }
+
+  /**
+   * Cancels this page's pending passkey request (a waiting autofill), e.g. when the sign-in form
+   * goes away. Its `signInWithPasskey` then returns ERROR_CEREMONY_ABORTED.
+   *
+   * @example
+   * useEffect(() => () => app.cancelPasskeyRequest(), []);
+   */
+  cancelPasskeyRequest(): void {
+    WebAuthnAbortService.cancelCeremony();
   }
 
   /**
