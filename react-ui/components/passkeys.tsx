@@ -7,7 +7,7 @@ import { useSuspenseQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { KnownErrors, type Passkey } from '../../sdk/index.js';
 import { useApp } from '../hooks.js';
-import { PASSKEY_NAME_MAX_LENGTH } from '../../contract/schemas/passkeys.js';
+import { PASSKEY_NAME_MAX_LENGTH } from '../../contract/validation/passkeys.js';
 import { Alert, Button, Field, errorMessage } from './ui.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });

@@ -12,7 +12,7 @@ import {
   startRegistration,
 } from '@simplewebauthn/browser';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
-import { PASSKEY_RP_ID_PLACEHOLDER } from '../../contract/schemas/passkeys.js';
+import { PASSKEY_RP_ID_PLACEHOLDER } from '../../contract/validation/passkeys.js';
 import type { LatchQuery } from '../cache.js';
 import { defineQuery } from '../cache.js';
 import { AppCore, type SignInResult, USER_DATA } from '../core.js';
