@@ -1,6 +1,41 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
-/** Passkeys: credentials and WebAuthn challenges (issue 16). Placeholder reserved so parallel branches do not fight over the migration list; filled by its branch. */
-export async function up(_db: Kysely<unknown>): Promise<void> {}
+/**
+ * Passkeys (issue 16): a user's WebAuthn credentials, several per user. The ceremonies' challenges
+ * are verification codes (purposes passkey_registration / passkey_authentication): single use,
+ * stored hashed, tenancy-scoped, expiring; this migration adds only the credentials.
+ *
+ * - credential_id is the authenticator's id (base64url), unique per tenancy: one authenticator's
+ *   credential belongs to one account of one project (another project's sign-in never finds it).
+ * - public_key is the COSE key (base64url); counter is WebAuthn's signature counter (uint32, so
+ *   bigint: a PostgreSQL integer stops at 2^31 - 1). Synced passkeys keep it at 0.
+ * - rp_id is the hostname the credential is bound to (the trusted origin's host at registration).
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  const statements = [
+    sql`CREATE TABLE passkeys (
+      tenancy_id uuid NOT NULL,
+      id uuid NOT NULL,
+      user_id uuid NOT NULL,
+      credential_id text NOT NULL,
+      public_key text NOT NULL,
+      counter bigint NOT NULL DEFAULT 0,
+      transports jsonb NOT NULL DEFAULT '[]'::jsonb,
+      device_type text NOT NULL,
+      backed_up boolean NOT NULL DEFAULT false,
+      rp_id text NOT NULL,
+      name text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      last_used_at timestamptz,
+      PRIMARY KEY (tenancy_id, id),
+      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+    )`,
+    sql`CREATE UNIQUE INDEX passkeys_credential_idx ON passkeys (tenancy_id, credential_id)`,
+    sql`CREATE INDEX passkeys_user_idx ON passkeys (tenancy_id, user_id, created_at)`,
+  ];
+  for (const statement of statements) await statement.execute(db);
+}
 
-export async function down(_db: Kysely<unknown>): Promise<void> {}
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE IF EXISTS passkeys CASCADE`.execute(db);
+}

@@ -5,7 +5,8 @@
 export { LatchProvider, type LatchProviderProps } from './provider.js';
 export { DESTRUCTURE_USER_HINT, useApp, useProject, useUser } from './hooks.js';
 export { LatchHandler, type LatchHandlerProps } from './handler/handler.js';
-export { MagicLinkForm, PasswordSignInForm, PasswordSignUpForm, SignIn, SignUp } from './components/auth-forms.js';
+export { MagicLinkForm, PasskeySignIn, PasswordSignInForm, PasswordSignUpForm, SignIn, SignUp } from './components/auth-forms.js';
+export { PasskeysSection } from './components/passkeys.js';
 export { AccountSettings } from './components/account-settings.js';
 export { UserButton } from './components/user-button.js';
 export { TeamSwitcher } from './components/team-switcher.js';

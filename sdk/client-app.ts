@@ -14,6 +14,7 @@ import { CliFeature } from './features/cli.js';
 import { ContactChannelsFeature } from './features/contact-channels.js';
 import { MagicLinkFeature } from './features/magic-link.js';
 import { MfaFeature } from './features/mfa.js';
+import { PasskeysFeature } from './features/passkeys.js';
 import { PasswordFeature } from './features/password.js';
 import { PermissionsFeature } from './features/permissions.js';
 import { ProjectsFeature } from './features/projects.js';
@@ -30,6 +31,7 @@ export type * from './features/cli.js';
 export type * from './features/contact-channels.js';
 export type * from './features/magic-link.js';
 export type * from './features/mfa.js';
+export type * from './features/passkeys.js';
 export type * from './features/password.js';
 export type * from './features/permissions.js';
 export type * from './features/projects.js';
@@ -54,7 +56,8 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
     PermissionsFeature,
     ApiKeysFeature,
     ContactChannelsFeature<U>,
-    CliFeature {}
+    CliFeature,
+    PasskeysFeature {}
 
 /**
  * The client app of a project: sign-up, sign-in and sign-out, the signed-in user and their
@@ -83,4 +86,5 @@ composeFeatures(ClientApp, [
   ApiKeysFeature,
   ContactChannelsFeature,
   CliFeature,
+  PasskeysFeature,
 ]);

@@ -21,6 +21,7 @@ import { contactChannelsRouter } from './domains/contact-channels/router.js';
 import { emailsRouter } from './domains/emails/router.js';
 import { metricsRouter } from './domains/metrics/router.js';
 import { mfaRouter } from './domains/mfa/router.js';
+import { passkeysRouter } from './domains/passkeys/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
 import { projectsRouter } from './domains/projects/router.js';
 import { sessionsRouter } from './domains/sessions/router.js';
@@ -45,6 +46,7 @@ export const appRouter = router({
   emails: emailsRouter,
   metrics: metricsRouter,
   mfa: mfaRouter,
+  passkeys: passkeysRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -27,7 +27,11 @@ const METHODS = [
   { key: 'sign_up_enabled', label: 'Sign-up', description: 'New users can create accounts. When off, only users you create can sign in.' },
   { key: 'credential_enabled', label: 'Email and password', description: 'Users sign in with their email address and a password.' },
   { key: 'magic_link_enabled', label: 'Magic link and email code', description: 'Users get a one-time link or code by email.' },
-  { key: 'passkey_enabled', label: 'Passkeys', description: 'Users sign in with a passkey (WebAuthn) they registered.' },
+  {
+    key: 'passkey_enabled',
+    label: 'Passkeys',
+    description: 'Users add passkeys (WebAuthn, several per user) in their account settings and sign in with them. Off: every passkey call is refused.',
+  },
   { key: 'anonymous_enabled', label: 'Anonymous users', description: 'Guests get an account they can upgrade later.' },
 ] as const;
 

@@ -6,6 +6,7 @@ import type { ServerUser, SessionTokens } from '../../sdk/index.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';
 import { MfaCard } from '../components/mfa-card.js';
+import { PasskeysCard } from '../components/passkeys-card.js';
 import { Link, navigate } from '../components/router.js';
 import {
   Card,
@@ -108,6 +109,7 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
       <MetadataEditor values={user} schema={serverUserUpdateSchema} onSave={(patch) => admin.updateUserById(user.id, patch)} />
       <AccessCard projectId={projectId} admin={admin} userId={user.id} />
       <SessionsCard admin={admin} userId={user.id} />
+      <PasskeysCard admin={admin} userId={user.id} />
       <UserKeysCard admin={admin} userId={user.id} />
     </>
   );

@@ -10,4 +10,10 @@ export const passkeyErrors = {
   })),
 
   PasskeyAuthenticationFailed: defineMessageError('PASSKEY_AUTHENTICATION_FAILED', 400),
+
+  /** A passkey id that is not one of the user's (management calls, /passkeys). */
+  PasskeyNotFound: defineKnownError('PASSKEY_NOT_FOUND', 404, (passkeyId: string) => ({
+    message: `Passkey ${passkeyId} not found.`,
+    details: { passkey_id: passkeyId },
+  })),
 } as const;

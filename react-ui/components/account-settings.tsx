@@ -21,6 +21,7 @@ import {
   validateProfileImage,
 } from '../validation.js';
 import { TwoFactorSettings } from './two-factor.js';
+import { PasskeysSection } from './passkeys.js';
 import { Alert, Avatar, Button, EmailField, Field, Link, NewPasswordFields, Page, errorMessage, useNewPassword } from './ui.js';
 
 /** Runs an async action with pending and error state (one per form or row). */
@@ -521,6 +522,7 @@ export function AccountSettings() {
       <Section title="Two-factor authentication" description="A code from an authenticator app, asked for after your password or email link.">
         <TwoFactorSettings />
       </Section>
+      {project.config.passkey_enabled ? <PasskeysSection /> : null}
       <SessionsSection />
       <TeamsSection user={user} />
       {project.config.allow_user_api_keys ? <ApiKeysSection /> : null}

@@ -4,7 +4,7 @@
  * spec's messages before calling the SDK, shows the server's message when it refuses, and on
  * success goes to `after_auth_return_to` or the after-sign-in / after-sign-up page.
  */
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { KnownErrors } from '../../sdk/index.js';
 import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
@@ -65,6 +65,7 @@ function Done({ to }: { to: string }) {
 export function PasswordSignInForm() {
   const app = useApp();
   const withMfa = useMfaRedirect();
+  const passkeys = useProject().config.passkey_enabled;
   const { finish, manual } = useFinishAuth('sign-in');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -86,7 +87,8 @@ export function PasswordSignInForm() {
 
   return (
     <SubmitForm label="Sign in with email and password" onSubmit={submit} formError={formError} pending={pending} submitLabel="Sign in">
-      <EmailField value={email} onValue={setEmail} error={errors.email} required />
+      {/* With passkeys on, the browser offers them in this field's autofill (PasskeySignIn starts the request). */}
+      <EmailField value={email} onValue={setEmail} error={errors.email} required autoComplete={passkeys ? 'username webauthn' : 'email'} />
       <Field
         label="Password"
         type="password"
@@ -284,6 +286,95 @@ function MethodTabs({ tabs }: { tabs: { id: string; label: string; content: Reac
   );
 }
 
+/** The passkey sign-in's outcome: signed in, sent to the mfa page, or a message to show (null: nothing to say). */
+function usePasskeySignIn() {
+  const app = useApp();
+  const { urls, navigate } = useLatchContext();
+  const { search } = usePageLocation();
+  const { finish, manual } = useFinishAuth('sign-in');
+  const signIn = async (autofill: boolean): Promise<string | null> => {
+    const result = await app.signInWithPasskey({ autofill });
+    if (result.status === 'ok') {
+      await finish(result.data.is_new_user);
+      return null;
+    }
+    const error = result.error;
+    if (error instanceof KnownErrors.MultiFactorAuthenticationRequired) {
+      // Spec: keep the attempt code in session storage, then go to the mfa route.
+      sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), error.details.attempt_code);
+      await navigate(withReturnTo(urls.mfa, readReturnTo(search)));
+      return null;
+    }
+    // A pending autofill request is aborted whenever another passkey request starts: not a failure.
+    if (error instanceof KnownErrors.PasskeyWebAuthnError && error.details.code === 'ERROR_CEREMONY_ABORTED' && autofill) return null;
+    return error.message;
+  };
+  return { signIn, manual };
+}
+
+/** How often a waiting autofill request is renewed: its challenge lives 120 s on the server. */
+const PASSKEY_AUTOFILL_RENEW_MS = 100_000;
+
+/**
+ * Passkey sign-in (when the project has passkeys on): a "Sign in with a passkey" button, and the
+ * browser's autofill, which offers the user's passkeys in the email field (its autocomplete is
+ * "username webauthn") while the page is open.
+ *
+ * @example
+ * <PasskeySignIn />
+ */
+export function PasskeySignIn() {
+  const app = useApp();
+  const { signIn, manual } = usePasskeySignIn();
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  const live = useRef(true);
+
+  const startAutofill = useRef<() => void>(() => undefined);
+  startAutofill.current = () => {
+    if (!document.querySelector("input[autocomplete$='webauthn']")) return;
+    void app.passkeyAutofillSupported().then(async (supported) => {
+      if (!supported || !live.current) return;
+      const message = await signIn(true);
+      if (message && live.current) setError(message);
+    });
+  };
+
+  useEffect(() => {
+    live.current = true;
+    startAutofill.current();
+    const renew = setInterval(() => startAutofill.current(), PASSKEY_AUTOFILL_RENEW_MS);
+    return () => {
+      live.current = false;
+      clearInterval(renew);
+      app.cancelPasskeyRequest();
+    };
+  }, [app]);
+
+  if (manual) return <Done to={manual} />;
+  const click = async () => {
+    setError(null);
+    setPending(true);
+    try {
+      const message = await signIn(false);
+      if (live.current) setError(message);
+    } finally {
+      if (live.current) setPending(false);
+    }
+    // The button's request replaced the autofill one: offer autofill again.
+    if (live.current) startAutofill.current();
+  };
+  return (
+    <div className="latch-passkey">
+      <div className="latch-divider">or</div>
+      {error ? <Alert kind="error">{error}</Alert> : null}
+      <Button variant="secondary" block loading={pending} onClick={() => void click()}>
+        Sign in with a passkey
+      </Button>
+    </div>
+  );
+}
+
 function AlreadySignedIn() {
   const { urls } = useLatchContext();
   return (
@@ -322,7 +413,8 @@ export function SignIn() {
   return (
     <Page title="Sign in" subtitle={`to ${project.display_name}`}>
       {user ? <AlreadySignedIn /> : null}
-      {tabs.length ? <MethodTabs tabs={tabs} /> : <Alert kind="info">No sign-in method is enabled for this project.</Alert>}
+      {tabs.length ? <MethodTabs tabs={tabs} /> : config.passkey_enabled ? null : <Alert kind="info">No sign-in method is enabled for this project.</Alert>}
+      {config.passkey_enabled && !user ? <PasskeySignIn /> : null}
       <div className="latch-footer">
         {config.credential_enabled ? <Link href={withReturnTo(urls.forgotPassword, returnTo)}>Forgot password?</Link> : null}
         {config.sign_up_enabled ? (

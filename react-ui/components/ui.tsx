@@ -108,6 +108,7 @@ export function EmailField({
   onValue,
   error,
   required,
+  autoComplete = 'email',
 }: {
   label?: string;
   name?: string;
@@ -115,13 +116,15 @@ export function EmailField({
   onValue: (value: string) => void;
   error: string | null | undefined;
   required?: boolean;
+  /** 'username webauthn' on a sign-in form lets the browser offer passkeys in its autofill. */
+  autoComplete?: string;
 }) {
   return (
     <Field
       label={label}
       type="email"
       name={name}
-      autoComplete="email"
+      autoComplete={autoComplete}
       value={value}
       onChange={(e) => onValue(e.target.value)}
       error={error}

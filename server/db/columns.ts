@@ -2,6 +2,7 @@ import type {
   ApiKeySetsTable,
   ContactChannelsTable,
   EmailOutboxTable,
+  PasskeysTable,
   PermissionDefinitionsTable,
   ProjectsTable,
   SessionsTable,
@@ -168,4 +169,20 @@ export const EMAIL_OUTBOX_COLUMNS = columns<EmailOutboxTable>({
   error: true,
   sent_at: true,
   created_at: true,
+});
+
+export const PASSKEY_COLUMNS = columns<PasskeysTable>({
+  tenancy_id: true,
+  id: true,
+  user_id: true,
+  credential_id: true,
+  public_key: true,
+  counter: true,
+  transports: true,
+  device_type: true,
+  backed_up: true,
+  rp_id: true,
+  name: true,
+  created_at: true,
+  last_used_at: true,
 });

@@ -256,6 +256,23 @@ export interface CliAuthAttemptsTable {
   used_at: Date | null;
   created_at: Timestamp;
 }
+/** A user's WebAuthn credential (migrations/0010_passkeys.ts). */
+export interface PasskeysTable {
+  tenancy_id: string;
+  id: string;
+  user_id: string;
+  credential_id: string;
+  public_key: string;
+  counter: Generated<number>;
+  transports: ColumnType<string[], string, string>;
+  device_type: string;
+  backed_up: Generated<boolean>;
+  rp_id: string;
+  name: string;
+  created_at: Timestamp;
+  last_used_at: Date | null;
+}
+export type PasskeyRow = Selectable<PasskeysTable>;
 
 export interface DB {
   projects: ProjectsTable;
@@ -280,6 +297,7 @@ export interface DB {
   mfa_totp: MfaTotpTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   cli_auth_attempts: CliAuthAttemptsTable;
+  passkeys: PasskeysTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

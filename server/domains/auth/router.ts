@@ -13,6 +13,8 @@ import * as cliSchemas from '../../../contract/schemas/cli.js';
 import * as password from './password.js';
 import * as mfa from './mfa.js';
 import { mfaSignInSchema } from '../../../contract/schemas/mfa.js';
+import * as passkey from './passkey.js';
+import * as passkeySchemas from '../../../contract/schemas/passkeys.js';
 
 const op = restOperations(['Auth']);
 
@@ -119,4 +121,39 @@ export const authRouter = router({
     .input(cliSchemas.cliCompleteSchema)
     .output(cliSchemas.cliCompleteResultSchema)
     .mutation(({ ctx, input }) => cli.completeCliLogin(ctx.deps, ctx.auth, input)),
+  passkeyInitiateRegistration: op(
+    clientProcedure,
+    'POST /auth/passkey/initiate-passkey-registration',
+    "Start adding a passkey to the signed-in user: WebAuthn creation options (rp.id is the placeholder the client replaces with its hostname) and the challenge's code",
+  )
+    .input(z.object({}))
+    .output(passkeySchemas.passkeyCeremonySchema)
+    .mutation(({ ctx }) => passkey.initiateRegistration(ctx.deps, ctx.auth)),
+
+  passkeyRegister: op(
+    clientProcedure,
+    'POST /auth/passkey/register',
+    "Finish adding a passkey: the browser's registration response and the challenge's code (the origin must be a trusted domain)",
+  )
+    .input(passkeySchemas.passkeyRegisterSchema)
+    .output(passkeySchemas.passkeySchema)
+    .mutation(({ ctx, input }) => passkey.register(ctx.deps, ctx.auth, input.credential, input.code, input.name, ctx.ip)),
+
+  passkeyInitiateAuthentication: op(
+    signInProcedure('client'),
+    'POST /auth/passkey/initiate-passkey-authentication',
+    "Start a passkey sign-in: WebAuthn request options for any discoverable credential, and the challenge's code",
+  )
+    .input(z.object({}))
+    .output(passkeySchemas.passkeyCeremonySchema)
+    .mutation(({ ctx }) => passkey.initiateAuthentication(ctx.deps, ctx.auth, ctx.ip)),
+
+  passkeySignIn: op(
+    signInProcedure('client'),
+    'POST /auth/passkey/sign-in',
+    "Sign in with a passkey: the browser's authentication response and the challenge's code",
+  )
+    .input(passkeySchemas.passkeySignInSchema)
+    .output(schemas.authResponseSchema)
+    .mutation(({ ctx, input }) => passkey.signIn(ctx.deps, ctx.auth, input.authentication_response, input.code, ctx.ip)),
 });

@@ -5,6 +5,7 @@ import type { Tenancy } from '../../access/context.js';
 import type { Executor } from '../../db/executor.js';
 import { signOutEverywhere } from '../sessions/service.js';
 import { updateUser } from '../users/queries.js';
+import { deletePasskeysOfUser } from '../passkeys/queries.js';
 import * as q from './queries.js';
 import { clearTotpSurroundings } from '../mfa/queries.js';
 
@@ -67,7 +68,7 @@ export async function settleProvenAddress(trx: Executor, tenancy: Tenancy, chann
 /**
  * Revokes every credential of the account except the channel being proven: sessions, user API
  * keys and team keys the user made, password (unless `keepPassword`: a reset sets the prover's
- * own), TOTP (with its recovery codes), and the other sign-in addresses (they stay as contact addresses).
+ * own), TOTP (with its recovery codes), passkeys, and the other sign-in addresses (they stay as contact addresses).
  */
 async function stripCredentials(trx: Executor, tenancy: Tenancy, userId: string, keepChannelId: string, options: { keepPassword: boolean }): Promise<void> {
   await signOutEverywhere(trx, tenancy, userId, null);
@@ -76,8 +77,11 @@ async function stripCredentials(trx: Executor, tenancy: Tenancy, userId: string,
     ...(options.keepPassword ? {} : { password_hash: null }),
     totp_secret_encrypted: null,
     requires_totp_mfa: false,
+    passkey_auth_enabled: false,
   });
   await clearTotpSurroundings(trx, tenancy.id, userId);
+  // The claimant's passkeys are credentials like the password: they go too.
+  await deletePasskeysOfUser(trx, tenancy.id, userId);
 }
 
 /**
