@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../crypto/tokens.js';
 import { CLI_LOGIN_DEFAULT_EXPIRY_MILLIS } from '../../../contract/schemas/cli.js';
+import { deleteOldCliAttempts } from './queries.js';
 import { type Harness, type Headers_, type ProjectFixture, type UserSession, startHarness } from '../../test/harness.js';
 import { expectKnownError, expectStatus, tenancyOf } from '../../test/team-fixtures.js';
 
@@ -133,6 +134,17 @@ describe('CLI login', () => {
     expectStatus(await complete(late.login_code), 200);
     await expire(late.polling_code);
     expectKnownError(await poll(late.polling_code), 400, 'CLI_AUTH_EXPIRED_ERROR');
+
+    // Old requests are cleaned up (by chance, on new requests) a day after they expire, not before.
+    const old = await start();
+    await db()
+      .updateTable('cli_auth_attempts')
+      .set({ expires_at: new Date(Date.now() - 2 * 24 * 60 * 60 * 1000) })
+      .where('polling_code_hash', '=', hashSecret(old.polling_code))
+      .execute();
+    await deleteOldCliAttempts(db(), 24 * 60 * 60, 500);
+    expectKnownError(await poll(old.polling_code), 400, 'INVALID_POLLING_CODE');
+    expectKnownError(await poll(request.polling_code), 400, 'CLI_AUTH_EXPIRED_ERROR');
 
     // Expiry is bounded: at most an hour, at least a second.
     expectKnownError(await h.post('/auth/cli', { expires_in_millis: 2 * 60 * 60 * 1000 }, project.client()), 400, 'SCHEMA_ERROR');
