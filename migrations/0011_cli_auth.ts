@@ -2,8 +2,8 @@ import { type Kysely, sql } from 'kysely';
 
 /**
  * CLI login requests (issue 16; README "CLI login"). One row per `POST /auth/cli`:
- * - polling_code_hash / login_code_hash: only SHA-256 of the two 224-bit codes is stored (unique,
- *   so each lookup is one index probe). The CLI keeps the polling code, the browser gets the login
+ * - polling_code_hash / login_code_hash: only SHA-256 of the two 224-bit codes is stored (unique
+ *   per tenancy, so each lookup is one index probe). The CLI keeps the polling code, the browser gets the login
  *   code in the confirm link.
  * - state: waiting → approved | denied (the confirm page) → used (the poll that picked up the
  *   session). The session itself is started only by that poll: no refresh token is ever stored
@@ -16,8 +16,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     sql`CREATE TABLE cli_auth_attempts (
       tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
       id uuid NOT NULL,
-      polling_code_hash text NOT NULL UNIQUE,
-      login_code_hash text NOT NULL UNIQUE,
+      polling_code_hash text NOT NULL,
+      login_code_hash text NOT NULL,
       state text NOT NULL DEFAULT 'waiting' CHECK (state IN ('waiting', 'approved', 'denied', 'used')),
       approved_user_id uuid,
       requester_ip text,
@@ -29,6 +29,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       PRIMARY KEY (tenancy_id, id),
       FOREIGN KEY (tenancy_id, approved_user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
     )`,
+    // Each lookup is one index probe, within the tenancy (keys lead with tenancy_id: portable-schema.test.ts).
+    sql`CREATE UNIQUE INDEX cli_auth_attempts_polling_code_idx ON cli_auth_attempts (tenancy_id, polling_code_hash)`,
+    sql`CREATE UNIQUE INDEX cli_auth_attempts_login_code_idx ON cli_auth_attempts (tenancy_id, login_code_hash)`,
     // Clean-up of old requests.
     sql`CREATE INDEX cli_auth_attempts_expires_idx ON cli_auth_attempts (expires_at)`,
     // Issue 16 makes otp_auth_enabled real (auth/magic-link.ts refuses a magic link when it is
