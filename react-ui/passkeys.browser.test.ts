@@ -129,7 +129,8 @@ async function signOut(page: Page, origin: string) {
   await page.waitForURL(`${origin}/`);
 }
 
-describe('passkeys in Chromium', () => {
+// Generous per-test time: the machine is shared, and each flow is many browser round trips.
+describe('passkeys in Chromium', { timeout: 120_000 }, () => {
   it('adds two passkeys (one per authenticator) in account settings and signs in with each, by button and by autofill', async () => {
     const { project, page, context, server } = await setup();
     const user = await h.signUpUser(project);

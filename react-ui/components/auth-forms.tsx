@@ -292,18 +292,19 @@ function usePasskeySignIn() {
   const { urls, navigate } = useLatchContext();
   const { search } = usePageLocation();
   const { finish, manual } = useFinishAuth('sign-in');
-  const signIn = async (autofill: boolean): Promise<string | null> => {
+  /** Resolves to the message to show, null for none, or 'done' once the visitor is signed in (or sent on to the mfa page). */
+  const signIn = async (autofill: boolean): Promise<string | null | 'done'> => {
     const result = await app.signInWithPasskey({ autofill });
     if (result.status === 'ok') {
       await finish(result.data.is_new_user);
-      return null;
+      return 'done';
     }
     const error = result.error;
     if (error instanceof KnownErrors.MultiFactorAuthenticationRequired) {
       // Spec: keep the attempt code in session storage, then go to the mfa route.
       sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), error.details.attempt_code);
       await navigate(withReturnTo(urls.mfa, readReturnTo(search)));
-      return null;
+      return 'done';
     }
     // A pending autofill request is aborted whenever another passkey request starts: not a failure.
     if (error instanceof KnownErrors.PasskeyWebAuthnError && error.details.code === 'ERROR_CEREMONY_ABORTED' && autofill) return null;
@@ -329,14 +330,16 @@ export function PasskeySignIn() {
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const live = useRef(true);
+  const done = useRef(false);
 
   const startAutofill = useRef<() => void>(() => undefined);
   startAutofill.current = () => {
-    if (!document.querySelector("input[autocomplete$='webauthn']")) return;
+    if (done.current || !document.querySelector("input[autocomplete$='webauthn']")) return;
     void app.passkeyAutofillSupported().then(async (supported) => {
-      if (!supported || !live.current) return;
-      const message = await signIn(true);
-      if (message && live.current) setError(message);
+      if (!supported || !live.current || done.current) return;
+      const outcome = await signIn(true);
+      if (outcome === 'done') done.current = true;
+      else if (outcome && live.current) setError(outcome);
     });
   };
 
@@ -356,13 +359,14 @@ export function PasskeySignIn() {
     setError(null);
     setPending(true);
     try {
-      const message = await signIn(false);
-      if (live.current) setError(message);
+      const outcome = await signIn(false);
+      if (outcome === 'done') done.current = true;
+      else if (live.current) setError(outcome);
     } finally {
       if (live.current) setPending(false);
     }
-    // The button's request replaced the autofill one: offer autofill again.
-    if (live.current) startAutofill.current();
+    // The button's request replaced the autofill one: offer autofill again (unless signed in).
+    if (live.current && !done.current) startAutofill.current();
   };
   return (
     <div className="latch-passkey">
