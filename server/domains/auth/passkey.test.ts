@@ -4,6 +4,7 @@ import { PASSKEY_RP_ID_PLACEHOLDER } from '../../../contract/schemas/passkeys.js
 import { type ApiResponse, type OwnerSession, type ProjectFixture, type UserSession, useHarness } from '../../test/harness.js';
 import { assert, createCredential, type SoftCredential } from '../../test/soft-authenticator.js';
 import { tenancyOf } from '../../test/team-fixtures.js';
+import { newTotpSecret, totpCode } from '../../crypto/totp.js';
 
 /**
  * Passkeys through real HTTP with a software authenticator (server/test/soft-authenticator.ts):
@@ -168,6 +169,23 @@ describe('registration', () => {
 });
 
 describe('sign-in', () => {
+  it('for a user with MFA on answers MULTI_FACTOR_AUTHENTICATION_REQUIRED; the passkey use commits, and the TOTP finishes the sign-in', async () => {
+    const project = await newProject();
+    const user = await h.signUpUser(project);
+    const { credential } = await register(project, user, LOCAL, { name: 'Laptop' });
+    const secret = newTotpSecret();
+    expect((await h.patch(`/users/${user.userId}`, { totp_secret_base64: secret }, project.server())).body.requires_totp_mfa).toBe(true);
+
+    const gated = await signIn(project, credential);
+    expectKnownError(gated, 'MULTI_FACTOR_AUTHENTICATION_REQUIRED', 400);
+    expect(gated.body.access_token).toBeUndefined();
+    // The first factor's work committed with the attempt code: the passkey shows its use.
+    expect((await listPasskeys(project, user))[0]!.last_used_at_millis).toEqual(expect.any(Number));
+    const finished = await h.post('/auth/mfa/sign-in', { type: 'totp', totp: await totpCode(secret), code: gated.body.details.attempt_code }, project.client());
+    expect(finished.status, JSON.stringify(finished.body)).toBe(200);
+    expect(finished.body).toMatchObject({ user_id: user.userId, is_new_user: false });
+  });
+
   it('signs in with each of several passkeys (discoverable: no allowCredentials), recording when each was last used', async () => {
     const project = await newProject();
     const user = await h.signUpUser(project);

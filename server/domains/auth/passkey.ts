@@ -38,7 +38,7 @@ import { findUser, updateUser } from '../users/queries.js';
 import { createCode, limitCodeChecks, withCode } from '../verification/service.js';
 import { type Passkey, toPasskeyDto } from '../passkeys/dto.js';
 import * as passkeys from '../passkeys/queries.js';
-import { type AuthResponse, completeSignIn } from './sign-in.js';
+import { type AuthResponse, completeSignIn, signInTransaction } from './sign-in.js';
 
 export const PASSKEY_REGISTRATION_PURPOSE = 'passkey_registration';
 export const PASSKEY_AUTHENTICATION_PURPOSE = 'passkey_authentication';
@@ -270,7 +270,8 @@ export async function signIn(deps: Deps, auth: AuthContext, response: Authentica
     throw new KnownErrors.PasskeyAuthenticationFailed(describe(error));
   }
   if (!verification.verified) throw new KnownErrors.PasskeyAuthenticationFailed('The passkey could not be verified.');
-  return deps.db.transaction().execute(async (trx) => {
+  // signInTransaction: with MFA on, the counter update and the attempt code commit before the refusal.
+  return signInTransaction(deps, async (trx) => {
     if (!(await lockUser(trx, auth.tenancy.id, passkey.user_id))) throw new KnownErrors.PasskeyAuthenticationFailed('The passkey could not be verified.');
     const user = await findUser(trx, auth.tenancy.id, passkey.user_id);
     if (!user?.passkey_auth_enabled) throw new KnownErrors.PasskeyAuthenticationFailed('Passkey sign-in is turned off for this account.');
