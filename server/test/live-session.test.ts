@@ -38,6 +38,7 @@ const NOT_ACTING_FOR_A_USER = new Set([
   'POST /auth/otp/send-sign-in-code',
   'POST /auth/otp/sign-in',
   'POST /auth/anonymous/sign-up',
+  'POST /auth/mfa/sign-in', // the second step of a way in: the attempt code says who, not a session
   'POST /auth/sessions/current/refresh', // authenticates by the refresh token, never reads the access token
   'POST /auth/oauth/token', // the same, in the OAuth form
   'GET /projects/{project_id}/.well-known/jwks.json', // public
