@@ -81,8 +81,10 @@ describe('two-factor authentication in the UI kit', () => {
     await expect.poll(() => page.getByRole('alert').innerText()).toBe('The TOTP code is invalid. Please try again.');
     await field(page, 'Code from the app').fill(await totpCode(secret));
     await page.getByRole('button', { name: 'Turn on' }).click();
-    const codes = await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').allInnerTexts();
-    expect(codes).toHaveLength(10);
+    const list = page.getByRole('list', { name: 'Recovery codes' });
+    await list.waitFor();
+    await expect.poll(() => list.getByRole('listitem').count()).toBe(10);
+    const codes = await list.getByRole('listitem').allInnerTexts();
     await shot(page, 'mfa-recovery-codes');
     await page.getByRole('button', { name: 'I saved them' }).click();
     await expect.poll(() => page.getByTestId('recovery-codes-left').innerText()).toBe('10 of 10 recovery codes left.');

@@ -11,7 +11,8 @@ const recoveryCodeSchema = z.string().max(64);
  * {type: 'recovery_code', recovery_code, code} with one of the user's recovery codes.
  */
 export const mfaSignInSchema = z.strictObject({
-  type: z.enum(['totp', 'recovery_code']),
+  /** 'totp' when left out (the spec's only type). */
+  type: z.enum(['totp', 'recovery_code']).default('totp'),
   totp: totpSchema.optional(),
   recovery_code: recoveryCodeSchema.optional(),
   /** The attempt code from MULTI_FACTOR_AUTHENTICATION_REQUIRED's details.attempt_code. */

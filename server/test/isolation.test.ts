@@ -179,6 +179,8 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'POST /auth/otp/sign-in': () => ({ code: 'not-a-code-of-anyone' }),
   'POST /auth/cli/poll': () => ({ polling_code: 'not-a-code-of-anyone' }),
   'POST /auth/cli/complete': () => ({ login_code: 'not-a-code-of-anyone' }),
+  'POST /auth/mfa/sign-in': () => ({ type: 'totp', totp: '123456', code: 'not-a-code-of-anyone' }),
+  'POST /users/me/mfa/totp/confirm': () => ({ totp: '123456' }),
   // Mail to an address: anyone may ask for a reset or a sign-in link, so these go to a fresh
   // address (a 2xx is then about nobody's data); a verification link only for one's own primary
   // email, so that one names U1's.

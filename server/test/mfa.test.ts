@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpClock, totpCode } from '../crypto/totp.js';
 import { DEFAULT_EMAIL_SETTINGS } from '../env.js';
+import { SECOND_FACTOR_FAILURES_PER_USER } from '../domains/rate-limits/service.js';
 import { MFA_ATTEMPT_MAX_TRIES, RECOVERY_CODE_COUNT } from '../domains/mfa/service.js';
 import { type ApiResponse, type Harness, type Headers_, type OwnerSession, type ProjectFixture, startHarness, type UserSession } from './harness.js';
 
@@ -289,6 +290,27 @@ describe('attempt codes', () => {
     expectKnownError(await mfaSignIn(b, attemptA, await totpCode(userA.secret)), 'CODE_NOT_FOUND', 404);
     // Still good where it was made.
     expect((await mfaSignIn(a, attemptA, await totpCode(userA.secret))).status).toBe(200);
+  });
+});
+
+describe('per-user lock-out', () => {
+  it(`refuses the user's MFA sign-ins after ${SECOND_FACTOR_FAILURES_PER_USER} wrong codes across attempt codes (new attempt codes do not reset it)`, async () => {
+    const project = await h.createProject({ owner });
+    const user = await userWithMfa(project);
+    let failures = 0;
+    while (failures < SECOND_FACTOR_FAILURES_PER_USER) {
+      const attempt = await gatedPasswordSignIn(project, user);
+      for (let i = 0; i < MFA_ATTEMPT_MAX_TRIES && failures < SECOND_FACTOR_FAILURES_PER_USER; i++, failures++)
+        expectKnownError(await mfaSignIn(project, attempt, '000000'), 'INVALID_TOTP_CODE');
+    }
+    const fresh = await gatedPasswordSignIn(project, user);
+    const locked = await mfaSignIn(project, fresh, await totpCode(user.secret));
+    expectKnownError(locked, 'RATE_LIMITED', 429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another user of the project is not affected.
+    const other = await userWithMfa(project);
+    expect((await mfaSignIn(project, await gatedPasswordSignIn(project, other), await totpCode(other.secret))).status).toBe(200);
+    nextStep();
   });
 });
 

@@ -9,6 +9,7 @@ import type { KnownError } from '../../../contract/errors/known-error.js';
 import type { AuthContext } from '../../access/context.js';
 import { lockUser } from '../contact-channels/queries.js';
 import { MFA_SIGN_IN_PURPOSE, type MfaAttemptData, type SecondFactor, useSecondFactor } from '../mfa/service.js';
+import { checkSecondFactorFailures, recordSecondFactorFailure } from '../rate-limits/service.js';
 import { findUser } from '../users/queries.js';
 import { checkCode, limitCodeChecks, markCodeUsed } from '../verification/service.js';
 import { type AuthResponse, completeSignIn, holdSignInRefusal, settleSignIn, type SignInMethod } from './sign-in.js';
@@ -17,7 +18,8 @@ import { type AuthResponse, completeSignIn, holdSignInRefusal, settleSignIn, typ
  * Exchanges an attempt code and a second factor for the session. The attempt code is checked
  * first (not found / used / expired / out of tries: the verification-code errors); each check
  * counts one of its MFA_ATTEMPT_MAX_TRIES, and a wrong second factor (INVALID_TOTP_CODE) is
- * committed as a used try, so the cap holds. A right one uses the attempt code up.
+ * committed as a used try, so the cap holds, and as one of the user's failures (the per-user
+ * lock-out across attempt codes, rate-limits/service.ts). A right one uses the attempt code up.
  */
 export async function signInWithMfa(
   deps: Deps,
@@ -40,13 +42,17 @@ export async function signInWithMfa(
       const userId = verified.data.user_id;
       const user = (await lockUser(trx, auth.tenancy.id, userId)) ? await findUser(trx, auth.tenancy.id, userId) : undefined;
       if (!user) throw new KnownErrors.VerificationCodeNotFound();
+      await checkSecondFactorFailures(trx, auth.tenancy, user.id);
       let kind: 'totp' | 'recovery_code';
       try {
         if (!factor) throw new KnownErrors.InvalidTotpCode();
         kind = await useSecondFactor(deps, trx, auth.tenancy, user, factor);
       } catch (error) {
-        // Committed: the try counted by checkCode stays counted.
-        if (error instanceof KnownErrors.InvalidTotpCode) return { ok: false, error };
+        // Committed: the try counted by checkCode stays counted, and so does the user's failure.
+        if (error instanceof KnownErrors.InvalidTotpCode) {
+          await recordSecondFactorFailure(trx, auth.tenancy, user.id);
+          return { ok: false, error };
+        }
         throw error;
       }
       await markCodeUsed(trx, auth.tenancy, verified.id);

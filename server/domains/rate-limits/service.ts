@@ -1,6 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../db/kysely.js';
+import type { Executor } from '../../db/executor.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { Tenancy } from '../../access/context.js';
 import * as q from './queries.js';
@@ -175,6 +176,34 @@ export async function clearSignInFailures(deps: Deps, tenancy: Tenancy, email: s
   await q.deleteCounters(deps.db, 'sign_in_email', { key: address });
   // The space cannot occur in an address: the prefix matches exactly this address's (email, IP) keys.
   await q.deleteCounters(deps.db, 'sign_in_email_ip', { keyPrefix: `${address} ` });
+}
+
+/** Wrong second factors (TOTP or recovery codes at POST /auth/mfa/sign-in) one user may send per window. */
+export const SECOND_FACTOR_FAILURES_PER_USER = 10;
+export const SECOND_FACTOR_WINDOW_SECONDS = 900;
+
+const secondFactorLimit = (tenancy: Tenancy, userId: string): RateLimit => ({
+  bucket: 'second_factor_user',
+  key: `${tenancy.id}:${userId}`,
+  max: SECOND_FACTOR_FAILURES_PER_USER,
+  windowSeconds: SECOND_FACTOR_WINDOW_SECONDS,
+});
+
+/**
+ * A lock-out per user (Better Auth's, NIST SP 800-63B 5.2.2): an attempt code allows 5 tries, but
+ * whoever has the password can ask for attempt codes again and again, from many IPs. Past
+ * SECOND_FACTOR_FAILURES_PER_USER wrong second factors in the window, the user's MFA sign-ins are
+ * refused (RATE_LIMITED) until it ends. Read in the MFA sign-in's transaction, before the factor is
+ * checked.
+ */
+export async function checkSecondFactorFailures(db: Executor, tenancy: Tenancy, userId: string): Promise<void> {
+  const limit = secondFactorLimit(tenancy, userId);
+  refuseIfOver([limit], await q.readCounters(db, [limit]), (count, max) => count >= max);
+}
+
+/** Counts a wrong second factor, in the transaction that commits the attempt code's used try. */
+export async function recordSecondFactorFailure(db: Executor, tenancy: Tenancy, userId: string): Promise<void> {
+  await q.hitCounters(db, [secondFactorLimit(tenancy, userId)]);
 }
 
 /**

@@ -57,5 +57,10 @@ export async function deleteUnusedCodesOfUser(db: Executor, tenancyId: string, p
 
 /** Marks a code used without counting an attempt (the attempt was counted when it was checked). */
 export async function markCodeUsed(db: Executor, tenancyId: string, id: string): Promise<void> {
-  await db.updateTable('verification_codes').set({ used_at: sql<Date>`now()` }).where('tenancy_id', '=', tenancyId).where('id', '=', id).execute();
+  await db
+    .updateTable('verification_codes')
+    .set({ used_at: sql<Date>`now()` })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', id)
+    .execute();
 }
