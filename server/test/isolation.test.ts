@@ -172,6 +172,21 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'PATCH /team-permission-definitions/{permission_id}': () => ({ description: 'pwned' }),
   'POST /contact-channels': () => ({ user_id: U1.userId, type: 'email', value: h.uniqueEmail('probe'), used_for_auth: false }),
   'PATCH /contact-channels/{user_id}/{contact_channel_id}': () => ({ used_for_auth: false, is_primary: false }),
+  'PATCH /passkeys/{user_id}/{passkey_id}': () => ({ name: 'Renamed by a stranger' }),
+  'POST /auth/passkey/register': () => ({
+    credential: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AAAA', attestationObject: 'AAAA' }, clientExtensionResults: {} },
+    code: 'not-a-code-of-anyone',
+  }),
+  'POST /auth/passkey/sign-in': () => ({
+    authentication_response: {
+      id: 'AAAA',
+      rawId: 'AAAA',
+      type: 'public-key',
+      response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' },
+      clientExtensionResults: {},
+    },
+    code: 'not-a-code-of-anyone',
+  }),
   'POST /contact-channels/{user_id}/{contact_channel_id}/send-verification-code': () => ({ callback_url: 'http://localhost:3000/verify' }),
   'POST /contact-channels/verify': () => ({ code: 'not-a-code-of-anyone' }),
   'POST /auth/password/reset/check-code': () => ({ code: 'not-a-code-of-anyone' }),
