@@ -148,7 +148,7 @@ export async function startAuthorize(deps: Deps, providerParam: string, query: R
   if (query.token) tokenUserId = (await verifyProjectAccessToken(deps, project, tenancy, query.token)).sub;
   if (type === 'link' && !tokenUserId) throw schemaError('token', 'is required when type is link');
 
-  const provider = resolveProvider(deps, project, providerParam);
+  const provider = await resolveProvider(deps, project, providerParam);
   const extra = (query.provider_scope ?? '').split(/[\s,]+/).filter(Boolean);
   if (extra.length && provider.shared) throw new KnownErrors.OAuthExtraScopeNotAvailableWithSharedOAuthKeys();
   const scopes = [...new Set([...provider.definition.baseScopes, ...extra])];
@@ -241,7 +241,7 @@ export async function handleCallback(
       if (params.get('error') === 'access_denied') throw new KnownErrors.OAuthProviderAccessDenied();
       throw new KnownErrors.OAuthProviderRequestFailed(data.providerId);
     }
-    const provider = resolveProvider(deps, project, data.providerId);
+    const provider = await resolveProvider(deps, project, data.providerId);
     const config = await clientConfiguration(provider);
     const currentUrl = new URL(callbackUrl(deps, provider.id));
     for (const [key, value] of params) if (key !== 'user') currentUrl.searchParams.append(key, value);
