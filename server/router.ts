@@ -29,6 +29,7 @@ import { teamInvitationsRouter } from './domains/team-invitations/router.js';
 import { teamsRouter } from './domains/teams/router.js';
 import { userTeamApiKeysRouter } from './domains/user-team-api-keys/router.js';
 import { usersRouter } from './domains/users/router.js';
+import { oauthRouter } from './domains/oauth/router.js';
 import { router } from './trpc/init.js';
 
 /** Every domain router, merged. The SDK imports only `type AppRouter` from here. */
@@ -47,6 +48,7 @@ export const appRouter = router({
   metrics: metricsRouter,
   mfa: mfaRouter,
   passkeys: passkeysRouter,
+  oauth: oauthRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -158,3 +158,14 @@ export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options:
   }
   return { type, project, tenancy, user, adminUserId };
 }
+
+/**
+ * A project and tenancy by id, with no key (a redirect from an OAuth provider carries no
+ * credentials: the in-flight flow it resumes names its tenancy). Null when the project or branch
+ * is gone.
+ */
+export async function loadProjectTenancy(deps: Deps, projectId: string, branchId: string): Promise<{ project: ProjectRecord; tenancy: Tenancy } | null> {
+  const row = await lookUpProject(deps, projectId, branchId, null);
+  if (!row?.tenancy_id) return null;
+  return { project: projectRecordOf(row), tenancy: { id: row.tenancy_id, projectId: row.id, branchId } };
+}
