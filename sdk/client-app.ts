@@ -12,6 +12,7 @@ import { AnonymousFeature } from './features/anonymous.js';
 import { ApiKeysFeature } from './features/api-keys.js';
 import { ContactChannelsFeature } from './features/contact-channels.js';
 import { MagicLinkFeature } from './features/magic-link.js';
+import { OAuthFeature } from './features/oauth.js';
 import { PasswordFeature } from './features/password.js';
 import { PermissionsFeature } from './features/permissions.js';
 import { ProjectsFeature } from './features/projects.js';
@@ -26,6 +27,7 @@ export type * from './features/anonymous.js';
 export type * from './features/api-keys.js';
 export type * from './features/contact-channels.js';
 export type * from './features/magic-link.js';
+export type * from './features/oauth.js';
 export type * from './features/password.js';
 export type * from './features/permissions.js';
 export type * from './features/projects.js';
@@ -48,7 +50,8 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
     TeamInvitationsFeature,
     PermissionsFeature,
     ApiKeysFeature,
-    ContactChannelsFeature<U> {}
+    ContactChannelsFeature<U>,
+    OAuthFeature {}
 
 /**
  * The client app of a project: sign-up, sign-in and sign-out, the signed-in user and their
@@ -75,4 +78,5 @@ composeFeatures(ClientApp, [
   PermissionsFeature,
   ApiKeysFeature,
   ContactChannelsFeature,
+  OAuthFeature,
 ]);
