@@ -1,9 +1,12 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
+import type { AdminApp, AdminProject } from '../../sdk/index.js';
+import { errorMessage } from '../api.js';
 import { OAUTH_PROVIDER_IDS } from '../../contract/config/project-config.js';
 import { oauthProviderInputSchema } from '../../contract/schemas/projects.js';
 import { type ConfigPatch, saveConfig } from '../components/config.js';
 import { Card, DialogFooter, ErrorMessage, Field, Modal, PageHeader, Switch, useAction, useFormAction } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
+import { type OAuthTestOutcome, consoleCallbackTrusted, onOAuthTestOutcome, providerCallbackUrl, startOAuthTest } from './oauth-test.js';
 
 type Provider = PageProps['project']['config']['oauth_providers'][number];
 type ProviderId = (typeof OAUTH_PROVIDER_IDS)[number];
@@ -120,6 +123,8 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
       </Card>
       {editing ? (
         <ProviderDialog
+          admin={admin}
+          project={project}
           id={editing}
           provider={config.oauth_providers.find((provider) => provider.id === editing) ?? null}
           onClose={() => setEditing(null)}
@@ -149,11 +154,15 @@ function toInput(provider: Provider): ProviderInput {
 }
 
 function ProviderDialog({
+  admin,
+  project,
   id,
   provider,
   onClose,
   onSave,
 }: {
+  admin: AdminApp;
+  project: AdminProject;
   id: ProviderId;
   provider: Provider | null;
   onClose: () => void;
@@ -215,8 +224,58 @@ function ProviderDialog({
             ) : null}
           </>
         ) : null}
+        <Field
+          label="Callback URL"
+          hint={`Paste this into your ${PROVIDER_NAMES[id]} OAuth app as its redirect (callback) URL.${type === 'shared' ? ' Not needed with shared credentials.' : ''}`}
+        >
+          {(props) => (
+            <input {...props} type="text" readOnly value={providerCallbackUrl(window.location.origin, id)} onFocus={(event) => event.currentTarget.select()} />
+          )}
+        </Field>
+        <ProviderTest admin={admin} project={project} id={id} saved={provider} />
         <DialogFooter error={save.error} errorTitle="Could not save" submitLabel="Save" onCancel={onClose} />
       </form>
     </Modal>
+  );
+}
+
+/** "Test this provider": the real flow in a popup, with the saved settings (see oauth-test.tsx). */
+function ProviderTest({ admin, project, id, saved }: { admin: AdminApp; project: AdminProject; id: ProviderId; saved: Provider | null }) {
+  const [state, setState] = useState<{ running: boolean; outcome: OAuthTestOutcome | null }>({ running: false, outcome: null });
+  useEffect(() => onOAuthTestOutcome((outcome) => setState({ running: false, outcome })), []);
+  const trusted = consoleCallbackTrusted(project, window.location.origin);
+  const reason = !saved?.enabled
+    ? 'Save the provider enabled to test it.'
+    : !trusted
+      ? `This project does not trust the console's address (${window.location.origin}): add it to the trusted domains to test from here.`
+      : null;
+  const run = () => {
+    // Opened in the click itself, or the browser blocks it; pointed at the flow once it is ready.
+    const popup = window.open('about:blank', 'latch-oauth-test', 'popup,width=520,height=700');
+    if (!popup) return setState({ running: false, outcome: { ok: false, message: 'The browser blocked the popup: allow popups for the console.' } });
+    setState({ running: true, outcome: null });
+    startOAuthTest(admin, id, popup).catch((error: unknown) => {
+      popup.close();
+      setState({ running: false, outcome: { ok: false, message: errorMessage(error) } });
+    });
+  };
+  return (
+    <div className="stack">
+      <div className="row">
+        <button type="button" className="button small" disabled={reason !== null || state.running} onClick={run}>
+          {state.running ? 'Testing…' : `Test ${PROVIDER_NAMES[id]} sign-in`}
+        </button>
+      </div>
+      <p className="muted" style={{ margin: 0 }}>
+        {reason ?? 'Opens the sign-in in a popup with the saved settings. Signing in makes (or finds) a user for your account in this project.'}
+      </p>
+      {state.outcome ? (
+        <p role={state.outcome.ok ? 'status' : 'alert'} className={state.outcome.ok ? 'badge ok' : 'badge danger'} style={{ margin: 0 }}>
+          {state.outcome.ok
+            ? `It works: signed in as user ${state.outcome.userId}${state.outcome.isNewUser ? ' (new)' : ''}.`
+            : `The test failed: ${state.outcome.message}`}
+        </p>
+      ) : null}
+    </div>
   );
 }

@@ -528,8 +528,8 @@ export abstract class OAuthFeature extends AppCore {
 }
 
 /**
- * A failed flow's error, as Latch's error redirect puts it in the URL (`errorCode`, or OAuth's
- * `error`). Only the code is read: the URL is anyone's to craft, so its free text (`message`,
+ * A failed flow's error, as Latch's error redirect puts it in the URL (`error`: the catalogue code,
+ * or a plain OAuth code such as `access_denied`; `errorCode` is read too). Only the code is read: the URL is anyone's to craft, so its free text (`message`,
  * `error_description`) never becomes a message the app shows; the catalogue's own message does.
  */
 function oauthErrorOf(params: URLSearchParams): Error | null {
@@ -537,7 +537,9 @@ function oauthErrorOf(params: URLSearchParams): Error | null {
   const error = params.get('error');
   if (!errorCode && !error) return null;
   if (error === 'access_denied') return new KnownErrors.OAuthProviderAccessDenied();
-  const code = errorCode && /^[A-Z0-9_]{1,64}$/.test(errorCode) ? errorCode : null;
+  // Latch puts its catalogue code in `error` (OAuth's own field), with the message in `error_description`.
+  const candidate = errorCode ?? error;
+  const code = candidate && /^[A-Z0-9_]{1,64}$/.test(candidate) ? candidate : null;
   const cls = code ? knownErrorsByCode.get(code) : undefined;
   if (cls) {
     try {
