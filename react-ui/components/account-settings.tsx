@@ -498,6 +498,8 @@ function ConnectedAccountsSection({ providers }: { providers: readonly string[] 
                   <label className="latch-hint">
                     <input
                       type="checkbox"
+                      // Several accounts share the visible text: the name says which one.
+                      aria-label={`Use ${name}${account.email ? ` (${account.email})` : ''} to sign in`}
                       checked={account.allow_sign_in}
                       disabled={row.pending}
                       onChange={(event) => {
