@@ -10,7 +10,7 @@ import { Alert, Link, Page, errorMessage } from '../components/ui.js';
 import { type OAuthCallbackResult, KnownErrors } from '../../sdk/index.js';
 import { useApp, useLatchContext } from '../hooks.js';
 import { usePageLocation } from '../location.js';
-import { afterAuthUrl, isRelativeUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
+import { type LatchUrls, afterAuthUrl, isRelativeUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
 import { useOnce } from './shared.js';
 
 /** The spec's alert for an invalid TOTP code met on the OAuth callback (section 8). */
@@ -27,19 +27,34 @@ type Outcome =
 // call is keyed by the first state this page load saw, and later renders reuse that call.
 let firstKey: string | null = null;
 
-/** Where a linking flow returns: its `afterCallbackRedirectUrl` when it is on this site, else after-sign-in. */
-function linkTarget(result: OAuthCallbackResult, fallback: string): string {
-  const given = result.after_callback_redirect_url;
-  if (!given) return fallback;
-  if (isRelativeUrl(given)) return given;
-  try {
-    const url = new URL(given);
-    // The redirect rule allows relative URLs only: a same-origin absolute URL becomes one.
-    if (url.origin === window.location.origin) return `${url.pathname}${url.search}${url.hash}`;
-  } catch {
-    // not a URL: the fallback
+/**
+ * Where a completed flow goes (spec section 2): a linked account to its `afterCallbackRedirectUrl`
+ * (when on this site: redirects are relative only), a new user to after-sign-up, any other user to
+ * after-sign-in; `after_auth_return_to` (given relative) wins for sign-ins.
+ *
+ * @example
+ * oauthCallbackTarget({ type: 'authenticate', is_new_user: true, after_callback_redirect_url: null }, urls, null, location.origin) // urls.afterSignUp
+ */
+export function oauthCallbackTarget(
+  result: Pick<OAuthCallbackResult, 'type' | 'is_new_user' | 'after_callback_redirect_url'>,
+  urls: Pick<LatchUrls, 'afterSignIn' | 'afterSignUp'>,
+  returnTo: string | null,
+  origin: string,
+): string {
+  if (result.type === 'link') {
+    const given = result.after_callback_redirect_url;
+    if (!given) return urls.afterSignIn;
+    if (isRelativeUrl(given)) return given;
+    try {
+      const url = new URL(given);
+      // The redirect rule allows relative URLs only: a same-origin absolute URL becomes one.
+      if (url.origin === origin) return `${url.pathname}${url.search}${url.hash}`;
+    } catch {
+      // not a URL: after-sign-in
+    }
+    return urls.afterSignIn;
   }
-  return fallback;
+  return returnTo ?? afterAuthUrl(result.is_new_user ? 'sign-up' : 'sign-in', urls, '');
 }
 
 /**
@@ -62,8 +77,7 @@ export function OAuthCallbackPage() {
     try {
       const result = await app.callOAuthCallback();
       if (!result) return { kind: 'nothing' };
-      const to =
-        result.type === 'link' ? linkTarget(result, urls.afterSignIn) : (returnTo ?? afterAuthUrl(result.is_new_user ? 'sign-up' : 'sign-in', urls, ''));
+      const to = oauthCallbackTarget(result, urls, returnTo, window.location.origin);
       return { kind: 'done', to, navigated: await navigate(to) };
     } catch (error) {
       if (error instanceof KnownErrors.MultiFactorAuthenticationRequired) {
