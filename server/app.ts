@@ -13,6 +13,7 @@ import { mountHealth } from './http/health.js';
 import { httpMetrics } from './http/metrics.js';
 import { apiHeaders, requestTagger } from './http/middleware.js';
 import { handleOAuthToken } from './http/oauth-token.js';
+import { handleOAuthAuthorize, handleOAuthCallback } from './http/oauth-flow.js';
 
 /**
  * The express app, composed; each piece lives in server/http/ (routes that are not procedures,
@@ -43,9 +44,13 @@ export function createApp(deps: Deps): { app: express.Express; fastLane: FastLan
   app.post('/api/v1/auth/oauth/token', body.oauthBody, (req: Request, res: Response) => handleOAuthToken(deps, req, res));
   // The console keeps the owner's refresh token in an HttpOnly cookie (http/console-session.ts).
   app.use('/api/console', consoleSessionRouter(deps));
-  // The coming provider callbacks go here too, one server/http/<name>.ts each: the OAuth callback
-  // (/api/v1/auth/oauth/callback/{provider}, a browser redirect, not a JSON call) and the Stripe
-  // webhook (it needs the raw body to check the signature, so it must not get jsonBody).
+  // The OAuth browser legs (http/oauth-flow.ts): redirects and pages, not JSON calls. The callback
+  // is GET, or POST for Apple's form_post.
+  app.get('/api/v1/auth/oauth/authorize/:provider', (req: Request, res: Response) => handleOAuthAuthorize(deps, req, res));
+  app.get('/api/v1/auth/oauth/callback/:provider', (req: Request, res: Response) => handleOAuthCallback(deps, req, res));
+  app.post('/api/v1/auth/oauth/callback/:provider', body.oauthBody, (req: Request, res: Response) => handleOAuthCallback(deps, req, res));
+  // The coming provider callbacks go here too, one server/http/<name>.ts each: the Stripe webhook
+  // (it needs the raw body to check the signature, so it must not get jsonBody).
 
   app.use('/api/trpc', body.jsonBody, trpcExpressHandler(deps));
   app.use('/api/v1', body.jsonBody, (req: Request, res: Response) => {

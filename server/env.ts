@@ -62,6 +62,46 @@ export interface LatchEnv {
   email: EmailSettings;
   /** What one user or team may store (issue 13, item 10). */
   quotas: QuotaSettings;
+  /** OAuth sign-in (server/domains/oauth): the operator's shared credentials and test endpoint overrides. */
+  oauth?: OAuthSettings;
+}
+
+/**
+ * The deployment's OAuth settings.
+ * - LATCH_OAUTH_<PROVIDER>_CLIENT_ID / LATCH_OAUTH_<PROVIDER>_CLIENT_SECRET (PROVIDER upper case:
+ *   GOOGLE, GITHUB, …, X, TWITCH): the operator's credentials used by providers of `type: shared`.
+ * - LATCH_OAUTH_ENDPOINT_OVERRIDES: JSON `{ "<provider>": { "authorizationEndpoint": …,
+ *   "tokenEndpoint": …, "userinfoEndpoint": …, "jwksUri": …, "apiBase": … } }` pointing providers at
+ *   local fakes. Accepted only with NODE_ENV=test or LATCH_ALLOW_OAUTH_ENDPOINT_OVERRIDES=true (start-up
+ *   fails otherwise): an override sends users' provider codes and tokens to another host.
+ */
+export interface OAuthSettings {
+  shared: Partial<Record<string, { clientId: string; clientSecret: string }>>;
+  endpointOverrides: Record<string, Record<string, string>> | null;
+}
+
+/** Reads OAuthSettings from the environment (see OAuthSettings). */
+export function oauthSettingsFrom(source: NodeJS.ProcessEnv): OAuthSettings {
+  const shared: OAuthSettings['shared'] = {};
+  for (const [name, value] of Object.entries(source)) {
+    const match = /^LATCH_OAUTH_([A-Z0-9]+)_CLIENT_ID$/.exec(name);
+    if (!match || !value?.trim()) continue;
+    const secret = source[`LATCH_OAUTH_${match[1]}_CLIENT_SECRET`]?.trim();
+    if (!secret) throw new Error(`${name} is set but LATCH_OAUTH_${match[1]}_CLIENT_SECRET is not`);
+    shared[match[1]!.toLowerCase()] = { clientId: value.trim(), clientSecret: secret };
+  }
+  const raw = source.LATCH_OAUTH_ENDPOINT_OVERRIDES?.trim();
+  let endpointOverrides: OAuthSettings['endpointOverrides'] = null;
+  if (raw) {
+    if (source.NODE_ENV !== 'test' && source.LATCH_ALLOW_OAUTH_ENDPOINT_OVERRIDES !== 'true')
+      throw new Error('LATCH_OAUTH_ENDPOINT_OVERRIDES is accepted only with NODE_ENV=test or LATCH_ALLOW_OAUTH_ENDPOINT_OVERRIDES=true');
+    try {
+      endpointOverrides = JSON.parse(raw) as Record<string, Record<string, string>>;
+    } catch {
+      throw new Error('LATCH_OAUTH_ENDPOINT_OVERRIDES must be a JSON object');
+    }
+  }
+  return { shared, endpointOverrides };
 }
 
 /** Storage caps per user and team; past one, the write is refused with QUOTA_EXCEEDED (or, for sessions, the oldest goes). */
@@ -351,6 +391,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     accessTokenTtlSeconds: intFrom('LATCH_ACCESS_TOKEN_TTL_SECONDS', source.LATCH_ACCESS_TOKEN_TTL_SECONDS, 600, 5, 86400),
     logLevel,
     trustProxy: trustProxyFrom(source.LATCH_TRUST_PROXY),
+    oauth: oauthSettingsFrom(source),
     metricsToken: metricsTokenFrom(source.LATCH_METRICS_TOKEN),
     rateLimits: {
       windowSeconds: intFrom('LATCH_RATE_LIMIT_WINDOW_SECONDS', source.LATCH_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMITS.windowSeconds, 1, 86400),

@@ -19,6 +19,8 @@ type KeyWithArguments = {
  */
 const samplesWithArguments: { [K in KeyWithArguments]: () => KnownErrorOf<K> } & { [K in Key]?: () => KnownErrorOf<K> } = {
   UnsupportedError: () => new KnownErrors.UnsupportedError('SOME_FUTURE_CODE'),
+  SharedOAuthKeysNotConfigured: () => new KnownErrors.SharedOAuthKeysNotConfigured('github'),
+  OAuthProviderRequestFailed: () => new KnownErrors.OAuthProviderRequestFailed('github'),
   SchemaError: () => new KnownErrors.SchemaError('email must be a valid email', { issues: [{ path: 'body.email', message: 'must be a valid email' }] }),
   AllOverloadsFailed: () => new KnownErrors.AllOverloadsFailed([{ a: 1 }, { b: 2 }]),
   RouteNotFound: () => new KnownErrors.RouteNotFound('GET /api/v1/nope'),

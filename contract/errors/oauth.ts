@@ -32,10 +32,11 @@ export const oauthErrors = {
     'Provider access tokens are not available with shared OAuth keys. Configure your own OAuth client ID and secret for this provider in the Latch admin console to use access tokens.',
   ),
 
-  InvalidOAuthClientIdOrSecret: defineKnownError('INVALID_OAUTH_CLIENT_ID_OR_SECRET', 400, (clientId?: string) => ({
+  InvalidOAuthClientIdOrSecret: defineKnownError('INVALID_OAUTH_CLIENT_ID_OR_SECRET', 400, (clientId?: string, message?: string) => ({
     message:
+      message ??
       'The OAuth client ID or secret is invalid. The client ID must be the project ID (optionally followed by # and a branch ID), ' +
-      'and the client secret must be a publishable client key of that project.',
+        'and the client secret must be a publishable client key of that project.',
     details: { client_id: clientId ?? null },
   })),
 
@@ -87,6 +88,20 @@ export const oauthErrors = {
     400,
     'The OAuth provider denied access (the user may have cancelled the consent screen).',
   ),
+
+  /** Latch additions (not in the spec's catalogue): the operator's shared keys are missing; the provider failed. */
+  SharedOAuthKeysNotConfigured: defineKnownError('SHARED_OAUTH_KEYS_NOT_CONFIGURED', 400, (providerId: string) => ({
+    message:
+      `The OAuth provider ${JSON.stringify(providerId)} uses shared keys, but this Latch deployment has none for it. ` +
+      `The operator must set LATCH_OAUTH_${providerId.toUpperCase()}_CLIENT_ID and LATCH_OAUTH_${providerId.toUpperCase()}_CLIENT_SECRET, ` +
+      'or the project must use its own client ID and secret (type standard).',
+    details: { provider_id: providerId, env: [`LATCH_OAUTH_${providerId.toUpperCase()}_CLIENT_ID`, `LATCH_OAUTH_${providerId.toUpperCase()}_CLIENT_SECRET`] },
+  })),
+
+  OAuthProviderRequestFailed: defineKnownError('OAUTH_PROVIDER_REQUEST_FAILED', 502, (providerId: string) => ({
+    message: `The OAuth provider ${JSON.stringify(providerId)} did not answer as expected (it may be unavailable or rate limiting). Try again later.`,
+    details: { provider_id: providerId },
+  })),
 
   ContactChannelAlreadyUsedForAuthBySomeoneElse: defineKnownError(
     'CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE',

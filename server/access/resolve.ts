@@ -158,3 +158,22 @@ export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options:
   }
   return { type, project, tenancy, user, adminUserId };
 }
+
+/**
+ * A project and tenancy by id, with no key (a redirect from an OAuth provider carries no
+ * credentials: the in-flight flow it resumes names its tenancy). Null when the project or branch
+ * is gone.
+ */
+export async function loadProjectTenancy(deps: Deps, projectId: string, branchId: string): Promise<{ project: ProjectRecord; tenancy: Tenancy } | null> {
+  const row = await lookUpProject(deps, projectId, branchId, null);
+  if (!row?.tenancy_id) return null;
+  return { project: projectRecordOf(row), tenancy: { id: row.tenancy_id, projectId: row.id, branchId } };
+}
+
+/** Verifies a user's access token for a project: its claims, or the catalogued error resolveAuth gives. */
+export async function verifyProjectAccessToken(deps: Deps, project: ProjectRecord, tenancy: Tenancy, token: string): Promise<AccessTokenClaims> {
+  const user = await verifyUserToken(deps, token, 'access');
+  if (user.project_id !== project.id || user.branch_id !== tenancy.branchId) throw new KnownErrors.InvalidProjectForAccessToken(project.id, user.project_id);
+  if (user.aud !== (user.is_anonymous ? `${project.id}:anon` : project.id)) throw new KnownErrors.UnparsableAccessToken();
+  return user;
+}

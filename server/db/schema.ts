@@ -221,6 +221,55 @@ export interface RateLimitsTable {
   window_ends_at: Timestamp;
 }
 
+/** OAuth provider accounts, their sealed tokens, in-flight flows and outer codes (migration 0008). */
+export interface OAuthAccountsTable {
+  tenancy_id: string;
+  id: string;
+  user_id: string;
+  provider_config_id: string;
+  provider_account_id: string;
+  email: string | null;
+  allow_sign_in: boolean;
+  allow_connected_accounts: boolean;
+  created_at: Timestamp;
+}
+
+export interface OAuthTokensTable {
+  tenancy_id: string;
+  id: string;
+  oauth_account_id: string;
+  kind: 'access' | 'refresh';
+  token_sealed: string;
+  scopes: ColumnType<string[], string[] | undefined, string[]>;
+  expires_at: Date | null;
+  is_valid: Generated<boolean>;
+  created_at: Timestamp;
+}
+
+export interface OAuthFlowsTable {
+  tenancy_id: string;
+  id: string;
+  state_hash: string;
+  cookie_hash: string;
+  provider_config_id: string;
+  sealed: string;
+  expires_at: Date;
+  consumed_at: Date | null;
+  created_at: Timestamp;
+}
+
+export interface OAuthCodesTable {
+  tenancy_id: string;
+  id: string;
+  code_hash: string;
+  redirect_uri: string;
+  code_challenge: string;
+  sealed: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   tenancies: TenanciesTable;
@@ -241,6 +290,10 @@ export interface DB {
   email_outbox: EmailOutboxTable;
   jobs: JobsTable;
   rate_limits: RateLimitsTable;
+  oauth_accounts: OAuthAccountsTable;
+  oauth_tokens: OAuthTokensTable;
+  oauth_flows: OAuthFlowsTable;
+  oauth_codes: OAuthCodesTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

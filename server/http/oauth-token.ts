@@ -5,6 +5,8 @@ import { clientIp, parseLatchHeaders } from '../trpc/context.js';
 import { resolveAuth } from '../access/resolve.js';
 import { sendError } from '../trpc/rest.js';
 import { refreshGrant } from '../domains/sessions/refresh.js';
+import { redeemAuthorizationCode } from '../domains/oauth/flow.js';
+import { KnownError } from '../../contract/errors/known-error.js';
 
 /** `Basic <base64>`; exported for the ReDoS test (contract/validation/redos.test.ts). */
 export const BASIC_AUTHORIZATION = /^basic ([A-Za-z0-9+/=]+)$/i;
@@ -40,29 +42,63 @@ export async function handleOAuthToken(deps: Deps, req: Request, res: Response):
         throw malformed();
       }
     }
-    if (field('grant_type') !== 'refresh_token') {
-      throw new KnownErrors.SchemaError('Request validation failed:\n  - grant_type must be refresh_token', {
-        issues: [{ path: 'grant_type', message: 'must be refresh_token' }],
+    const grantType = field('grant_type');
+    if (grantType !== 'refresh_token' && grantType !== 'authorization_code') {
+      throw new KnownErrors.SchemaError('Request validation failed:\n  - grant_type must be refresh_token or authorization_code', {
+        issues: [{ path: 'grant_type', message: 'must be refresh_token or authorization_code' }],
       });
     }
-    const refreshToken = field('refresh_token');
-    if (!refreshToken)
-      throw new KnownErrors.SchemaError('Request validation failed:\n  - refresh_token is a required field', {
-        issues: [{ path: 'refresh_token', message: 'is a required field' }],
-      });
+    const requiredField = (name: string): string => {
+      const value = field(name);
+      if (!value)
+        throw new KnownErrors.SchemaError(`Request validation failed:\n  - ${name} is a required field`, {
+          issues: [{ path: name, message: 'is a required field' }],
+        });
+      return value;
+    };
+    const grant =
+      grantType === 'refresh_token'
+        ? ({ type: 'refresh_token', refreshToken: requiredField('refresh_token') } as const)
+        : ({
+            type: 'authorization_code',
+            code: requiredField('code'),
+            codeVerifier: requiredField('code_verifier'),
+            redirectUri: requiredField('redirect_uri'),
+          } as const);
 
     const headers = parseLatchHeaders(req);
-    const auth = await resolveAuth(deps, {
-      ...headers,
-      projectId: clientId ?? headers.projectId,
-      // client_secret is a publishable client key: with it, the check is the client check, whatever headers say.
-      accessType: clientSecret !== undefined ? 'client' : (headers.accessType ?? 'client'),
-      publishableClientKey: clientSecret ?? headers.publishableClientKey,
-      accessToken: null,
-      authHeader: null,
-    });
+    const resolve = () =>
+      resolveAuth(deps, {
+        ...headers,
+        projectId: clientId ?? headers.projectId,
+        // client_secret is a publishable client key: with it, the check is the client check, whatever headers say.
+        accessType: clientSecret !== undefined ? 'client' : (headers.accessType ?? 'client'),
+        publishableClientKey: clientSecret ?? headers.publishableClientKey,
+        accessToken: null,
+        authHeader: null,
+      });
+    let auth;
+    try {
+      auth = await resolve();
+    } catch (error) {
+      // With HTTP Basic, wrong client credentials get the spec's message (section 5, "Authorization header").
+      if (
+        authorization &&
+        error instanceof KnownError &&
+        ['CURRENT_PROJECT_NOT_FOUND', 'INVALID_PUBLISHABLE_CLIENT_KEY', 'BRANCH_DOES_NOT_EXIST'].includes(error.code)
+      )
+        throw new KnownErrors.InvalidOAuthClientIdOrSecret(
+          clientId,
+          'Invalid client_id:client_secret values; did you use the correct values for the integration?',
+        );
+      throw error;
+    }
     if (!auth) throw new KnownErrors.ClientAuthenticationRequired();
-    res.json(await refreshGrant(deps, auth.tenancy, refreshToken, clientIp(req)));
+    if (grant.type === 'refresh_token') {
+      res.json(await refreshGrant(deps, auth.tenancy, grant.refreshToken, clientIp(req)));
+      return;
+    }
+    res.json(await redeemAuthorizationCode(deps, auth.tenancy, grant));
   } catch (error) {
     sendError(req, res, deps, requestId, error);
   }

@@ -173,7 +173,9 @@ describe('OAuth token endpoint (grant_type=refresh_token)', () => {
       { grant_type: 'refresh_token', refresh_token: user.refreshToken, client_id: project.id, client_secret: project.publishableClientKey },
       { authorization: wrong },
     );
-    expectKnownError(refused, 'INVALID_PUBLISHABLE_CLIENT_KEY', 401);
+    // Wrong Basic credentials get the spec's message (section 5, "Authorization header").
+    expectKnownError(refused, 'INVALID_OAUTH_CLIENT_ID_OR_SECRET', 400);
+    expect(refused.body.error).toBe('Invalid client_id:client_secret values; did you use the correct values for the integration?');
   });
 
   it('refuses a malformed Authorization header with the spec message', async () => {

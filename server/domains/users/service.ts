@@ -19,6 +19,7 @@ import { limitPasswordHashing } from '../rate-limits/service.js';
 import { assertMetadataWithinQuota } from '../rate-limits/quotas.js';
 import { insertTeamWithCreator } from '../teams/service.js';
 import { type ClientUser, type ServerUser, toUserDto } from './dto.js';
+import { oauthProviderViews } from '../oauth/oauth-providers.js';
 import * as q from './queries.js';
 import type { clientUserUpdateSchema, serverUserUpdateSchema, userCreateSchema, userListQuerySchema } from '../../../contract/schemas/users.js';
 
@@ -176,7 +177,8 @@ export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<t
 
 export async function getUser(deps: Deps, auth: AuthContext, userIdParam: string): Promise<ClientUser | ServerUser> {
   const userId = resolveUserId(auth, userIdParam);
-  return toUserDto(await loadUserFor(deps, auth, userId), auth.type);
+  const [user, providers] = await Promise.all([loadUserFor(deps, auth, userId), oauthProviderViews(deps.db, auth.tenancy.id, [userId])]);
+  return toUserDto(user, auth.type, providers.get(userId));
 }
 
 const SERVER_ONLY_FIELDS = [
@@ -279,7 +281,7 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
     if (passwordHash !== undefined) await signOutEverywhere(trx, auth.tenancy, userId, null);
     return updated;
   });
-  return toUserDto(row, auth.type);
+  return toUserDto(row, auth.type, (await oauthProviderViews(deps.db, auth.tenancy.id, [userId])).get(userId));
 }
 
 export async function deleteUser(deps: Deps, auth: AuthContext, userIdParam: string): Promise<void> {
@@ -317,8 +319,13 @@ export async function listUsers(deps: Deps, auth: AuthContext, input: z.infer<ty
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
+  const providers = await oauthProviderViews(
+    deps.db,
+    auth.tenancy.id,
+    page.map((row) => row.id),
+  );
   return {
-    items: page.map((row) => toUserDto(row, 'server')),
+    items: page.map((row) => toUserDto(row, 'server', providers.get(row.id))),
     is_paginated: true as const,
     pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last) : null },
   };

@@ -1,0 +1,30 @@
+/** The provider table: one file per provider in this folder, one entry each here. */
+import type { OAuthProviderId } from '../../../../contract/config/oauth.js';
+import { apple } from './apple.js';
+import { bitbucket } from './bitbucket.js';
+import { discord } from './discord.js';
+import { facebook } from './facebook.js';
+import { github } from './github.js';
+import { gitlab } from './gitlab.js';
+import { google } from './google.js';
+import { linkedin } from './linkedin.js';
+import { microsoft } from './microsoft.js';
+import { spotify } from './spotify.js';
+import { twitch } from './twitch.js';
+import type { ProviderDefinition } from './types.js';
+import { x } from './x.js';
+
+export const PROVIDERS: Readonly<Record<OAuthProviderId, ProviderDefinition>> = {
+  google,
+  github,
+  microsoft,
+  spotify,
+  facebook,
+  discord,
+  gitlab,
+  bitbucket,
+  linkedin,
+  apple,
+  x,
+  twitch,
+};

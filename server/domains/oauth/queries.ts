@@ -1,0 +1,233 @@
+/** The only SQL of OAuth: accounts, sealed provider tokens, in-flight flows and outer codes (migration 0008). */
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from '../../db/executor.js';
+import type { OAuthAccountsTable, OAuthTokensTable } from '../../db/schema.js';
+
+export type OAuthAccountRow = Selectable<OAuthAccountsTable>;
+export type OAuthTokenRow = Selectable<OAuthTokensTable>;
+
+const ACCOUNT_COLUMNS = [
+  'tenancy_id',
+  'id',
+  'user_id',
+  'provider_config_id',
+  'provider_account_id',
+  'email',
+  'allow_sign_in',
+  'allow_connected_accounts',
+  'created_at',
+] as const;
+
+// ---- flows -------------------------------------------------------------------------------------
+
+export async function insertFlow(
+  db: Executor,
+  row: { tenancy_id: string; id: string; state_hash: string; cookie_hash: string; provider_config_id: string; sealed: string; expires_at: Date },
+): Promise<void> {
+  await db.insertInto('oauth_flows').values(row).execute();
+}
+
+/** The flow a provider's `state` answers to, in any tenancy (the callback URL names no project); not consumed. */
+export async function findFlowByStateHash(db: Executor, stateHash: string) {
+  return db
+    .selectFrom('oauth_flows')
+    .select(['tenancy_id', 'id', 'cookie_hash', 'provider_config_id', 'sealed', 'expires_at', 'consumed_at'])
+    .where('state_hash', '=', stateHash)
+    .executeTakeFirst();
+}
+
+/** Uses the flow up: true for the one caller that got it (a reloaded callback gets false). */
+export async function consumeFlow(db: Executor, tenancyId: string, id: string): Promise<boolean> {
+  const row = await db
+    .updateTable('oauth_flows')
+    .set({ consumed_at: sql<Date>`now()` })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', id)
+    .where('consumed_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+// ---- outer authorization codes -------------------------------------------------------------------
+
+export async function insertCode(
+  db: Executor,
+  row: { tenancy_id: string; id: string; code_hash: string; redirect_uri: string; code_challenge: string; sealed: string; expires_at: Date },
+): Promise<void> {
+  await db.insertInto('oauth_codes').values(row).execute();
+}
+
+/** Uses a code up (single use) in the tenancy it was issued for; undefined when unknown, used or expired. */
+export async function consumeCode(db: Executor, tenancyId: string, codeHash: string) {
+  return db
+    .updateTable('oauth_codes')
+    .set({ used_at: sql<Date>`now()` })
+    .where('tenancy_id', '=', tenancyId)
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .returning(['id', 'redirect_uri', 'code_challenge', 'sealed'])
+    .executeTakeFirst();
+}
+
+/** Expired flows and codes go (called on the way, by the authorize route). */
+export async function deleteExpired(db: Executor): Promise<void> {
+  await db
+    .deleteFrom('oauth_flows')
+    .where('expires_at', '<', sql<Date>`now() - interval '1 day'`)
+    .execute();
+  await db
+    .deleteFrom('oauth_codes')
+    .where('expires_at', '<', sql<Date>`now() - interval '1 day'`)
+    .execute();
+}
+
+// ---- accounts ------------------------------------------------------------------------------------
+
+/** The account that signs in with this provider account id (allow_sign_in), if any. */
+export async function findSignInAccount(db: Executor, tenancyId: string, providerId: string, accountId: string): Promise<OAuthAccountRow | undefined> {
+  return db
+    .selectFrom('oauth_accounts')
+    .select(ACCOUNT_COLUMNS)
+    .where('tenancy_id', '=', tenancyId)
+    .where('provider_config_id', '=', providerId)
+    .where('provider_account_id', '=', accountId)
+    .where('allow_sign_in', '=', true)
+    .executeTakeFirst();
+}
+
+export async function findAccountsByProviderAccount(db: Executor, tenancyId: string, providerId: string, accountId: string): Promise<OAuthAccountRow[]> {
+  return db
+    .selectFrom('oauth_accounts')
+    .select(ACCOUNT_COLUMNS)
+    .where('tenancy_id', '=', tenancyId)
+    .where('provider_config_id', '=', providerId)
+    .where('provider_account_id', '=', accountId)
+    .execute();
+}
+
+export async function findAccount(db: Executor, tenancyId: string, userId: string, id: string): Promise<OAuthAccountRow | undefined> {
+  return db
+    .selectFrom('oauth_accounts')
+    .select(ACCOUNT_COLUMNS)
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function listAccountsOfUser(db: Executor, tenancyId: string, userId: string): Promise<OAuthAccountRow[]> {
+  return db
+    .selectFrom('oauth_accounts')
+    .select(ACCOUNT_COLUMNS)
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Every account of these users, in one query (user lists: no query per user). */
+export async function listAccountsOfUsers(db: Executor, tenancyId: string, userIds: readonly string[]): Promise<OAuthAccountRow[]> {
+  if (userIds.length === 0) return [];
+  return db
+    .selectFrom('oauth_accounts')
+    .select(ACCOUNT_COLUMNS)
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', 'in', userIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function insertAccount(
+  db: Executor,
+  row: {
+    tenancy_id: string;
+    id: string;
+    user_id: string;
+    provider_config_id: string;
+    provider_account_id: string;
+    email: string | null;
+    allow_sign_in: boolean;
+    allow_connected_accounts: boolean;
+  },
+): Promise<OAuthAccountRow> {
+  return db.insertInto('oauth_accounts').values(row).returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
+}
+
+export async function updateAccount(
+  db: Executor,
+  tenancyId: string,
+  userId: string,
+  id: string,
+  patch: { allow_sign_in?: boolean; allow_connected_accounts?: boolean; email?: string | null; provider_account_id?: string },
+): Promise<OAuthAccountRow | undefined> {
+  return db
+    .updateTable('oauth_accounts')
+    .set(patch)
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .returning(ACCOUNT_COLUMNS)
+    .executeTakeFirst();
+}
+
+export async function deleteAccount(db: Executor, tenancyId: string, userId: string, id: string): Promise<boolean> {
+  const row = await db
+    .deleteFrom('oauth_accounts')
+    .where('tenancy_id', '=', tenancyId)
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+// ---- provider tokens -----------------------------------------------------------------------------
+
+const TOKEN_COLUMNS = ['tenancy_id', 'id', 'oauth_account_id', 'kind', 'token_sealed', 'scopes', 'expires_at', 'is_valid', 'created_at'] as const;
+
+export async function insertToken(
+  db: Executor,
+  row: {
+    tenancy_id: string;
+    id: string;
+    oauth_account_id: string;
+    kind: 'access' | 'refresh';
+    token_sealed: string;
+    scopes: string[];
+    expires_at: Date | null;
+  },
+): Promise<void> {
+  await db.insertInto('oauth_tokens').values(row).execute();
+}
+
+/** The valid tokens of the accounts, newest first. */
+export async function listValidTokens(db: Executor, tenancyId: string, accountIds: readonly string[], kind: 'access' | 'refresh'): Promise<OAuthTokenRow[]> {
+  if (accountIds.length === 0) return [];
+  return db
+    .selectFrom('oauth_tokens')
+    .select(TOKEN_COLUMNS)
+    .where('tenancy_id', '=', tenancyId)
+    .where('oauth_account_id', 'in', accountIds)
+    .where('kind', '=', kind)
+    .where('is_valid', '=', true)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Marks a token invalid; true for the caller that flipped it (concurrent rotations: one wins). */
+export async function invalidateToken(db: Executor, tenancyId: string, id: string): Promise<boolean> {
+  const row = await db
+    .updateTable('oauth_tokens')
+    .set({ is_valid: false })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', id)
+    .where('is_valid', '=', true)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
