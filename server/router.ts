@@ -25,6 +25,7 @@ import { teamInvitationsRouter } from './domains/team-invitations/router.js';
 import { teamsRouter } from './domains/teams/router.js';
 import { userTeamApiKeysRouter } from './domains/user-team-api-keys/router.js';
 import { usersRouter } from './domains/users/router.js';
+import { oauthRouter } from './domains/oauth/router.js';
 import { router } from './trpc/init.js';
 
 /** Every domain router, merged. The SDK imports only `type AppRouter` from here. */
@@ -41,6 +42,7 @@ export const appRouter = router({
   contactChannels: contactChannelsRouter,
   emails: emailsRouter,
   metrics: metricsRouter,
+  oauth: oauthRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -62,7 +62,8 @@ export function buildOpenApiDocument(router: AnyRouter): Json {
   paths['/auth/oauth/token'] = {
     post: {
       operationId: 'auth-oauthToken',
-      summary: 'OAuth 2.0 token endpoint (grant_type=refresh_token); client_id is the project id, client_secret its publishable key',
+      summary:
+        'OAuth 2.0 token endpoint (grant_type=refresh_token, or authorization_code with code, code_verifier and redirect_uri after /auth/oauth/authorize); client_id is the project id, client_secret its publishable key (body or HTTP Basic)',
       tags: ['Sessions'],
       requestBody: {
         required: true,
@@ -72,10 +73,13 @@ export function buildOpenApiDocument(router: AnyRouter): Json {
             {
               schema: {
                 type: 'object',
-                required: ['grant_type', 'refresh_token'],
+                required: ['grant_type'],
                 properties: {
-                  grant_type: { type: 'string', enum: ['refresh_token'] },
-                  refresh_token: { type: 'string' },
+                  grant_type: { type: 'string', enum: ['refresh_token', 'authorization_code'] },
+                  refresh_token: { type: 'string', description: 'refresh_token grant' },
+                  code: { type: 'string', description: 'authorization_code grant' },
+                  code_verifier: { type: 'string', description: 'authorization_code grant (PKCE S256)' },
+                  redirect_uri: { type: 'string', description: 'authorization_code grant: as sent to /auth/oauth/authorize' },
                   client_id: { type: 'string' },
                   client_secret: { type: 'string' },
                 },
@@ -98,6 +102,10 @@ export function buildOpenApiDocument(router: AnyRouter): Json {
                   expires_in: { type: 'number' },
                   refresh_token: { type: 'string' },
                   scope: { type: 'string' },
+                  id_token: { type: 'string', description: 'authorization_code grant' },
+                  user_id: { type: 'string', description: 'authorization_code grant' },
+                  is_new_user: { type: 'boolean', description: 'authorization_code grant' },
+                  after_callback_redirect_url: { type: 'string', nullable: true, description: 'authorization_code grant' },
                 },
               },
             },

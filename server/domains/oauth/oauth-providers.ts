@@ -52,7 +52,7 @@ export function toAccountDto(row: q.OAuthAccountRow, view: AuthContext['type']):
 }
 
 /** `me` (or the caller's own id) for a client; any user of the project for the server. */
-function targetUser(auth: AuthContext, userIdParam: string): string {
+export function targetUser(auth: AuthContext, userIdParam: string): string {
   if (auth.type === 'client') {
     if (!auth.user) throw new KnownErrors.CannotGetOwnUserWithoutUser();
     if (userIdParam !== 'me' && userIdParam !== auth.user.sub) throw new KnownErrors.UserNotFound();
