@@ -1,16 +1,19 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Harness, startHarness } from '../server/test/harness.js';
+import { type Zoo, startZoo } from '../server/test/oauth-zoo.js';
 import { ClientApp } from './client-app.js';
 import { KnownErrors } from './errors.js';
 import { codeChallengeS256 } from './features/oauth.js';
 import { ServerApp } from './server-app.js';
 
 /**
- * The OAuth feature of the SDK, outside a browser (spec sections 2, 4 and 7): the authorize URL
- * and its PKCE, the code exchange, the handling of the error redirect, and the wire of connected
- * accounts and provider accounts. The SDK's requests go to a recording `fetch` (the app's `fetch`
- * option) that answers as the spec's endpoints do, so each test checks what the SDK sends and
- * what it does with the answer. The browser path (cookie, redirect, address bar) runs in Chromium
- * in react-ui/oauth.browser.test.ts.
+ * The OAuth feature of the SDK, outside a browser (spec sections 2, 4 and 7). First its wire: the
+ * authorize URL and its PKCE, the code exchange, the handling of the error redirect, against a
+ * recording `fetch` (the app's `fetch` option) that answers as the token endpoint does. Then the
+ * same methods against a real Latch server and the provider zoo (server/test/oauth-zoo.ts): the
+ * whole flow with the SDK's own URL and exchange, anonymous upgrade and linking, connected-account
+ * tokens and the provider-account calls. The browser path (cookie, redirect, address bar) runs
+ * in Chromium in react-ui/oauth.browser.test.ts.
  */
 
 const PROJECT = '6f1d3c1e-7b4e-4a55-9a0c-2f7a1d9e8b10';
@@ -231,91 +234,164 @@ describe('callOAuthCallback (outside a browser)', () => {
   });
 });
 
-describe('connected accounts', () => {
-  const signedIn = () => ({ accessToken: token({ sub: 'ann', is_anonymous: false }), refreshToken: 'r' });
+// ─── Against a real Latch server and the provider zoo ───────────────────────────────────────────
 
-  it("asks for the scopes of the signed-in user's account and returns the provider's access token", async () => {
-    const { fetch, requests } = recordingFetch(() => ({ body: { access_token: 'gho_provider_token' } }));
-    const tokens = signedIn();
-    const account = await client({ fetch, tokens }).getConnectedAccount('github', { scopes: ['repo', 'read:org'] });
-    expect(account).toEqual({ provider: 'github', access_token: 'gho_provider_token' });
-    const [request] = requests;
-    expect(request?.method).toBe('POST');
-    expect(request?.url.pathname).toBe('/api/v1/connected-accounts/me/github/access-token');
-    expect(JSON.parse(request?.body ?? '{}')).toEqual({ scope: 'repo read:org' });
-    expect(request?.headers['x-latch-access-token']).toBe(tokens.accessToken);
+let h: Harness;
+let zoo: Zoo;
+
+beforeAll(async () => {
+  zoo = await startZoo();
+  h = await startHarness({ oauth: { shared: { github: zoo.clients.github! }, endpointOverrides: zoo.overrides() } });
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+  await zoo?.close();
+});
+
+const APP_CALLBACK = 'http://localhost:3000/handler/oauth-callback';
+
+/** A project with GitHub on shared keys and Google on its own client (the zoo's), and its apps. */
+async function oauthProject(config: Record<string, unknown> = {}) {
+  const google = zoo.clients.google!;
+  const project = await h.createProject({
+    config: {
+      allow_localhost: true,
+      oauth_providers: [
+        { id: 'github', enabled: true, type: 'shared' },
+        { id: 'google', enabled: true, type: 'standard', client_id: google.clientId, client_secret: google.clientSecret },
+      ],
+      ...config,
+    },
+  });
+  const app = new ClientApp({ projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, tokenStore: 'memory' });
+  const server = new ServerApp({ projectId: project.id, secretServerKey: project.secretServerKey, baseUrl: h.url });
+  return { project, app, server };
+}
+
+/** What a browser does between the SDK's authorize URL and the app's callback page (cookies carried by hand). */
+async function browse(startUrl: string): Promise<string> {
+  const authorize = await fetch(startUrl, { redirect: 'manual' });
+  expect(authorize.status).toBe(302);
+  const cookie = authorize.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .join('; ');
+  const consent = await fetch(authorize.headers.get('location')!, { redirect: 'manual' });
+  expect(consent.status).toBe(302);
+  const callback = await fetch(consent.headers.get('location')!, { redirect: 'manual', headers: { cookie } });
+  expect(callback.status).toBe(302);
+  return callback.headers.get('location')!;
+}
+
+/** Signs `app` in with a provider through the whole flow (the SDK's URL, the zoo, the SDK's exchange). */
+async function signIn(app: ClientApp, provider: 'github' | 'google', options: { providerScope?: string[]; link?: boolean } = {}) {
+  const start = options.link
+    ? await app.linkOAuthAccount(provider, {
+        callbackUrl: APP_CALLBACK,
+        providerScope: options.providerScope,
+        afterCallbackRedirectUrl: 'http://localhost:3000/settings',
+      })
+    : await app.signInWithOAuth(provider, { callbackUrl: APP_CALLBACK, providerScope: options.providerScope, returnUrl: true });
+  const landed = await browse(start.url);
+  expect(landed.startsWith(`${APP_CALLBACK}?`)).toBe(true);
+  return app.callOAuthCallback({ url: landed, codeVerifier: start.codeVerifier, redirectUri: start.redirectUri, type: start.type });
+}
+
+describe('the flow against Latch', () => {
+  it("signs up with the SDK's own URL and exchange; the same code twice is INVALID_AUTHORIZATION_CODE", async () => {
+    const { app } = await oauthProject();
+    const email = h.uniqueEmail('sdk-flow');
+    zoo.setUser('github', { id: `gh-sdk-${Date.now()}`, email, emailVerified: true, name: 'Ada Lovelace' });
+    const start = await app.signInWithOAuth('github', { callbackUrl: APP_CALLBACK, returnUrl: true });
+    const landed = await browse(start.url);
+    const result = await app.callOAuthCallback({ url: landed, codeVerifier: start.codeVerifier, redirectUri: start.redirectUri });
+    expect(result).toMatchObject({ is_new_user: true, type: 'authenticate', after_callback_redirect_url: null });
+    const user = await app.getUser({ or: 'throw' });
+    expect(user.id).toBe(result?.user_id);
+    expect(user.primary_email).toBe(email);
+    expect(user.oauth_providers).toEqual([expect.objectContaining({ type: 'github' })]);
+
+    const replay = app.callOAuthCallback({ url: landed, codeVerifier: start.codeVerifier, redirectUri: start.redirectUri });
+    await expect(replay).rejects.toBeInstanceOf(KnownErrors.InvalidAuthorizationCode);
+    // A wrong verifier is refused too (PKCE), with a fresh code.
+    const second = await app.signInWithOAuth('github', { callbackUrl: APP_CALLBACK, returnUrl: true });
+    const landedAgain = await browse(second.url);
+    await expect(app.callOAuthCallback({ url: landedAgain, codeVerifier: start.codeVerifier, redirectUri: second.redirectUri })).rejects.toBeInstanceOf(
+      KnownErrors.InvalidAuthorizationCode,
+    );
   });
 
-  it('treats a missing scope or a missing connection as no token, a thrown error, or a redirect to reconnect (spec section 8)', async () => {
-    for (const code of ['OAUTH_CONNECTION_DOES_NOT_HAVE_REQUIRED_SCOPE', 'OAUTH_CONNECTION_NOT_CONNECTED_TO_USER']) {
-      const { fetch } = recordingFetch(() => ({ status: 400, body: { code, error: 'no' } }));
-      const app = client({ fetch, tokens: signedIn() });
-      expect(await app.getConnectedAccount('google', { scopes: ['drive'] })).toBeNull();
-      const thrown = await app.getConnectedAccount('google', { scopes: ['drive'], or: 'throw' }).catch((e: unknown) => e);
-      expect((thrown as { code?: string }).code).toBe(code);
-      // 'redirect' starts linking with the scopes; outside a browser nothing can leave the page.
-      await expect(app.getConnectedAccount('google', { scopes: ['drive'], or: 'redirect' })).rejects.toThrow(/needs a callbackUrl outside a browser/);
-    }
-    // Any other error is not "no token".
-    const { fetch } = recordingFetch(() => ({ status: 400, body: { code: 'OAUTH_ACCESS_TOKEN_NOT_AVAILABLE_WITH_SHARED_OAUTH_KEYS', error: 'shared' } }));
-    await expect(client({ fetch, tokens: signedIn() }).getConnectedAccount('google')).rejects.toBeInstanceOf(
-      KnownErrors.OAuthAccessTokenNotAvailableWithSharedOAuthKeys,
-    );
+  it('an anonymous user signing in with OAuth is upgraded in place; linking adds a second provider to the signed-in user', async () => {
+    const { app } = await oauthProject({ anonymous_enabled: true });
+    zoo.setUser('github', { id: `gh-anon-${Date.now()}`, email: h.uniqueEmail('anon'), emailVerified: true });
+    const anonymous = await app.getUser({ or: 'anonymous' });
+    const result = await signIn(app, 'github');
+    // The anonymous user's token went along: the same user, now signed up.
+    expect(result?.user_id).toBe(anonymous.id);
+    expect((await app.getUser({ or: 'throw' })).is_anonymous).toBe(false);
+
+    zoo.setUser('google', { id: `g-link-${Date.now()}`, email: 'ada.work@example.com', emailVerified: true });
+    const linked = await signIn(app, 'google', { link: true });
+    expect(linked).toMatchObject({ user_id: result?.user_id, type: 'link', after_callback_redirect_url: 'http://localhost:3000/settings' });
+    const user = await app.getUser({ or: 'throw' });
+    expect(user.oauth_providers.map((provider) => provider.type).sort()).toEqual(['github', 'google']);
   });
 });
 
-describe('provider accounts of a user', () => {
-  const account = { id: 'acc-1', type: 'github', user_id: 'ann', email: 'ann@example.com', allow_sign_in: true, allow_connected_accounts: true };
+describe('connected accounts and provider accounts', () => {
+  it("returns the provider's access token; a missing scope or connection is no token, a thrown error, or (in a browser) a redirect", async () => {
+    const { app } = await oauthProject();
+    zoo.setUser('github', { id: `gh-token-${Date.now()}`, email: h.uniqueEmail('token'), emailVerified: true });
+    await signIn(app, 'github');
+    // No Google account yet: not connected.
+    expect(await app.getConnectedAccount('google')).toBeNull();
+    await expect(app.getConnectedAccount('google', { or: 'throw' })).rejects.toBeInstanceOf(KnownErrors.OAuthConnectionNotConnectedToUser);
+    // GitHub runs on shared keys: its tokens are never handed out, and that is an error, not "no token".
+    await expect(app.getConnectedAccount('github')).rejects.toBeInstanceOf(KnownErrors.OAuthAccessTokenNotAvailableWithSharedOAuthKeys);
 
-  it('lists, updates (a second sign-in account is a result error) and deletes through the REST paths of spec section 7', async () => {
-    let conflict = false;
-    const { fetch, requests } = recordingFetch((request) => {
-      if (request.method === 'GET') return { body: { items: [account] } };
-      if (request.method === 'PATCH' && conflict)
-        return { status: 400, body: { code: 'OAUTH_PROVIDER_ACCOUNT_ID_ALREADY_USED_FOR_SIGN_IN', error: 'already used' } };
-      if (request.method === 'PATCH') return { body: { ...account, allow_sign_in: false } };
-      return { body: { success: true } };
-    });
-    const app = client({ fetch, tokens: { accessToken: token({ sub: 'ann' }), refreshToken: 'r' } });
-    expect(await app.listOAuthProviders()).toEqual([account]);
-    const updated = await app.updateOAuthProvider('acc-1', { allow_sign_in: false });
-    expect(updated).toEqual({ status: 'ok', data: { ...account, allow_sign_in: false } });
-    conflict = true;
-    const refused = await app.updateOAuthProvider('acc-1', { allow_sign_in: true });
-    expect(refused.status === 'error' && refused.error).toBeInstanceOf(KnownErrors.OAuthProviderAccountIdAlreadyUsedForSignIn);
-    await app.deleteOAuthProvider('acc-1');
-    expect(requests.map((r) => `${r.method} ${r.url.pathname}${r.url.search}`)).toEqual([
-      'GET /api/v1/oauth-providers?user_id=me',
-      'PATCH /api/v1/oauth-providers/me/acc-1',
-      'PATCH /api/v1/oauth-providers/me/acc-1',
-      'DELETE /api/v1/oauth-providers/me/acc-1',
-    ]);
-    expect(JSON.parse(requests[1]?.body ?? '{}')).toEqual({ allow_sign_in: false });
-    // The list is cached until a write: the second read did not ask again before the writes.
-    expect(requests.filter((r) => r.method === 'GET')).toHaveLength(1);
+    zoo.setUser('google', { id: `g-token-${Date.now()}`, email: h.uniqueEmail('token-g'), emailVerified: true });
+    await signIn(app, 'google', { link: true, providerScope: ['https://www.googleapis.com/auth/drive.readonly'] });
+    const account = await app.getConnectedAccount('google', { scopes: ['https://www.googleapis.com/auth/drive.readonly'] });
+    expect(account?.provider).toBe('google');
+    expect(account?.access_token).toBeTruthy();
+    // A scope it was never granted.
+    const gmail = ['https://www.googleapis.com/auth/gmail.send'];
+    expect(await app.getConnectedAccount('google', { scopes: gmail })).toBeNull();
+    await expect(app.getConnectedAccount('google', { scopes: gmail, or: 'throw' })).rejects.toBeInstanceOf(KnownErrors.OAuthConnectionDoesNotHaveRequiredScope);
+    // 'redirect' starts linking with the scopes; outside a browser nothing can leave the page.
+    await expect(app.getConnectedAccount('google', { scopes: gmail, or: 'redirect' })).rejects.toThrow(/needs a callbackUrl outside a browser/);
   });
 
-  it('server code names any user, with the secret server key, and creates accounts', async () => {
-    const { fetch, requests } = recordingFetch((request) => (request.method === 'GET' ? { body: { items: [] } } : { body: account }));
-    const server = new ServerApp({ projectId: PROJECT, secretServerKey: 'ssk_test', baseUrl: BASE, fetch });
-    expect(await server.listOAuthProviders({ userId: 'ann' })).toEqual([]);
+  it("lists, updates and deletes the user's provider accounts; server code creates one, and a second sign-in account is a result error", async () => {
+    const { app, server } = await oauthProject();
+    zoo.setUser('github', { id: `gh-crud-${Date.now()}`, email: h.uniqueEmail('crud'), emailVerified: true });
+    const signedIn = await signIn(app, 'github');
+    const [account] = await app.listOAuthProviders();
+    expect(account).toMatchObject({ type: 'github', user_id: signedIn?.user_id, allow_sign_in: true });
+    // Clients never see the provider's account id.
+    expect(account?.account_id).toBeUndefined();
+    const off = await app.updateOAuthProvider(account!.id, { allow_sign_in: false });
+    expect(off.status === 'ok' && off.data.allow_sign_in).toBe(false);
+    // The cached list follows the write.
+    expect((await app.listOAuthProviders())[0]?.allow_sign_in).toBe(false);
+
+    // Server code: the same account id on another user, for sign-in, while the first is off: fine;
+    // then turning the first one back on is the spec's result error.
+    const serverView = (await server.listOAuthProviders({ userId: signedIn!.user_id }))[0]!;
+    expect(serverView.account_id).toBeTruthy();
+    const other = await server.createUser({ primary_email: h.uniqueEmail('other'), primary_email_auth_enabled: true });
     const created = await server.createOAuthProvider({
-      user_id: 'ann',
+      user_id: other.id,
       provider_config_id: 'github',
-      account_id: '583231',
-      email: 'ann@example.com',
+      account_id: serverView.account_id!,
       allow_sign_in: true,
-      allow_connected_accounts: false,
     });
-    expect(created).toEqual({ status: 'ok', data: account });
-    expect(requests.map((r) => `${r.method} ${r.url.pathname}${r.url.search}`)).toEqual([
-      'GET /api/v1/oauth-providers?user_id=ann',
-      'POST /api/v1/oauth-providers',
-    ]);
-    for (const request of requests) {
-      expect(request.headers['x-latch-access-type']).toBe('server');
-      expect(request.headers['x-latch-secret-server-key']).toBe('ssk_test');
-      expect(request.headers['x-latch-access-token']).toBeUndefined();
-    }
+    expect(created.status).toBe('ok');
+    const conflict = await app.updateOAuthProvider(account!.id, { allow_sign_in: true });
+    expect(conflict.status === 'error' && conflict.error).toBeInstanceOf(KnownErrors.OAuthProviderAccountIdAlreadyUsedForSignIn);
+
+    await app.deleteOAuthProvider(account!.id);
+    expect(await app.listOAuthProviders()).toEqual([]);
+    expect((await app.getUser({ or: 'throw' })).oauth_providers).toEqual([]);
   });
 });

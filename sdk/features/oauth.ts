@@ -11,49 +11,28 @@
  * has no cookie (a reload, another tab, a forged link) is not exchanged (only a warning, as the
  * spec says).
  *
- * The authorize and token endpoints are plain HTTP routes, and the provider-account and
- * connected-account calls use their REST paths of spec section 7 (`/oauth-providers…`,
- * `/connected-accounts/{user}/{provider}/access-token`), so this file speaks REST through
- * {@link OAuthFeature.oauthRequest} instead of the tRPC client.
+ * The authorize endpoint is a browser redirect and the token endpoint a form-body HTTP route, so
+ * the code exchange goes through {@link OAuthFeature.oauthTokenRequest}; the provider accounts
+ * (`/oauth-providers…`) and connected-account tokens are procedures (`oauth.*`) like every call.
  */
 import { defineQuery, type LatchQuery } from '../cache.js';
 import { AppCore, type SignInResult, USER_DATA } from '../core.js';
-import { type ExpectedErrors, KnownErrors, type Result, toResult } from '../errors.js';
+import { type ExpectedErrors, KnownErrors, LatchAssertionError, type Result, toResult } from '../errors.js';
 import { knownErrorFromBody, knownErrorsByCode } from '../../contract/errors/known-errors.js';
 import type { OAuthProviderId } from '../../contract/config/oauth.js';
 import { isAnonymousToken } from '../tokens.js';
-import { buildHeaders, type CallContext } from '../transport.js';
+import { type RouterInputs, type RouterOutputs, buildHeaders } from '../transport.js';
 
 export type { OAuthProviderId } from '../../contract/config/oauth.js';
 
 /** A provider account of a user (spec section 3, "OAuth provider account"); `account_id` only for server code. */
-export interface OAuthProviderAccount {
-  id: string;
-  type: string;
-  user_id: string;
-  email?: string | null;
-  allow_sign_in: boolean;
-  allow_connected_accounts: boolean;
-  account_id?: string;
-}
+export type OAuthProviderAccount = RouterOutputs['oauth']['createProvider'];
 
-/** What may change on a provider account (spec section 7: PATCH takes these two). */
-export interface OAuthProviderAccountUpdate {
-  allow_sign_in?: boolean;
-  allow_connected_accounts?: boolean;
-}
+/** What may change on a provider account (spec section 7: PATCH takes `allow_sign_in` and `allow_connected_accounts`; server code also `email`, `account_id`). */
+export type OAuthProviderAccountUpdate = Omit<RouterInputs['oauth']['updateProvider'], 'user_id' | 'provider_id'>;
 
-/** A provider account made by server code (an account imported from elsewhere, say). */
-export interface OAuthProviderAccountCreateInput {
-  user_id: string;
-  /** The provider config's id (`github`, …). */
-  provider_config_id: string;
-  /** The user's id at the provider. */
-  account_id: string;
-  email?: string | null;
-  allow_sign_in: boolean;
-  allow_connected_accounts: boolean;
-}
+/** A provider account made by server code (an account known from elsewhere). */
+export type OAuthProviderAccountCreateInput = RouterInputs['oauth']['createProvider'];
 
 /** Why a provider account could not be created or updated: another one of this provider signs in with that account. */
 export type OAuthProviderAccountError = ExpectedErrors<'OAuthProviderAccountIdAlreadyUsedForSignIn'>;
@@ -80,12 +59,13 @@ export interface OAuthFlowOptions {
   returnUrl?: boolean;
 }
 
-/** A started flow: open `url`, keep `codeVerifier` and `redirectUri` for {@link OAuthFeature.callOAuthCallback}. */
+/** A started flow: open `url`, keep `codeVerifier`, `redirectUri` and `type` for {@link OAuthFeature.callOAuthCallback}. */
 export interface OAuthStart {
   url: string;
   state: string;
   codeVerifier: string;
   redirectUri: string;
+  type: 'authenticate' | 'link';
 }
 
 /** What the callback page learns from a completed flow (the session's tokens went to the token store). */
@@ -100,9 +80,10 @@ export interface OAuthCallbackResult extends SignInResult {
 export interface OAuthCallbackOptions {
   /** The callback URL as it arrived (default: the current page). */
   url?: string;
-  /** The verifier and redirect URI of {@link OAuthStart} (default: read from the state's cookie, in a browser). */
+  /** The verifier, redirect URI and type of {@link OAuthStart} (default: read from the state's cookie, in a browser). */
   codeVerifier?: string;
   redirectUri?: string;
+  type?: 'authenticate' | 'link';
 }
 
 /** Options of {@link OAuthFeature.getConnectedAccount}. */
@@ -130,6 +111,9 @@ export const OAUTH_OUTER_STATE_COOKIE_SECONDS = 3600;
 export const OAUTH_OUTER_STATE_COOKIE_PREFIX = 'latch-oauth-outer-';
 /** The page that completes the flow when the options name none (spec section 2). */
 export const DEFAULT_OAUTH_CALLBACK_PAGE = '/handler/oauth-callback';
+
+/** What a change of provider accounts touches: the lists, and the user (`oauth_providers`, member profiles). */
+const OAUTH_DATA = ['oauth.', ...USER_DATA] as const;
 
 /** Redirect wait (spec section 9). */
 const REDIRECT_WAIT_MS = 2000;
@@ -294,7 +278,7 @@ export abstract class OAuthFeature extends AppCore {
     const scopes = typeof options.providerScope === 'string' ? options.providerScope : options.providerScope?.join(' ');
     if (scopes) query.set('provider_scope', scopes);
     const url = `${this.baseUrl}/api/v1/auth/oauth/authorize/${encodeURIComponent(provider)}?${query.toString()}`;
-    const start: OAuthStart = { url, state, codeVerifier, redirectUri };
+    const start: OAuthStart = { url, state, codeVerifier, redirectUri, type };
     if (!browser || options.returnUrl) return start;
 
     writeOuterState(state, { v: codeVerifier, r: redirectUri, t: type });
@@ -345,7 +329,7 @@ export abstract class OAuthFeature extends AppCore {
     }
     let outer: OuterState | null = null;
     if (options.codeVerifier !== undefined) {
-      outer = { v: options.codeVerifier, r: options.redirectUri ?? withoutCodeAndState(href), t: 'authenticate' };
+      outer = { v: options.codeVerifier, r: options.redirectUri ?? withoutCodeAndState(href), t: options.type ?? 'authenticate' };
     } else {
       outer = takeOuterState(state);
     }
@@ -359,12 +343,14 @@ export abstract class OAuthFeature extends AppCore {
       return null;
     }
     await this.session.peek(); // an app without a token store fails here, before the code is spent
-    const response = await this.oauthRequest<AuthorizationCodeResponse>('POST', '/auth/oauth/token', {
-      form: { grant_type: 'authorization_code', code, code_verifier: outer.v, redirect_uri: outer.r },
-      access: 'client',
+    const response = await this.oauthTokenRequest<AuthorizationCodeResponse>({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: outer.v,
+      redirect_uri: outer.r,
     });
     await this.session.setTokens({ accessToken: response.access_token, refreshToken: response.refresh_token });
-    this.invalidate(['users.', 'sessions.', 'oauthProviders.']);
+    this.invalidate(['users.', 'sessions.', 'oauth.']);
     return {
       user_id: response.user_id ?? jwtSubject(response.access_token) ?? '',
       is_new_user: response.is_new_user === true,
@@ -391,11 +377,10 @@ export abstract class OAuthFeature extends AppCore {
     const scopes = options.scopes ?? [];
     const user = options.userId ?? 'me';
     try {
-      const token = await this.oauthRequest<{ access_token: string }>(
-        'POST',
-        `/connected-accounts/${encodeURIComponent(user)}/${encodeURIComponent(provider)}/access-token`,
-        { json: { scope: scopes.join(' ') }, session: this.sessionFor(options.userId) },
-      );
+      const input = { user_id: user, provider_id: provider, scope: scopes.join(' ') };
+      const token = await this.call((context) => this.trpc.oauth.connectedAccessToken.mutate(input, { context }), {
+        session: this.sessionFor(options.userId),
+      });
       return { provider, access_token: token.access_token };
     } catch (error) {
       const missing = error instanceof KnownErrors.OAuthConnectionDoesNotHaveRequiredScope || error instanceof KnownErrors.OAuthConnectionNotConnectedToUser;
@@ -424,10 +409,8 @@ export abstract class OAuthFeature extends AppCore {
   oauthProvidersQuery(options: { userId?: string } = {}): LatchQuery<OAuthProviderAccount[]> {
     const asSession = this.sessionFor(options.userId);
     const input = { user_id: options.userId ?? 'me' };
-    return defineQuery(this.readKey(asSession, 'oauthProviders.list', input), async () => {
-      const list = await this.oauthRequest<{ items: OAuthProviderAccount[] }>('GET', `/oauth-providers?user_id=${encodeURIComponent(input.user_id)}`, {
-        session: asSession,
-      });
+    return defineQuery(this.readKey(asSession, 'oauth.listProviders', input), async () => {
+      const list = await this.call((context) => this.trpc.oauth.listProviders.query(input, { context }), { session: asSession });
       return list.items;
     });
   }
@@ -455,13 +438,9 @@ export abstract class OAuthFeature extends AppCore {
     patch: OAuthProviderAccountUpdate,
     options: { userId?: string } = {},
   ): Promise<Result<OAuthProviderAccount, OAuthProviderAccountError>> {
-    const user = options.userId ?? 'me';
-    const update = this.oauthRequest<OAuthProviderAccount>('PATCH', `/oauth-providers/${encodeURIComponent(user)}/${encodeURIComponent(id)}`, {
-      json: patch,
+    const input = { ...patch, user_id: options.userId ?? 'me', provider_id: id };
+    const update = this.mutate([...OAUTH_DATA], (context) => this.trpc.oauth.updateProvider.mutate(input, { context }), {
       session: this.sessionFor(options.userId),
-    }).then((account) => {
-      this.invalidate(['oauthProviders.', ...USER_DATA]);
-      return account;
     });
     return toResult(update, PROVIDER_ACCOUNT_ERRORS);
   }
@@ -473,46 +452,34 @@ export abstract class OAuthFeature extends AppCore {
    * await app.deleteOAuthProvider(account.id);
    */
   async deleteOAuthProvider(id: string, options: { userId?: string } = {}): Promise<void> {
-    const user = options.userId ?? 'me';
-    await this.oauthRequest('DELETE', `/oauth-providers/${encodeURIComponent(user)}/${encodeURIComponent(id)}`, {
-      session: this.sessionFor(options.userId),
-    });
-    this.invalidate(['oauthProviders.', ...USER_DATA]);
+    const input = { user_id: options.userId ?? 'me', provider_id: id };
+    await this.mutate([...OAUTH_DATA], (context) => this.trpc.oauth.deleteProvider.mutate(input, { context }), { session: this.sessionFor(options.userId) });
   }
 
-  // ─── REST ──────────────────────────────────────────────────────────────────────────────────────
+  // ─── The token endpoint ──────────────────────────────────────────────────────────────────────
 
   /**
-   * One REST call (`/api/v1` + `path`) with the app's `x-latch-*` headers, through {@link AppCore.call}
-   * (the session's fresh access token, one retry after a rejected one). Error bodies `{code, error,
-   * details}` become catalogue errors; an OAuth-style `{error, error_description}` becomes an Error.
+   * A POST of a form to `/auth/oauth/token` (a plain express route, not a procedure: OAuth sends
+   * forms) with the app's `x-latch-*` headers and its client credentials (`client_id` = the
+   * project, `client_secret` = the publishable key). Latch's error bodies `{code, error, details}`
+   * become catalogue errors; an OAuth-style `{error, error_description}` becomes an Error.
    */
-  protected async oauthRequest<T>(
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    path: string,
-    options: { json?: unknown; form?: Record<string, string>; session?: boolean; access?: CallContext['access'] } = {},
-  ): Promise<T> {
+  protected async oauthTokenRequest<T>(form: Record<string, string>): Promise<T> {
     const fetcher = this.options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
     return this.call(
       async (context) => {
-        const headers = await buildHeaders(this.credentials, context);
-        let body: string | undefined;
-        if (options.form) {
-          headers['content-type'] = 'application/x-www-form-urlencoded';
-          const form = new URLSearchParams({ ...options.form, client_id: this.projectId });
-          if (this.credentials.publishableClientKey) form.set('client_secret', this.credentials.publishableClientKey);
-          body = form.toString();
-        } else if (options.json !== undefined) {
-          headers['content-type'] = 'application/json';
-          body = JSON.stringify(options.json);
-        }
-        const response = await fetcher(`${this.baseUrl}/api/v1${path}`, { method, headers, body });
+        const headers = { ...(await buildHeaders(this.credentials, context)), 'content-type': 'application/x-www-form-urlencoded' };
+        const body = new URLSearchParams({ ...form, client_id: this.projectId });
+        if (this.credentials.publishableClientKey) body.set('client_secret', this.credentials.publishableClientKey);
+        const response = await fetcher(`${this.baseUrl}/api/v1/auth/oauth/token`, { method: 'POST', headers, body: body.toString() });
         const text = await response.text();
         let parsed: unknown = null;
         try {
           parsed = text ? JSON.parse(text) : null;
         } catch {
-          throw new Error(`The Latch server answered ${method} ${path} with status ${response.status} and a body that is not JSON: ${text.slice(0, 200)}`);
+          throw new LatchAssertionError(
+            `The Latch server answered /auth/oauth/token with status ${response.status} and a body that is not JSON: ${text.slice(0, 200)}`,
+          );
         }
         if (response.ok) return parsed as T;
         const error = parsed as { code?: unknown; error?: unknown; details?: unknown; error_description?: unknown } | null;
@@ -520,9 +487,9 @@ export abstract class OAuthFeature extends AppCore {
           throw knownErrorFromBody({ code: error.code, error: String(error.error ?? ''), details: error.details });
         }
         const description = typeof error?.error_description === 'string' ? `: ${error.error_description}` : '';
-        throw new Error(`${method} ${path} failed with status ${response.status} (${String(error?.error ?? 'no error code')}${description}).`);
+        throw new Error(`The code exchange failed with status ${response.status} (${String(error?.error ?? 'no error code')}${description}).`);
       },
-      { session: options.session ?? false, access: options.access },
+      { access: 'client' },
     );
   }
 }
@@ -572,10 +539,7 @@ export abstract class ServerOAuthFeature extends OAuthFeature {
    * await server.createOAuthProvider({ user_id: user.id, provider_config_id: 'github', account_id: '583231', allow_sign_in: true, allow_connected_accounts: false });
    */
   async createOAuthProvider(input: OAuthProviderAccountCreateInput): Promise<Result<OAuthProviderAccount, OAuthProviderAccountError>> {
-    const create = this.oauthRequest<OAuthProviderAccount>('POST', '/oauth-providers', { json: input }).then((account) => {
-      this.invalidate(['oauthProviders.', ...USER_DATA]);
-      return account;
-    });
+    const create = this.mutate([...OAUTH_DATA], (context) => this.trpc.oauth.createProvider.mutate(input, { context }));
     return toResult(create, PROVIDER_ACCOUNT_ERRORS);
   }
 }
