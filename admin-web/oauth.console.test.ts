@@ -95,9 +95,7 @@ describe('console: OAuth providers', { timeout: 90_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  // PENDING the oauth-server branch's /oauth-providers routes (POST to make the account, GET to list
-  // it, DELETE to unlink); enabled once they are merged.
-  it.skip("lists a user's connected accounts on their page and unlinks one", async () => {
+  it("lists a user's connected accounts on their page and unlinks one", async () => {
     const { project, page, server } = await ownerOn('users', { oauth_providers: [{ id: 'github', enabled: true, type: 'shared' }] });
     const user = await server.createUser({ primary_email: h.uniqueEmail('linked'), primary_email_auth_enabled: true });
     const created = await server.createOAuthProvider({

@@ -189,9 +189,7 @@ describe('OAuth sign-in', () => {
 });
 
 describe('connected accounts', () => {
-  // PENDING the oauth-server branch's /oauth-providers routes (account settings lists the accounts
-  // through GET /oauth-providers); enabled once they are merged.
-  it.skip('a signed-in user links Google from account settings, comes back there, turns its sign-in on and off, and disconnects it', async () => {
+  it('a signed-in user links Google from account settings, comes back there, turns its sign-in on and off, and disconnects it', async () => {
     const { page, server, navigations } = await setup();
     const email = h.uniqueEmail('link');
     await signInWithGitHub(page, navigations, email);
