@@ -20,11 +20,20 @@ export const OAUTH_PROVIDER_IDS = [
 ] as const;
 export type OAuthProviderId = (typeof OAUTH_PROVIDER_IDS)[number];
 
+/**
+ * The generic OpenID Connect provider (Okta, Keycloak, Auth0, Entra, Authentik, any IdP): not in the
+ * spec's list of 12, configured by its issuer URL (discovery), standard credentials only.
+ */
+export const OAUTH_GENERIC_OIDC_ID = 'oidc';
+/** Every provider id a project's config may hold: the spec's 12 and the generic OIDC provider. */
+export const OAUTH_CONFIGURABLE_PROVIDER_IDS = [...OAUTH_PROVIDER_IDS, OAUTH_GENERIC_OIDC_ID] as const;
+export type OAuthConfigurableProviderId = (typeof OAUTH_CONFIGURABLE_PROVIDER_IDS)[number];
+
 export const OAUTH_ACCOUNT_MERGE_STRATEGIES = ['link_method', 'raise_error', 'allow_duplicates'] as const;
 export type OAuthAccountMergeStrategy = (typeof OAUTH_ACCOUNT_MERGE_STRATEGIES)[number];
 
 export interface OAuthProviderConfig {
-  id: OAuthProviderId;
+  id: OAuthConfigurableProviderId;
   enabled: boolean;
   type: 'shared' | 'standard';
   client_id?: string | null;
@@ -32,6 +41,8 @@ export interface OAuthProviderConfig {
   client_secret?: string | null;
   facebook_config_id?: string | null;
   microsoft_tenant_id?: string | null;
+  /** The generic OIDC provider's issuer (its discovery document is `<issuer>/.well-known/openid-configuration`). */
+  issuer_url?: string | null;
 }
 
 export interface OAuthConfig {
@@ -54,15 +65,21 @@ export const OAUTH_CREDENTIALS_REQUIRED = 'standard providers need client_id and
  */
 export const oauthProviderInputSchema = z
   .strictObject({
-    id: z.enum(OAUTH_PROVIDER_IDS),
+    id: z.enum(OAUTH_CONFIGURABLE_PROVIDER_IDS),
     enabled: z.boolean(),
     type: z.enum(['shared', 'standard']),
     client_id: z.string().max(1024).nullish(),
     client_secret: z.string().min(1, OAUTH_CREDENTIALS_REQUIRED).max(4096).nullish(),
     facebook_config_id: z.string().max(1024).nullish(),
     microsoft_tenant_id: z.string().max(1024).nullish(),
+    issuer_url: z.string().url().max(2048).nullish(),
   })
   .superRefine((value, ctx) => {
+    if (value.id === OAUTH_GENERIC_OIDC_ID) {
+      if (value.type !== 'standard')
+        ctx.addIssue({ code: 'custom', message: 'the generic OIDC provider has no shared keys: use type standard', path: ['type'] });
+      if (!value.issuer_url) ctx.addIssue({ code: 'custom', message: 'the generic OIDC provider needs issuer_url', path: ['issuer_url'] });
+    }
     if (value.type === 'standard' && !value.client_id) {
       ctx.addIssue({ code: 'custom', message: OAUTH_CREDENTIALS_REQUIRED, path: ['client_id'] });
     }
@@ -70,7 +87,7 @@ export const oauthProviderInputSchema = z
 
 /** An OAuth provider as read (admin view). */
 export const oauthProviderOutputSchema = z.object({
-  id: z.enum(OAUTH_PROVIDER_IDS),
+  id: z.enum(OAUTH_CONFIGURABLE_PROVIDER_IDS),
   enabled: z.boolean(),
   type: z.enum(['shared', 'standard']),
   client_id: z.string().nullable(),
@@ -78,4 +95,6 @@ export const oauthProviderOutputSchema = z.object({
   has_client_secret: z.boolean(),
   facebook_config_id: z.string().nullable(),
   microsoft_tenant_id: z.string().nullable(),
+  /** Only on the generic OIDC provider. */
+  issuer_url: z.string().nullable().optional(),
 });

@@ -3,7 +3,7 @@ import { apiKeysConfigFields } from '../config/api-keys.js';
 import { authConfigFields } from '../config/auth.js';
 import { domainSchema, domainsConfigFlagFields } from '../config/domains.js';
 import { emailConfigOutputSchema, emailConfigUpdateSchema } from '../config/emails.js';
-import { OAUTH_ACCOUNT_MERGE_STRATEGIES, OAUTH_PROVIDER_IDS, oauthProviderInputSchema, oauthProviderOutputSchema } from '../config/oauth.js';
+import { OAUTH_ACCOUNT_MERGE_STRATEGIES, OAUTH_CONFIGURABLE_PROVIDER_IDS, oauthProviderInputSchema, oauthProviderOutputSchema } from '../config/oauth.js';
 import { permissionRefsSchema, teamsConfigFlagFields } from '../config/teams.js';
 import { displayNameSchema, imageUrlSchema, uuidSchema } from '../validation/schemas.js';
 
@@ -37,7 +37,7 @@ export const configUpdateSchema = z
     user_default_permissions: permissionRefsSchema,
     email_theme: uuidSchema.nullable(),
     domains: z.array(domainSchema).max(100),
-    oauth_providers: z.array(oauthProviderInputSchema).max(OAUTH_PROVIDER_IDS.length),
+    oauth_providers: z.array(oauthProviderInputSchema).max(OAUTH_CONFIGURABLE_PROVIDER_IDS.length),
     email_config: emailConfigUpdateSchema,
   })
   .partial();
@@ -85,7 +85,7 @@ export const adminProjectSchema = z.object({
     email_theme: z.string().nullable(),
     domains: z.array(z.object({ domain: z.string(), handler_path: z.string() })),
     oauth_providers: z.array(oauthProviderOutputSchema),
-    enabled_oauth_providers: z.array(z.object({ id: z.enum(OAUTH_PROVIDER_IDS) })),
+    enabled_oauth_providers: z.array(z.object({ id: z.enum(OAUTH_CONFIGURABLE_PROVIDER_IDS) })),
     email_config: emailConfigOutputSchema,
   }),
   production_mode_problems: z.array(productionModeProblemSchema),
@@ -106,7 +106,7 @@ export const clientProjectSchema = z.object({
     client_user_deletion_enabled: z.boolean(),
     allow_user_api_keys: z.boolean(),
     allow_team_api_keys: z.boolean(),
-    enabled_oauth_providers: z.array(z.object({ id: z.enum(OAUTH_PROVIDER_IDS) })),
+    enabled_oauth_providers: z.array(z.object({ id: z.enum(OAUTH_CONFIGURABLE_PROVIDER_IDS) })),
     domains: z.array(z.object({ domain: z.string(), handler_path: z.string() })),
   }),
 });

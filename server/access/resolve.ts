@@ -169,11 +169,3 @@ export async function loadProjectTenancy(deps: Deps, projectId: string, branchId
   if (!row?.tenancy_id) return null;
   return { project: projectRecordOf(row), tenancy: { id: row.tenancy_id, projectId: row.id, branchId } };
 }
-
-/** Verifies a user's access token for a project: its claims, or the catalogued error resolveAuth gives. */
-export async function verifyProjectAccessToken(deps: Deps, project: ProjectRecord, tenancy: Tenancy, token: string): Promise<AccessTokenClaims> {
-  const user = await verifyUserToken(deps, token, 'access');
-  if (user.project_id !== project.id || user.branch_id !== tenancy.branchId) throw new KnownErrors.InvalidProjectForAccessToken(project.id, user.project_id);
-  if (user.aud !== (user.is_anonymous ? `${project.id}:anon` : project.id)) throw new KnownErrors.UnparsableAccessToken();
-  return user;
-}

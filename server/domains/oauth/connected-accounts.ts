@@ -79,7 +79,7 @@ export async function getConnectedAccessToken(
   scope: string | undefined,
 ): Promise<{ access_token: string }> {
   const tenancy = auth.tenancy;
-  const provider = resolveProvider(deps, auth.project, providerId, { requireEnabled: false });
+  const provider = await resolveProvider(deps, auth.project, providerId, { requireEnabled: false });
   if (provider.shared) throw new KnownErrors.OAuthAccessTokenNotAvailableWithSharedOAuthKeys();
   const wanted = (scope ?? '').split(/[\s,]+/).filter(Boolean);
   const accounts = (await q.listAccountsOfUser(deps.db, tenancy.id, userId)).filter((a) => a.provider_config_id === providerId && a.allow_connected_accounts);

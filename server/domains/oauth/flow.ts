@@ -23,7 +23,8 @@ import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import { KnownError } from '../../../contract/errors/known-error.js';
 import { DEFAULT_BRANCH_ID } from '../../../contract/config/project-config.js';
 import type { ProjectRecord, Tenancy } from '../../access/context.js';
-import { loadProjectTenancy, resolveAuth, verifyProjectAccessToken } from '../../access/resolve.js';
+import { loadProjectTenancy, resolveAuth } from '../../access/resolve.js';
+import { liveSessionUser } from '../../access/policy.js';
 import { completeSignIn } from '../auth/sign-in.js';
 import { assertTrustedCallbackUrl } from '../verification/service.js';
 import { resolveAccount } from './accounts.js';
@@ -115,7 +116,8 @@ export async function startAuthorize(deps: Deps, providerParam: string, query: R
       branchId,
       accessType: 'client',
       publishableClientKey: clientSecret,
-      accessToken: null,
+      // The token of a link (or of an anonymous user to upgrade): checked as any request's would be.
+      accessToken: query.token || null,
       refreshToken: null,
       secretServerKey: null,
       superSecretAdminKey: null,
@@ -145,10 +147,11 @@ export async function startAuthorize(deps: Deps, providerParam: string, query: R
   const afterCallbackRedirectUrl = trusted(project, 'after_callback_redirect_url', query.after_callback_redirect_url);
 
   let tokenUserId: string | null = null;
-  if (query.token) tokenUserId = (await verifyProjectAccessToken(deps, project, tenancy, query.token)).sub;
+  // Its session must be live: a signed-out token cannot link an account.
+  if (auth.user) tokenUserId = (await liveSessionUser(deps, auth)).id;
   if (type === 'link' && !tokenUserId) throw schemaError('token', 'is required when type is link');
 
-  const provider = resolveProvider(deps, project, providerParam);
+  const provider = await resolveProvider(deps, project, providerParam);
   const extra = (query.provider_scope ?? '').split(/[\s,]+/).filter(Boolean);
   if (extra.length && provider.shared) throw new KnownErrors.OAuthExtraScopeNotAvailableWithSharedOAuthKeys();
   const scopes = [...new Set([...provider.definition.baseScopes, ...extra])];
@@ -241,7 +244,7 @@ export async function handleCallback(
       if (params.get('error') === 'access_denied') throw new KnownErrors.OAuthProviderAccessDenied();
       throw new KnownErrors.OAuthProviderRequestFailed(data.providerId);
     }
-    const provider = resolveProvider(deps, project, data.providerId);
+    const provider = await resolveProvider(deps, project, data.providerId);
     const config = await clientConfiguration(provider);
     const currentUrl = new URL(callbackUrl(deps, provider.id));
     for (const [key, value] of params) if (key !== 'user') currentUrl.searchParams.append(key, value);

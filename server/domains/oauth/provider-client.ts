@@ -9,11 +9,12 @@
 import * as oidc from 'openid-client';
 import type { Deps } from '../../deps.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
-import type { OAuthProviderConfig, OAuthProviderId } from '../../../contract/config/oauth.js';
+import { OAUTH_GENERIC_OIDC_ID, type OAuthConfigurableProviderId, type OAuthProviderConfig, type OAuthProviderId } from '../../../contract/config/oauth.js';
 import type { ProjectRecord } from '../../access/context.js';
 import { revealSecret } from '../projects/service.js';
 import { endpointsFor } from './endpoints.js';
 import { PROVIDERS } from './providers/index.js';
+import { oidc as genericOidc } from './providers/oidc.js';
 import type { ProfileContext, ProviderDefinition, ProviderEndpoints, ProviderProfile } from './providers/types.js';
 
 /** The spec's ID-token clock tolerance (section 5, "OAuth flow"). */
@@ -24,7 +25,7 @@ const PROVIDER_TIMEOUT_SECONDS = 15;
 const API_ATTEMPTS = 3;
 
 export interface ResolvedProvider {
-  id: OAuthProviderId;
+  id: OAuthConfigurableProviderId;
   definition: ProviderDefinition;
   config: OAuthProviderConfig;
   shared: boolean;
@@ -43,14 +44,21 @@ export function isProviderId(id: string): id is OAuthProviderId {
  * `shared`, the operator's LATCH_OAUTH_<PROVIDER>_CLIENT_ID/SECRET (SHARED_OAUTH_KEYS_NOT_CONFIGURED
  * naming them when unset); for `standard`, the project's id and its sealed secret.
  */
-export function resolveProvider(deps: Deps, project: ProjectRecord, providerId: string, options: { requireEnabled?: boolean } = {}): ResolvedProvider {
+export async function resolveProvider(
+  deps: Deps,
+  project: ProjectRecord,
+  providerId: string,
+  options: { requireEnabled?: boolean } = {},
+): Promise<ResolvedProvider> {
   const config = project.config.oauth_providers.find((p) => p.id === providerId);
-  if (!config || !isProviderId(providerId) || ((options.requireEnabled ?? true) && !config.enabled))
+  const generic = providerId === OAUTH_GENERIC_OIDC_ID;
+  if (!config || !(isProviderId(providerId) || generic) || ((options.requireEnabled ?? true) && !config.enabled))
     throw new KnownErrors.OAuthProviderNotFoundOrNotEnabled(providerId);
-  const definition = PROVIDERS[providerId];
+  const definition = generic ? genericOidc : PROVIDERS[providerId as OAuthProviderId];
   let clientId: string;
   let clientSecret: string;
   if (config.type === 'shared') {
+    if (generic) throw new KnownErrors.InvalidSharedOAuthProviderId(providerId);
     const shared = deps.env.oauth?.shared[providerId];
     if (!shared) throw new KnownErrors.SharedOAuthKeysNotConfigured(providerId);
     ({ clientId, clientSecret } = shared);
@@ -60,8 +68,46 @@ export function resolveProvider(deps: Deps, project: ProjectRecord, providerId: 
     clientId = config.client_id;
     clientSecret = secret;
   }
-  const endpoints = endpointsFor(definition, { microsoftTenantId: config.microsoft_tenant_id, facebookConfigId: config.facebook_config_id }, deps.env.oauth);
-  return { id: providerId, definition, config, shared: config.type === 'shared', clientId, clientSecret, endpoints };
+  const endpoints = generic
+    ? await discoverEndpoints(deps, config.issuer_url ?? '')
+    : endpointsFor(definition, { microsoftTenantId: config.microsoft_tenant_id, facebookConfigId: config.facebook_config_id }, deps.env.oauth);
+  return { id: config.id, definition, config, shared: config.type === 'shared', clientId, clientSecret, endpoints };
+}
+
+/** Discovery documents are re-read after this long (an IdP may move its endpoints or keys). */
+const DISCOVERY_TTL_MILLIS = 10 * 60 * 1000;
+const discovered = new Map<string, { at: number; endpoints: ProviderEndpoints }>();
+
+/**
+ * The generic OIDC provider's endpoints, from `<issuer>/.well-known/openid-configuration` through
+ * openid-client (which checks the document's issuer is the configured one). Plain http issuers are
+ * accepted only where endpoint overrides are (test mode), like the provider fakes.
+ */
+async function discoverEndpoints(deps: Deps, issuerUrl: string): Promise<ProviderEndpoints & { overridden: boolean }> {
+  const allowHttp = Boolean(deps.env.oauth?.endpointOverrides);
+  if (!issuerUrl || (!issuerUrl.startsWith('https://') && !allowHttp)) throw new KnownErrors.InvalidStandardOAuthProviderId(OAUTH_GENERIC_OIDC_ID);
+  const cached = discovered.get(issuerUrl);
+  if (cached && Date.now() - cached.at < DISCOVERY_TTL_MILLIS) return { ...cached.endpoints, overridden: allowHttp };
+  let metadata;
+  try {
+    const found = await oidc.discovery(new URL(issuerUrl), 'latch', undefined, undefined, {
+      ...(allowHttp ? { execute: [oidc.allowInsecureRequests] } : {}),
+      timeout: PROVIDER_TIMEOUT_SECONDS,
+    });
+    metadata = found.serverMetadata();
+  } catch (error) {
+    throw Object.assign(new KnownErrors.OAuthProviderRequestFailed(OAUTH_GENERIC_OIDC_ID), { cause: error });
+  }
+  if (!metadata.authorization_endpoint || !metadata.token_endpoint) throw new KnownErrors.OAuthProviderRequestFailed(OAUTH_GENERIC_OIDC_ID);
+  const endpoints: ProviderEndpoints = {
+    issuer: metadata.issuer,
+    authorizationEndpoint: metadata.authorization_endpoint,
+    tokenEndpoint: metadata.token_endpoint,
+    ...(metadata.userinfo_endpoint ? { userinfoEndpoint: metadata.userinfo_endpoint } : {}),
+    ...(metadata.jwks_uri ? { jwksUri: metadata.jwks_uri } : {}),
+  };
+  discovered.set(issuerUrl, { at: Date.now(), endpoints });
+  return { ...endpoints, overridden: allowHttp };
 }
 
 /** The openid-client configuration of a provider: its endpoints as server metadata, its client auth. */

@@ -111,6 +111,7 @@ export function toAdminProjectDto(deps: Deps, row: ProjectRow, branch: string = 
         has_client_secret: Boolean(p.client_secret),
         facebook_config_id: p.facebook_config_id ?? null,
         microsoft_tenant_id: p.microsoft_tenant_id ?? null,
+        ...(p.id === 'oidc' ? { issuer_url: p.issuer_url ?? null } : {}),
       })),
       enabled_oauth_providers: config.oauth_providers.filter((p) => p.enabled).map((p) => ({ id: p.id })),
       email_config: emailConfig,
@@ -184,6 +185,7 @@ function mergeConfig(deps: Deps, projectId: string, current: ProjectConfig, patc
         client_secret: clientSecret,
         facebook_config_id: p.facebook_config_id ?? null,
         microsoft_tenant_id: p.microsoft_tenant_id ?? null,
+        ...(p.id === 'oidc' ? { issuer_url: p.issuer_url ?? null } : {}),
       };
     });
   }
