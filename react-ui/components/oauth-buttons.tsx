@@ -25,6 +25,8 @@ export const OAUTH_PROVIDER_NAMES: Record<string, string> = {
   apple: 'Apple',
   x: 'X',
   twitch: 'Twitch',
+  // The generic OpenID Connect provider (the project's own IdP: Okta, Keycloak, Entra…).
+  oidc: 'single sign-on',
 };
 
 /** A provider's display name (the id, capitalised, for one the UI kit does not know). */
