@@ -95,6 +95,30 @@ describe('console: OAuth providers', { timeout: 90_000 }, () => {
     expect(errors).toEqual([]);
   });
 
+  it('configures the generic OpenID Connect provider: its issuer URL and own credentials (it has no shared keys)', async () => {
+    const { project, page, errors } = await ownerOn('auth-methods');
+    await page.getByRole('button', { name: 'Configure OpenID Connect (any IdP)' }).click();
+    const dialog = page.getByRole('dialog');
+    // No "shared" choice for it.
+    await expect(dialog.getByLabel('Shared (development only)').isVisible()).resolves.toBe(false);
+    await dialog.getByLabel('Client ID').fill('latch-app');
+    await dialog.getByLabel('Client secret').fill('idp-secret');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.getByText('the generic OIDC provider needs issuer_url').waitFor();
+    await dialog.getByLabel('Issuer URL').fill('https://idp.example.com/realms/acme');
+    await expect(dialog.getByLabel('Callback URL').inputValue()).resolves.toBe(`${h.url}/api/v1/auth/oauth/callback/oidc`);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Own app (latch-app)').waitFor();
+    const config = (await h.get('/internal/projects/current', project.admin())).body.config as { oauth_providers: Record<string, unknown>[] };
+    expect(config.oauth_providers.find((provider) => provider.id === 'oidc')).toMatchObject({
+      type: 'standard',
+      client_id: 'latch-app',
+      issuer_url: 'https://idp.example.com/realms/acme',
+      has_client_secret: true,
+    });
+    expect(errors).toEqual([]);
+  });
+
   it("lists a user's connected accounts on their page and unlinks one", async () => {
     const { project, page, server } = await ownerOn('users', { oauth_providers: [{ id: 'github', enabled: true, type: 'shared' }] });
     const user = await server.createUser({ primary_email: h.uniqueEmail('linked'), primary_email_auth_enabled: true });

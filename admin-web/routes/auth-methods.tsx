@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import type { AdminApp, AdminProject } from '../../sdk/index.js';
 import { errorMessage } from '../api.js';
-import { OAUTH_PROVIDER_IDS } from '../../contract/config/project-config.js';
+import { OAUTH_CONFIGURABLE_PROVIDER_IDS, OAUTH_GENERIC_OIDC_ID } from '../../contract/config/oauth.js';
 import { oauthProviderInputSchema } from '../../contract/schemas/projects.js';
 import { type ConfigPatch, saveConfig } from '../components/config.js';
 import { Card, DialogFooter, ErrorMessage, Field, Modal, PageHeader, Switch, useAction, useFormAction } from '../components/ui.js';
@@ -9,7 +9,7 @@ import type { PageProps } from './page-props.js';
 import { type OAuthTestOutcome, consoleCallbackTrusted, onOAuthTestOutcome, providerCallbackUrl, startOAuthTest } from './oauth-test.js';
 
 type Provider = PageProps['project']['config']['oauth_providers'][number];
-type ProviderId = (typeof OAUTH_PROVIDER_IDS)[number];
+type ProviderId = (typeof OAUTH_CONFIGURABLE_PROVIDER_IDS)[number];
 
 const PROVIDER_NAMES: Record<ProviderId, string> = {
   google: 'Google',
@@ -24,6 +24,7 @@ const PROVIDER_NAMES: Record<ProviderId, string> = {
   apple: 'Apple',
   x: 'X',
   twitch: 'Twitch',
+  oidc: 'OpenID Connect (any IdP)',
 };
 
 const METHODS = [
@@ -48,7 +49,7 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
   const [editing, setEditing] = useState<ProviderId | null>(null);
   const saving = useAction((patch: ConfigPatch) => saveConfig(admin, patch));
   const save = saving.run;
-  const providers = OAUTH_PROVIDER_IDS.map((id) => config.oauth_providers.find((provider) => provider.id === id) ?? null);
+  const providers = OAUTH_CONFIGURABLE_PROVIDER_IDS.map((id) => config.oauth_providers.find((provider) => provider.id === id) ?? null);
 
   return (
     <>
@@ -81,7 +82,7 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
               </tr>
             </thead>
             <tbody>
-              {OAUTH_PROVIDER_IDS.map((id, index) => {
+              {OAUTH_CONFIGURABLE_PROVIDER_IDS.map((id, index) => {
                 const provider = providers[index] ?? null;
                 return (
                   <tr key={id}>
@@ -150,6 +151,7 @@ function toInput(provider: Provider): ProviderInput {
     client_id: provider.client_id,
     facebook_config_id: provider.facebook_config_id,
     microsoft_tenant_id: provider.microsoft_tenant_id,
+    ...(provider.id === OAUTH_GENERIC_OIDC_ID ? { issuer_url: provider.issuer_url ?? null } : {}),
   };
 }
 
@@ -169,7 +171,10 @@ function ProviderDialog({
   onSave: (provider: ProviderInput) => Promise<void>;
 }) {
   const [enabled, setEnabled] = useState(provider?.enabled ?? true);
-  const [type, setType] = useState<'shared' | 'standard'>(provider?.type ?? 'shared');
+  const oidc = id === OAUTH_GENERIC_OIDC_ID;
+  // The generic OIDC provider has no shared keys: it is always the project's own client.
+  const [type, setType] = useState<'shared' | 'standard'>(provider?.type ?? (oidc ? 'standard' : 'shared'));
+  const [issuerUrl, setIssuerUrl] = useState(provider?.issuer_url ?? '');
   const [clientId, setClientId] = useState(provider?.client_id ?? '');
   // Never sent back by the server: empty keeps the saved secret (while the client ID stays the same).
   const [clientSecret, setClientSecret] = useState('');
@@ -185,21 +190,29 @@ function ProviderDialog({
       client_secret: type === 'standard' ? clientSecret || null : null,
       facebook_config_id: id === 'facebook' && extra.trim() ? extra.trim() : null,
       microsoft_tenant_id: id === 'microsoft' && extra.trim() ? extra.trim() : null,
+      ...(oidc ? { issuer_url: issuerUrl.trim() || null } : {}),
     });
   };
   return (
     <Modal title={`${PROVIDER_NAMES[id]} sign-in`} open onClose={onClose}>
       <form className="form" onSubmit={submit} noValidate>
         <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
-        <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
-          <legend className="muted">Credentials</legend>
-          <label className="row">
-            <input type="radio" name="type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared (development only)
-          </label>
-          <label className="row">
-            <input type="radio" name="type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own OAuth app
-          </label>
-        </fieldset>
+        {oidc ? (
+          <Field label="Issuer URL" error={save.errors.issuer_url} hint="Your IdP's issuer; Latch reads <issuer>/.well-known/openid-configuration.">
+            {(props) => <input {...props} type="url" value={issuerUrl} onChange={(event) => setIssuerUrl(event.target.value)} />}
+          </Field>
+        ) : null}
+        {oidc ? null : (
+          <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
+            <legend className="muted">Credentials</legend>
+            <label className="row">
+              <input type="radio" name="type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared (development only)
+            </label>
+            <label className="row">
+              <input type="radio" name="type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own OAuth app
+            </label>
+          </fieldset>
+        )}
         {type === 'standard' ? (
           <>
             <Field label="Client ID" error={save.errors.client_id}>
