@@ -7,6 +7,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['server/**/*.long.test.ts'],
+    // The API harness's database templates (oauth-callback.long.test.ts uses the harness).
+    globalSetup: ['server/test/global-setup.ts'],
     testTimeout: 900_000,
     hookTimeout: 120_000,
     pool: 'forks',

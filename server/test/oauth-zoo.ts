@@ -68,6 +68,8 @@ export interface Zoo {
   revokeRefreshTokens(): void;
   /** Requests the zoo saw, for assertions (method, path, headers, body). */
   requests: { provider: string; path: string; headers: IncomingMessage['headers']; body: string }[];
+  /** When each request arrived and was answered (performance.now()), for timing Latch without the provider. */
+  timings: { path: string; start: number; end: number }[];
   /** Apple's developer key: the client secret JSON the project stores. */
   appleClientSecret: string;
   close(): Promise<void>;
@@ -241,7 +243,10 @@ export async function startZoo(): Promise<Zoo> {
       .sign(privateKey);
   }
 
+  const timings: Zoo['timings'] = [];
   const server: Server = createServer((req, res) => {
+    const start = performance.now();
+    res.once('finish', () => timings.push({ path: req.url ?? '', start, end: performance.now() }));
     void (async () => {
       const full = new URL(req.url ?? '/', url);
       const provider = (full.pathname.split('/')[1] ?? '') as OAuthProviderId;
@@ -369,6 +374,7 @@ export async function startZoo(): Promise<Zoo> {
     url,
     clients,
     requests,
+    timings,
     appleClientSecret: appleSecret,
     get rotateRefreshTokens() {
       return state.rotate;

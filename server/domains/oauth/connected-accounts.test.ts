@@ -148,6 +148,22 @@ describe('/oauth-providers', () => {
   });
 });
 
+describe('user.oauth_providers', () => {
+  it('is filled on every user view: me, by id, lists, and team member profiles (server)', async () => {
+    const { project, session } = await setUp();
+    const expected = [{ id: 'gitlab', type: 'gitlab', provider_user_id: expect.any(String) }];
+    expect((await h.get(`/users/${session.user_id}`, project.server())).body.oauth_providers).toEqual(expected);
+    const list = await h.get('/users', project.server());
+    expect(list.body.items.find((u: { id: string }) => u.id === session.user_id).oauth_providers).toEqual(expected);
+    const team = await h.post('/teams', { display_name: 'T', creator_user_id: session.user_id }, project.server());
+    expect(team.status).toBe(201);
+    const members = await h.get(`/team-member-profiles?team_id=${team.body.id}`, project.server());
+    expect(members.body.items[0].user.oauth_providers).toEqual(expected);
+    const one = await h.get(`/team-member-profiles/${team.body.id}/${session.user_id}`, project.server());
+    expect(one.body.user.oauth_providers).toEqual(expected);
+  });
+});
+
 describe('security', () => {
   it('a code is good only for the project that issued it; a flow cookie from another browser is refused', async () => {
     const a = await setUp([providerConfig('discord')]);

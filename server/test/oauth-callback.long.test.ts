@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Harness, type ProjectFixture, startHarness } from './harness.js';
+import { type Zoo, startZoo } from './oauth-zoo.js';
+import { authorizeUrl } from './oauth-driver.js';
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * The OAuth callback's time in Latch, without the provider's round trips (issue 15, "Figures for
+ * the note"): GitHub against the zoo (token request, /user, /user/emails). Each callback's wall
+ * time minus the time the zoo spent answering requests inside that callback's window (exact at 1
+ * connection; at 20 the windows overlap, so each callback is charged its share, the zoo time in
+ * its window divided by 20: an estimate). The zoo runs in the test process, Latch in the harness's.
+ * Prints p50/p99; `npm run test:long -- server/test/oauth-callback.long.test.ts`.
+ */
+let zoo: Zoo;
+let h: Harness;
+let project: ProjectFixture;
+
+beforeAll(async () => {
+  zoo = await startZoo();
+  h = await startHarness({ oauth: { shared: {}, endpointOverrides: zoo.overrides() } });
+  project = await h.createProject({
+    config: {
+      allow_localhost: true,
+      oauth_providers: [
+        { id: 'github', enabled: true, type: 'standard', client_id: zoo.clients.github!.clientId, client_secret: zoo.clients.github!.clientSecret },
+      ],
+    },
+  });
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+  await zoo?.close();
+});
+
+async function prepared(): Promise<{ url: string; cookie: string }> {
+  const verifier = randomBytes(32).toString('base64url');
+  const authorize = await fetch(
+    authorizeUrl(h, project, 'github', { codeChallenge: createHash('sha256').update(verifier).digest('base64url'), state: randomBytes(8).toString('hex') }),
+    { redirect: 'manual' },
+  );
+  const cookie = authorize.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const consent = await fetch(authorize.headers.get('location')!, { redirect: 'manual' });
+  return { url: consent.headers.get('location')!, cookie };
+}
+
+async function measure(flow: { url: string; cookie: string }): Promise<{ total: number; provider: number }> {
+  const first = zoo.timings.length;
+  const start = performance.now();
+  const res = await fetch(flow.url, { redirect: 'manual', headers: { cookie: flow.cookie } });
+  const total = performance.now() - start;
+  expect(res.status).toBe(302);
+  // The zoo's answers inside this callback's window (at 1 connection: exactly its own requests).
+  const windowed = zoo.timings.slice(first).filter((t) => t.start >= start && t.end <= start + total);
+  return { total, provider: windowed.reduce((sum, t) => sum + (t.end - t.start), 0) };
+}
+
+function pct(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+it('measures the callback at 1 and 20 connections', async () => {
+  let n = 0;
+  zoo.setUser('github', { id: '424242', email: 'bench@example.com' });
+  const report: string[] = [];
+  for (const connections of [1, 20]) {
+    const samples: number[] = [];
+    const totals: number[] = [];
+    for (let round = 0; round < (connections === 1 ? 200 : 15); round++) {
+      const flows = await Promise.all(Array.from({ length: connections }, () => prepared()));
+      const results = await Promise.all(flows.map((f) => measure(f)));
+      if (round < 2) continue; // warm-up
+      for (const r of results) {
+        totals.push(r.total);
+        // At 20 connections the windows overlap: the zoo time inside a window is shared by the callbacks in it.
+        samples.push(r.total - (connections === 1 ? r.provider : r.provider / connections));
+        n++;
+      }
+    }
+    report.push(
+      `callback at ${connections} connection(s), n=${samples.length}: wall p50 ${pct(totals, 50).toFixed(1)} ms p99 ${pct(totals, 99).toFixed(1)} ms; ` +
+        `without provider p50 ${pct(samples, 50).toFixed(1)} ms p99 ${pct(samples, 99).toFixed(1)} ms`,
+    );
+  }
+  console.log(`\n${report.join('\n')}\n`);
+  expect(n).toBeGreaterThan(0);
+});
