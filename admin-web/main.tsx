@@ -11,6 +11,9 @@ import './styles.css';
 
 // A project's pages are a separate chunk: the sign-in page and the project list load first.
 const ProjectPage = lazy(() => import('./routes/project.js').then((module) => ({ default: module.ProjectPage })));
+// The popup of "Test this provider" lands here: it needs no owner session of its own.
+const OAuthTestCallbackPage = lazy(() => import('./routes/oauth-test.js').then((module) => ({ default: module.OAuthTestCallbackPage })));
+const OAUTH_TEST_CALLBACK_PATH = '/oauth-test-callback';
 
 /** The console: signed out, the sign-in page; signed in, the project list or one project's pages. */
 function App() {
@@ -67,7 +70,13 @@ function App() {
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={internalApp.queryClient}>
-      <App />
+      {window.location.pathname === OAUTH_TEST_CALLBACK_PATH ? (
+        <Suspense fallback={<Loading label="Loading…" />}>
+          <OAuthTestCallbackPage />
+        </Suspense>
+      ) : (
+        <App />
+      )}
     </QueryClientProvider>
   </StrictMode>,
 );

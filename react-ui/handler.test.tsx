@@ -67,9 +67,28 @@ describe('LatchHandler', () => {
     expect(render('/handler/sign-in', { project: closed })).not.toContain('/handler/sign-up');
   });
 
-  it('routes of later features say they are not enabled, and the mfa page without a sign-in says so', () => {
-    expect(text(render('/handler/oauth-callback', { search: '?code=a&state=b' }))).toContain('OAuth sign-in is not enabled for this project.');
-    // The mfa page with no sign-in waiting (no attempt code in session storage) says so.
+  it('shows a button per enabled OAuth provider, named for what it does, with a decorative brand icon', () => {
+    const oauth = { ...PROJECT, config: { ...PROJECT.config, enabled_oauth_providers: [{ id: 'github' as const }, { id: 'google' as const }] } };
+    const signIn = render('/handler/sign-in', { project: oauth });
+    expect(text(signIn)).toContain('Sign in with GitHub Sign in with Google or');
+    // The icon is hidden from assistive technology: the button's text is its accessible name.
+    expect(signIn.match(/<svg[^>]*>/g)?.every((tag) => tag.includes('aria-hidden="true"'))).toBe(true);
+    expect(signIn.match(/<svg/g)).toHaveLength(2);
+    expect(signIn).toContain('role="group" aria-label="Sign in with a provider"');
+    expect(text(render('/handler/sign-up', { project: oauth }))).toContain('Sign up with GitHub Sign up with Google');
+    // OAuth alone is a sign-in method: no "nothing enabled" message, no divider.
+    const only = { ...oauth, config: { ...oauth.config, credential_enabled: false } };
+    expect(text(render('/handler/sign-in', { project: only }))).not.toContain('No sign-in method is enabled');
+    expect(render('/handler/sign-in', { project: only })).not.toContain('role="separator"');
+    // Sign-up off: no sign-up buttons either.
+    const closed = { ...oauth, config: { ...oauth.config, sign_up_enabled: false } };
+    expect(text(render('/handler/sign-up', { project: closed }))).not.toContain('Sign up with GitHub');
+    // No provider enabled: no buttons.
+    expect(render('/handler/sign-in')).not.toContain('latch-oauth');
+  });
+
+  it('the mfa page without a sign-in waiting says so', () => {
+    // No attempt code in session storage.
     expect(text(render('/handler/mfa'))).toContain('No sign-in is waiting for a second factor.');
   });
 

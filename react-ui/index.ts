@@ -8,6 +8,8 @@ export { LatchHandler, type LatchHandlerProps } from './handler/handler.js';
 export { MagicLinkForm, PasskeySignIn, PasswordSignInForm, PasswordSignUpForm, SignIn, SignUp } from './components/auth-forms.js';
 export { PasskeysSection } from './components/passkeys.js';
 export { AccountSettings } from './components/account-settings.js';
+export { OAuthButtons, OAuthProviderIcon, oauthProviderName } from './components/oauth-buttons.js';
+export { OAuthCallbackPage } from './handler/oauth-callback.js';
 export { UserButton } from './components/user-button.js';
 export { TeamSwitcher } from './components/team-switcher.js';
 export { Loading } from './components/ui.js';

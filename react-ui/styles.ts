@@ -127,6 +127,10 @@ export const STYLESHEET = `
 .latch-spinner { width: 16px; height: 16px; border: 2px solid currentColor; border-right-color: transparent; border-radius: 50%; animation: latch-spin 0.7s linear infinite; display: inline-block; }
 .latch-loading { display: flex; justify-content: center; align-items: center; gap: 10px; color: var(--latch-muted-fg); padding: 24px; }
 .latch-secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; background: var(--latch-muted-bg); padding: 8px 10px; border-radius: 6px; overflow-wrap: anywhere; }
+.latch-oauth { display: flex; flex-direction: column; gap: 8px; margin-bottom: 14px; }
+.latch-oauth-icon { flex: none; }
+.latch-divider { display: flex; align-items: center; gap: 10px; color: var(--latch-muted-fg); font-size: 13px; margin: 4px 0 14px; }
+.latch-divider::before, .latch-divider::after { content: ""; flex: 1; border-top: 1px solid var(--latch-border); }
 .latch-sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0,0,0,0); white-space: nowrap; border: 0; }
 @keyframes latch-spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .latch-spinner { animation-duration: 2s; } }

@@ -452,11 +452,11 @@ describe('what the project enables', () => {
     expect(await page.getByRole('link', { name: 'Sign up' }).count()).toBe(0);
     await page.goto(`${host.url}/handler/sign-up`);
     await expect.poll(() => page.getByRole('status').innerText()).toBe('Sign-up is not enabled for this project.');
-    for (const [route, text] of [
-      ['oauth-callback?code=x&state=y', 'OAuth sign-in is not enabled for this project.'],
-      ['mfa', 'No sign-in is waiting for a second factor. Sign in first.'],
-      ['cli-auth-confirm?login_code=abc', 'CLI sign-in is not enabled for this project.'],
-    ] as const) {
+    // A callback this browser did not start (no state cookie): a clear message, nothing exchanged.
+    await page.goto(`${host.url}/handler/oauth-callback?code=x&state=y`);
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('This sign-in cannot be completed here');
+    await shot(page, 'oauth-callback');
+    for (const [route, text] of [['mfa', 'No sign-in is waiting for a second factor. Sign in first.']] as const) {
       await page.goto(`${host.url}/handler/${route}`);
       await expect.poll(() => page.getByRole('status').innerText()).toBe(text);
       await shot(page, route.split('?')[0]!);

@@ -15,6 +15,7 @@ import { ContactChannelsFeature } from './features/contact-channels.js';
 import { MagicLinkFeature } from './features/magic-link.js';
 import { MfaFeature } from './features/mfa.js';
 import { PasskeysFeature } from './features/passkeys.js';
+import { OAuthFeature } from './features/oauth.js';
 import { PasswordFeature } from './features/password.js';
 import { PermissionsFeature } from './features/permissions.js';
 import { ProjectsFeature } from './features/projects.js';
@@ -32,6 +33,7 @@ export type * from './features/contact-channels.js';
 export type * from './features/magic-link.js';
 export type * from './features/mfa.js';
 export type * from './features/passkeys.js';
+export type * from './features/oauth.js';
 export type * from './features/password.js';
 export type * from './features/permissions.js';
 export type * from './features/projects.js';
@@ -57,7 +59,8 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
     ApiKeysFeature,
     ContactChannelsFeature<U>,
     CliFeature,
-    PasskeysFeature {}
+    PasskeysFeature,
+    OAuthFeature {}
 
 /**
  * The client app of a project: sign-up, sign-in and sign-out, the signed-in user and their
@@ -87,4 +90,5 @@ composeFeatures(ClientApp, [
   ContactChannelsFeature,
   CliFeature,
   PasskeysFeature,
+  OAuthFeature,
 ]);

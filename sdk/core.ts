@@ -55,8 +55,10 @@ export interface ClientAppOptions {
    * (`/handler/password-reset`, `sendForgotPasswordEmail`), `magicLinkCallback`
    * (`/handler/magic-link-callback`, `sendMagicLinkEmail`) and `emailVerification`
    * (`/handler/email-verification`, `sendVerificationEmail`, `sendContactChannelVerificationEmail`).
+   * `oauthCallback` (default `/handler/oauth-callback`) is where OAuth flows come back
+   * (`signInWithOAuth`, `linkOAuthAccount`).
    */
-  urls?: { signIn?: string; teamInvitation?: string; passwordReset?: string; magicLinkCallback?: string; emailVerification?: string };
+  urls?: { signIn?: string; teamInvitation?: string; passwordReset?: string; magicLinkCallback?: string; emailVerification?: string; oauthCallback?: string };
   /** How to redirect (default `window.location.assign`); pass your framework's redirect on a server. */
   redirectMethod?: (url: string) => void | Promise<void>;
   /** A fetch to send requests with (default: the global one). */

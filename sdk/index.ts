@@ -41,6 +41,8 @@ export {
   type ClientTeamViews,
   type ClientUser,
   type ClientUserUpdate,
+  type ConnectedAccount,
+  type ConnectedAccountOptions,
   type ContactChannel,
   type ContactChannelCreateInput,
   type ContactChannelUpdateInput,
@@ -60,6 +62,15 @@ export {
   type PasskeyRegistrationError,
   type PasskeySignInError,
   type PasskeyWebAuthnCode,
+  type OAuthCallbackOptions,
+  type OAuthCallbackResult,
+  type OAuthFlowOptions,
+  type OAuthProviderAccount,
+  type OAuthProviderAccountCreateInput,
+  type OAuthProviderAccountError,
+  type OAuthProviderAccountUpdate,
+  type OAuthProviderId,
+  type OAuthStart,
   type PasswordResetError,
   type PasswordSetError,
   type PasswordSetInput,
@@ -118,5 +129,6 @@ export {
   type UserList,
   type UserListQuery,
 } from './server-app.js';
+export { OAUTH_OUTER_STATE_COOKIE_PREFIX, OAUTH_OUTER_STATE_COOKIE_SECONDS, codeChallengeS256 } from './features/oauth.js';
 export { cookieTokenStore, memoryTokenStore, type TokenPair, type TokenStore, type TokenStoreInit } from './tokens.js';
 export { DEFAULT_BASE_URL, type RouterInputs, type RouterOutputs } from './transport.js';

@@ -52,6 +52,7 @@ export const IDEMPOTENT_MUTATIONS: ReadonlySet<string> = new Set([
   'permissions.deleteTeamDefinition',
   'permissions.deleteProjectDefinition',
   'contactChannels.delete',
+  'oauth.deleteProvider',
 ]);
 
 /** The access level an app calls with: the contract's `AccessType` (`x-latch-access-type`). */

@@ -1,12 +1,15 @@
-import { type FormEvent, useState } from 'react';
-import { OAUTH_PROVIDER_IDS } from '../../contract/config/project-config.js';
+import { type FormEvent, useEffect, useState } from 'react';
+import type { AdminApp, AdminProject } from '../../sdk/index.js';
+import { errorMessage } from '../api.js';
+import { OAUTH_CONFIGURABLE_PROVIDER_IDS, OAUTH_GENERIC_OIDC_ID } from '../../contract/config/oauth.js';
 import { oauthProviderInputSchema } from '../../contract/schemas/projects.js';
 import { type ConfigPatch, saveConfig } from '../components/config.js';
 import { Card, DialogFooter, ErrorMessage, Field, Modal, PageHeader, Switch, useAction, useFormAction } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
+import { type OAuthTestOutcome, consoleCallbackTrusted, onOAuthTestOutcome, providerCallbackUrl, startOAuthTest } from './oauth-test.js';
 
 type Provider = PageProps['project']['config']['oauth_providers'][number];
-type ProviderId = (typeof OAUTH_PROVIDER_IDS)[number];
+type ProviderId = (typeof OAUTH_CONFIGURABLE_PROVIDER_IDS)[number];
 
 const PROVIDER_NAMES: Record<ProviderId, string> = {
   google: 'Google',
@@ -21,6 +24,7 @@ const PROVIDER_NAMES: Record<ProviderId, string> = {
   apple: 'Apple',
   x: 'X',
   twitch: 'Twitch',
+  oidc: 'OpenID Connect (any IdP)',
 };
 
 const METHODS = [
@@ -49,7 +53,7 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
   const [editing, setEditing] = useState<ProviderId | null>(null);
   const saving = useAction((patch: ConfigPatch) => saveConfig(admin, patch));
   const save = saving.run;
-  const providers = OAUTH_PROVIDER_IDS.map((id) => config.oauth_providers.find((provider) => provider.id === id) ?? null);
+  const providers = OAUTH_CONFIGURABLE_PROVIDER_IDS.map((id) => config.oauth_providers.find((provider) => provider.id === id) ?? null);
 
   return (
     <>
@@ -82,7 +86,7 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
               </tr>
             </thead>
             <tbody>
-              {OAUTH_PROVIDER_IDS.map((id, index) => {
+              {OAUTH_CONFIGURABLE_PROVIDER_IDS.map((id, index) => {
                 const provider = providers[index] ?? null;
                 return (
                   <tr key={id}>
@@ -124,6 +128,8 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
       </Card>
       {editing ? (
         <ProviderDialog
+          admin={admin}
+          project={project}
           id={editing}
           provider={config.oauth_providers.find((provider) => provider.id === editing) ?? null}
           onClose={() => setEditing(null)}
@@ -149,22 +155,30 @@ function toInput(provider: Provider): ProviderInput {
     client_id: provider.client_id,
     facebook_config_id: provider.facebook_config_id,
     microsoft_tenant_id: provider.microsoft_tenant_id,
+    ...(provider.id === OAUTH_GENERIC_OIDC_ID ? { issuer_url: provider.issuer_url ?? null } : {}),
   };
 }
 
 function ProviderDialog({
+  admin,
+  project,
   id,
   provider,
   onClose,
   onSave,
 }: {
+  admin: AdminApp;
+  project: AdminProject;
   id: ProviderId;
   provider: Provider | null;
   onClose: () => void;
   onSave: (provider: ProviderInput) => Promise<void>;
 }) {
   const [enabled, setEnabled] = useState(provider?.enabled ?? true);
-  const [type, setType] = useState<'shared' | 'standard'>(provider?.type ?? 'shared');
+  const oidc = id === OAUTH_GENERIC_OIDC_ID;
+  // The generic OIDC provider has no shared keys: it is always the project's own client.
+  const [type, setType] = useState<'shared' | 'standard'>(provider?.type ?? (oidc ? 'standard' : 'shared'));
+  const [issuerUrl, setIssuerUrl] = useState(provider?.issuer_url ?? '');
   const [clientId, setClientId] = useState(provider?.client_id ?? '');
   // Never sent back by the server: empty keeps the saved secret (while the client ID stays the same).
   const [clientSecret, setClientSecret] = useState('');
@@ -180,21 +194,29 @@ function ProviderDialog({
       client_secret: type === 'standard' ? clientSecret || null : null,
       facebook_config_id: id === 'facebook' && extra.trim() ? extra.trim() : null,
       microsoft_tenant_id: id === 'microsoft' && extra.trim() ? extra.trim() : null,
+      ...(oidc ? { issuer_url: issuerUrl.trim() || null } : {}),
     });
   };
   return (
     <Modal title={`${PROVIDER_NAMES[id]} sign-in`} open onClose={onClose}>
       <form className="form" onSubmit={submit} noValidate>
         <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
-        <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
-          <legend className="muted">Credentials</legend>
-          <label className="row">
-            <input type="radio" name="type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared (development only)
-          </label>
-          <label className="row">
-            <input type="radio" name="type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own OAuth app
-          </label>
-        </fieldset>
+        {oidc ? (
+          <Field label="Issuer URL" error={save.errors.issuer_url} hint="Your IdP's issuer; Latch reads <issuer>/.well-known/openid-configuration.">
+            {(props) => <input {...props} type="url" value={issuerUrl} onChange={(event) => setIssuerUrl(event.target.value)} />}
+          </Field>
+        ) : null}
+        {oidc ? null : (
+          <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
+            <legend className="muted">Credentials</legend>
+            <label className="row">
+              <input type="radio" name="type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared (development only)
+            </label>
+            <label className="row">
+              <input type="radio" name="type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own OAuth app
+            </label>
+          </fieldset>
+        )}
         {type === 'standard' ? (
           <>
             <Field label="Client ID" error={save.errors.client_id}>
@@ -219,8 +241,58 @@ function ProviderDialog({
             ) : null}
           </>
         ) : null}
+        <Field
+          label="Callback URL"
+          hint={`Paste this into your ${PROVIDER_NAMES[id]} OAuth app as its redirect (callback) URL.${type === 'shared' ? ' Not needed with shared credentials.' : ''}`}
+        >
+          {(props) => (
+            <input {...props} type="text" readOnly value={providerCallbackUrl(window.location.origin, id)} onFocus={(event) => event.currentTarget.select()} />
+          )}
+        </Field>
+        <ProviderTest admin={admin} project={project} id={id} saved={provider} />
         <DialogFooter error={save.error} errorTitle="Could not save" submitLabel="Save" onCancel={onClose} />
       </form>
     </Modal>
+  );
+}
+
+/** "Test this provider": the real flow in a popup, with the saved settings (see oauth-test.tsx). */
+function ProviderTest({ admin, project, id, saved }: { admin: AdminApp; project: AdminProject; id: ProviderId; saved: Provider | null }) {
+  const [state, setState] = useState<{ running: boolean; outcome: OAuthTestOutcome | null }>({ running: false, outcome: null });
+  useEffect(() => onOAuthTestOutcome((outcome) => setState({ running: false, outcome })), []);
+  const trusted = consoleCallbackTrusted(project, window.location.origin);
+  const reason = !saved?.enabled
+    ? 'Save the provider enabled to test it.'
+    : !trusted
+      ? `This project does not trust the console's address (${window.location.origin}): add it to the trusted domains to test from here.`
+      : null;
+  const run = () => {
+    // Opened in the click itself, or the browser blocks it; pointed at the flow once it is ready.
+    const popup = window.open('about:blank', 'latch-oauth-test', 'popup,width=520,height=700');
+    if (!popup) return setState({ running: false, outcome: { ok: false, message: 'The browser blocked the popup: allow popups for the console.' } });
+    setState({ running: true, outcome: null });
+    startOAuthTest(admin, id, popup).catch((error: unknown) => {
+      popup.close();
+      setState({ running: false, outcome: { ok: false, message: errorMessage(error) } });
+    });
+  };
+  return (
+    <div className="stack">
+      <div className="row">
+        <button type="button" className="button small" disabled={reason !== null || state.running} onClick={run}>
+          {state.running ? 'Testing…' : `Test ${PROVIDER_NAMES[id]} sign-in`}
+        </button>
+      </div>
+      <p className="muted" style={{ margin: 0 }}>
+        {reason ?? 'Opens the sign-in in a popup with the saved settings. Signing in makes (or finds) a user for your account in this project.'}
+      </p>
+      {state.outcome ? (
+        <p role={state.outcome.ok ? 'status' : 'alert'} className={state.outcome.ok ? 'badge ok' : 'badge danger'} style={{ margin: 0 }}>
+          {state.outcome.ok
+            ? `It works: signed in as user ${state.outcome.userId}${state.outcome.isNewUser ? ' (new)' : ''}.`
+            : `The test failed: ${state.outcome.message}`}
+        </p>
+      ) : null}
+    </div>
   );
 }

@@ -29,7 +29,7 @@ import {
 } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
-/** One user: profile, emails, two-factor status and reset, metadata, sessions (revoke), impersonation and deletion. */
+/** One user: profile, emails, two-factor status and reset, passkeys, metadata, connected accounts (unlink), sessions (revoke), impersonation and deletion. */
 export function UserDetailPage({ projectId, admin, userId }: PageProps & { userId: string }) {
   const user = useQuery(admin.userQuery(userId), admin.queryClient);
   return (
@@ -108,6 +108,7 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
       <MfaCard admin={admin} user={user} />
       <MetadataEditor values={user} schema={serverUserUpdateSchema} onSave={(patch) => admin.updateUserById(user.id, patch)} />
       <AccessCard projectId={projectId} admin={admin} userId={user.id} />
+      {user.oauth_providers.length ? <ConnectedAccountsCard admin={admin} userId={user.id} /> : null}
       <SessionsCard admin={admin} userId={user.id} />
       <PasskeysCard admin={admin} userId={user.id} />
       <UserKeysCard admin={admin} userId={user.id} />
@@ -285,6 +286,42 @@ function SessionsCard({ admin, userId }: { admin: PageProps['admin']; userId: st
                 title="Revoke this session?"
                 message={<p>The device using it is signed out at its next refresh (within 10 minutes).</p>}
                 onConfirm={() => admin.revokeSession(session.id, { userId })}
+              />
+            </td>
+          </tr>
+        )}
+      />
+    </Card>
+  );
+}
+
+/** The user's OAuth provider accounts (spec section 3): what they sign in with, and unlinking. */
+function ConnectedAccountsCard({ admin, userId }: { admin: PageProps['admin']; userId: string }) {
+  const accounts = useQuery(admin.oauthProvidersQuery({ userId }), admin.queryClient);
+  return (
+    <Card title="Connected accounts">
+      <QueryTable
+        query={accounts}
+        loadingLabel="Loading connected accounts…"
+        empty={<Empty title="No connected accounts">The user has not signed in with an OAuth provider.</Empty>}
+        label="Connected accounts"
+        columns={['Provider', 'Email', 'Account ID', 'Use', null]}
+        row={(account) => (
+          <tr key={account.id}>
+            <td>{account.type}</td>
+            <td>{account.email ?? '—'}</td>
+            <td className="mono small">{account.account_id ?? '—'}</td>
+            <td>
+              {account.allow_sign_in ? <span className="badge ok">sign-in</span> : null}{' '}
+              {account.allow_connected_accounts ? <span className="badge">tokens</span> : null}
+            </td>
+            <td className="actions end">
+              <ConfirmButton
+                className="button small danger"
+                label="Unlink"
+                title={`Unlink this ${account.type} account?`}
+                message={<p>The user can no longer sign in with it, and its stored provider tokens are deleted.</p>}
+                onConfirm={() => admin.deleteOAuthProvider(account.id, { userId })}
               />
             </td>
           </tr>

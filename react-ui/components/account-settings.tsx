@@ -1,7 +1,7 @@
 /**
  * Account settings: profile (display name, image), emails (contact channels), password, two-factor
- * authentication (two-factor.tsx), sessions,
- * teams, API keys and account deletion, each section shown when the project allows it. Every
+ * authentication (two-factor.tsx), passkeys, sessions, teams, connected accounts (OAuth), API keys
+ * and account deletion, each section shown when the project allows it. Every
  * change goes through the SDK, which updates or invalidates its cache: the rest of the page (and
  * the user button, and every `useUser`) shows it at once.
  */
@@ -22,6 +22,7 @@ import {
 } from '../validation.js';
 import { TwoFactorSettings } from './two-factor.js';
 import { PasskeysSection } from './passkeys.js';
+import { OAuthProviderIcon, oauthProviderName } from './oauth-buttons.js';
 import { Alert, Avatar, Button, EmailField, Field, Link, NewPasswordFields, Page, errorMessage, useNewPassword } from './ui.js';
 
 /** Runs an async action with pending and error state (one per form or row). */
@@ -469,6 +470,83 @@ function ApiKeysSection() {
   );
 }
 
+/**
+ * Connected accounts: the user's provider accounts (unlink; use for sign-in, on one account per
+ * provider), and a button per enabled provider to connect another. Connecting leaves for the
+ * provider and comes back here through the oauth-callback page.
+ */
+function ConnectedAccountsSection({ providers }: { providers: readonly string[] }) {
+  const app = useApp();
+  const { urls } = useLatchContext();
+  const accounts = useSuspenseQuery(app.oauthProvidersQuery()).data;
+  const row = useAction();
+  const link = useAction();
+  const connect = (id: string) =>
+    void link.run(async () => {
+      await app.linkOAuthAccount(id, { callbackUrl: absoluteUrl(urls.oauthCallback), afterCallbackRedirectUrl: window.location.href });
+    });
+  return (
+    <Section title="Connected accounts" description="Accounts at other services that you sign in with, or that this app may use for you.">
+      {accounts.length ? (
+        <ul className="latch-list">
+          {accounts.map((account) => {
+            const name = oauthProviderName(account.type);
+            return (
+              <li key={account.id} className="latch-list-item">
+                <span>
+                  <OAuthProviderIcon id={account.type} /> {name}
+                  {account.email ? <span className="latch-hint"> {account.email}</span> : null}
+                </span>
+                <span style={{ display: 'inline-flex', gap: 10, alignItems: 'center' }}>
+                  <label className="latch-hint">
+                    <input
+                      type="checkbox"
+                      // Several accounts share the visible text: the name says which one.
+                      aria-label={`Use ${name}${account.email ? ` (${account.email})` : ''} to sign in`}
+                      checked={account.allow_sign_in}
+                      disabled={row.pending}
+                      onChange={(event) => {
+                        const allow = event.currentTarget.checked;
+                        void row.run(async () => {
+                          const result = await app.updateOAuthProvider(account.id, { allow_sign_in: allow });
+                          if (result.status === 'error') throw result.error;
+                          return allow ? `You can now sign in with ${name}.` : `Signing in with ${name} is off.`;
+                        });
+                      }}
+                    />{' '}
+                    Use to sign in
+                  </label>
+                  <Button
+                    variant="secondary"
+                    size="small"
+                    disabled={row.pending}
+                    aria-label={`Disconnect ${name}${account.email ? ` (${account.email})` : ''}`}
+                    onClick={() => void row.run(async () => (await app.deleteOAuthProvider(account.id), `${name} disconnected.`))}
+                  >
+                    Disconnect
+                  </Button>
+                </span>
+              </li>
+            );
+          })}
+        </ul>
+      ) : (
+        <p className="latch-hint">No account is connected yet.</p>
+      )}
+      <Feedback error={row.error} done={row.done} />
+      <div style={{ display: 'flex', gap: 8, flexWrap: 'wrap', marginTop: 12 }}>
+        {providers.map((id) => (
+          <Button key={id} variant="secondary" size="small" loading={link.pending} onClick={() => connect(id)}>
+            <OAuthProviderIcon id={id} size={16} />
+            {`Connect ${oauthProviderName(id)}`}
+          </Button>
+        ))}
+      </div>
+      <Feedback error={link.error} done={null} />
+    </Section>
+  );
+}
+
 function DeleteAccountSection() {
   const app = useApp();
   const { urls, navigate } = useLatchContext();
@@ -525,6 +603,9 @@ export function AccountSettings() {
       {project.config.passkey_enabled ? <PasskeysSection /> : null}
       <SessionsSection />
       <TeamsSection user={user} />
+      {project.config.enabled_oauth_providers.length || user.oauth_providers.length ? (
+        <ConnectedAccountsSection providers={project.config.enabled_oauth_providers.map((provider) => provider.id)} />
+      ) : null}
       {project.config.allow_user_api_keys ? <ApiKeysSection /> : null}
       {project.config.client_user_deletion_enabled ? <DeleteAccountSection /> : null}
     </Page>

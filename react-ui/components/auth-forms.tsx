@@ -10,6 +10,7 @@ import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
 import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
 import { validateEmail, validateForm, validateOneTimeCode, validatePassword, validatePasswordConfirmation } from '../validation.js';
+import { OAuthButtons } from './oauth-buttons.js';
 import { Alert, Button, EmailField, Field, Link, NewPasswordFields, Page, SubmitForm, useFormAction, useNewPassword } from './ui.js';
 
 type Kind = 'sign-in' | 'sign-up';
@@ -405,6 +406,22 @@ function useAuthPage(kind: 'sign-in' | 'sign-up') {
   return { project, user, urls, returnTo, config, tabs };
 }
 
+/** The provider buttons, and a divider before the other methods when there are both. */
+function OAuthSection({ kind, hasOtherMethods }: { kind: Kind; hasOtherMethods: boolean }) {
+  const project = useProject();
+  if (project.config.enabled_oauth_providers.length === 0) return null;
+  return (
+    <>
+      <OAuthButtons kind={kind} />
+      {hasOtherMethods ? (
+        <div className="latch-divider" role="separator">
+          <span>or</span>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
 /**
  * The sign-in page: the project's enabled methods, links to sign-up and forgot-password that
  * keep `after_auth_return_to`.
@@ -417,7 +434,12 @@ export function SignIn() {
   return (
     <Page title="Sign in" subtitle={`to ${project.display_name}`}>
       {user ? <AlreadySignedIn /> : null}
-      {tabs.length ? <MethodTabs tabs={tabs} /> : config.passkey_enabled ? null : <Alert kind="info">No sign-in method is enabled for this project.</Alert>}
+      <OAuthSection kind="sign-in" hasOtherMethods={tabs.length > 0 || config.passkey_enabled} />
+      {tabs.length ? (
+        <MethodTabs tabs={tabs} />
+      ) : config.passkey_enabled || config.enabled_oauth_providers.length ? null : (
+        <Alert kind="info">No sign-in method is enabled for this project.</Alert>
+      )}
       {config.passkey_enabled && !user ? <PasskeySignIn /> : null}
       <div className="latch-footer">
         {config.credential_enabled ? <Link href={withReturnTo(urls.forgotPassword, returnTo)}>Forgot password?</Link> : null}
@@ -445,8 +467,11 @@ export function SignUp() {
       {user ? <AlreadySignedIn /> : null}
       {!config.sign_up_enabled ? (
         <Alert kind="info">Sign-up is not enabled for this project.</Alert>
-      ) : tabs.length ? (
-        <MethodTabs tabs={tabs} />
+      ) : tabs.length || config.enabled_oauth_providers.length ? (
+        <>
+          <OAuthSection kind="sign-up" hasOtherMethods={tabs.length > 0} />
+          {tabs.length ? <MethodTabs tabs={tabs} /> : null}
+        </>
       ) : (
         <Alert kind="info">No sign-up method is enabled for this project.</Alert>
       )}
