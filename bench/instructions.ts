@@ -79,7 +79,7 @@ async function startUnderCallgrind(dir: string, outFile: string, floorEnv?: Node
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${dir}: no start within 300 s\n${err.slice(-2000)}`)), 300_000);
+    const timer = setTimeout(() => reject(new Error(`${dir}: no start within 900 s (a loaded machine)\n${err.slice(-2000)}`)), 900_000);
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /(?:Latch is running at http:\/\/[^\s:]+:|floor listening on )(\d+)/.exec(out);
