@@ -10,7 +10,7 @@ import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
 import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
 import { validateEmail, validateForm, validateOneTimeCode, validatePassword, validatePasswordConfirmation } from '../validation.js';
-import { Alert, Button, EmailField, Field, Link, NewPasswordFields, Page, SubmitForm, useFormAction, useNewPassword } from './ui.js';
+import { Alert, Button, CurrentPasswordField, EmailField, Field, Link, NewPasswordFields, Page, SubmitForm, useFormAction, useNewPassword } from './ui.js';
 
 type Kind = 'sign-in' | 'sign-up';
 
@@ -73,16 +73,7 @@ export function PasswordSignInForm() {
   return (
     <SubmitForm label="Sign in with email and password" onSubmit={submit} formError={formError} pending={pending} submitLabel="Sign in">
       <EmailField value={email} onValue={setEmail} error={errors.email} required />
-      <Field
-        label="Password"
-        type="password"
-        name="password"
-        autoComplete="current-password"
-        value={password}
-        onChange={(e) => setPassword(e.target.value)}
-        error={errors.password}
-        required
-      />
+      <CurrentPasswordField label="Password" name="password" value={password} onValue={setPassword} error={errors.password} required />
     </SubmitForm>
   );
 }
