@@ -2,6 +2,9 @@
  * `tsx bench/instructions.ts <dir> [me|refresh] [<dir2> …]`: user-space instructions per request of
  * a Latch checkout, counted by valgrind's callgrind, for A/B comparisons that the machine's load
  * cannot move (bench/ab.ts measures CPU time, which a busy shared machine inflates by ±10 %).
+ * The name `floor` instead of a folder counts bench/floor-server.mjs with named prepared statements
+ * (the stricter floor of bench/run.ts) on a fixture a plain Latch of this checkout makes first, so
+ * Latch's count can be read against what the same DB work costs without a framework.
  *
  * The server runs under `valgrind --tool=callgrind --instr-atstart=no` on PostgreSQL (database
  * latch_instructions, dropped afterwards); after a warm-up (so V8 has optimised the hot code), the
@@ -17,8 +20,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { stopChild, track } from './lib/proc.js';
-import { adminStatement, databaseUrl, setUpProject } from './lib/setup.js';
+import { startServer, stopChild, track } from './lib/proc.js';
+import { type BenchProject, adminStatement, databaseUrl, queryRows, setUpProject } from './lib/setup.js';
 
 const args = process.argv.slice(2);
 const scenario = args.find((a) => a === 'me' || a === 'refresh') ?? 'me';
@@ -40,10 +43,11 @@ const dbUrl = databaseUrl(ADMIN_URL, DB);
 
 const admin = (text: string) => adminStatement(ADMIN_URL, text);
 
-async function startUnderCallgrind(dir: string, outFile: string): Promise<{ child: ChildProcess; url: string }> {
+/** A Latch server's environment (the floor ignores the LATCH_ part): this run's database, quiet logs. */
+function serverEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LATCH_') && k !== 'DATABASE_URL' && k !== 'PORT') env[k] = v;
-  Object.assign(env, {
+  return Object.assign(env, extra, {
     HOST: '127.0.0.1',
     PORT: '0',
     DATABASE_URL: dbUrl,
@@ -52,6 +56,10 @@ async function startUnderCallgrind(dir: string, outFile: string): Promise<{ chil
     LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600',
     LATCH_DATA_DIR: '/nonexistent',
   });
+}
+
+async function startUnderCallgrind(dir: string, outFile: string, floorEnv?: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  const env = serverEnv(floorEnv);
   const child = track(
     spawn(
       'valgrind',
@@ -62,21 +70,19 @@ async function startUnderCallgrind(dir: string, outFile: string): Promise<{ chil
         `--callgrind-out-file=${outFile}`,
         process.execPath,
         ...NODE_ARGS,
-        '--import',
-        'tsx',
-        'server/main.ts',
+        ...(floorEnv ? ['bench/floor-server.mjs'] : ['--import', 'tsx', 'server/main.ts']),
       ],
-      { cwd: path.resolve(dir), env, stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: floorEnv ? process.cwd() : path.resolve(dir), env, stdio: ['ignore', 'pipe', 'pipe'] },
     ),
   );
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${dir}: no start within 300 s\n${err.slice(-2000)}`)), 300_000);
+    const timer = setTimeout(() => reject(new Error(`${dir}: no start within 900 s (a loaded machine)\n${err.slice(-2000)}`)), 900_000);
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /Latch is running at http:\/\/[^\s:]+:(\d+)/.exec(out);
+      const m = /(?:Latch is running at http:\/\/[^\s:]+:|floor listening on )(\d+)/.exec(out);
       if (m?.[1]) {
         clearTimeout(timer);
         resolve(Number(m[1]));
@@ -85,6 +91,26 @@ async function startUnderCallgrind(dir: string, outFile: string): Promise<{ chil
     child.once('exit', (code) => reject(new Error(`${dir}: exited ${code}\n${err.slice(-2000)}`)));
   });
   return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** The floor's fixture: a plain (uncounted) Latch of this checkout signs the users up and stops. */
+async function floorFixture(): Promise<{ env: NodeJS.ProcessEnv; client: Record<string, string>; users: BenchProject['users'] }> {
+  const latch = await startServer({
+    name: 'latch:fixture',
+    args: ['--import', 'tsx', 'server/main.ts'],
+    cwd: process.cwd(),
+    env: serverEnv(),
+    ready: /Latch is running at http:\/\/[^\s:]+:(\d+)/,
+  });
+  try {
+    const { projectId, client, users } = await setUpProject(latch.url, 8, 'correct-horse-battery-staple');
+    const jwks = await (await fetch(`${latch.url}/api/v1/projects/${projectId}/.well-known/jwks.json`)).text();
+    const [tenancy] = await queryRows<{ id: string }>(dbUrl, `SELECT id FROM tenancies WHERE project_id = $1 AND branch_id = 'main'`, [projectId]);
+    const env = { FLOOR_JWKS: jwks, FLOOR_TENANCY_ID: tenancy!.id, FLOOR_PROJECT_ID: projectId, FLOOR_NAMED_STATEMENTS: '1', DATABASE_POOL_SIZE: '20' };
+    return { env, client, users };
+  } finally {
+    await latch.stop();
+  }
 }
 
 async function drive(url: string, count: number, request: () => Promise<Response>): Promise<void> {
@@ -105,19 +131,21 @@ for (const dir of dirs) {
   await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   await admin(`CREATE DATABASE ${DB}`);
   const outFile = `/tmp/latch-callgrind-${randomBytes(4).toString('hex')}.out`;
-  const { child, url } = await startUnderCallgrind(dir, outFile);
+  const fixture = dir === 'floor' ? await floorFixture() : null;
+  const { child, url } = await startUnderCallgrind(dir, outFile, fixture?.env);
   try {
-    const { client, users } = await setUpProject(url, 8, 'correct-horse-battery-staple');
+    const { client, users } = fixture ?? (await setUpProject(url, 8, 'correct-horse-battery-staple'));
+    const api = fixture ? url : `${url}/api/v1`;
     let n = 0;
     const request =
       scenario === 'refresh'
         ? () =>
-            fetch(`${url}/api/v1/auth/sessions/current/refresh`, {
+            fetch(`${api}/auth/sessions/current/refresh`, {
               method: 'POST',
               headers: { ...client, 'content-type': 'application/json', 'x-latch-refresh-token': users[n++ % users.length]!.refresh_token },
               body: '{}',
             })
-        : () => fetch(`${url}/api/v1/users/me`, { headers: { ...client, 'x-latch-access-token': users[n++ % users.length]!.access_token } });
+        : () => fetch(`${api}/users/me`, { headers: { ...client, 'x-latch-access-token': users[n++ % users.length]!.access_token } });
     await drive(url, WARMUP, request);
     execFileSync('callgrind_control', [`--vgdb-prefix=${VGDB_PREFIX}`, '-i', 'on', String(child.pid)], CONTROL);
     await drive(url, REQUESTS, request);

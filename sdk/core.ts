@@ -18,7 +18,7 @@
  * Wire shapes (snake_case) are returned as the server sends them, typed from `AppRouter`.
  */
 import { type QueryClient, type QueryKey, hashKey } from '@tanstack/query-core';
-import { type LatchQuery, type QueryState, createQueryClient, subscribeToQuery } from './cache.js';
+import { type LatchQuery, type QueryState, createQueryClient, defineQuery, subscribeToQuery } from './cache.js';
 import { KnownErrors, type Result, isKnownErrorInGroup, toLatchError } from './errors.js';
 import { type TokenPair, type TokenStore, type TokenStoreInit, TokenSession, isAnonymousToken, resolveTokenStore } from './tokens.js';
 import {
@@ -251,6 +251,14 @@ export abstract class AppCore {
   /** The cache key of a read that runs as the session's user (keyed by session) or not. */
   protected readKey(asSession: boolean, path: string, input: unknown): QueryKey {
     return asSession ? this.sessionKey(path, input) : this.appKey(path, input);
+  }
+
+  /**
+   * The cached read of a list procedure (`{ items }` on the wire), as the session's user or not:
+   * what every `…Query()` of a list is.
+   */
+  protected listQuery<T>(asSession: boolean, path: string, input: unknown, list: (context: CallContext) => Promise<{ items: T[] }>): LatchQuery<T[]> {
+    return defineQuery(this.readKey(asSession, path, input), async () => (await this.call(list, { session: asSession })).items);
   }
 
   /**

@@ -23,7 +23,7 @@ import {
 import { TwoFactorSettings } from './two-factor.js';
 import { PasskeysSection } from './passkeys.js';
 import { OAuthProviderIcon, oauthProviderName } from './oauth-buttons.js';
-import { Alert, Avatar, Button, EmailField, Field, Link, NewPasswordFields, Page, errorMessage, useNewPassword } from './ui.js';
+import { Alert, Avatar, Button, CurrentPasswordField, EmailField, Field, Link, NewPasswordFields, Page, errorMessage, useNewPassword } from './ui.js';
 
 /** Runs an async action with pending and error state (one per form or row). */
 function useAction() {
@@ -285,15 +285,7 @@ function PasswordSection({ user }: { user: ClientUser }) {
     <Section title="Password">
       <form className="latch-form" onSubmit={submit} noValidate aria-label={user.has_password ? 'Change password' : 'Set a password'}>
         {user.has_password ? (
-          <Field
-            label="Current password"
-            type="password"
-            name="current-password"
-            autoComplete="current-password"
-            value={current}
-            onChange={(e) => setCurrent(e.target.value)}
-            error={errors.current}
-          />
+          <CurrentPasswordField label="Current password" name="current-password" value={current} onValue={setCurrent} error={errors.current} />
         ) : null}
         <NewPasswordFields label="New password" name="new-password" value={newPassword} errors={errors} />
         <SubmitRow action={action}>{user.has_password ? 'Change password' : 'Set password'}</SubmitRow>

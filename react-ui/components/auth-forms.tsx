@@ -11,7 +11,7 @@ import { absoluteUrl, usePageLocation } from '../location.js';
 import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
 import { validateEmail, validateForm, validateOneTimeCode, validatePassword, validatePasswordConfirmation } from '../validation.js';
 import { OAuthButtons } from './oauth-buttons.js';
-import { Alert, Button, EmailField, Field, Link, NewPasswordFields, Page, SubmitForm, useFormAction, useNewPassword } from './ui.js';
+import { Alert, Button, CurrentPasswordField, EmailField, Field, Link, NewPasswordFields, Page, SubmitForm, useFormAction, useNewPassword } from './ui.js';
 
 type Kind = 'sign-in' | 'sign-up';
 
@@ -90,16 +90,7 @@ export function PasswordSignInForm() {
     <SubmitForm label="Sign in with email and password" onSubmit={submit} formError={formError} pending={pending} submitLabel="Sign in">
       {/* With passkeys on, the browser offers them in this field's autofill (PasskeySignIn starts the request). */}
       <EmailField value={email} onValue={setEmail} error={errors.email} required autoComplete={passkeys ? 'username webauthn' : 'email'} />
-      <Field
-        label="Password"
-        type="password"
-        name="password"
-        autoComplete="current-password"
-        value={password}
-        onChange={(e) => setPassword(e.target.value)}
-        error={errors.password}
-        required
-      />
+      <CurrentPasswordField label="Password" name="password" value={password} onValue={setPassword} error={errors.password} required />
     </SubmitForm>
   );
 }

@@ -100,37 +100,38 @@ export function Field({ label, error, hint, type, ...input }: FieldProps) {
   );
 }
 
-/** The email address field of sign-in, sign-up, magic link, forgot password and "add an email". */
-export function EmailField({
-  label = 'Email',
-  name = 'email',
-  value,
-  onValue,
-  error,
-  required,
-  autoComplete = 'email',
-}: {
-  label?: string;
-  name?: string;
+/** What a field that reports its value (not the change event) is given. */
+interface ValueFieldProps {
+  label: string;
+  name: string;
   value: string;
   onValue: (value: string) => void;
   error: string | null | undefined;
   required?: boolean;
+}
+
+function valueField({ onValue, ...field }: ValueFieldProps, type: 'email' | 'password', autoComplete: string) {
+  return <Field {...field} type={type} autoComplete={autoComplete} onChange={(e) => onValue(e.target.value)} />;
+}
+
+/** The email address field of sign-in, sign-up, magic link, forgot password and "add an email". */
+export function EmailField({
+  label = 'Email',
+  name = 'email',
+  autoComplete = 'email',
+  ...field
+}: Omit<ValueFieldProps, 'label' | 'name'> & {
+  label?: string;
+  name?: string;
   /** 'username webauthn' on a sign-in form lets the browser offer passkeys in its autofill. */
   autoComplete?: string;
 }) {
-  return (
-    <Field
-      label={label}
-      type="email"
-      name={name}
-      autoComplete={autoComplete}
-      value={value}
-      onChange={(e) => onValue(e.target.value)}
-      error={error}
-      required={required}
-    />
-  );
+  return valueField({ label, name, ...field }, 'email', autoComplete);
+}
+
+/** The password a user signs in with, asked for again: sign-in, and changing it in the account settings. */
+export function CurrentPasswordField(props: ValueFieldProps) {
+  return valueField(props, 'password', 'current-password');
 }
 
 /**

@@ -53,10 +53,7 @@ export abstract class ApiKeysFeature extends AppCore {
   userApiKeysQuery(options: { userId?: string } = {}): LatchQuery<UserApiKey[]> {
     const asSession = this.sessionFor(options.userId);
     const input = { user_id: options.userId ?? 'me' };
-    return defineQuery(this.readKey(asSession, 'userTeamApiKeys.listUserKeys', input), async () => {
-      const list = await this.call((context) => this.trpc.userTeamApiKeys.listUserKeys.query(input, { context }), { session: asSession });
-      return list.items;
-    });
+    return this.listQuery(asSession, 'userTeamApiKeys.listUserKeys', input, (context) => this.trpc.userTeamApiKeys.listUserKeys.query(input, { context }));
   }
 
   /**
@@ -125,10 +122,7 @@ export abstract class ApiKeysFeature extends AppCore {
   teamApiKeysQuery(teamId: string): LatchQuery<TeamApiKey[]> {
     const asSession = this.accessLevel() === 'client';
     const input = { team_id: teamId };
-    return defineQuery(this.readKey(asSession, 'userTeamApiKeys.listTeamKeys', input), async () => {
-      const list = await this.call((context) => this.trpc.userTeamApiKeys.listTeamKeys.query(input, { context }), { session: asSession });
-      return list.items;
-    });
+    return this.listQuery(asSession, 'userTeamApiKeys.listTeamKeys', input, (context) => this.trpc.userTeamApiKeys.listTeamKeys.query(input, { context }));
   }
 
   /**

@@ -74,10 +74,7 @@ export abstract class ContactChannelsFeature<U extends ClientUser = ClientUser> 
   contactChannelsQuery(options: { userId?: string } = {}): LatchQuery<ContactChannel[]> {
     const asSession = this.sessionFor(options.userId);
     const input = { user_id: options.userId ?? 'me' };
-    return defineQuery(this.readKey(asSession, 'contactChannels.list', input), async () => {
-      const list = await this.call((context) => this.trpc.contactChannels.list.query(input, { context }), { session: asSession });
-      return list.items;
-    });
+    return this.listQuery(asSession, 'contactChannels.list', input, (context) => this.trpc.contactChannels.list.query(input, { context }));
   }
 
   /**

@@ -20,7 +20,7 @@ export abstract class InternalApiKeysFeature extends AppCore {
    * admin.subscribe(() => admin.internalApiKeysQuery(), (state) => console.log(state.data));
    */
   internalApiKeysQuery(): LatchQuery<InternalApiKey[]> {
-    return defineQuery(this.appKey('apiKeys.list'), async () => (await this.call((context) => this.trpc.apiKeys.list.query({}, { context }))).items);
+    return this.listQuery(false, 'apiKeys.list', {}, (context) => this.trpc.apiKeys.list.query({}, { context }));
   }
 
   /**

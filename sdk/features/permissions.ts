@@ -42,10 +42,9 @@ export abstract class PermissionsFeature extends AppCore {
     const asSession = this.sessionFor(options.userId, false);
     const userId = options.userId ?? (asSession ? 'me' : undefined);
     const input = { team_id: teamId, ...(userId === undefined ? {} : { user_id: userId }), recursive: options.recursive ?? true };
-    return defineQuery(this.readKey(asSession, 'permissions.listTeamPermissions', input), async () => {
-      const list = await this.call((context) => this.trpc.permissions.listTeamPermissions.query(input, { context }), { session: asSession });
-      return list.items;
-    });
+    return this.listQuery(asSession, 'permissions.listTeamPermissions', input, (context) =>
+      this.trpc.permissions.listTeamPermissions.query(input, { context }),
+    );
   }
 
   /**
@@ -70,10 +69,9 @@ export abstract class PermissionsFeature extends AppCore {
     const asSession = this.sessionFor(options.userId, false);
     const userId = options.userId ?? (asSession ? 'me' : undefined);
     const input = { ...(userId === undefined ? {} : { user_id: userId }), recursive: options.recursive ?? true };
-    return defineQuery(this.readKey(asSession, 'permissions.listProjectPermissions', input), async () => {
-      const list = await this.call((context) => this.trpc.permissions.listProjectPermissions.query(input, { context }), { session: asSession });
-      return list.items;
-    });
+    return this.listQuery(asSession, 'permissions.listProjectPermissions', input, (context) =>
+      this.trpc.permissions.listProjectPermissions.query(input, { context }),
+    );
   }
 
   /**
@@ -169,10 +167,7 @@ export abstract class ServerPermissionsFeature extends AppCore {
    * server.subscribe(() => server.teamPermissionDefinitionsQuery(), (state) => console.log(state.data));
    */
   teamPermissionDefinitionsQuery(): LatchQuery<PermissionDefinition[]> {
-    return defineQuery(
-      this.appKey('permissions.listTeamDefinitions'),
-      async () => (await this.call((context) => this.trpc.permissions.listTeamDefinitions.query({}, { context }))).items,
-    );
+    return this.listQuery(false, 'permissions.listTeamDefinitions', {}, (context) => this.trpc.permissions.listTeamDefinitions.query({}, { context }));
   }
 
   /**
@@ -209,10 +204,7 @@ export abstract class ServerPermissionsFeature extends AppCore {
    * server.subscribe(() => server.projectPermissionDefinitionsQuery(), (state) => console.log(state.data));
    */
   projectPermissionDefinitionsQuery(): LatchQuery<PermissionDefinition[]> {
-    return defineQuery(
-      this.appKey('permissions.listProjectDefinitions'),
-      async () => (await this.call((context) => this.trpc.permissions.listProjectDefinitions.query({}, { context }))).items,
-    );
+    return this.listQuery(false, 'permissions.listProjectDefinitions', {}, (context) => this.trpc.permissions.listProjectDefinitions.query({}, { context }));
   }
 
   /**

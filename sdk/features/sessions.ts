@@ -42,10 +42,7 @@ export abstract class SessionsFeature extends AppCore {
   sessionsQuery(options: { userId?: string } = {}): LatchQuery<UserSession[]> {
     const input = { user_id: options.userId ?? 'me' };
     const useSession = this.sessionFor(options.userId);
-    return defineQuery(useSession ? this.sessionKey('sessions.list', input) : this.appKey('sessions.list', input), async () => {
-      const list = await this.call((context) => this.trpc.sessions.list.query(input, { context }), { session: useSession });
-      return list.items;
-    });
+    return this.listQuery(useSession, 'sessions.list', input, (context) => this.trpc.sessions.list.query(input, { context }));
   }
 
   /**

@@ -48,10 +48,7 @@ export abstract class TeamInvitationsFeature extends AppCore {
   teamInvitationsQuery(teamId: string): LatchQuery<TeamInvitation[]> {
     const asSession = this.accessLevel() === 'client';
     const input = { team_id: teamId };
-    return defineQuery(this.readKey(asSession, 'teamInvitations.list', input), async () => {
-      const list = await this.call((context) => this.trpc.teamInvitations.list.query(input, { context }), { session: asSession });
-      return list.items;
-    });
+    return this.listQuery(asSession, 'teamInvitations.list', input, (context) => this.trpc.teamInvitations.list.query(input, { context }));
   }
 
   /**

@@ -63,10 +63,7 @@ export abstract class TeamsFeature<U extends ClientUser = ClientUser, V extends 
   teamsQuery(options: { userId?: string } = {}): LatchQuery<V['team'][]> {
     const asSession = this.sessionFor(options.userId, false);
     const input = options.userId === undefined ? {} : { user_id: options.userId };
-    return defineQuery(this.readKey(asSession, 'teams.list', input), async () => {
-      const list = await this.call((context) => this.trpc.teams.list.query(input, { context }), { session: asSession });
-      return list.items as V['team'][];
-    });
+    return this.listQuery<V['team']>(asSession, 'teams.list', input, (context) => this.trpc.teams.list.query(input, { context }));
   }
 
   /**
@@ -203,10 +200,9 @@ export abstract class TeamsFeature<U extends ClientUser = ClientUser, V extends 
   teamMemberProfilesQuery(filter: { teamId?: string; userId?: string }): LatchQuery<V['memberProfile'][]> {
     const asSession = this.sessionFor(filter.userId, false);
     const input = { ...(filter.teamId === undefined ? {} : { team_id: filter.teamId }), ...(filter.userId === undefined ? {} : { user_id: filter.userId }) };
-    return defineQuery(this.readKey(asSession, 'teams.listMemberProfiles', input), async () => {
-      const list = await this.call((context) => this.trpc.teams.listMemberProfiles.query(input, { context }), { session: asSession });
-      return list.items as V['memberProfile'][];
-    });
+    return this.listQuery<V['memberProfile']>(asSession, 'teams.listMemberProfiles', input, (context) =>
+      this.trpc.teams.listMemberProfiles.query(input, { context }),
+    );
   }
 
   /**

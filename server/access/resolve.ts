@@ -107,7 +107,7 @@ function projectRecordOf(row: ProjectForRequest): ProjectRecord {
 /** The order of checks follows spec sections 6 and 8; each failure is a catalogued error. */
 export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options: { ignoreAccessToken?: boolean } = {}): Promise<AuthContext | null> {
   const parsed = applyAuthHeader(rawHeaders);
-  const h = options.ignoreAccessToken ? { ...parsed, accessToken: null } : parsed;
+  const h = options.ignoreAccessToken && parsed.accessToken !== null ? { ...parsed, accessToken: null } : parsed;
   const anyKey = h.publishableClientKey ?? h.secretServerKey ?? h.superSecretAdminKey ?? h.adminAccessToken;
   if (h.accessType === null) {
     if (anyKey) throw new KnownErrors.ProjectKeyWithoutAccessType();

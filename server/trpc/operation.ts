@@ -67,3 +67,12 @@ export function succeedAfter<Options>(handler: (options: Options) => Promise<unk
     return succeed();
   };
 }
+
+/**
+ * The handler of a call that answers a short list (contract/validation/schemas.ts shortList): every
+ * item at once, `{ items, is_paginated: false }`, from the service's array.
+ * `.query(asShortList(({ ctx, input }) => service.listTeams(ctx.deps, ctx.auth, input)))`.
+ */
+export function asShortList<Options, T>(handler: (options: Options) => Promise<T[]>): (options: Options) => Promise<{ items: T[]; is_paginated: false }> {
+  return async (options) => ({ items: await handler(options), is_paginated: false });
+}

@@ -22,24 +22,21 @@ const guardInput = t.middleware(async ({ getRawInput, next }) => {
 /** Open to anyone (health, JWKS, the refresh call that authenticates by its refresh token). */
 export const publicProcedure = t.procedure.use(guardInput);
 
+/** The error of a request without the credential a procedure needs, by the levels it allows (in this order). */
+const ACCESS_ORDER: readonly AccessType[] = ['client', 'server', 'admin'];
+const AUTHENTICATION_REQUIRED = {
+  client: KnownErrors.ClientAuthenticationRequired,
+  server: KnownErrors.ServerAuthenticationRequired,
+  admin: KnownErrors.AdminAuthenticationRequired,
+  'client,server': KnownErrors.ClientOrServerAuthenticationRequired,
+  'client,admin': KnownErrors.ClientOrAdminAuthenticationRequired,
+  'server,admin': KnownErrors.ServerOrAdminAuthenticationRequired,
+};
+
 function authenticationRequired(allowed: readonly AccessType[]) {
-  const key = [...allowed].sort((a, b) => ['client', 'server', 'admin'].indexOf(a) - ['client', 'server', 'admin'].indexOf(b)).join(',');
-  switch (key) {
-    case 'client':
-      return new KnownErrors.ClientAuthenticationRequired();
-    case 'server':
-      return new KnownErrors.ServerAuthenticationRequired();
-    case 'admin':
-      return new KnownErrors.AdminAuthenticationRequired();
-    case 'client,server':
-      return new KnownErrors.ClientOrServerAuthenticationRequired();
-    case 'client,admin':
-      return new KnownErrors.ClientOrAdminAuthenticationRequired();
-    case 'server,admin':
-      return new KnownErrors.ServerOrAdminAuthenticationRequired();
-    default:
-      return new KnownErrors.ClientOrServerOrAdminAuthenticationRequired();
-  }
+  const key = [...allowed].sort((a, b) => ACCESS_ORDER.indexOf(a) - ACCESS_ORDER.indexOf(b)).join(',');
+  const Required = Object.hasOwn(AUTHENTICATION_REQUIRED, key) ? AUTHENTICATION_REQUIRED[key as keyof typeof AUTHENTICATION_REQUIRED] : null;
+  return Required ? new Required() : new KnownErrors.ClientOrServerOrAdminAuthenticationRequired();
 }
 
 /**

@@ -173,17 +173,16 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
       try {
         // Most calls are a plain path (letters, digits, - and _ between slashes): the URL parser
         // would return it unchanged. Anything else (query, dots, escapes) is parsed and normalised.
-        const url = PLAIN_PATH.test(req.originalUrl)
-          ? { pathname: req.originalUrl, searchParams: new URLSearchParams() }
-          : new URL(req.originalUrl, 'http://localhost');
-        const rest = url.pathname.replace(/^\/api\/v1/, '');
+        const url = PLAIN_PATH.test(req.originalUrl) ? null : new URL(req.originalUrl, 'http://localhost');
+        const pathname = url ? url.pathname : req.originalUrl;
+        const rest = pathname.replace(/^\/api\/v1/, '');
         const parts = rest.split('/').filter(Boolean);
         const found = match(req.method, parts);
         if (!found) {
           const otherMethod = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].some((m) => m !== req.method && match(m, parts));
           throw otherMethod
-            ? new KnownErrors.MethodNotAllowed(`${req.method} is not allowed on ${url.pathname}.`)
-            : new KnownErrors.RouteNotFound(`No route for ${req.method} ${url.pathname}.`);
+            ? new KnownErrors.MethodNotAllowed(`${req.method} is not allowed on ${pathname}.`)
+            : new KnownErrors.RouteNotFound(`No route for ${req.method} ${pathname}.`);
         }
         const { route, params } = found;
         let input: unknown;
@@ -199,7 +198,7 @@ export function createRestDispatcher(router: AnyRouter, deps: Deps): RestDispatc
           let fields: Record<string, unknown>;
           if (route.method === 'GET' || route.method === 'DELETE') {
             // No query string (the hot GET /users/me): nothing to coerce.
-            fields = url.searchParams.size === 0 ? {} : coerceQuery(url.searchParams, route.inputShape);
+            fields = url === null || url.searchParams.size === 0 ? {} : coerceQuery(url.searchParams, route.inputShape);
           } else {
             const body: unknown = req.body ?? {};
             if (typeof body !== 'object' || body === null || Array.isArray(body)) {

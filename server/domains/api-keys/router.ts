@@ -1,5 +1,5 @@
 import { router } from '../../trpc/init.js';
-import { restOperations, succeedAfter } from '../../trpc/operation.js';
+import { asShortList, restOperations, succeedAfter } from '../../trpc/operation.js';
 import { adminProcedure } from '../../trpc/procedures.js';
 import { z } from 'zod';
 import { shortList, successSchema } from '../../../contract/validation/schemas.js';
@@ -12,7 +12,7 @@ export const apiKeysRouter = router({
   list: op(adminProcedure, 'GET /internal/api-keys', "The project's key sets (last four characters only)")
     .input(z.object({}))
     .output(shortList(schemas.apiKeySetSchema))
-    .query(async ({ ctx }) => ({ items: await service.listApiKeySets(ctx.deps, ctx.auth), is_paginated: false as const })),
+    .query(asShortList(({ ctx }) => service.listApiKeySets(ctx.deps, ctx.auth))),
 
   create: op(adminProcedure, 'POST /internal/api-keys', 'Create a key set; the full keys are shown only in this response', { successStatus: 201 })
     .input(schemas.apiKeySetCreateSchema)

@@ -8,7 +8,7 @@ import { clearSignInFailures, limitEmailProbes } from '../rate-limits/service.js
 import { findUser, updateUser } from '../users/queries.js';
 import { insertUserWithEmail } from '../users/service.js';
 import { type AuthResponse, completeSignIn, holdSignInRefusal, settleSignIn } from './sign-in.js';
-import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, type VerifiedCode, withCode } from '../verification/service.js';
+import { assertTrustedCallbackUrl, codeLink, createCode, limitCodeChecks, type VerifiedCode, withCode } from '../verification/service.js';
 
 /** The verification_codes purpose of magic links / one-time codes. */
 export const MAGIC_LINK_PURPOSE = 'magic_link';
@@ -42,14 +42,7 @@ export async function sendSignInCode(deps: Deps, auth: AuthContext, email: strin
       const address = channel?.value ?? email;
       const data: MagicLinkData = { email: address };
       const issued = await createCode(trx, auth.tenancy, MAGIC_LINK_PURPOSE, data, MAGIC_LINK_TTL_MILLIS, { otp: true });
-      await queueEmail(
-        trx,
-        deps,
-        auth,
-        address,
-        { type: 'magic-link', link: linkWithCode(callbackUrl, issued.code), otp: issued.otp!, expiresAt: issued.expiresAt },
-        { limitedByCaller: true },
-      );
+      await queueEmail(trx, deps, auth, address, { type: 'magic-link', ...codeLink(callbackUrl, issued), otp: issued.otp! }, { limitedByCaller: true });
       return { nonce: issued.nonce! };
     })
     .catch(async (error: unknown) => {

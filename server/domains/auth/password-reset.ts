@@ -13,7 +13,7 @@ import { renderEmail } from '../emails/render.js';
 import { signOutEverywhere } from '../sessions/service.js';
 import { updateUser } from '../users/queries.js';
 import { checkPasswordRequirements } from '../users/service.js';
-import { assertTrustedCallbackUrl, createCode, deleteUnusedCodesOfUser, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
+import { assertTrustedCallbackUrl, codeLink, createCode, deleteUnusedCodesOfUser, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
 
 /** The verification_codes purpose of password reset links. */
 export const PASSWORD_RESET_PURPOSE = 'password_reset';
@@ -56,14 +56,7 @@ export async function sendResetCode(deps: Deps, auth: AuthContext, email: string
       }
       const data: ResetData = { user_id: channel.user_id, contact_channel_id: channel.id, value: channel.value };
       const issued = await createCode(trx, auth.tenancy, PASSWORD_RESET_PURPOSE, data, PASSWORD_RESET_TTL_MILLIS);
-      await queueEmail(
-        trx,
-        deps,
-        auth,
-        channel.value,
-        { type: 'password-reset', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt },
-        { limitedByCaller: true },
-      );
+      await queueEmail(trx, deps, auth, channel.value, { type: 'password-reset', ...codeLink(callbackUrl, issued) }, { limitedByCaller: true });
     });
   });
 }

@@ -1,5 +1,5 @@
 import { router } from '../../trpc/init.js';
-import { restOperations, succeedAfter } from '../../trpc/operation.js';
+import { asShortList, restOperations, succeedAfter } from '../../trpc/operation.js';
 import { clientProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/contact-channels.js';
@@ -11,7 +11,7 @@ export const contactChannelsRouter = router({
   list: op(clientProcedure, 'GET /contact-channels', "A user's contact channels (user_id defaults to me; clients: only their own)")
     .input(schemas.contactChannelListQuerySchema)
     .output(schemas.contactChannelListSchema)
-    .query(async ({ ctx, input }) => ({ items: await service.listChannels(ctx.deps, ctx.auth, input.user_id), is_paginated: false as const })),
+    .query(asShortList(({ ctx, input }) => service.listChannels(ctx.deps, ctx.auth, input.user_id))),
 
   create: op(
     clientProcedure,

@@ -9,7 +9,7 @@ import { liveSessionUserId, resolveExistingUserId } from '../../access/policy.js
 import type { Executor } from '../../db/executor.js';
 import { limitEmailProbes } from '../rate-limits/service.js';
 import { findSessionUser } from '../users/queries.js';
-import { assertTrustedCallbackUrl, createCode, limitCodeChecks, linkWithCode, withCode } from '../verification/service.js';
+import { assertTrustedCallbackUrl, codeLink, createCode, limitCodeChecks, withCode } from '../verification/service.js';
 import { assertAddressFree, proveChannel, settleProvenAddress, syncPrimaryEmail } from './claims.js';
 import * as q from './queries.js';
 import { type ContactChannel, toContactChannelDto } from './dto.js';
@@ -231,14 +231,7 @@ export async function queueVerificationEmail(
 ): Promise<void> {
   const data: VerificationData = { user_id: channel.user_id, contact_channel_id: channel.id, value: channel.value };
   const issued = await createCode(trx, sender.tenancy, EMAIL_VERIFICATION_PURPOSE, data, EMAIL_VERIFICATION_TTL_MILLIS);
-  await queueEmail(
-    trx,
-    deps,
-    sender,
-    channel.value,
-    { type: 'email-verification', link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt },
-    { ip },
-  );
+  await queueEmail(trx, deps, sender, channel.value, { type: 'email-verification', ...codeLink(callbackUrl, issued) }, { ip });
 }
 
 /** Emails a verification link for one channel of a user; EMAIL_ALREADY_VERIFIED when there is nothing to verify. */

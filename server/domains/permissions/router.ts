@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
-import { restOperations, succeedAfter } from '../../trpc/operation.js';
+import { asShortList, restOperations, succeedAfter } from '../../trpc/operation.js';
 import { accessProcedure, adminProcedure, clientProcedure, serverProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/permissions.js';
@@ -24,7 +24,7 @@ function definitionRoutes(scope: 'team' | 'project') {
     )
       .input(z.object({}))
       .output(schemas.permissionDefinitionListSchema)
-      .query(async ({ ctx }) => ({ items: await service.listDefinitions(ctx.deps, ctx.auth, scope), is_paginated: false as const })),
+      .query(asShortList(({ ctx }) => service.listDefinitions(ctx.deps, ctx.auth, scope))),
 
     create: op(adminProcedure, `POST ${base}`, `Define a ${label} permission, optionally containing others`, { successStatus: 201 })
       .input(createSchema)
@@ -69,7 +69,7 @@ export const permissionsRouter = router({
   listTeamPermissions: op(clientProcedure, 'GET /team-permissions', 'Team permissions held, recursively by default (clients: their own)')
     .input(schemas.teamPermissionListQuerySchema)
     .output(schemas.teamPermissionListSchema)
-    .query(async ({ ctx, input }) => ({ items: await service.listTeamPermissions(ctx.deps, ctx.auth, input), is_paginated: false as const })),
+    .query(asShortList(({ ctx, input }) => service.listTeamPermissions(ctx.deps, ctx.auth, input))),
 
   grantTeamPermission: op(serverProcedure, 'POST /team-permissions/{team_id}/{user_id}/{permission_id}', 'Grant a team permission to a member', {
     successStatus: 201,
@@ -86,7 +86,7 @@ export const permissionsRouter = router({
   listProjectPermissions: op(clientProcedure, 'GET /project-permissions', 'Project permissions held, recursively by default (clients: their own)')
     .input(schemas.projectPermissionListQuerySchema)
     .output(schemas.projectPermissionListSchema)
-    .query(async ({ ctx, input }) => ({ items: await service.listProjectPermissions(ctx.deps, ctx.auth, input), is_paginated: false as const })),
+    .query(asShortList(({ ctx, input }) => service.listProjectPermissions(ctx.deps, ctx.auth, input))),
 
   grantProjectPermission: op(serverProcedure, 'POST /project-permissions/{user_id}/{permission_id}', 'Grant a project permission to a user', {
     successStatus: 201,

@@ -25,15 +25,15 @@ const SYSTEM_IDS = Object.keys(SYSTEM_TEAM_PERMISSIONS) as SystemTeamPermission[
 
 // ─── Default permissions ──────────────────────────────────────────────────────────────────────
 
+/** A user joining a team, and as what: its creator or a member. */
+export interface Joining {
+  teamId: string;
+  userId: string;
+  role: 'creator' | 'member';
+}
+
 /** On joining a team: the creator gets team_creator_default_permissions, anyone else team_member_default_permissions. */
-export async function grantTeamDefaults(
-  trx: Executor,
-  tenancy: Tenancy,
-  config: ProjectConfig,
-  teamId: string,
-  userId: string,
-  role: 'creator' | 'member',
-): Promise<void> {
+export async function grantTeamDefaults(trx: Executor, tenancy: Tenancy, config: ProjectConfig, { teamId, userId, role }: Joining): Promise<void> {
   const refs = role === 'creator' ? config.team_creator_default_permissions : config.team_member_default_permissions;
   await q.grantDefaults(
     trx,

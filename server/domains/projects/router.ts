@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { schemaErrorFromIssues } from '../../errors/wire.js';
 import { router } from '../../trpc/init.js';
-import { restOperations, succeedAfter } from '../../trpc/operation.js';
+import { asShortList, restOperations, succeedAfter } from '../../trpc/operation.js';
 import { accessProcedure, adminProcedure, clientProcedure } from '../../trpc/procedures.js';
 import { shortList, successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/projects.js';
@@ -33,7 +33,7 @@ export const projectsRouter = router({
   listOwned: op(accessProcedure('client'), 'GET /internal/projects', 'Projects owned by the signed-in owner (internal project only)')
     .input(z.object({}))
     .output(shortList(schemas.adminProjectSchema))
-    .query(async ({ ctx }) => ({ items: await service.listOwnedProjects(ctx.deps, ctx.auth), is_paginated: false as const })),
+    .query(asShortList(({ ctx }) => service.listOwnedProjects(ctx.deps, ctx.auth))),
 
   createOwned: op(accessProcedure('client'), 'POST /internal/projects', 'Create a project owned by one of your teams (internal project only)', {
     successStatus: 201,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import { router } from '../../trpc/init.js';
-import { restOperations, succeedAfter } from '../../trpc/operation.js';
+import { asShortList, restOperations, succeedAfter } from '../../trpc/operation.js';
 import { clientProcedure, projectAccessProcedure, publicProcedure, serverProcedure } from '../../trpc/procedures.js';
 import { findProject } from '../projects/queries.js';
 import { applyAuthHeader } from '../../access/resolve.js';
@@ -31,7 +31,7 @@ export const sessionsRouter = router({
   list: op(clientProcedure, 'GET /auth/sessions', "A user's active sessions (clients: their own)")
     .input(schemas.sessionListQuerySchema)
     .output(shortList(schemas.sessionSchema))
-    .query(async ({ ctx, input }) => ({ items: await service.listUserSessions(ctx.deps, ctx.auth, input.user_id), is_paginated: false as const })),
+    .query(asShortList(({ ctx, input }) => service.listUserSessions(ctx.deps, ctx.auth, input.user_id))),
 
   revoke: op(clientProcedure, 'DELETE /auth/sessions/{id}', 'Revoke another session of a user')
     .input(schemas.sessionDeleteSchema)

@@ -1,5 +1,5 @@
 import { router } from '../../trpc/init.js';
-import { restOperations, succeed, succeedAfter } from '../../trpc/operation.js';
+import { asShortList, restOperations, succeed, succeedAfter } from '../../trpc/operation.js';
 import { clientProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/team-invitations.js';
@@ -31,7 +31,7 @@ export const teamInvitationsRouter = router({
   list: op(clientProcedure, 'GET /team-invitations', "A team's pending invitations (clients: with $read_members and $invite_members)")
     .input(schemas.invitationListQuerySchema)
     .output(schemas.invitationListSchema)
-    .query(async ({ ctx, input }) => ({ items: await service.listInvitations(ctx.deps, ctx.auth, input.team_id), is_paginated: false as const })),
+    .query(asShortList(({ ctx, input }) => service.listInvitations(ctx.deps, ctx.auth, input.team_id))),
 
   revoke: op(clientProcedure, 'DELETE /team-invitations/{invitation_id}', 'Withdraw an invitation (clients: with $remove_members)')
     .input(schemas.invitationDeleteSchema)

@@ -75,7 +75,7 @@ export async function acceptInvitation(deps: Deps, auth: AuthContext, code: stri
   return deps.db.transaction().execute(async (trx) => {
     const verified = await consumeCode<InvitationData>(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, code);
     const { invitation } = await invitationOf(trx, auth, verified.id);
-    await addMember(trx, auth.tenancy, auth.project.config, invitation.team_id, userId, 'member');
+    await addMember(trx, auth.tenancy, auth.project.config, { teamId: invitation.team_id, userId, role: 'member' });
     await q.deleteInvitation(trx, auth.tenancy.id, invitation.id, null);
     return { team_id: invitation.team_id };
   });

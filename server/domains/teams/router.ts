@@ -1,5 +1,5 @@
 import { router } from '../../trpc/init.js';
-import { restOperations, succeedAfter } from '../../trpc/operation.js';
+import { asShortList, restOperations, succeedAfter } from '../../trpc/operation.js';
 import { clientProcedure, serverProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/teams.js';
@@ -11,7 +11,7 @@ export const teamsRouter = router({
   list: op(clientProcedure, 'GET /teams', "Teams (clients: their own; server: all, or one user's with user_id)")
     .input(schemas.teamListQuerySchema)
     .output(schemas.teamListSchema)
-    .query(async ({ ctx, input }) => ({ items: await service.listTeams(ctx.deps, ctx.auth, input), is_paginated: false as const })),
+    .query(asShortList(({ ctx, input }) => service.listTeams(ctx.deps, ctx.auth, input))),
 
   create: op(clientProcedure, 'POST /teams', 'Create a team; the creator joins it and selects it (clients: when client_team_creation_enabled)', {
     successStatus: 201,
@@ -62,7 +62,7 @@ export const teamsRouter = router({
   )
     .input(schemas.memberProfileListQuerySchema)
     .output(schemas.memberProfileListSchema)
-    .query(async ({ ctx, input }) => ({ items: await service.listMemberProfiles(ctx.deps, ctx.auth, input), is_paginated: false as const })),
+    .query(asShortList(({ ctx, input }) => service.listMemberProfiles(ctx.deps, ctx.auth, input))),
 
   getMemberProfile: op(
     clientProcedure,

@@ -9,7 +9,7 @@ import type { AuthContext, Tenancy } from '../../access/context.js';
 import type { ProjectConfig } from '../../../contract/config/project-config.js';
 import { INTERNAL_PROJECT_ID } from '../../../contract/config/project-config.js';
 import type { Executor } from '../../db/executor.js';
-import { grantTeamDefaults } from '../permissions/service.js';
+import { grantTeamDefaults, type Joining } from '../permissions/service.js';
 import { authorizeTeamAction, clientOwnUserId, isOwnUser, liveSessionUserId, resolveExistingUserId, resolveMe, resolveUserId } from '../../access/policy.js';
 import { findUser, setSelectedTeam } from '../users/queries.js';
 import { listInvitationIdsOfTeam } from '../team-invitations/queries.js';
@@ -47,16 +47,9 @@ function refuseServerOnlyFields(auth: AuthContext, input: Record<string, unknown
  * Adds a user to a team with the default permissions of their role, in the caller's transaction.
  * Returns false (and grants nothing) when they already were a member.
  */
-export async function addMember(
-  trx: Executor,
-  tenancy: Tenancy,
-  config: ProjectConfig,
-  teamId: string,
-  userId: string,
-  role: 'creator' | 'member',
-): Promise<boolean> {
-  const added = await q.insertTeamMember(trx, { tenancy_id: tenancy.id, team_id: teamId, user_id: userId });
-  if (added) await grantTeamDefaults(trx, tenancy, config, teamId, userId, role);
+export async function addMember(trx: Executor, tenancy: Tenancy, config: ProjectConfig, joining: Joining): Promise<boolean> {
+  const added = await q.insertTeamMember(trx, { tenancy_id: tenancy.id, team_id: joining.teamId, user_id: joining.userId });
+  if (added) await grantTeamDefaults(trx, tenancy, config, joining);
   return added;
 }
 
@@ -81,7 +74,7 @@ export async function insertTeamWithCreator(
     server_metadata: jsonOrNull(team.server_metadata),
   });
   if (creatorUserId) {
-    await addMember(trx, tenancy, config, row.id, creatorUserId, 'creator');
+    await addMember(trx, tenancy, config, { teamId: row.id, userId: creatorUserId, role: 'creator' });
     await setSelectedTeam(trx, tenancy.id, creatorUserId, row.id);
   }
   return row;
@@ -184,7 +177,7 @@ export async function addTeamMember(deps: Deps, auth: AuthContext, teamId: strin
     await deps.db.transaction().execute(async (trx) => {
       if (!(await q.findTeam(trx, auth.tenancy.id, teamId))) throw new KnownErrors.TeamNotFound(teamId);
       if (!(await findUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
-      if (!(await addMember(trx, auth.tenancy, auth.project.config, teamId, userId, 'member')))
+      if (!(await addMember(trx, auth.tenancy, auth.project.config, { teamId, userId, role: 'member' })))
         throw new KnownErrors.TeamMembershipAlreadyExists(teamId, userId);
     });
   } catch (error) {

@@ -1,5 +1,5 @@
 import { router } from '../../trpc/init.js';
-import { restOperations } from '../../trpc/operation.js';
+import { asShortList, restOperations } from '../../trpc/operation.js';
 import { clientProcedure, serverProcedure } from '../../trpc/procedures.js';
 import * as schemas from '../../../contract/schemas/user-team-api-keys.js';
 import * as service from './service.js';
@@ -10,10 +10,7 @@ export const userTeamApiKeysRouter = router({
   listUserKeys: op(clientProcedure, 'GET /user-api-keys', "A user's API keys (clients: their own)")
     .input(schemas.userApiKeyListQuerySchema)
     .output(schemas.userApiKeyListSchema)
-    .query(async ({ ctx, input }) => ({
-      items: await service.listApiKeys(ctx.deps, ctx.auth, { type: 'user', userIdParam: input.user_id }),
-      is_paginated: false as const,
-    })),
+    .query(asShortList(({ ctx, input }) => service.listApiKeys(ctx.deps, ctx.auth, { type: 'user', userIdParam: input.user_id }))),
 
   createUserKey: op(clientProcedure, 'POST /user-api-keys', 'Create a user API key (when allow_user_api_keys); the full key is in this response only', {
     successStatus: 201,
@@ -44,10 +41,7 @@ export const userTeamApiKeysRouter = router({
   listTeamKeys: op(clientProcedure, 'GET /team-api-keys', "A team's API keys (clients: with $manage_api_keys)")
     .input(schemas.teamApiKeyListQuerySchema)
     .output(schemas.teamApiKeyListSchema)
-    .query(async ({ ctx, input }) => ({
-      items: await service.listApiKeys(ctx.deps, ctx.auth, { type: 'team', teamId: input.team_id }),
-      is_paginated: false as const,
-    })),
+    .query(asShortList(({ ctx, input }) => service.listApiKeys(ctx.deps, ctx.auth, { type: 'team', teamId: input.team_id }))),
 
   createTeamKey: op(
     clientProcedure,

@@ -220,3 +220,8 @@ export function linkWithCode(callbackUrl: string, code: string): string {
   url.searchParams.set('code', code);
   return url.toString();
 }
+
+/** What an email about an issued code says of it: the link that carries it, and when it stops working. */
+export function codeLink(callbackUrl: string, issued: IssuedCode): { link: string; expiresAt: Date } {
+  return { link: linkWithCode(callbackUrl, issued.code), expiresAt: issued.expiresAt };
+}
