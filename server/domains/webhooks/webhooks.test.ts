@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AdminApp } from '../../../sdk/admin-app.js';
 import { type ProjectFixture, startHarness, useHarness } from '../../test/harness.js';
 import { WEBHOOK_MAX_ATTEMPTS } from './delivery.js';
 import { emitWebhookEvent } from './events.js';
@@ -248,6 +249,24 @@ describe('webhooks: delivery', () => {
     await waitFor('the first creation delivered', () => at(path).length === 1);
     await new Promise((r) => setTimeout(r, 500));
     expect(at(path)).toHaveLength(1);
+  });
+});
+
+describe('webhooks: SDK', () => {
+  it('AdminApp manages endpoints, sends a test event and reads the deliveries log', async () => {
+    const project = await h.createProject();
+    const admin = new AdminApp({ projectId: project.id, superSecretAdminKey: project.superSecretAdminKey, baseUrl: h.url });
+    const path = newPath();
+    const created = await admin.createWebhookEndpoint({ url: `${receiverUrl}${path}`, description: 'sdk' });
+    expect(created.secret).toMatch(/^whsec_/);
+    expect((await admin.listWebhookEndpoints()).map((e) => e.id)).toEqual([created.id]);
+    const { delivery_id } = await admin.sendWebhookTestEvent(created.id);
+    await waitFor('sent', async () => (await admin.listWebhookDeliveries(created.id)).find((d) => d.id === delivery_id && d.state === 'sent'));
+    expect(verified(created.secret, at(path)[0]!).type).toBe('webhook.test');
+    const disabled = await admin.updateWebhookEndpoint(created.id, { enabled: false });
+    expect(disabled.enabled).toBe(false);
+    await admin.deleteWebhookEndpoint(created.id);
+    expect(await admin.listWebhookEndpoints()).toEqual([]);
   });
 });
 
