@@ -1,6 +1,65 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
-/** Outbound webhook endpoints, events and deliveries (issue 19). Placeholder reserved so parallel branches do not fight over the migration list; filled by its branch. */
-export async function up(_db: Kysely<unknown>): Promise<void> {}
+/**
+ * Outbound webhooks (issue 19 item 2), delivered from PostgreSQL through the jobs outbox.
+ *
+ * - webhook_endpoints: where a project's events go. The signing secret is sealed (AES-GCM, bound
+ *   to the endpoint); during a rotation the previous secret stays (sealed) until
+ *   previous_secret_expires_at, and deliveries carry both signatures until then. event_types NULL
+ *   means every event. failing_since is when the current run of failed deliveries began: an
+ *   endpoint failing for days is disabled (disabled_reason says why).
+ * - webhook_messages: one event, written in the same transaction as the change it announces
+ *   (a rolled-back change leaves no event). Its id is the `webhook-id` receivers dedupe on.
+ * - webhook_deliveries: one per (message, endpoint), each with its delivery job (same id); the
+ *   job owns the schedule, the row is the log the console shows.
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  const statements = [
+    sql`CREATE TABLE webhook_endpoints (
+      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
+      id uuid NOT NULL,
+      url text NOT NULL,
+      description text NOT NULL DEFAULT '',
+      event_types text,
+      enabled boolean NOT NULL DEFAULT true,
+      disabled_reason text,
+      secret_sealed text NOT NULL,
+      previous_secret_sealed text,
+      previous_secret_expires_at timestamptz,
+      failing_since timestamptz,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenancy_id, id)
+    )`,
+    sql`CREATE TABLE webhook_messages (
+      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
+      id text NOT NULL,
+      event_type text NOT NULL,
+      payload text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenancy_id, id)
+    )`,
+    sql`CREATE INDEX webhook_messages_created_idx ON webhook_messages (tenancy_id, created_at)`,
+    sql`CREATE TABLE webhook_deliveries (
+      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
+      id uuid NOT NULL,
+      message_id text NOT NULL,
+      endpoint_id uuid NOT NULL,
+      state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'dead')),
+      attempts integer NOT NULL DEFAULT 0,
+      last_status integer,
+      last_error text,
+      last_response_snippet text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      sent_at timestamptz,
+      PRIMARY KEY (tenancy_id, id)
+    )`,
+    sql`CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (tenancy_id, endpoint_id, created_at)`,
+  ];
+  for (const statement of statements) await statement.execute(db);
+}
 
-export async function down(_db: Kysely<unknown>): Promise<void> {}
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE IF EXISTS webhook_deliveries`.execute(db);
+  await sql`DROP TABLE IF EXISTS webhook_messages`.execute(db);
+  await sql`DROP TABLE IF EXISTS webhook_endpoints`.execute(db);
+}

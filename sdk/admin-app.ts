@@ -14,6 +14,7 @@ import { type CallOptions, clientCredentials, composeFeatures, envVar } from './
 import { EmailsFeature } from './features/emails.js';
 import { InternalApiKeysFeature } from './features/internal-api-keys.js';
 import { MetricsFeature } from './features/metrics.js';
+import { WebhooksFeature } from './features/webhooks.js';
 import { AdminPermissionsFeature } from './features/permissions.js';
 import { type AdminProject, AdminProjectsFeature } from './features/projects.js';
 import { type ServerAppOptions, ServerApp } from './server-app.js';
@@ -23,6 +24,7 @@ import type { AccessLevel, Credentials } from './transport.js';
 export type * from './features/emails.js';
 export type * from './features/internal-api-keys.js';
 export type * from './features/metrics.js';
+export type * from './features/webhooks.js';
 export type * from './features/permissions.js';
 export type * from './features/projects.js';
 
@@ -36,7 +38,7 @@ export interface AdminAppOptions extends Omit<ServerAppOptions, 'secretServerKey
   adminAccessToken?: string | (() => string | null | Promise<string | null>);
 }
 
-export interface AdminApp extends AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature {}
+export interface AdminApp extends AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature, WebhooksFeature {}
 
 /**
  * The admin app of a project. Its token store defaults to none: admin apps act on the project,
@@ -103,4 +105,4 @@ export class AdminApp extends ServerApp {
   }
 }
 
-composeFeatures(AdminApp, [AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature]);
+composeFeatures(AdminApp, [AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature, WebhooksFeature]);

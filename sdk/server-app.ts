@@ -10,6 +10,7 @@ import { ClientApp } from './client-app.js';
 import { type ClientAppOptions, composeFeatures, envVar } from './core.js';
 import { ServerApiKeysFeature } from './features/api-keys.js';
 import { ServerOAuthFeature } from './features/oauth.js';
+import { ServerDataVaultFeature } from './features/data-vault.js';
 import { ServerPermissionsFeature } from './features/permissions.js';
 import { ServerSessionsFeature } from './features/sessions.js';
 import { type ServerTeamViews, ServerTeamsFeature } from './features/teams.js';
@@ -18,6 +19,7 @@ import type { TokenStoreInit } from './tokens.js';
 import type { AccessLevel, Credentials } from './transport.js';
 
 export type * from './features/api-keys.js';
+export type * from './features/data-vault.js';
 export type * from './features/permissions.js';
 export type * from './features/sessions.js';
 export type * from './features/teams.js';
@@ -29,7 +31,14 @@ export interface ServerAppOptions extends ClientAppOptions {
 }
 
 export interface ServerApp
-  extends ServerUsersFeature, ServerSessionsFeature, ServerTeamsFeature, ServerPermissionsFeature, ServerApiKeysFeature, ServerOAuthFeature {}
+  extends
+    ServerUsersFeature,
+    ServerSessionsFeature,
+    ServerTeamsFeature,
+    ServerPermissionsFeature,
+    ServerApiKeysFeature,
+    ServerOAuthFeature,
+    ServerDataVaultFeature {}
 
 /**
  * The server app of a project: the client app's calls with server access, plus user management.
@@ -63,4 +72,12 @@ export class ServerApp extends ClientApp<ServerUser, ServerTeamViews> {
   }
 }
 
-composeFeatures(ServerApp, [ServerUsersFeature, ServerSessionsFeature, ServerTeamsFeature, ServerPermissionsFeature, ServerApiKeysFeature, ServerOAuthFeature]);
+composeFeatures(ServerApp, [
+  ServerUsersFeature,
+  ServerSessionsFeature,
+  ServerTeamsFeature,
+  ServerPermissionsFeature,
+  ServerApiKeysFeature,
+  ServerOAuthFeature,
+  ServerDataVaultFeature,
+]);

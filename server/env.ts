@@ -56,6 +56,8 @@ export interface LatchEnv {
    * address); unset, /metrics answers only loopback peers that did not come through a proxy.
    */
   metricsToken: string | null;
+  /** LATCH_WEBHOOKS_ALLOW_PRIVATE: webhook endpoints may be private, loopback or link-local addresses (development, tests). */
+  webhooksAllowPrivate?: boolean;
   /** Brute-force limits, counted in the database (server/domains/rate-limits). */
   rateLimits: RateLimitSettings;
   /** Email delivery (server/domains/emails). */
@@ -393,6 +395,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     trustProxy: trustProxyFrom(source.LATCH_TRUST_PROXY),
     oauth: oauthSettingsFrom(source),
     metricsToken: metricsTokenFrom(source.LATCH_METRICS_TOKEN),
+    webhooksAllowPrivate: boolFrom('LATCH_WEBHOOKS_ALLOW_PRIVATE', source.LATCH_WEBHOOKS_ALLOW_PRIVATE, false),
     rateLimits: {
       windowSeconds: intFrom('LATCH_RATE_LIMIT_WINDOW_SECONDS', source.LATCH_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMITS.windowSeconds, 1, 86400),
       signInPerEmail: intFrom(

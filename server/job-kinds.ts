@@ -1,5 +1,6 @@
 import { emailJobKind } from './domains/emails/delivery.js';
 import { JobRegistry } from './jobs/kinds.js';
+import { webhookJobKind } from './domains/webhooks/delivery.js';
 
 /**
  * Every kind of job this instance runs (server/jobs/), as router.ts lists every domain's
@@ -7,4 +8,4 @@ import { JobRegistry } from './jobs/kinds.js';
  * with defineJobKind and added here. An instance claims only the kinds listed, so during a
  * rolling upgrade an older instance leaves a newer kind's jobs to the instances that know it.
  */
-export const JOB_KINDS = new JobRegistry([emailJobKind]);
+export const JOB_KINDS = new JobRegistry([emailJobKind, webhookJobKind]);

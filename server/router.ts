@@ -17,6 +17,8 @@
  */
 import { apiKeysRouter } from './domains/api-keys/router.js';
 import { authRouter } from './domains/auth/router.js';
+import { dataVaultRouter } from './domains/data-vault/router.js';
+import { webhooksRouter } from './domains/webhooks/router.js';
 import { contactChannelsRouter } from './domains/contact-channels/router.js';
 import { emailsRouter } from './domains/emails/router.js';
 import { metricsRouter } from './domains/metrics/router.js';
@@ -49,6 +51,8 @@ export const appRouter = router({
   mfa: mfaRouter,
   passkeys: passkeysRouter,
   oauth: oauthRouter,
+  dataVault: dataVaultRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -90,6 +90,9 @@ const samplesWithArguments: { [K in KeyWithArguments]: () => KnownErrorOf<K> } &
   ItemQuantityInsufficientAmount: () => new KnownErrors.ItemQuantityInsufficientAmount('credits', 'u1', -5),
   DataVaultStoreDoesNotExist: () => new KnownErrors.DataVaultStoreDoesNotExist('secrets'),
   DataVaultStoreHashedKeyDoesNotExist: () => new KnownErrors.DataVaultStoreHashedKeyDoesNotExist('secrets', 'abc123'),
+  WebhookEndpointNotFound: () => new KnownErrors.WebhookEndpointNotFound('5a0e6f7c-0000-4000-8000-000000000000'),
+  WebhookDeliveryNotFound: () => new KnownErrors.WebhookDeliveryNotFound('5a0e6f7c-0000-4000-8000-000000000001'),
+  WebhookUrlNotAllowed: () => new KnownErrors.WebhookUrlNotAllowed(),
   RecentSignInRequired: () => new KnownErrors.RecentSignInRequired(300),
 };
 

@@ -37,6 +37,7 @@ import { emailErrors } from './emails.js';
 import { paymentErrors } from './payments.js';
 import { dataVaultErrors } from './data-vault.js';
 import { workflowErrors } from './workflows.js';
+import { webhookErrors } from './webhooks.js';
 
 export type { AccessType } from '../access-type.js';
 export type { SchemaErrorDetails, SchemaIssue } from './generic.js';
@@ -62,6 +63,7 @@ export const KnownErrors = {
   ...paymentErrors,
   ...dataVaultErrors,
   ...workflowErrors,
+  ...webhookErrors,
 } as const;
 
 /** Any class in the catalogue. */

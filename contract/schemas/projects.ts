@@ -5,6 +5,7 @@ import { domainSchema, domainsConfigFlagFields } from '../config/domains.js';
 import { emailConfigOutputSchema, emailConfigUpdateSchema } from '../config/emails.js';
 import { OAUTH_ACCOUNT_MERGE_STRATEGIES, OAUTH_CONFIGURABLE_PROVIDER_IDS, oauthProviderInputSchema, oauthProviderOutputSchema } from '../config/oauth.js';
 import { permissionRefsSchema, teamsConfigFlagFields } from '../config/teams.js';
+import { dataVaultStoresSchema } from '../config/vault.js';
 import { displayNameSchema, imageUrlSchema, uuidSchema } from '../validation/schemas.js';
 
 // The config sections' own schemas, re-exported where the console and the email schemas found them.
@@ -39,6 +40,7 @@ export const configUpdateSchema = z
     domains: z.array(domainSchema).max(100),
     oauth_providers: z.array(oauthProviderInputSchema).max(OAUTH_CONFIGURABLE_PROVIDER_IDS.length),
     email_config: emailConfigUpdateSchema,
+    data_vault_stores: dataVaultStoresSchema,
   })
   .partial();
 
@@ -87,6 +89,7 @@ export const adminProjectSchema = z.object({
     oauth_providers: z.array(oauthProviderOutputSchema),
     enabled_oauth_providers: z.array(z.object({ id: z.enum(OAUTH_CONFIGURABLE_PROVIDER_IDS) })),
     email_config: emailConfigOutputSchema,
+    data_vault_stores: z.array(z.object({ id: z.string(), display_name: z.string() })),
   }),
   production_mode_problems: z.array(productionModeProblemSchema),
 });

@@ -322,6 +322,58 @@ export interface OAuthCodesTable {
   created_at: Timestamp;
 }
 
+/** Data vault entries, sealed twice: by the SDK, then by the server's envelope (migration 0014). */
+export interface DataVaultEntriesTable {
+  tenancy_id: string;
+  store_id: string;
+  hashed_key: string;
+  key_version: number;
+  wrapped_data_key: string;
+  value_sealed: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Outbound webhook endpoints (migration 0015); event_types is a JSON array, or null for every event. */
+export interface WebhookEndpointsTable {
+  tenancy_id: string;
+  id: string;
+  url: string;
+  description: Generated<string>;
+  event_types: string | null;
+  enabled: Generated<boolean>;
+  disabled_reason: string | null;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+  failing_since: Date | null;
+  created_at: Timestamp;
+}
+
+/** One event to announce, written with the change (migration 0015). */
+export interface WebhookMessagesTable {
+  tenancy_id: string;
+  id: string;
+  event_type: string;
+  payload: string;
+  created_at: Timestamp;
+}
+
+/** One message to one endpoint: the log the console shows; its job has the same id. */
+export interface WebhookDeliveriesTable {
+  tenancy_id: string;
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  state: Generated<'pending' | 'sent' | 'dead'>;
+  attempts: Generated<number>;
+  last_status: number | null;
+  last_error: string | null;
+  last_response_snippet: string | null;
+  created_at: Timestamp;
+  sent_at: Date | null;
+}
+
 export interface DB {
   projects: ProjectsTable;
   tenancies: TenanciesTable;
@@ -350,6 +402,10 @@ export interface DB {
   oauth_tokens: OAuthTokensTable;
   oauth_flows: OAuthFlowsTable;
   oauth_codes: OAuthCodesTable;
+  data_vault_entries: DataVaultEntriesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

@@ -32,6 +32,7 @@ import { mintAccessToken } from '../sessions/access-token.js';
 import { deleteSessionsBeyond, insertSession } from '../sessions/queries.js';
 import { findUser } from '../users/queries.js';
 import { issueAttemptCode } from '../mfa/service.js';
+import { emitWebhookEvent } from '../webhooks/events.js';
 
 /** How a session came to be. `server`: a server key created it (POST /auth/sessions). */
 export type SignInMethod = 'password' | 'anonymous' | 'magic_link' | 'oauth' | 'passkey' | 'cli' | 'server';
@@ -212,6 +213,13 @@ export async function startSession(
     last_used_ip: attempt.ip,
   });
   await deleteSessionsBeyond(db, tenancy.id, user.id, sessionId, maxSessionsPerUser);
+  // session.created, with the way in, in the caller's executor (the sign-in's transaction where it has one).
+  await emitWebhookEvent(db, tenancy.id, 'session.created', {
+    id: sessionId,
+    user_id: user.id,
+    sign_in_method: attempt.method,
+    is_impersonation: attempt.isImpersonation ?? false,
+  });
   return {
     access_token: await mintAccessToken(deps, tenancy, user, sessionId, expiresAt),
     refresh_token: refreshToken,

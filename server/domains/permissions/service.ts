@@ -10,6 +10,7 @@ import { findTeam } from '../teams/queries.js';
 import { findUser } from '../users/queries.js';
 import { clientOwnUserId, resolveUserId } from '../../access/policy.js';
 import * as q from './queries.js';
+import { emitWebhookEvent } from '../webhooks/events.js';
 import { type PermissionDefinition, systemDefinition, toDefinitionDto } from './dto.js';
 import {
   SYSTEM_TEAM_PERMISSIONS,
@@ -201,6 +202,7 @@ export async function grantTeamPermission(deps: Deps, auth: AuthContext, teamId:
       await requireDefinition(trx, auth.tenancy.id, 'team', permissionId);
       await requireMembership(trx, auth.tenancy.id, teamId, userId);
       await q.insertTeamGrant(trx, { tenancy_id: auth.tenancy.id, team_id: teamId, user_id: userId, permission_id: permissionId });
+      await emitWebhookEvent(trx, auth.tenancy.id, 'team_permission.created', { id: permissionId, team_id: teamId, user_id: userId });
     });
   } catch (error) {
     // The membership ended between the check and the insert (a grant cannot outlive it).
@@ -217,6 +219,7 @@ export async function revokeTeamPermission(deps: Deps, auth: AuthContext, teamId
     await requireMembership(trx, auth.tenancy.id, teamId, userId);
     // Revoking a permission that was not granted is a no-op, so retries are safe.
     await q.deleteTeamGrant(trx, auth.tenancy.id, teamId, userId, permissionId);
+    await emitWebhookEvent(trx, auth.tenancy.id, 'team_permission.deleted', { id: permissionId, team_id: teamId, user_id: userId });
   });
 }
 
@@ -227,6 +230,7 @@ export async function grantProjectPermission(deps: Deps, auth: AuthContext, user
       await requireDefinition(trx, auth.tenancy.id, 'project', permissionId);
       if (!(await findUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
       await q.insertProjectGrant(trx, { tenancy_id: auth.tenancy.id, user_id: userId, permission_id: permissionId });
+      await emitWebhookEvent(trx, auth.tenancy.id, 'project_permission.created', { id: permissionId, user_id: userId });
     });
   } catch (error) {
     if (isForeignKeyViolation(error)) throw new KnownErrors.UserNotFound();
@@ -241,6 +245,7 @@ export async function revokeProjectPermission(deps: Deps, auth: AuthContext, use
     await requireDefinition(trx, auth.tenancy.id, 'project', permissionId);
     if (!(await findUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
     await q.deleteProjectGrant(trx, auth.tenancy.id, userId, permissionId);
+    await emitWebhookEvent(trx, auth.tenancy.id, 'project_permission.deleted', { id: permissionId, user_id: userId });
   });
 }
 

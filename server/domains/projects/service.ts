@@ -115,6 +115,7 @@ export function toAdminProjectDto(deps: Deps, row: ProjectRow, branch: string = 
       })),
       enabled_oauth_providers: config.oauth_providers.filter((p) => p.enabled).map((p) => ({ id: p.id })),
       email_config: emailConfig,
+      data_vault_stores: config.data_vault_stores.map((store) => ({ id: store.id, display_name: store.display_name })),
     },
     production_mode_problems: productionModeProblems(row.id, config),
   };

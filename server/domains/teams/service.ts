@@ -15,6 +15,7 @@ import { findUser, setSelectedTeam } from '../users/queries.js';
 import { listInvitationIdsOfTeam } from '../team-invitations/queries.js';
 import { deleteCodes } from '../verification/service.js';
 import * as q from './queries.js';
+import { emitWebhookEvent } from '../webhooks/events.js';
 import { toMemberProfileDto, toTeamDto } from './dto.js';
 import { oauthProviderViews } from '../oauth/oauth-providers.js';
 import {
@@ -49,7 +50,10 @@ function refuseServerOnlyFields(auth: AuthContext, input: Record<string, unknown
  */
 export async function addMember(trx: Executor, tenancy: Tenancy, config: ProjectConfig, joining: Joining): Promise<boolean> {
   const added = await q.insertTeamMember(trx, { tenancy_id: tenancy.id, team_id: joining.teamId, user_id: joining.userId });
-  if (added) await grantTeamDefaults(trx, tenancy, config, joining);
+  if (added) {
+    await grantTeamDefaults(trx, tenancy, config, joining);
+    await emitWebhookEvent(trx, tenancy.id, 'team_membership.created', { team_id: joining.teamId, user_id: joining.userId });
+  }
   return added;
 }
 
@@ -73,6 +77,7 @@ export async function insertTeamWithCreator(
     client_read_only_metadata: jsonOrNull(team.client_read_only_metadata),
     server_metadata: jsonOrNull(team.server_metadata),
   });
+  await emitWebhookEvent(trx, tenancy.id, 'team.created', toTeamDto(row, 'server'));
   if (creatorUserId) {
     await addMember(trx, tenancy, config, { teamId: row.id, userId: creatorUserId, role: 'creator' });
     await setSelectedTeam(trx, tenancy.id, creatorUserId, row.id);
@@ -137,14 +142,18 @@ export async function updateTeam(deps: Deps, auth: AuthContext, teamId: string, 
       server: current.server_metadata,
     });
   }
-  const row = await q.updateTeam(deps.db, auth.tenancy.id, teamId, {
-    ...(input.display_name !== undefined ? { display_name: input.display_name } : {}),
-    ...(input.profile_image_url !== undefined ? { profile_image_url: input.profile_image_url } : {}),
-    ...(input.client_metadata !== undefined ? { client_metadata: jsonOrNull(input.client_metadata) } : {}),
-    ...(input.client_read_only_metadata !== undefined ? { client_read_only_metadata: jsonOrNull(input.client_read_only_metadata) } : {}),
-    ...(input.server_metadata !== undefined ? { server_metadata: jsonOrNull(input.server_metadata) } : {}),
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const updated = await q.updateTeam(trx, auth.tenancy.id, teamId, {
+      ...(input.display_name !== undefined ? { display_name: input.display_name } : {}),
+      ...(input.profile_image_url !== undefined ? { profile_image_url: input.profile_image_url } : {}),
+      ...(input.client_metadata !== undefined ? { client_metadata: jsonOrNull(input.client_metadata) } : {}),
+      ...(input.client_read_only_metadata !== undefined ? { client_read_only_metadata: jsonOrNull(input.client_read_only_metadata) } : {}),
+      ...(input.server_metadata !== undefined ? { server_metadata: jsonOrNull(input.server_metadata) } : {}),
+    });
+    if (!updated) throw new KnownErrors.TeamNotFound(teamId);
+    await emitWebhookEvent(trx, auth.tenancy.id, 'team.updated', toTeamDto(updated, 'server'));
+    return updated;
   });
-  if (!row) throw new KnownErrors.TeamNotFound(teamId);
   return toTeamDto(row, auth.type);
 }
 
@@ -165,6 +174,7 @@ export async function deleteTeam(deps: Deps, auth: AuthContext, teamId: string):
     await deleteCodes(trx, auth.tenancy, await listInvitationIdsOfTeam(trx, auth.tenancy.id, teamId));
     await q.clearSelectedTeam(trx, auth.tenancy.id, teamId, null);
     await q.deleteTeam(trx, auth.tenancy.id, teamId);
+    await emitWebhookEvent(trx, auth.tenancy.id, 'team.deleted', { id: teamId });
   });
 }
 
@@ -200,6 +210,7 @@ export async function removeTeamMember(deps: Deps, auth: AuthContext, teamId: st
   await deps.db.transaction().execute(async (trx) => {
     if (!(await q.deleteTeamMember(trx, auth.tenancy.id, teamId, userId))) throw new KnownErrors.TeamMembershipNotFound(teamId, userId);
     await q.clearSelectedTeam(trx, auth.tenancy.id, teamId, userId);
+    await emitWebhookEvent(trx, auth.tenancy.id, 'team_membership.deleted', { team_id: teamId, user_id: userId });
   });
 }
 

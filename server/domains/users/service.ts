@@ -22,6 +22,7 @@ import { type ClientUser, type ServerUser, toUserDto } from './dto.js';
 import { oauthProviderViews } from '../oauth/oauth-providers.js';
 import * as q from './queries.js';
 import { clearTotpSurroundings } from '../mfa/queries.js';
+import { emitWebhookEvent } from '../webhooks/events.js';
 import type { clientUserUpdateSchema, serverUserUpdateSchema, userCreateSchema, userListQuerySchema } from '../../../contract/schemas/users.js';
 
 /** PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG with their limits (spec sections 5 and 8). */
@@ -132,6 +133,8 @@ export async function insertUserWithEmail(trx: Executor, deps: Deps, tenancy: Te
     if (fields.primaryEmailVerified) await settleProvenAddress(trx, tenancy, { user_id: id, value: email, type: 'email' });
   }
   await grantUserDefaults(trx, tenancy, config, id);
+  // user.created goes out with the change (same transaction), before the personal team's events.
+  await emitWebhookEvent(trx, tenancy.id, 'user.created', toUserDto(user, 'server'));
   if (config.create_team_on_sign_up && !fields.isAnonymous) {
     const name = fields.displayName ?? fields.primaryEmail ?? 'Personal';
     // The user creates their personal team: member, team_creator_default_permissions, selected.
@@ -285,6 +288,7 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
     }
     const updated = await q.updateUser(trx, auth.tenancy.id, userId, patch);
     if (!updated) throw new KnownErrors.UserNotFound();
+    await emitWebhookEvent(trx, auth.tenancy.id, 'user.updated', toUserDto(updated, 'server'));
     // A password changed by the server signs the user out everywhere (sessions and API keys).
     if (passwordHash !== undefined) await signOutEverywhere(trx, auth.tenancy, userId, null);
     return updated;
@@ -299,7 +303,10 @@ export async function deleteUser(deps: Deps, auth: AuthContext, userIdParam: str
   }
   await loadUserFor(deps, auth, userId);
   // Sessions, contact channels and memberships go with the user (ON DELETE CASCADE), in one statement.
-  if (!(await q.deleteUser(deps.db, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await q.deleteUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
+    await emitWebhookEvent(trx, auth.tenancy.id, 'user.deleted', { id: userId });
+  });
 }
 
 export function encodeCursor(row: { signed_up_at: Date; id: string }): string {
