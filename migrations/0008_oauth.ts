@@ -63,7 +63,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     sql`CREATE TABLE oauth_codes (
       tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
       id uuid NOT NULL,
-      code_hash text NOT NULL UNIQUE,
+      code_hash text NOT NULL,
       redirect_uri text NOT NULL,
       code_challenge text NOT NULL,
       sealed text NOT NULL,
@@ -72,6 +72,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       created_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (tenancy_id, id)
     )`,
+    sql`CREATE UNIQUE INDEX oauth_codes_code_idx ON oauth_codes (tenancy_id, code_hash)`,
     sql`CREATE INDEX oauth_codes_expires_idx ON oauth_codes (expires_at)`,
   ];
   for (const statement of statements) await statement.execute(db);

@@ -20,7 +20,9 @@ describe('browser bundle of the SDK', () => {
       `SDK browser bundle: ${(code.length / 1024).toFixed(1)} KiB minified, ${(gzipped / 1024).toFixed(1)} KiB gzipped ` +
         `(${[...sizes].map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(1)} KiB`).join(', ')})`,
     );
-    // Goal: at most a quarter of @stackframe/js; a regression guard well under that.
-    expect(gzipped).toBeLessThan(40 * 1024);
+    // Goal: at most a quarter of @stackframe/js; a regression guard well under that. Raised from 40
+    // to 44 KiB when OAuth, MFA, passkeys (@simplewebauthn/browser) and CLI login landed (42.9 KiB);
+    // splitting feature code out of the core bundle is issue 20's work.
+    expect(gzipped).toBeLessThan(44 * 1024);
   });
 });

@@ -53,6 +53,8 @@ export const IDEMPOTENT_MUTATIONS: ReadonlySet<string> = new Set([
   'permissions.deleteProjectDefinition',
   'contactChannels.delete',
   'oauth.deleteProvider',
+  'passkeys.delete',
+  'webhooks.deleteEndpoint',
 ]);
 
 /** The access level an app calls with: the contract's `AccessType` (`x-latch-access-type`). */

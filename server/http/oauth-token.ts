@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Deps } from '../deps.js';
 import { KnownErrors } from '../../contract/errors/known-errors.js';
 import { clientIp, parseLatchHeaders } from '../trpc/context.js';
+import { limitCodeChecks } from '../domains/verification/service.js';
 import { resolveAuth } from '../access/resolve.js';
 import { sendError } from '../trpc/rest.js';
 import { refreshGrant } from '../domains/sessions/refresh.js';
@@ -98,6 +99,8 @@ export async function handleOAuthToken(deps: Deps, req: Request, res: Response):
       res.json(await refreshGrant(deps, auth.tenancy, grant.refreshToken, clientIp(req)));
       return;
     }
+    // A code is guessable input like every other code: counted per IP (verification/service.ts).
+    await limitCodeChecks(deps, auth.tenancy, clientIp(req));
     res.json(await redeemAuthorizationCode(deps, auth.tenancy, grant));
   } catch (error) {
     sendError(req, res, deps, requestId, error);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { type AccessTokenClaims, Keyring, TokenVerificationError, deriveProjectKey, deriveProjectScalar, kidFor, toLowS } from '../crypto/jwt.js';
 import { DEFAULT_RATE_LIMITS } from '../env.js';
+import { totpCode } from '../crypto/totp.js';
 import { linkCodes, outboxTexts } from './outbox.js';
 import { inviteFreshAddress, tenancyOf } from './team-fixtures.js';
 import { type ApiResponse, type Harness, type OwnerSession, type ProjectFixture, type UserSession, startHarness } from './harness.js';
@@ -410,7 +411,11 @@ describe('secrets at rest', () => {
     const password = `user-password-${marker}`;
     const user: UserSession = await h.signUpUser(project, { password });
     expect((await h.patch(`/users/${user.userId}`, { totp_secret_base64: totpSecret }, project.server())).status).toBe(200);
-    const signedIn = await signIn(project, user.email, password);
+    // The TOTP secret turns MFA on: the password answers with an attempt code, the TOTP finishes.
+    const gated = await signIn(project, user.email, password);
+    expect(gated.body.code).toBe('MULTI_FACTOR_AUTHENTICATION_REQUIRED');
+    const attemptCode: string = gated.body.details.attempt_code;
+    const signedIn = await h.post('/auth/mfa/sign-in', { type: 'totp', totp: await totpCode(totpSecret), code: attemptCode }, project.client());
     const serverSession = await h.post('/auth/sessions', { user_id: user.userId }, project.server());
     const team = await h.post('/teams', { display_name: 'Secret team', creator_user_id: user.userId }, project.server());
     const userKey = await h.post('/user-api-keys', { user_id: user.userId, description: 'k' }, project.server());
@@ -441,6 +446,7 @@ describe('secrets at rest', () => {
       'user password': password,
       'sign-up refresh token': user.refreshToken,
       'sign-in refresh token': signedIn.body.refresh_token,
+      'MFA attempt code': attemptCode,
       'server session refresh token': serverSession.body.refresh_token,
       'access token': signedIn.body.access_token,
       'publishable client key': project.publishableClientKey,

@@ -173,6 +173,11 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'POST /contact-channels': () => ({ user_id: U1.userId, type: 'email', value: h.uniqueEmail('probe'), used_for_auth: false }),
   'PATCH /contact-channels/{user_id}/{contact_channel_id}': () => ({ used_for_auth: false, is_primary: false }),
   'PATCH /passkeys/{user_id}/{passkey_id}': () => ({ name: 'Renamed by a stranger' }),
+  'POST /oauth-providers': () => ({ user_id: U1.userId, provider_config_id: 'github', account_id: 'probe-account' }),
+  'POST /data-vault/stores/{store}/get': () => ({ hashed_key: 'a-hashed-key' }),
+  'POST /data-vault/stores/{store}/set': () => ({ hashed_key: 'a-hashed-key', encrypted_value: 'written-by-a-stranger' }),
+  'POST /internal/webhooks/endpoints': () => ({ url: 'https://hooks.example.com/latch' }),
+  'POST /internal/webhooks/endpoints/{endpoint_id}/replay': () => ({ since_millis: 0 }),
   'POST /auth/passkey/register': () => ({
     credential: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AAAA', attestationObject: 'AAAA' }, clientExtensionResults: {} },
     code: 'not-a-code-of-anyone',

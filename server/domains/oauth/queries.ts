@@ -164,6 +164,8 @@ export async function updateAccount(
   id: string,
   patch: { allow_sign_in?: boolean; allow_connected_accounts?: boolean; email?: string | null; provider_account_id?: string },
 ): Promise<OAuthAccountRow | undefined> {
+  // Nothing to change (a PATCH of {}): the account as it is.
+  if (Object.keys(patch).length === 0) return findAccount(db, tenancyId, userId, id);
   return db
     .updateTable('oauth_accounts')
     .set(patch)

@@ -300,10 +300,30 @@ describe('every operation that takes a code (from openapi.json, so a new one is 
   });
 
   it.each(codeOperations)('$method $path: wrong codes are limited per IP, other IPs unaffected', async ({ method, path, takesPassword }) => {
-    const project = await newProject({ magic_link_enabled: true });
+    const project = await newProject({ magic_link_enabled: true, passkey_enabled: true });
     const user = await h.signUpUser(project);
-    // The other field such an operation may take is valid, so only the code is wrong.
-    const body = (i: number) => ({ code: `guess-${i}`, ...(takesPassword ? { password: 'a-brand-new-password' } : {}) });
+    // The other fields such an operation takes are valid (or well formed), so only the code is wrong.
+    const others: Record<string, Record<string, unknown>> = {
+      '/auth/oauth/token': {
+        grant_type: 'authorization_code',
+        code_verifier: 'v'.repeat(43),
+        redirect_uri: 'http://localhost:3000/handler/oauth-callback',
+        client_id: project.id,
+        client_secret: project.publishableClientKey,
+      },
+      '/auth/passkey/register': {
+        credential: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AAAA', attestationObject: 'AAAA' } },
+      },
+      '/auth/passkey/sign-in': {
+        authentication_response: {
+          id: 'AAAA',
+          rawId: 'AAAA',
+          type: 'public-key',
+          response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' },
+        },
+      },
+    };
+    const body = (i: number) => ({ code: `guess-${i}`, ...(takesPassword ? { password: 'a-brand-new-password' } : {}), ...others[path] });
     const guess = (i: number, ip: string) => h.call(path, { method, body: body(i), headers: fromIp(ip, project.client(user.accessToken)) });
     const ip = `198.51.100.${50 + codeOperations.findIndex((op) => op.path === path)}`;
     for (let i = 0; i < LIMITS.codeChecksPerIp; i++) {
