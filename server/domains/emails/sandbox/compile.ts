@@ -70,8 +70,65 @@ function toCompileError(message: Message): CompileError {
   return { message: message.text, line: message.location?.line ?? null, file };
 }
 
+/** A compiled bundle and, per bundle line, where its code came from (to report runtime errors at the owner's line). */
+export interface CompiledScript {
+  script: string;
+  /** `bundleLine - 1` → segments `[generatedColumn, file, sourceLine]` (0-based column, 1-based line). */
+  lines: [number, 'template' | 'theme' | null, number][][];
+}
+
+const VLQ = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** Decodes a source map's `mappings` (base64 VLQ): only what line mapping needs. */
+function decodeMappings(mappings: string, sources: string[]): CompiledScript['lines'] {
+  const files = sources.map((source) => (source.endsWith('theme') ? 'theme' : source.endsWith('template') ? 'template' : null));
+  const lines: CompiledScript['lines'] = [];
+  let sourceIndex = 0;
+  let sourceLine = 0;
+  let sourceColumn = 0;
+  for (const line of mappings.split(';')) {
+    const segments: CompiledScript['lines'][number] = [];
+    let column = 0;
+    for (const segment of line.split(',')) {
+      if (!segment) continue;
+      const values: number[] = [];
+      let value = 0;
+      let shift = 0;
+      for (const char of segment) {
+        const digit = VLQ.indexOf(char);
+        value += (digit & 31) << shift;
+        if (digit & 32) shift += 5;
+        else {
+          values.push(value & 1 ? -(value >>> 1) : value >>> 1);
+          value = 0;
+          shift = 0;
+        }
+      }
+      column += values[0] ?? 0;
+      if (values.length >= 4) {
+        sourceIndex += values[1]!;
+        sourceLine += values[2]!;
+        sourceColumn += values[3]!;
+        segments.push([column, files[sourceIndex] ?? null, sourceLine + 1]);
+      }
+    }
+    lines.push(segments);
+  }
+  void sourceColumn;
+  return lines;
+}
+
+/** The owner's file and line for a bundle position (1-based line and column), when it maps to one. */
+export function ownerPosition(compiled: CompiledScript, line: number, column: number | null): { file: 'template' | 'theme'; line: number } | null {
+  const segments = compiled.lines[line - 1];
+  if (!segments || segments.length === 0) return null;
+  let best = segments[0]!;
+  for (const segment of segments) if (segment[0] <= (column ?? 1) - 1) best = segment;
+  return best[1] === null ? null : { file: best[1], line: best[2] };
+}
+
 /** Compiled scripts by source hash: a template version is compiled once, whatever it is sent to. */
-const cache = new Map<string, Promise<string>>();
+const cache = new Map<string, Promise<CompiledScript>>();
 const CACHE_LIMIT = 200;
 
 export function sourceHash(sources: OwnerSources): string {
@@ -86,7 +143,7 @@ export function sourceHash(sources: OwnerSources): string {
  * The script for these sources, from the cache when compiled before.
  * @throws SandboxCompileError with the first error's line.
  */
-export function compileOwnerSources(sources: OwnerSources): Promise<string> {
+export function compileOwnerSources(sources: OwnerSources): Promise<CompiledScript> {
   const key = sourceHash(sources);
   const hit = cache.get(key);
   if (hit) {
@@ -103,7 +160,7 @@ export function compileOwnerSources(sources: OwnerSources): Promise<string> {
   return compiled;
 }
 
-async function compile(sources: OwnerSources): Promise<string> {
+async function compile(sources: OwnerSources): Promise<CompiledScript> {
   try {
     const result = await build({
       entryPoints: ['entry'],
@@ -115,9 +172,13 @@ async function compile(sources: OwnerSources): Promise<string> {
       jsx: 'automatic',
       jsxImportSource: 'react',
       logLevel: 'silent',
+      outfile: 'bundle.js',
+      sourcemap: 'external',
       plugins: [ownerPlugin(sources)],
     });
-    return result.outputFiles[0]!.text;
+    const script = result.outputFiles.find((f) => f.path.endsWith('.js'))!.text;
+    const map = JSON.parse(result.outputFiles.find((f) => f.path.endsWith('.map'))!.text) as { mappings: string; sources: string[] };
+    return { script, lines: decodeMappings(map.mappings, map.sources) };
   } catch (error) {
     const errors = (error as { errors?: Message[] }).errors;
     if (errors && errors.length > 0) throw new SandboxCompileError(toCompileError(errors[0]!));

@@ -29,7 +29,9 @@ const KILL_GRACE_MS = 1000;
 export class SandboxRuntimeError extends Error {
   constructor(
     message: string,
+    /** Line and column in the compiled bundle (compile.ts maps them back to the owner's source). */
     readonly line: number | null,
+    readonly column: number | null = null,
   ) {
     super(message);
   }
@@ -40,6 +42,7 @@ interface Reply {
   output?: string;
   error?: string;
   line?: number | null;
+  column?: number | null;
 }
 
 interface Pending {
@@ -155,6 +158,6 @@ export async function runInSandbox(script: string, inputJson: string, limits: Sa
   // Two workers: pick the one with the shorter queue, so one slow render does not hold up the rest.
   const worker = pool[0]!.load <= pool[1]!.load ? pool[0]! : pool[1]!;
   const reply = await worker.run({ id, script, inputJson, limits });
-  if (reply.error !== undefined) throw new SandboxRuntimeError(reply.error, reply.line ?? null);
+  if (reply.error !== undefined) throw new SandboxRuntimeError(reply.error, reply.line ?? null, reply.column ?? null);
   return reply.output!;
 }

@@ -1,5 +1,5 @@
 import { KnownErrors } from '../../../../contract/errors/known-errors.js';
-import { compileOwnerSources, type OwnerSources, SandboxCompileError } from './compile.js';
+import { type CompiledScript, compileOwnerSources, type OwnerSources, ownerPosition, SandboxCompileError } from './compile.js';
 import { runInSandbox, SandboxRuntimeError } from './engine.js';
 import { renderTree, TreeValidationError } from './host-render.js';
 
@@ -44,9 +44,9 @@ export function toRenderingError(error: SandboxRenderError): InstanceType<typeof
  * @throws SandboxRenderError, never anything else the owner's code caused.
  */
 export async function renderOwnerEmail(sources: OwnerSources, input: SandboxInput): Promise<SandboxRendered> {
-  let script: string;
+  let compiled: CompiledScript;
   try {
-    script = await compileOwnerSources(sources);
+    compiled = await compileOwnerSources(sources);
   } catch (error) {
     if (error instanceof SandboxCompileError) {
       throw new SandboxRenderError(`${error.detail.file === 'theme' ? 'Theme' : 'Template'}: ${error.detail.message}`, error.detail.line, 'compile');
@@ -55,9 +55,12 @@ export async function renderOwnerEmail(sources: OwnerSources, input: SandboxInpu
   }
   let output: string;
   try {
-    output = await runInSandbox(script, JSON.stringify(input));
+    output = await runInSandbox(compiled.script, JSON.stringify(input));
   } catch (error) {
-    if (error instanceof SandboxRuntimeError) throw new SandboxRenderError(error.message, null, 'run');
+    if (error instanceof SandboxRuntimeError) {
+      const position = error.line === null ? null : ownerPosition(compiled, error.line, error.column);
+      throw new SandboxRenderError(position?.file === 'theme' ? `Theme: ${error.message}` : error.message, position?.line ?? null, 'run');
+    }
     throw error;
   }
   const { tree, meta } = JSON.parse(output) as { tree: unknown; meta: { subject: string | null; notificationCategory: string | null } };

@@ -13,10 +13,10 @@ function describe(dumped) {
   if (dumped && typeof dumped === 'object') {
     const name = typeof dumped.name === 'string' ? dumped.name : 'Error';
     const message = typeof dumped.message === 'string' ? dumped.message : JSON.stringify(dumped);
-    const match = typeof dumped.stack === 'string' ? /bundle\.js:(\d+)/.exec(dumped.stack) : null;
-    return { message: `${name}: ${message}`, line: match ? Number(match[1]) : null };
+    const match = typeof dumped.stack === 'string' ? /bundle\.js:(\d+)(?::(\d+))?/.exec(dumped.stack) : null;
+    return { message: `${name}: ${message}`, line: match ? Number(match[1]) : null, column: match?.[2] ? Number(match[2]) : 1 };
   }
-  return { message: `Thrown: ${String(dumped)}`, line: null };
+  return { message: `Thrown: ${String(dumped)}`, line: null, column: null };
 }
 
 function run({ script, inputJson, limits }) {
@@ -39,10 +39,11 @@ function run({ script, inputJson, limits }) {
         if (result.error) {
           const dumped = context.dump(result.error);
           result.error.dispose();
-          const { message, line } = describe(dumped);
+          const { message, line, column } = describe(dumped);
           if (/interrupted/i.test(message)) return { error: `The e-mail took longer than ${limits.timeMs} ms to render`, line: null };
           if (/out of memory/i.test(message)) return { error: `The e-mail used more than ${limits.memoryBytes / 1024 / 1024} MB while rendering`, line: null };
-          return { error: message, line };
+          // Only the owner's bundle has lines worth mapping back to the source.
+          return { error: message, line: filename === 'bundle.js' || /bundle\.js/.test(String(dumped?.stack)) ? line : null, column };
         }
         output = context.dump(result.value);
         result.value.dispose();

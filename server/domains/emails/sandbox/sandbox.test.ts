@@ -97,6 +97,31 @@ export function EmailTemplate() { return <Text>Inside the theme</Text>; }`;
   });
 });
 
+describe('the e-mail sandbox: runtime errors point at the owner line', () => {
+  it('a throw in the template reports its line in the template', async () => {
+    const error = await renderError(`import { Text } from '@react-email/components';
+
+function label(n) {
+  if (n > 1) throw new Error('too many: ' + n);
+  return n;
+}
+export function EmailTemplate() { return <Text>{label(2)}</Text>; }`);
+    expect(error.stage).toBe('run');
+    expect(error.message).toContain('too many: 2');
+    expect(error.line).toBe(4);
+  });
+
+  it('a throw in the theme says so, with the theme line', async () => {
+    const theme = `export function EmailTheme({ children }) {
+  const x = null;
+  return x.boom;
+}`;
+    const error = await renderError(`export function EmailTemplate() { return 'hi'; }`, theme);
+    expect(error.message).toMatch(/^Theme: TypeError/);
+    expect(error.line).toBe(3);
+  });
+});
+
 describe('the e-mail sandbox: imports are an allowlist', () => {
   it.each([
     ["import fs from 'node:fs';", 'node:fs'],
