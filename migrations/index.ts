@@ -14,6 +14,7 @@ import * as m0012 from './0012_tenant_led_keys.js';
 import * as m0013 from './0013_payments.js';
 import * as m0014 from './0014_data_vault.js';
 import * as m0015 from './0015_webhooks.js';
+import * as m0016 from './0016_email_templates.js';
 
 /** Every migration, in order. A static list: bundlers and tsx need no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_payments': m0013,
   '0014_data_vault': m0014,
   '0015_webhooks': m0015,
+  '0016_email_templates': m0016,
 };

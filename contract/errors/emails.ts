@@ -2,9 +2,10 @@
 import { defineFixedError, defineKnownError } from './known-error.js';
 
 export const emailErrors = {
-  EmailRenderingError: defineKnownError('EMAIL_RENDERING_ERROR', 400, (error: string) => ({
+  /** `line` is the line in the owner's TSX (template, theme or draft) when the failure has one. */
+  EmailRenderingError: defineKnownError('EMAIL_RENDERING_ERROR', 400, (error: string, line: number | null = null) => ({
     message: `Failed to render the e-mail with its theme: ${error}`,
-    details: { error },
+    details: line === null ? { error } : { error, line },
   })),
 
   RequiresCustomEmailServer: defineFixedError(

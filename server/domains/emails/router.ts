@@ -4,6 +4,7 @@ import { adminProcedure } from '../../trpc/procedures.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/emails.js';
 import * as service from './service.js';
+import { renderEmailPreview } from './owner-render.js';
 
 const op = restOperations(['Emails'], { protect: true });
 
@@ -35,4 +36,13 @@ export const emailsRouter = router({
     .input(schemas.sendSignInInvitationSchema)
     .output(successSchema)
     .mutation(succeedAfter(({ ctx, input }) => service.sendSignInInvitation(ctx.deps, ctx.auth, input))),
+
+  renderEmail: op(
+    adminProcedure,
+    'POST /emails/render-email',
+    "Render an email template (or draft) source with an optional theme source and variables, in the sandbox: the editor's live preview",
+  )
+    .input(schemas.renderEmailSchema)
+    .output(schemas.renderEmailResultSchema)
+    .mutation(({ ctx, input }) => renderEmailPreview(ctx.auth, input)),
 });
