@@ -18,6 +18,7 @@ import { authRouter } from './domains/auth/router.js';
 import { contactChannelsRouter } from './domains/contact-channels/router.js';
 import { emailsRouter } from './domains/emails/router.js';
 import { metricsRouter } from './domains/metrics/router.js';
+import { paymentsRouter } from './domains/payments/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
 import { projectsRouter } from './domains/projects/router.js';
 import { sessionsRouter } from './domains/sessions/router.js';
@@ -38,6 +39,7 @@ export const appRouter = router({
   teamInvitations: teamInvitationsRouter,
   permissions: permissionsRouter,
   userTeamApiKeys: userTeamApiKeysRouter,
+  payments: paymentsRouter,
   contactChannels: contactChannelsRouter,
   emails: emailsRouter,
   metrics: metricsRouter,

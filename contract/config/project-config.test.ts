@@ -23,6 +23,7 @@ describe('the project config assembled from its sections', () => {
       domains: [],
       oauth_providers: [],
       email_config: { type: 'shared' },
+      payments: { test_mode: false, items: {}, productLines: {}, products: {} },
     });
   });
 

@@ -7,14 +7,14 @@
  * schemas; this module assembles them. A new section is one file, spread into `ProjectConfig` and
  * `DEFAULT_PROJECT_CONFIG` here, and its fields added to the wire schemas in
  * `contract/schemas/projects.ts` (which keep the wire's key order, hence list the fields there).
- * Payments, the data vault and webhooks have no section yet: the spec defines no config fields for
- * them.
+ * The data vault and webhooks have no section yet: the spec defines no config fields for them.
  */
 import { type ApiKeysConfig, DEFAULT_API_KEYS_CONFIG } from './api-keys.js';
 import { type AuthConfig, DEFAULT_AUTH_CONFIG } from './auth.js';
 import { DEFAULT_DOMAINS_CONFIG, type DomainsConfig } from './domains.js';
 import { DEFAULT_EMAILS_CONFIG, type EmailsConfig } from './emails.js';
 import { DEFAULT_OAUTH_CONFIG, type OAuthConfig } from './oauth.js';
+import { DEFAULT_PAYMENTS_CONFIG, type PaymentsConfig } from './payments.js';
 import { DEFAULT_TEAMS_CONFIG, type TeamsConfig } from './teams.js';
 
 export type { ApiKeysConfig } from './api-keys.js';
@@ -23,8 +23,9 @@ export type { DomainConfig, DomainsConfig } from './domains.js';
 export type { EmailServerConfig, EmailsConfig } from './emails.js';
 export { OAUTH_PROVIDER_IDS, type OAuthAccountMergeStrategy, type OAuthConfig, type OAuthProviderConfig, type OAuthProviderId } from './oauth.js';
 export type { PermissionRef, TeamsConfig } from './teams.js';
+export type { PaymentsConfig, PaymentsSettings } from './payments.js';
 
-export interface ProjectConfig extends AuthConfig, DomainsConfig, TeamsConfig, ApiKeysConfig, OAuthConfig, EmailsConfig {}
+export interface ProjectConfig extends AuthConfig, DomainsConfig, TeamsConfig, ApiKeysConfig, OAuthConfig, EmailsConfig, PaymentsConfig {}
 
 export const DEFAULT_PROJECT_CONFIG: ProjectConfig = {
   ...DEFAULT_AUTH_CONFIG,
@@ -33,6 +34,7 @@ export const DEFAULT_PROJECT_CONFIG: ProjectConfig = {
   ...DEFAULT_API_KEYS_CONFIG,
   ...DEFAULT_OAUTH_CONFIG,
   ...DEFAULT_EMAILS_CONFIG,
+  ...DEFAULT_PAYMENTS_CONFIG,
 };
 
 /** The stored config with a default for every key it lacks. */

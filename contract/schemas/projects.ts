@@ -4,6 +4,7 @@ import { authConfigFields } from '../config/auth.js';
 import { domainSchema, domainsConfigFlagFields } from '../config/domains.js';
 import { emailConfigOutputSchema, emailConfigUpdateSchema } from '../config/emails.js';
 import { OAUTH_ACCOUNT_MERGE_STRATEGIES, OAUTH_PROVIDER_IDS, oauthProviderInputSchema, oauthProviderOutputSchema } from '../config/oauth.js';
+import { paymentsConfigOutputSchema, paymentsConfigSchema } from '../config/payments.js';
 import { permissionRefsSchema, teamsConfigFlagFields } from '../config/teams.js';
 import { displayNameSchema, imageUrlSchema, uuidSchema } from '../validation/schemas.js';
 
@@ -39,6 +40,7 @@ export const configUpdateSchema = z
     domains: z.array(domainSchema).max(100),
     oauth_providers: z.array(oauthProviderInputSchema).max(OAUTH_PROVIDER_IDS.length),
     email_config: emailConfigUpdateSchema,
+    payments: paymentsConfigSchema,
   })
   .partial();
 
@@ -87,6 +89,7 @@ export const adminProjectSchema = z.object({
     oauth_providers: z.array(oauthProviderOutputSchema),
     enabled_oauth_providers: z.array(z.object({ id: z.enum(OAUTH_PROVIDER_IDS) })),
     email_config: emailConfigOutputSchema,
+    payments: paymentsConfigOutputSchema,
   }),
   production_mode_problems: z.array(productionModeProblemSchema),
 });

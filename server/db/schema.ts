@@ -213,6 +213,43 @@ export interface JobsTable {
   finished_at: Date | null;
 }
 
+/** Payments (migration 0013): a customer's row is its lock; stripe_customer_id is stored, never searched. */
+export interface PaymentCustomersTable {
+  tenancy_id: string;
+  customer_type: 'user' | 'team' | 'custom';
+  customer_id: string;
+  stripe_customer_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface CustomerProductsTable {
+  tenancy_id: string;
+  id: string;
+  customer_type: 'user' | 'team' | 'custom';
+  customer_id: string;
+  product_id: string | null;
+  product_snapshot: ColumnType<unknown, string, string>;
+  quantity: number;
+  source: 'api_grant' | 'test_mode' | 'purchase';
+  started_at: Timestamp;
+  ended_at: Date | null;
+  created_at: Timestamp;
+}
+
+export interface ItemLedgerTable {
+  tenancy_id: string;
+  id: string;
+  customer_type: 'user' | 'team' | 'custom';
+  customer_id: string;
+  item_id: string;
+  /** bigint: read as a string by the drivers, converted in queries.ts. */
+  delta: ColumnType<string | number, number, number>;
+  expires_at: Date | null;
+  description: string | null;
+  source_kind: 'manual' | 'admin';
+  created_at: Timestamp;
+}
+
 /** Brute-force counters: one fixed window per (bucket, key) (migration 0004). */
 export interface RateLimitsTable {
   bucket: string;
@@ -241,6 +278,9 @@ export interface DB {
   email_outbox: EmailOutboxTable;
   jobs: JobsTable;
   rate_limits: RateLimitsTable;
+  payment_customers: PaymentCustomersTable;
+  customer_products: CustomerProductsTable;
+  item_ledger: ItemLedgerTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

@@ -114,6 +114,7 @@ export function toAdminProjectDto(deps: Deps, row: ProjectRow, branch: string = 
       })),
       enabled_oauth_providers: config.oauth_providers.filter((p) => p.enabled).map((p) => ({ id: p.id })),
       email_config: emailConfig,
+      payments: config.payments,
     },
     production_mode_problems: productionModeProblems(row.id, config),
   };
