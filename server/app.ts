@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Deps } from './deps.js';
+import { stripeWebhookRouter } from './http/stripe-webhook.js';
 import { buildOpenApiDocument } from './trpc/openapi.js';
 import { trpcExpressHandler } from './trpc/express-adapter.js';
 import { createRestDispatcher } from './trpc/rest.js';
@@ -46,6 +47,7 @@ export function createApp(deps: Deps): { app: express.Express; fastLane: FastLan
   // The coming provider callbacks go here too, one server/http/<name>.ts each: the OAuth callback
   // (/api/v1/auth/oauth/callback/{provider}, a browser redirect, not a JSON call) and the Stripe
   // webhook (it needs the raw body to check the signature, so it must not get jsonBody).
+  app.use('/api/v1/integrations/stripe/webhooks', stripeWebhookRouter(deps));
 
   app.use('/api/trpc', body.jsonBody, trpcExpressHandler(deps));
   app.use('/api/v1', body.jsonBody, (req: Request, res: Response) => {

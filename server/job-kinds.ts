@@ -1,4 +1,5 @@
 import { emailJobKind } from './domains/emails/delivery.js';
+import { stripeEventJobKind } from './domains/payments/stripe-events.js';
 import { JobRegistry } from './jobs/kinds.js';
 
 /**
@@ -7,4 +8,4 @@ import { JobRegistry } from './jobs/kinds.js';
  * with defineJobKind and added here. An instance claims only the kinds listed, so during a
  * rolling upgrade an older instance leaves a newer kind's jobs to the instances that know it.
  */
-export const JOB_KINDS = new JobRegistry([emailJobKind]);
+export const JOB_KINDS = new JobRegistry([emailJobKind, stripeEventJobKind]);

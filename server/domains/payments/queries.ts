@@ -148,3 +148,171 @@ export async function endCustomerProducts(trx: Executor, c: CustomerKey, ids: st
     .where('id', 'in', ids)
     .execute();
 }
+
+// ─── Stripe settings, purchases, events ──────────────────────────────────────────────────────
+
+export async function upsertPaymentSettings(db: Executor, tenancyId: string, sealed: { secretKey: string; webhookSecret: string }): Promise<void> {
+  await db
+    .insertInto('payment_settings')
+    .values({ tenancy_id: tenancyId, stripe_secret_key_sealed: sealed.secretKey, stripe_webhook_secret_sealed: sealed.webhookSecret, updated_at: new Date() })
+    .onConflict((oc) =>
+      oc
+        .column('tenancy_id')
+        .doUpdateSet({ stripe_secret_key_sealed: sealed.secretKey, stripe_webhook_secret_sealed: sealed.webhookSecret, updated_at: new Date() }),
+    )
+    .execute();
+}
+
+export async function findPaymentSettings(
+  db: Executor,
+  tenancyId: string,
+): Promise<{ stripe_secret_key_sealed: string; stripe_webhook_secret_sealed: string } | undefined> {
+  return db
+    .selectFrom('payment_settings')
+    .select(['stripe_secret_key_sealed', 'stripe_webhook_secret_sealed'])
+    .where('tenancy_id', '=', tenancyId)
+    .executeTakeFirst();
+}
+
+export async function findStripeCustomerId(db: Executor, c: CustomerKey): Promise<string | null> {
+  const row = await db
+    .selectFrom('payment_customers')
+    .select('stripe_customer_id')
+    .where('tenancy_id', '=', c.tenancyId)
+    .where('customer_type', '=', c.type)
+    .where('customer_id', '=', c.id)
+    .executeTakeFirst();
+  return row?.stripe_customer_id ?? null;
+}
+
+export async function setStripeCustomerId(db: Executor, c: CustomerKey, stripeCustomerId: string): Promise<void> {
+  await db
+    .updateTable('payment_customers')
+    .set({ stripe_customer_id: stripeCustomerId })
+    .where('tenancy_id', '=', c.tenancyId)
+    .where('customer_type', '=', c.type)
+    .where('customer_id', '=', c.id)
+    .execute();
+}
+
+export interface PurchaseRow {
+  id: string;
+  customer_type: CustomerType;
+  customer_id: string;
+  product_id: string | null;
+  price_id: string | null;
+  product_snapshot: unknown;
+  quantity: number;
+  mode: 'test' | 'stripe';
+  status: 'pending' | 'completed' | 'expired';
+  currency: string | null;
+  amount_minor: number | null;
+  stripe_checkout_session_id: string | null;
+  checkout_url: string | null;
+  customer_product_id: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+const PURCHASE_COLUMNS = [
+  'id',
+  'customer_type',
+  'customer_id',
+  'product_id',
+  'price_id',
+  'product_snapshot',
+  'quantity',
+  'mode',
+  'status',
+  'currency',
+  'amount_minor',
+  'stripe_checkout_session_id',
+  'checkout_url',
+  'customer_product_id',
+  'created_at',
+  'completed_at',
+] as const;
+
+const toPurchase = (r: Omit<PurchaseRow, 'amount_minor'> & { amount_minor: string | number | null }): PurchaseRow => ({
+  ...r,
+  amount_minor: r.amount_minor === null ? null : Number(r.amount_minor),
+});
+
+export async function insertPurchase(db: Executor, tenancyId: string, row: PurchaseRow): Promise<void> {
+  await db
+    .insertInto('purchases')
+    .values({ tenancy_id: tenancyId, ...row, product_snapshot: JSON.stringify(row.product_snapshot) })
+    .execute();
+}
+
+/** A pending checkout of this product by this customer (a double click finds the first one's). */
+export async function findPendingPurchase(db: Executor, c: CustomerKey, productId: string, priceId: string, since: Date): Promise<PurchaseRow | undefined> {
+  const row = await db
+    .selectFrom('purchases')
+    .select(PURCHASE_COLUMNS)
+    .where('tenancy_id', '=', c.tenancyId)
+    .where('customer_type', '=', c.type)
+    .where('customer_id', '=', c.id)
+    .where('status', '=', 'pending')
+    .where('product_id', '=', productId)
+    .where('price_id', '=', priceId)
+    .where('created_at', '>', since)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  return row && toPurchase(row);
+}
+
+export async function findPurchaseBySession(db: Executor, tenancyId: string, sessionId: string, forUpdate = false): Promise<PurchaseRow | undefined> {
+  let query = db.selectFrom('purchases').select(PURCHASE_COLUMNS).where('tenancy_id', '=', tenancyId).where('stripe_checkout_session_id', '=', sessionId);
+  if (forUpdate) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row && toPurchase(row);
+}
+
+export async function completePurchase(db: Executor, tenancyId: string, id: string, customerProductId: string, at: Date): Promise<void> {
+  await db
+    .updateTable('purchases')
+    .set({ status: 'completed', customer_product_id: customerProductId, completed_at: at })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function expirePurchase(db: Executor, tenancyId: string, id: string): Promise<void> {
+  await db
+    .updateTable('purchases')
+    .set({ status: 'expired' })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Keyset page of purchases, newest first. */
+export async function listPurchases(
+  db: Executor,
+  tenancyId: string,
+  filter: { customerType?: CustomerType; status?: 'pending' | 'completed' | 'expired' },
+  before: { createdAt: Date; id: string } | null,
+  limit: number,
+): Promise<PurchaseRow[]> {
+  let query = db.selectFrom('purchases').select(PURCHASE_COLUMNS).where('tenancy_id', '=', tenancyId);
+  if (filter.customerType) query = query.where('customer_type', '=', filter.customerType);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (before) {
+    query = query.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
+  }
+  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map(toPurchase);
+}
+
+/** Records a delivered event id; false when it was already recorded (a repeat delivery). */
+export async function recordStripeEvent(db: Executor, tenancyId: string, eventId: string, type: string): Promise<boolean> {
+  const inserted = await db
+    .insertInto('stripe_events')
+    .values({ tenancy_id: tenancyId, event_id: eventId, type })
+    .onConflict((oc) => oc.columns(['tenancy_id', 'event_id']).doNothing())
+    .returning('event_id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}

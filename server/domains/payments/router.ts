@@ -1,8 +1,10 @@
+import { z } from 'zod';
 import { router } from '../../trpc/init.js';
-import { restOperations } from '../../trpc/operation.js';
-import { clientProcedure, serverProcedure } from '../../trpc/procedures.js';
+import { restOperations, succeed } from '../../trpc/operation.js';
+import { adminProcedure, clientProcedure, serverProcedure } from '../../trpc/procedures.js';
 import * as schemas from '../../../contract/schemas/payments.js';
 import * as service from './service.js';
+import * as purchases from './purchases.js';
 
 const op = restOperations(['Payments']);
 
@@ -54,4 +56,32 @@ export const paymentsRouter = router({
         quantity: input.quantity,
       }),
     ),
+
+  createPurchaseUrl: op(
+    clientProcedure,
+    'POST /payments/purchases/create-purchase-url',
+    'A Stripe Checkout URL for a product (test mode: granted at once, answers return_url)',
+  )
+    .input(schemas.createPurchaseUrlSchema)
+    .output(schemas.purchaseUrlSchema)
+    .mutation(({ ctx, input }) => purchases.createPurchaseUrl(ctx.deps, ctx.auth, { ...input, inline_product: input.inline_product as never })),
+
+  setup: op(adminProcedure, 'POST /internal/payments/setup', "Store the project's Stripe secret key and webhook signing secret (sealed; never returned)")
+    .input(schemas.stripeSetupSchema)
+    .output(schemas.stripeSetupResultSchema)
+    .mutation(async ({ ctx, input }) => succeed(await purchases.setupStripe(ctx.deps, ctx.auth, input))),
+
+  stripeAccountInfo: op(
+    adminProcedure,
+    'GET /internal/payments/stripe/account-info',
+    'The connected Stripe account; 404 STRIPE_ACCOUNT_INFO_NOT_FOUND when none',
+  )
+    .input(z.object({}))
+    .output(schemas.stripeAccountInfoSchema)
+    .query(({ ctx }) => purchases.stripeAccountInfo(ctx.deps, ctx.auth)),
+
+  transactions: op(adminProcedure, 'GET /internal/payments/transactions', 'Purchases (Stripe and test mode), newest first, cursor-paginated')
+    .input(schemas.transactionsQuerySchema)
+    .output(schemas.transactionListSchema)
+    .query(({ ctx, input }) => purchases.listTransactions(ctx.deps, ctx.auth, input)),
 });

@@ -17,7 +17,7 @@ import type { z } from 'zod';
  */
 
 /** Who a request is about, after the access rules: clients only themselves and their teams; custom ids only from servers. */
-async function authorizeCustomer(deps: Deps, auth: AuthContext, type: CustomerType, idParam: string): Promise<q.CustomerKey> {
+export async function authorizeCustomer(deps: Deps, auth: AuthContext, type: CustomerType, idParam: string): Promise<q.CustomerKey> {
   const tenancyId = auth.tenancy.id;
   if (type === 'user') {
     if (auth.type === 'client') return { tenancyId, type, id: await clientOwnUserId(deps, auth, idParam) };
@@ -219,35 +219,53 @@ export async function grantProduct(
   const customer = await authorizeCustomer(deps, auth, type, customerId);
   return deps.db.transaction().execute(async (trx) => {
     await q.lockCustomer(trx, customer);
-    const now = new Date();
-    const held = await q.listActiveCustomerProducts(trx, customer, null, 10_000);
-    if (productId !== null && !product.stackable && held.some((h) => h.product_id === productId)) {
-      throw new KnownErrors.ProductAlreadyGranted(productId, customer.id);
-    }
-    if (product.productLineId !== undefined && !product.isAddOnTo) {
-      const sameLine = held.filter((h) => {
-        const p = h.product_snapshot as Product;
-        return p.productLineId === product.productLineId && !p.isAddOnTo && h.product_id !== productId;
-      });
-      if (sameLine.length > 0)
-        await q.endCustomerProducts(
-          trx,
-          customer,
-          sameLine.map((h) => h.id),
-          now,
-        );
-    }
-    const row: q.CustomerProductRow = {
-      id: randomUUID(),
-      product_id: productId,
-      product_snapshot: product,
-      quantity,
-      source,
-      started_at: now,
-      ended_at: null,
-      created_at: now,
-    };
-    await q.insertCustomerProduct(trx, customer, row);
-    return toCustomerProductDto(row);
+    return toCustomerProductDto(await grantLocked(trx, customer, productId, product, quantity, source, new Date()));
   });
+}
+
+/** Refuses a second non-stackable product the customer holds (call under the customer's lock). */
+export async function assertNotHeld(trx: Executor, customer: q.CustomerKey, productId: string | null, product: Product): Promise<q.CustomerProductRow[]> {
+  const held = await q.listActiveCustomerProducts(trx, customer, null, 10_000);
+  if (productId !== null && !product.stackable && held.some((h) => h.product_id === productId)) {
+    throw new KnownErrors.ProductAlreadyGranted(productId, customer.id);
+  }
+  return held;
+}
+
+/** The grant itself, for API grants, test-mode purchases and completed checkouts; the caller holds the customer's lock. */
+export async function grantLocked(
+  trx: Executor,
+  customer: q.CustomerKey,
+  productId: string | null,
+  product: Product,
+  quantity: number,
+  source: 'api_grant' | 'test_mode' | 'purchase',
+  now: Date,
+): Promise<q.CustomerProductRow> {
+  const held = await assertNotHeld(trx, customer, productId, product);
+  if (product.productLineId !== undefined && !product.isAddOnTo) {
+    const sameLine = held.filter((h) => {
+      const p = h.product_snapshot as Product;
+      return p.productLineId === product.productLineId && !p.isAddOnTo && h.product_id !== productId;
+    });
+    if (sameLine.length > 0)
+      await q.endCustomerProducts(
+        trx,
+        customer,
+        sameLine.map((h) => h.id),
+        now,
+      );
+  }
+  const row: q.CustomerProductRow = {
+    id: randomUUID(),
+    product_id: productId,
+    product_snapshot: product,
+    quantity,
+    source,
+    started_at: now,
+    ended_at: null,
+    created_at: now,
+  };
+  await q.insertCustomerProduct(trx, customer, row);
+  return row;
 }
