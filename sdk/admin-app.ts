@@ -14,6 +14,7 @@ import { type CallOptions, clientCredentials, composeFeatures, envVar } from './
 import { EmailsFeature } from './features/emails.js';
 import { InternalApiKeysFeature } from './features/internal-api-keys.js';
 import { MetricsFeature } from './features/metrics.js';
+import { AdminPaymentsFeature } from './features/payments.js';
 import { AdminPermissionsFeature } from './features/permissions.js';
 import { type AdminProject, AdminProjectsFeature } from './features/projects.js';
 import { type ServerAppOptions, ServerApp } from './server-app.js';
@@ -36,7 +37,7 @@ export interface AdminAppOptions extends Omit<ServerAppOptions, 'secretServerKey
   adminAccessToken?: string | (() => string | null | Promise<string | null>);
 }
 
-export interface AdminApp extends AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature {}
+export interface AdminApp extends AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature, AdminPaymentsFeature {}
 
 /**
  * The admin app of a project. Its token store defaults to none: admin apps act on the project,
@@ -103,4 +104,4 @@ export class AdminApp extends ServerApp {
   }
 }
 
-composeFeatures(AdminApp, [AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature]);
+composeFeatures(AdminApp, [AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature, AdminPaymentsFeature]);

@@ -13,6 +13,7 @@ import { ApiKeysFeature } from './features/api-keys.js';
 import { ContactChannelsFeature } from './features/contact-channels.js';
 import { MagicLinkFeature } from './features/magic-link.js';
 import { PasswordFeature } from './features/password.js';
+import { PaymentsFeature } from './features/payments.js';
 import { PermissionsFeature } from './features/permissions.js';
 import { ProjectsFeature } from './features/projects.js';
 import { SessionsFeature } from './features/sessions.js';
@@ -27,6 +28,7 @@ export type * from './features/api-keys.js';
 export type * from './features/contact-channels.js';
 export type * from './features/magic-link.js';
 export type * from './features/password.js';
+export type * from './features/payments.js';
 export type * from './features/permissions.js';
 export type * from './features/projects.js';
 export type * from './features/sessions.js';
@@ -48,7 +50,8 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
     TeamInvitationsFeature,
     PermissionsFeature,
     ApiKeysFeature,
-    ContactChannelsFeature<U> {}
+    ContactChannelsFeature<U>,
+    PaymentsFeature {}
 
 /**
  * The client app of a project: sign-up, sign-in and sign-out, the signed-in user and their
@@ -75,4 +78,5 @@ composeFeatures(ClientApp, [
   PermissionsFeature,
   ApiKeysFeature,
   ContactChannelsFeature,
+  PaymentsFeature,
 ]);

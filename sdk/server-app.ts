@@ -9,6 +9,7 @@
 import { ClientApp } from './client-app.js';
 import { type ClientAppOptions, composeFeatures, envVar } from './core.js';
 import { ServerApiKeysFeature } from './features/api-keys.js';
+import { ServerPaymentsFeature } from './features/payments.js';
 import { ServerPermissionsFeature } from './features/permissions.js';
 import { ServerSessionsFeature } from './features/sessions.js';
 import { type ServerTeamViews, ServerTeamsFeature } from './features/teams.js';
@@ -27,7 +28,8 @@ export interface ServerAppOptions extends ClientAppOptions {
   secretServerKey?: string;
 }
 
-export interface ServerApp extends ServerUsersFeature, ServerSessionsFeature, ServerTeamsFeature, ServerPermissionsFeature, ServerApiKeysFeature {}
+export interface ServerApp
+  extends ServerUsersFeature, ServerSessionsFeature, ServerTeamsFeature, ServerPermissionsFeature, ServerApiKeysFeature, ServerPaymentsFeature {}
 
 /**
  * The server app of a project: the client app's calls with server access, plus user management.
@@ -61,4 +63,11 @@ export class ServerApp extends ClientApp<ServerUser, ServerTeamViews> {
   }
 }
 
-composeFeatures(ServerApp, [ServerUsersFeature, ServerSessionsFeature, ServerTeamsFeature, ServerPermissionsFeature, ServerApiKeysFeature]);
+composeFeatures(ServerApp, [
+  ServerUsersFeature,
+  ServerSessionsFeature,
+  ServerTeamsFeature,
+  ServerPermissionsFeature,
+  ServerApiKeysFeature,
+  ServerPaymentsFeature,
+]);
