@@ -162,49 +162,58 @@ export async function createPurchaseUrl(deps: Deps, auth: AuthContext, input: Pu
     });
   }
   const stripe = stripeClient(deps, keys.secretKey);
-  return deps.db.transaction().execute(async (trx) => {
+  // Step 1, under the customer's lock: refuse a product already held, reuse a pending checkout of
+  // the same price (a double click), or record a new pending purchase. No network call here: on
+  // PGlite a transaction holds the only connection, so Stripe's latency must not sit inside it.
+  const claim = await deps.db.transaction().execute(async (trx): Promise<{ url: string } | { id: string }> => {
     await q.lockCustomer(trx, customer);
     await assertNotHeld(trx, customer, productId, product);
-    if (productId !== null && !product.stackable) {
-      const pending = await q.findPendingPurchase(trx, customer, productId, priceId, new Date(Date.now() - PENDING_REUSE_MS));
-      if (pending?.checkout_url) return { url: pending.checkout_url };
-    }
-    const stripeCustomerId = await ensureStripeCustomer(trx, stripe, customer);
-    const session = await stripe.checkout.sessions.create(
-      {
-        mode: price.interval ? 'subscription' : 'payment',
-        customer: stripeCustomerId,
-        client_reference_id: purchaseId,
-        success_url: input.return_url,
-        cancel_url: input.return_url,
-        metadata: { latch_tenancy_id: t, latch_purchase_id: purchaseId },
-        line_items: [
-          {
-            quantity,
-            price_data: {
-              currency: currency.toLowerCase(),
-              unit_amount: minor,
-              product_data: { name: product.displayName ?? productId ?? 'Product' },
-              ...(price.interval ? { recurring: { interval: price.interval[1] as 'day' | 'week' | 'month' | 'year', interval_count: price.interval[0] } } : {}),
-            },
-          },
-        ],
-        ...(price.interval && (price.freeTrial ?? product.freeTrial)?.[1] === 'day'
-          ? { subscription_data: { trial_period_days: (price.freeTrial ?? product.freeTrial)![0] } }
-          : {}),
-      },
-      { idempotencyKey: `latch-purchase-${purchaseId}` },
-    );
-    if (!session.url) throw new Error('Stripe returned a Checkout Session without a URL');
+    const pending =
+      productId !== null && !product.stackable
+        ? await q.findPendingPurchase(trx, customer, productId, priceId, new Date(Date.now() - PENDING_REUSE_MS))
+        : undefined;
+    if (pending?.checkout_url) return { url: pending.checkout_url };
+    if (pending) return { id: pending.id };
     await q.insertPurchase(trx, t, {
       ...purchaseFields(purchaseId, customer, productId, priceId, product, quantity, currency, minor, new Date()),
       mode: 'stripe',
       status: 'pending',
-      stripe_checkout_session_id: session.id,
-      checkout_url: session.url,
     });
-    return { url: session.url };
+    return { id: purchaseId };
   });
+  if ('url' in claim) return { url: claim.url };
+  // Step 2, outside any transaction: the Checkout Session, keyed by the purchase id, so a second
+  // click that found the first one's pending purchase gets the same session back from Stripe.
+  const stripeCustomerId = await ensureStripeCustomer(deps.db, stripe, customer);
+  const session = await stripe.checkout.sessions.create(
+    {
+      mode: price.interval ? 'subscription' : 'payment',
+      customer: stripeCustomerId,
+      client_reference_id: claim.id,
+      success_url: input.return_url,
+      cancel_url: input.return_url,
+      metadata: { latch_tenancy_id: t, latch_purchase_id: claim.id },
+      line_items: [
+        {
+          quantity,
+          price_data: {
+            currency: currency.toLowerCase(),
+            unit_amount: minor,
+            product_data: { name: product.displayName ?? productId ?? 'Product' },
+            ...(price.interval ? { recurring: { interval: price.interval[1] as 'day' | 'week' | 'month' | 'year', interval_count: price.interval[0] } } : {}),
+          },
+        },
+      ],
+      ...(price.interval && (price.freeTrial ?? product.freeTrial)?.[1] === 'day'
+        ? { subscription_data: { trial_period_days: (price.freeTrial ?? product.freeTrial)![0] } }
+        : {}),
+    },
+    { idempotencyKey: `latch-purchase-${claim.id}` },
+  );
+  if (!session.url) throw new Error('Stripe returned a Checkout Session without a URL');
+  // Step 3: remember the session (both clicks write the same one).
+  await q.setPurchaseSession(deps.db, t, claim.id, session.id, session.url);
+  return { url: session.url };
 }
 
 function purchaseFields(
@@ -273,7 +282,16 @@ export async function applyCheckoutSession(deps: Deps, tenancyId: string, sessio
   const session = await stripeClient(deps, keys.secretKey).checkout.sessions.retrieve(sessionId);
   const paid = session.status === 'complete' && (session.payment_status === 'paid' || session.payment_status === 'no_payment_required');
   return deps.db.transaction().execute(async (trx) => {
-    const purchase = await q.findPurchaseBySession(trx, tenancyId, sessionId);
+    let purchase = await q.findPurchaseBySession(trx, tenancyId, sessionId);
+    // A webhook that beats step 3 of createPurchaseUrl (the session not yet stored): the session
+    // names its purchase (client_reference_id, set by Latch), which is then linked here.
+    if (!purchase && session.client_reference_id && session.metadata?.latch_tenancy_id === tenancyId) {
+      const byId = await q.findPurchaseById(trx, tenancyId, session.client_reference_id);
+      if (byId && byId.stripe_checkout_session_id === null && byId.mode === 'stripe') {
+        await q.setPurchaseSession(trx, tenancyId, byId.id, session.id, session.url ?? '');
+        purchase = { ...byId, stripe_checkout_session_id: session.id };
+      }
+    }
     if (!purchase || purchase.status !== 'pending') return 'nothing';
     const customer: q.CustomerKey = { tenancyId, type: purchase.customer_type, id: purchase.customer_id };
     await q.lockCustomer(trx, customer);

@@ -316,3 +316,18 @@ export async function recordStripeEvent(db: Executor, tenancyId: string, eventId
     .executeTakeFirst();
   return inserted !== undefined;
 }
+
+export async function setPurchaseSession(db: Executor, tenancyId: string, id: string, sessionId: string, url: string): Promise<void> {
+  await db
+    .updateTable('purchases')
+    .set({ stripe_checkout_session_id: sessionId, checkout_url: url })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function findPurchaseById(db: Executor, tenancyId: string, id: string): Promise<PurchaseRow | undefined> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  const row = await db.selectFrom('purchases').select(PURCHASE_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
+  return row && toPurchase(row);
+}

@@ -147,6 +147,26 @@ describe('checkout', () => {
     expect((await fake.deliver({ ...event, signature: '' }, webhook)).status).toBe(400);
   }, 60_000);
 
+  it('grants a paid checkout whose webhook arrived before Latch stored the session id', async () => {
+    const { project, user, webhook } = await stripeProject();
+    const res = await h.post(
+      '/payments/purchases/create-purchase-url',
+      { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/a' },
+      user.client,
+    );
+    expectStatus(res, 200);
+    const sessionId = sessionIdOf(res.body.url);
+    // As if the webhook beat step 3 of createPurchaseUrl: the purchase does not know its session yet.
+    await h.latch.deps.db.updateTable('purchases').set({ stripe_checkout_session_id: null }).where('stripe_checkout_session_id', '=', sessionId).execute();
+    expect((await fake.deliver(fake.completeCheckout(sessionId), webhook)).status).toBe(200);
+    expect(
+      await until(
+        () => credits(project, user.id),
+        (q) => q === 100,
+      ),
+    ).toBe(100);
+  }, 60_000);
+
   it('keeps server-only products from clients and sells nothing without Stripe set up', async () => {
     const { user } = await stripeProject();
     const hidden = await h.post(
