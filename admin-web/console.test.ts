@@ -599,6 +599,37 @@ describe('admin console', { timeout: 90_000 }, () => {
     await context.close();
   });
 
+  it('shows payments: Stripe not connected, test-mode transactions with their money, and money problems inline in the config editor', async () => {
+    const payments = {
+      test_mode: true,
+      items: { credits: { customerType: 'user' } },
+      products: { pro: { displayName: 'Pro plan', customerType: 'user', prices: { monthly: { USD: '9.99', interval: [1, 'month'] } } } },
+    };
+    const { project, context, page, errors } = await ownerOn('payments', { config: { payments } });
+    const buyer = await h.signUpUser(project);
+    const bought = await h.post(
+      '/payments/purchases/create-purchase-url',
+      { customer_type: 'user', customer_id: 'me', product_id: 'pro', return_url: 'http://localhost:3000/back' },
+      project.client(buyer.accessToken),
+    );
+    expect(bought.status).toBe(200);
+    await page.reload();
+    await page.getByText('Stripe is not connected').waitFor();
+    const row = page.getByRole('table', { name: 'Transactions' }).getByRole('row').nth(1);
+    await row.getByText('9.99 USD').waitFor();
+    expect(await row.textContent()).toContain('Pro plan');
+    expect(await row.textContent()).toContain('(test)');
+    const editor = page.getByLabel('Payments config (JSON)');
+    const text = await editor.inputValue();
+    await editor.fill(text.replace('"9.99"', '"10.5"').replace('"USD"', '"JPY"'));
+    await page.getByText('Too many decimals; JPY only has 0 decimals').waitFor();
+    expect(await page.getByRole('button', { name: 'Save payments config' }).isDisabled()).toBe(true);
+    await shot(page, '12-payments');
+    await expectAccessible(page, 'payments');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('works in dark mode (system preference): readable, accessible', async () => {
     const project = await h.createProject({ displayName: 'Dark' });
     await h.signUpUser(project);

@@ -15,6 +15,7 @@ import { EmailsFeature } from './features/emails.js';
 import { InternalApiKeysFeature } from './features/internal-api-keys.js';
 import { MetricsFeature } from './features/metrics.js';
 import { WebhooksFeature } from './features/webhooks.js';
+import { AdminPaymentsFeature } from './features/payments.js';
 import { AdminPermissionsFeature } from './features/permissions.js';
 import { type AdminProject, AdminProjectsFeature } from './features/projects.js';
 import { type ServerAppOptions, ServerApp } from './server-app.js';
@@ -38,7 +39,8 @@ export interface AdminAppOptions extends Omit<ServerAppOptions, 'secretServerKey
   adminAccessToken?: string | (() => string | null | Promise<string | null>);
 }
 
-export interface AdminApp extends AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature, WebhooksFeature {}
+export interface AdminApp
+  extends AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature, WebhooksFeature, AdminPaymentsFeature {}
 
 /**
  * The admin app of a project. Its token store defaults to none: admin apps act on the project,
@@ -105,4 +107,12 @@ export class AdminApp extends ServerApp {
   }
 }
 
-composeFeatures(AdminApp, [AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature, WebhooksFeature]);
+composeFeatures(AdminApp, [
+  AdminProjectsFeature,
+  InternalApiKeysFeature,
+  AdminPermissionsFeature,
+  MetricsFeature,
+  EmailsFeature,
+  WebhooksFeature,
+  AdminPaymentsFeature,
+]);

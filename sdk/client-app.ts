@@ -17,6 +17,7 @@ import { MfaFeature } from './features/mfa.js';
 import { PasskeysFeature } from './features/passkeys.js';
 import { OAuthFeature } from './features/oauth.js';
 import { PasswordFeature } from './features/password.js';
+import { PaymentsFeature } from './features/payments.js';
 import { PermissionsFeature } from './features/permissions.js';
 import { ProjectsFeature } from './features/projects.js';
 import { SessionsFeature } from './features/sessions.js';
@@ -35,6 +36,7 @@ export type * from './features/mfa.js';
 export type * from './features/passkeys.js';
 export type * from './features/oauth.js';
 export type * from './features/password.js';
+export type * from './features/payments.js';
 export type * from './features/permissions.js';
 export type * from './features/projects.js';
 export type * from './features/sessions.js';
@@ -60,7 +62,8 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
     ContactChannelsFeature<U>,
     CliFeature,
     PasskeysFeature,
-    OAuthFeature {}
+    OAuthFeature,
+    PaymentsFeature {}
 
 /**
  * The client app of a project: sign-up, sign-in and sign-out, the signed-in user and their
@@ -91,4 +94,5 @@ composeFeatures(ClientApp, [
   CliFeature,
   PasskeysFeature,
   OAuthFeature,
+  PaymentsFeature,
 ]);

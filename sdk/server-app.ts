@@ -11,6 +11,7 @@ import { type ClientAppOptions, composeFeatures, envVar } from './core.js';
 import { ServerApiKeysFeature } from './features/api-keys.js';
 import { ServerOAuthFeature } from './features/oauth.js';
 import { ServerDataVaultFeature } from './features/data-vault.js';
+import { ServerPaymentsFeature } from './features/payments.js';
 import { ServerPermissionsFeature } from './features/permissions.js';
 import { ServerSessionsFeature } from './features/sessions.js';
 import { type ServerTeamViews, ServerTeamsFeature } from './features/teams.js';
@@ -38,7 +39,8 @@ export interface ServerApp
     ServerPermissionsFeature,
     ServerApiKeysFeature,
     ServerOAuthFeature,
-    ServerDataVaultFeature {}
+    ServerDataVaultFeature,
+    ServerPaymentsFeature {}
 
 /**
  * The server app of a project: the client app's calls with server access, plus user management.
@@ -80,4 +82,5 @@ composeFeatures(ServerApp, [
   ServerApiKeysFeature,
   ServerOAuthFeature,
   ServerDataVaultFeature,
+  ServerPaymentsFeature,
 ]);

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Deps } from './deps.js';
+import { stripeWebhookRouter } from './http/stripe-webhook.js';
 import { buildOpenApiDocument } from './trpc/openapi.js';
 import { trpcExpressHandler } from './trpc/express-adapter.js';
 import { createRestDispatcher } from './trpc/rest.js';
@@ -49,8 +50,9 @@ export function createApp(deps: Deps): { app: express.Express; fastLane: FastLan
   app.get('/api/v1/auth/oauth/authorize/:provider', (req: Request, res: Response) => handleOAuthAuthorize(deps, req, res));
   app.get('/api/v1/auth/oauth/callback/:provider', (req: Request, res: Response) => handleOAuthCallback(deps, req, res));
   app.post('/api/v1/auth/oauth/callback/:provider', body.oauthBody, (req: Request, res: Response) => handleOAuthCallback(deps, req, res));
-  // The coming provider callbacks go here too, one server/http/<name>.ts each: the Stripe webhook
-  // (it needs the raw body to check the signature, so it must not get jsonBody).
+  // The Stripe webhook (domains/payments): it needs the raw body to check the signature, so it
+  // must not get jsonBody.
+  app.use('/api/v1/integrations/stripe/webhooks', stripeWebhookRouter(deps));
 
   app.use('/api/trpc', body.jsonBody, trpcExpressHandler(deps));
   app.use('/api/v1', body.jsonBody, (req: Request, res: Response) => {

@@ -34,6 +34,11 @@ export interface LatchEnv {
   secret: string;
   /** LATCH_BASE_URL — public URL used as the JWT issuer prefix (default http://localhost:PORT). */
   baseUrl: string | null;
+  /**
+   * LATCH_STRIPE_API_BASE — http(s)://host:port of a Stripe fake the stripe SDK talks to instead of
+   * api.stripe.com. Accepted only with NODE_ENV=test (a real deployment refuses to start with it).
+   */
+  stripeApiBase?: string | null;
   /** LATCH_INTERNAL_SIGN_UP — false closes owner sign-up on the internal project. */
   internalSignUp: boolean;
   /** LATCH_CORS_ORIGINS — comma-separated allowed browser origins (default: any origin). */
@@ -359,6 +364,14 @@ function sharedEmailFrom(value: string | undefined): EmailSettings['sharedEmail'
   return ids;
 }
 
+function stripeApiBaseFrom(source: NodeJS.ProcessEnv): string | null {
+  const given = source.LATCH_STRIPE_API_BASE?.trim();
+  if (!given) return null;
+  if (source.NODE_ENV !== 'test') throw new Error('LATCH_STRIPE_API_BASE is for tests only (NODE_ENV=test)');
+  if (!/^https?:\/\/[^/]+$/.test(given)) throw new Error('LATCH_STRIPE_API_BASE must look like http://127.0.0.1:12111');
+  return given;
+}
+
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
   const databaseUrl = source.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -384,6 +397,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     dataDir,
     secret: resolveSecret(source.LATCH_SECRET, databaseUrl, dataDir),
     baseUrl: source.LATCH_BASE_URL?.trim().replace(/\/+$/, '') || null,
+    stripeApiBase: stripeApiBaseFrom(source),
     internalSignUp: boolFrom('LATCH_INTERNAL_SIGN_UP', source.LATCH_INTERNAL_SIGN_UP, true),
     corsOrigins: source.LATCH_CORS_ORIGINS
       ? source.LATCH_CORS_ORIGINS.split(',')

@@ -24,6 +24,7 @@ import { emailsRouter } from './domains/emails/router.js';
 import { metricsRouter } from './domains/metrics/router.js';
 import { mfaRouter } from './domains/mfa/router.js';
 import { passkeysRouter } from './domains/passkeys/router.js';
+import { paymentsRouter } from './domains/payments/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
 import { projectsRouter } from './domains/projects/router.js';
 import { sessionsRouter } from './domains/sessions/router.js';
@@ -45,6 +46,7 @@ export const appRouter = router({
   teamInvitations: teamInvitationsRouter,
   permissions: permissionsRouter,
   userTeamApiKeys: userTeamApiKeysRouter,
+  payments: paymentsRouter,
   contactChannels: contactChannelsRouter,
   emails: emailsRouter,
   metrics: metricsRouter,

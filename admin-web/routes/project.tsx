@@ -7,6 +7,7 @@ import { useOwner } from '../session.js';
 import { ApiKeysPage } from './api-keys.js';
 import { AuthMethodsPage } from './auth-methods.js';
 import { DomainsPage } from './domains.js';
+import { PaymentsPage } from './payments.js';
 import { EmailsPage } from './emails.js';
 import { OverviewPage } from './overview.js';
 import { PermissionsPage } from './permissions.js';
@@ -25,6 +26,7 @@ export const PAGES: Array<{ id: string; label: string; section: string }> = [
   { id: 'domains', label: 'Domains', section: 'Configuration' },
   { id: 'api-keys', label: 'API keys', section: 'Configuration' },
   { id: 'emails', label: 'Emails', section: 'Configuration' },
+  { id: 'payments', label: 'Payments', section: 'Configuration' },
   { id: 'settings', label: 'Project settings', section: 'Configuration' },
 ];
 
@@ -66,6 +68,9 @@ export function ProjectPage({ projectId, page, itemId }: { projectId: string; pa
         break;
       case 'domains':
         content = <DomainsPage {...props} />;
+        break;
+      case 'payments':
+        content = <PaymentsPage {...props} />;
         break;
       case 'api-keys':
         content = <ApiKeysPage {...props} />;

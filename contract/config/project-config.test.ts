@@ -24,6 +24,7 @@ describe('the project config assembled from its sections', () => {
       oauth_providers: [],
       email_config: { type: 'shared' },
       data_vault_stores: [],
+      payments: { test_mode: false, items: {}, productLines: {}, products: {} },
     });
   });
 

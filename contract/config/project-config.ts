@@ -7,14 +7,14 @@
  * schemas; this module assembles them. A new section is one file, spread into `ProjectConfig` and
  * `DEFAULT_PROJECT_CONFIG` here, and its fields added to the wire schemas in
  * `contract/schemas/projects.ts` (which keep the wire's key order, hence list the fields there).
- * Payments and webhooks have no section: webhook endpoints are rows (server/domains/webhooks/), not
- * config.
+ * Webhooks have no section: webhook endpoints are rows (server/domains/webhooks/), not config.
  */
 import { type ApiKeysConfig, DEFAULT_API_KEYS_CONFIG } from './api-keys.js';
 import { type AuthConfig, DEFAULT_AUTH_CONFIG } from './auth.js';
 import { DEFAULT_DOMAINS_CONFIG, type DomainsConfig } from './domains.js';
 import { DEFAULT_EMAILS_CONFIG, type EmailsConfig } from './emails.js';
 import { DEFAULT_OAUTH_CONFIG, type OAuthConfig } from './oauth.js';
+import { DEFAULT_PAYMENTS_CONFIG, type PaymentsConfig } from './payments.js';
 import { DEFAULT_TEAMS_CONFIG, type TeamsConfig } from './teams.js';
 import { type DataVaultConfig, DEFAULT_DATA_VAULT_CONFIG } from './vault.js';
 
@@ -25,8 +25,9 @@ export type { EmailServerConfig, EmailsConfig } from './emails.js';
 export { OAUTH_PROVIDER_IDS, type OAuthAccountMergeStrategy, type OAuthConfig, type OAuthProviderConfig, type OAuthProviderId } from './oauth.js';
 export type { PermissionRef, TeamsConfig } from './teams.js';
 export type { DataVaultConfig, DataVaultStoreConfig } from './vault.js';
+export type { PaymentsConfig, PaymentsSettings } from './payments.js';
 
-export interface ProjectConfig extends AuthConfig, DomainsConfig, TeamsConfig, ApiKeysConfig, OAuthConfig, EmailsConfig, DataVaultConfig {}
+export interface ProjectConfig extends AuthConfig, DomainsConfig, TeamsConfig, ApiKeysConfig, OAuthConfig, EmailsConfig, DataVaultConfig, PaymentsConfig {}
 
 export const DEFAULT_PROJECT_CONFIG: ProjectConfig = {
   ...DEFAULT_AUTH_CONFIG,
@@ -36,6 +37,7 @@ export const DEFAULT_PROJECT_CONFIG: ProjectConfig = {
   ...DEFAULT_OAUTH_CONFIG,
   ...DEFAULT_EMAILS_CONFIG,
   ...DEFAULT_DATA_VAULT_CONFIG,
+  ...DEFAULT_PAYMENTS_CONFIG,
 };
 
 /** The stored config with a default for every key it lacks. */

@@ -4,6 +4,7 @@ import { authConfigFields } from '../config/auth.js';
 import { domainSchema, domainsConfigFlagFields } from '../config/domains.js';
 import { emailConfigOutputSchema, emailConfigUpdateSchema } from '../config/emails.js';
 import { OAUTH_ACCOUNT_MERGE_STRATEGIES, OAUTH_CONFIGURABLE_PROVIDER_IDS, oauthProviderInputSchema, oauthProviderOutputSchema } from '../config/oauth.js';
+import { paymentsConfigOutputSchema, paymentsConfigSchema } from '../config/payments.js';
 import { permissionRefsSchema, teamsConfigFlagFields } from '../config/teams.js';
 import { dataVaultStoresSchema } from '../config/vault.js';
 import { displayNameSchema, imageUrlSchema, uuidSchema } from '../validation/schemas.js';
@@ -41,6 +42,7 @@ export const configUpdateSchema = z
     oauth_providers: z.array(oauthProviderInputSchema).max(OAUTH_CONFIGURABLE_PROVIDER_IDS.length),
     email_config: emailConfigUpdateSchema,
     data_vault_stores: dataVaultStoresSchema,
+    payments: paymentsConfigSchema,
   })
   .partial();
 
@@ -90,6 +92,7 @@ export const adminProjectSchema = z.object({
     enabled_oauth_providers: z.array(z.object({ id: z.enum(OAUTH_CONFIGURABLE_PROVIDER_IDS) })),
     email_config: emailConfigOutputSchema,
     data_vault_stores: z.array(z.object({ id: z.string(), display_name: z.string() })),
+    payments: paymentsConfigOutputSchema,
   }),
   production_mode_problems: z.array(productionModeProblemSchema),
 });

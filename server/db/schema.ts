@@ -233,6 +233,77 @@ export interface MfaRecoveryCodesTable {
   created_at: Generated<Date>;
 }
 
+/** Payments (migration 0013): a customer's row is its lock; stripe_customer_id is stored, never searched. */
+export interface PaymentCustomersTable {
+  tenancy_id: string;
+  customer_type: 'user' | 'team' | 'custom';
+  customer_id: string;
+  stripe_customer_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface CustomerProductsTable {
+  tenancy_id: string;
+  id: string;
+  customer_type: 'user' | 'team' | 'custom';
+  customer_id: string;
+  product_id: string | null;
+  product_snapshot: ColumnType<unknown, string, string>;
+  quantity: number;
+  source: 'api_grant' | 'test_mode' | 'purchase';
+  started_at: Timestamp;
+  ended_at: Date | null;
+  created_at: Timestamp;
+}
+
+export interface ItemLedgerTable {
+  tenancy_id: string;
+  id: string;
+  customer_type: 'user' | 'team' | 'custom';
+  customer_id: string;
+  item_id: string;
+  /** bigint: read as a string by the drivers, converted in queries.ts. */
+  delta: ColumnType<string | number, number, number>;
+  expires_at: Date | null;
+  description: string | null;
+  source_kind: 'manual' | 'admin';
+  created_at: Timestamp;
+}
+
+export interface PaymentSettingsTable {
+  tenancy_id: string;
+  stripe_secret_key_sealed: string;
+  stripe_webhook_secret_sealed: string;
+  updated_at: Timestamp;
+}
+
+export interface PurchasesTable {
+  tenancy_id: string;
+  id: string;
+  customer_type: 'user' | 'team' | 'custom';
+  customer_id: string;
+  product_id: string | null;
+  price_id: string | null;
+  product_snapshot: ColumnType<unknown, string, string>;
+  quantity: number;
+  mode: 'test' | 'stripe';
+  status: 'pending' | 'completed' | 'expired';
+  currency: string | null;
+  amount_minor: ColumnType<string | number | null, number | null, number | null>;
+  stripe_checkout_session_id: string | null;
+  checkout_url: string | null;
+  customer_product_id: string | null;
+  created_at: Timestamp;
+  completed_at: Date | null;
+}
+
+export interface StripeEventsTable {
+  tenancy_id: string;
+  event_id: string;
+  type: string;
+  received_at: Timestamp;
+}
+
 /** Brute-force counters: one fixed window per (bucket, key) (migration 0004). */
 export interface RateLimitsTable {
   bucket: string;
@@ -406,6 +477,12 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_messages: WebhookMessagesTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  payment_customers: PaymentCustomersTable;
+  customer_products: CustomerProductsTable;
+  item_ledger: ItemLedgerTable;
+  payment_settings: PaymentSettingsTable;
+  purchases: PurchasesTable;
+  stripe_events: StripeEventsTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

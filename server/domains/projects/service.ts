@@ -116,6 +116,7 @@ export function toAdminProjectDto(deps: Deps, row: ProjectRow, branch: string = 
       enabled_oauth_providers: config.oauth_providers.filter((p) => p.enabled).map((p) => ({ id: p.id })),
       email_config: emailConfig,
       data_vault_stores: config.data_vault_stores.map((store) => ({ id: store.id, display_name: store.display_name })),
+      payments: config.payments,
     },
     production_mode_problems: productionModeProblems(row.id, config),
   };

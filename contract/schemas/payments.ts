@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { CUSTOMER_TYPES } from '../config/payments.js';
+import { millisSchema, paginatedList } from '../validation/schemas.js';
+
+/** Wire schemas of /payments/* (spec section 7, "Payments"). */
+
+const customerParams = {
+  customer_type: z.enum(CUSTOMER_TYPES),
+  customer_id: z.string().min(1).max(256),
+};
+
+export const itemParamsSchema = z.strictObject({ ...customerParams, item_id: z.string().min(1).max(63) });
+
+export const itemSchema = z.object({
+  id: z.string(),
+  display_name: z.string(),
+  quantity: z.number().int(),
+  /** The quantity floored at 0 (spec section 3, "Item"). */
+  non_negative_quantity: z.number().int(),
+});
+
+export const updateItemQuantitySchema = z.strictObject({
+  ...customerParams,
+  item_id: z.string().min(1).max(63),
+  delta: z.number().int().min(-1_000_000_000).max(1_000_000_000),
+  /** When this change stops counting (an expiring grant); millis since epoch or an ISO date. */
+  expires_at: z.union([millisSchema, z.iso.datetime()]).nullish(),
+  description: z.string().max(1000).nullish(),
+  /** Lets a decrease take the balance below zero. */
+  allow_negative: z.boolean().optional(),
+});
+
+export const customerParamsSchema = z.strictObject(customerParams);
+
+export const listProductsQuerySchema = z.strictObject({
+  ...customerParams,
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+});
+
+export const customerProductSchema = z.object({
+  id: z.string().nullable(),
+  quantity: z.number().int(),
+  product: z.object({
+    display_name: z.string(),
+    customer_type: z.enum(CUSTOMER_TYPES),
+    server_only: z.boolean(),
+    stackable: z.boolean(),
+  }),
+});
+
+export const customerProductListSchema = paginatedList(customerProductSchema);
+
+export const grantProductSchema = z.strictObject({
+  ...customerParams,
+  product_id: z.string().min(1).max(63).optional(),
+  /** A product in the snake-case form (validated by the service: inlineProductSchema). */
+  product_inline: z.record(z.string(), z.unknown()).optional(),
+  quantity: z.number().int().min(1).max(1_000_000).optional(),
+});
+
+export const stripeSetupSchema = z.strictObject({
+  /** sk_live_… / sk_test_… or a restricted rk_… key; stored sealed, never returned. */
+  stripe_secret_key: z.string().min(8).max(512),
+  /** whsec_…, the signing secret of the webhook endpoint this call returns; stored sealed. */
+  stripe_webhook_secret: z.string().min(8).max(512),
+});
+
+export const stripeSetupResultSchema = z.object({ success: z.literal(true), webhook_url: z.string() });
+
+export const stripeAccountInfoSchema = z.object({
+  account_id: z.string(),
+  charges_enabled: z.boolean(),
+  details_submitted: z.boolean(),
+  payouts_enabled: z.boolean(),
+  webhook_url: z.string(),
+});
+
+export const createPurchaseUrlSchema = z.strictObject({
+  ...customerParams,
+  product_id: z.string().min(1).max(63).optional(),
+  /** A product in the snake-case form; servers only. */
+  inline_product: z.record(z.string(), z.unknown()).optional(),
+  price_id: z.string().min(1).max(63).optional(),
+  quantity: z.number().int().min(1).max(1_000_000).optional(),
+  return_url: z.string().url().max(2048),
+});
+
+export const purchaseUrlSchema = z.object({ url: z.string() });
+
+export const transactionsQuerySchema = z.strictObject({
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  type: z.enum(['purchase']).optional(),
+  customer_type: z.enum(CUSTOMER_TYPES).optional(),
+  status: z.enum(['pending', 'completed', 'expired']).optional(),
+});
+
+export const transactionSchema = z.object({
+  id: z.string(),
+  type: z.literal('purchase'),
+  mode: z.enum(['test', 'stripe']),
+  /** Granted by test mode, without Stripe: no money moved. */
+  test_mode: z.boolean(),
+  status: z.enum(['pending', 'completed', 'expired']),
+  customer_type: z.enum(CUSTOMER_TYPES),
+  customer_id: z.string(),
+  product_id: z.string().nullable(),
+  price_id: z.string().nullable(),
+  product_display_name: z.string(),
+  quantity: z.number().int(),
+  currency: z.string().nullable(),
+  /** Integer minor units of `currency` (cents; yen for JPY). */
+  amount_minor: z.number().int().nullable(),
+  created_at_millis: z.number(),
+  completed_at_millis: z.number().nullable(),
+});
+
+export const transactionListSchema = z.object({ transactions: z.array(transactionSchema), next_cursor: z.string().nullable() });

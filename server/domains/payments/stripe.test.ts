@@ -1,0 +1,239 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useHarness, type ProjectFixture } from '../../test/harness.js';
+import { expectKnownError, expectStatus, newUser } from '../../test/team-fixtures.js';
+import { type StripeFake, startStripeFake } from '../../test/stripe-fake.js';
+
+// The fake's port is fixed before the server starts, since the server's env names it.
+const FAKE_PORT = 20_000 + Math.floor(Math.random() * 30_000);
+const WEBHOOK_SECRET = 'whsec_test_secret_for_latch';
+const SECRET_KEY = 'sk_test_latch_fake_key_123';
+const h = useHarness({ stripeApiBase: `http://127.0.0.1:${FAKE_PORT}` });
+let fake: StripeFake;
+beforeAll(async () => {
+  fake = await startStripeFake({ port: FAKE_PORT, webhookSecret: WEBHOOK_SECRET });
+});
+afterAll(async () => {
+  await fake?.close();
+});
+
+const PAYMENTS = {
+  items: { credits: { displayName: 'Credits', customerType: 'user' } },
+  products: {
+    pro: {
+      displayName: 'Pro',
+      customerType: 'user',
+      prices: { monthly: { USD: '9.99', interval: [1, 'month'] }, yearly: { JPY: '12000', interval: [1, 'year'] } },
+      includedItems: { credits: { quantity: 100 } },
+    },
+    secret_plan: { customerType: 'user', serverOnly: true, prices: { once: { USD: '5' } } },
+  },
+};
+
+async function stripeProject(config: Record<string, unknown> = {}) {
+  const project = await h.createProject({ config: { payments: { ...PAYMENTS, ...config } } });
+  const setup = await h.post('/internal/payments/setup', { stripe_secret_key: SECRET_KEY, stripe_webhook_secret: WEBHOOK_SECRET }, project.admin());
+  expectStatus(setup, 200);
+  const tenancyId = String(setup.body.webhook_url).split('/').pop()!;
+  const webhook = `${h.url}/api/v1/integrations/stripe/webhooks/${tenancyId}`;
+  const user = await newUser(h, project);
+  return { project, user, webhook, tenancyId };
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const credits = (p: ProjectFixture, userId: string) => h.get(`/payments/items/user/${userId}/credits`, p.server()).then((r) => r.body.quantity as number);
+const sessionIdOf = (url: string) => url.split('/').pop()!;
+
+describe('Stripe setup', () => {
+  it('answers STRIPE_ACCOUNT_INFO_NOT_FOUND before setup, seals the secrets, and reads the account after', async () => {
+    const project = await h.createProject();
+    expectKnownError(await h.get('/internal/payments/stripe/account-info', project.admin()), 404, 'STRIPE_ACCOUNT_INFO_NOT_FOUND');
+    const setup = await h.post('/internal/payments/setup', { stripe_secret_key: SECRET_KEY, stripe_webhook_secret: WEBHOOK_SECRET }, project.admin());
+    expectStatus(setup, 200);
+    expect(JSON.stringify(setup.body)).not.toContain(SECRET_KEY);
+    const rows = await h.latch.deps.db.selectFrom('payment_settings').select(['stripe_secret_key_sealed', 'stripe_webhook_secret_sealed']).execute();
+    expect(JSON.stringify(rows)).not.toContain(SECRET_KEY);
+    expect(JSON.stringify(rows)).not.toContain(WEBHOOK_SECRET);
+    const info = await h.get('/internal/payments/stripe/account-info', project.admin());
+    expectStatus(info, 200);
+    expect(info.body).toMatchObject({ account_id: 'acct_fake', charges_enabled: true });
+    expect(JSON.stringify(info.body)).not.toContain(SECRET_KEY);
+    expectKnownError(
+      await h.post('/internal/payments/setup', { stripe_secret_key: SECRET_KEY, stripe_webhook_secret: WEBHOOK_SECRET }, project.server()),
+      401,
+      'INSUFFICIENT_ACCESS_TYPE',
+    );
+  });
+});
+
+describe('checkout', () => {
+  it('buys a product: one Checkout Session for a double click, granted once by a signed webhook, repeat deliveries ignored', async () => {
+    const { project, user, webhook } = await stripeProject();
+    const body = { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/after' };
+    const [a, b] = await Promise.all([
+      h.post('/payments/purchases/create-purchase-url', body, user.client),
+      h.post('/payments/purchases/create-purchase-url', body, user.client),
+    ]);
+    expectStatus(a, 200);
+    expectStatus(b, 200);
+    expect(a.body.url).toBe(b.body.url);
+    expect(a.body.url).toMatch(new RegExp(`^${fake.url}/pay/cs_test_`));
+    const session = fake.sessions.get(sessionIdOf(a.body.url))!;
+    expect(session).toMatchObject({ mode: 'subscription', currency: 'usd', amount_total: 999, client_reference_id: expect.any(String) });
+    expect([...fake.sessions.values()].filter((s) => s.customer === session.customer)).toHaveLength(1);
+    expect(await credits(project, user.id)).toBe(0);
+
+    // An event that arrives before payment (out of order) changes nothing: the job re-fetches the session.
+    const early = fake.eventFor('checkout.session.async_payment_succeeded', session.id);
+    expectStatus((await fake.deliver(early, webhook)) as never, 200);
+    const event = fake.completeCheckout(session.id);
+    const delivered = await fake.deliver(event, webhook);
+    expect(delivered).toEqual({ status: 200, body: { received: true, duplicate: false } });
+    expect(
+      await until(
+        () => credits(project, user.id),
+        (q) => q === 100,
+      ),
+    ).toBe(100);
+    // The same event again: 200, recorded once, nothing granted twice.
+    expect(await fake.deliver(event, webhook)).toEqual({ status: 200, body: { received: true, duplicate: true } });
+    // A late "expired"-type event about the completed session: the session is complete, so nothing changes.
+    expectStatus((await fake.deliver(fake.eventFor('checkout.session.expired', session.id), webhook)) as never, 200);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(await credits(project, user.id)).toBe(100);
+    const products = await h.get('/payments/products/user/me', user.client);
+    expect(products.body.items.map((p: { id: string }) => p.id)).toEqual(['pro']);
+    // Already held: no second checkout.
+    expectKnownError(await h.post('/payments/purchases/create-purchase-url', body, user.client), 400, 'PRODUCT_ALREADY_GRANTED');
+
+    const txs = await h.get('/internal/payments/transactions', project.admin());
+    expectStatus(txs, 200);
+    expect(txs.body.transactions).toEqual([
+      expect.objectContaining({
+        type: 'purchase',
+        mode: 'stripe',
+        test_mode: false,
+        status: 'completed',
+        product_id: 'pro',
+        currency: 'USD',
+        amount_minor: 999,
+        customer_id: user.id,
+      }),
+    ]);
+  }, 120_000);
+
+  it('refuses bad and stale signatures, and charges JPY in whole yen', async () => {
+    const { user, webhook } = await stripeProject();
+    const res = await h.post(
+      '/payments/purchases/create-purchase-url',
+      { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'yearly', return_url: 'http://localhost:3000/after' },
+      user.client,
+    );
+    expectStatus(res, 200);
+    const session = fake.sessions.get(sessionIdOf(res.body.url))!;
+    expect(session).toMatchObject({ currency: 'jpy', amount_total: 12000 });
+    const event = fake.completeCheckout(session.id);
+    expect((await fake.deliver({ ...event, payload: event.payload.replace('"paid"', '"unpaid"') }, webhook)).status).toBe(400);
+    expect((await fake.deliver({ ...event, signature: fake.eventFor('x', session.id, { secret: 'whsec_wrong_secret' }).signature }, webhook)).status).toBe(400);
+    const stale = fake.eventFor('checkout.session.completed', session.id, { timestamp: Math.floor(Date.now() / 1000) - 3600 });
+    expect((await fake.deliver(stale, webhook)).status).toBe(400);
+    expect((await fake.deliver({ ...event, signature: '' }, webhook)).status).toBe(400);
+  }, 60_000);
+
+  it('grants a paid checkout whose webhook arrived before Latch stored the session id', async () => {
+    const { project, user, webhook } = await stripeProject();
+    const res = await h.post(
+      '/payments/purchases/create-purchase-url',
+      { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/a' },
+      user.client,
+    );
+    expectStatus(res, 200);
+    const sessionId = sessionIdOf(res.body.url);
+    // As if the webhook beat step 3 of createPurchaseUrl: the purchase does not know its session yet.
+    await h.latch.deps.db.updateTable('purchases').set({ stripe_checkout_session_id: null }).where('stripe_checkout_session_id', '=', sessionId).execute();
+    expect((await fake.deliver(fake.completeCheckout(sessionId), webhook)).status).toBe(200);
+    expect(
+      await until(
+        () => credits(project, user.id),
+        (q) => q === 100,
+      ),
+    ).toBe(100);
+  }, 60_000);
+
+  it('keeps server-only products from clients and sells nothing without Stripe set up', async () => {
+    const { user } = await stripeProject();
+    const hidden = await h.post(
+      '/payments/purchases/create-purchase-url',
+      { customer_type: 'user', customer_id: 'me', product_id: 'secret_plan', return_url: 'http://localhost:3000/a' },
+      user.client,
+    );
+    expectKnownError(hidden, 400, 'PRODUCT_DOES_NOT_EXIST');
+    const ambiguous = await h.post(
+      '/payments/purchases/create-purchase-url',
+      { customer_type: 'user', customer_id: 'me', product_id: 'pro', return_url: 'http://localhost:3000/a' },
+      user.client,
+    );
+    expectKnownError(ambiguous, 400, 'SCHEMA_ERROR');
+    const bare = await h.createProject({ config: { payments: PAYMENTS } });
+    const someone = await newUser(h, bare);
+    expectKnownError(
+      await h.post(
+        '/payments/purchases/create-purchase-url',
+        { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/a' },
+        someone.client,
+      ),
+      404,
+      'STRIPE_ACCOUNT_INFO_NOT_FOUND',
+    );
+  }, 60_000);
+
+  it('grants at once in test mode, marked as test in the transactions', async () => {
+    const { project, user } = await stripeProject({ test_mode: true });
+    const before = fake.sessions.size;
+    const res = await h.post(
+      '/payments/purchases/create-purchase-url',
+      { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/done' },
+      user.client,
+    );
+    expectStatus(res, 200);
+    expect(res.body.url).toBe('http://localhost:3000/done');
+    expect(fake.sessions.size).toBe(before);
+    expect(await credits(project, user.id)).toBe(100);
+    const txs = await h.get('/internal/payments/transactions?customer_type=user', project.admin());
+    expect(txs.body.transactions).toEqual([expect.objectContaining({ mode: 'test', test_mode: true, status: 'completed', amount_minor: 999 })]);
+  }, 60_000);
+});
+
+describe('tenancy', () => {
+  it("a webhook for project A cannot touch project B, and B's transactions do not show A's", async () => {
+    const a = await stripeProject();
+    const b = await stripeProject();
+    const res = await h.post(
+      '/payments/purchases/create-purchase-url',
+      { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/a' },
+      a.user.client,
+    );
+    const event = fake.completeCheckout(sessionIdOf(res.body.url));
+    // Delivered to B's endpoint: B has no purchase for that session, so nothing happens anywhere.
+    expect((await fake.deliver(event, b.webhook)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await credits(a.project, a.user.id)).toBe(0);
+    expect((await h.get('/internal/payments/transactions', b.project.admin())).body.transactions).toEqual([]);
+    // The same event id is A's to deliver too (events are recorded per tenancy), and then A gets it.
+    expect((await fake.deliver(event, a.webhook)).body).toEqual({ received: true, duplicate: false });
+    expect(
+      await until(
+        () => credits(a.project, a.user.id),
+        (q) => q === 100,
+      ),
+    ).toBe(100);
+    expect(await credits(b.project, b.user.id)).toBe(0);
+  }, 90_000);
+});
