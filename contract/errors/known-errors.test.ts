@@ -21,6 +21,7 @@ const samplesWithArguments: { [K in KeyWithArguments]: () => KnownErrorOf<K> } &
   UnsupportedError: () => new KnownErrors.UnsupportedError('SOME_FUTURE_CODE'),
   SharedOAuthKeysNotConfigured: () => new KnownErrors.SharedOAuthKeysNotConfigured('github'),
   OAuthProviderRequestFailed: () => new KnownErrors.OAuthProviderRequestFailed('github'),
+  PaymentProviderRequestFailed: () => new KnownErrors.PaymentProviderRequestFailed(),
   SchemaError: () => new KnownErrors.SchemaError('email must be a valid email', { issues: [{ path: 'body.email', message: 'must be a valid email' }] }),
   AllOverloadsFailed: () => new KnownErrors.AllOverloadsFailed([{ a: 1 }, { b: 2 }]),
   RouteNotFound: () => new KnownErrors.RouteNotFound('GET /api/v1/nope'),

@@ -75,6 +75,13 @@ export const paymentErrors = {
     details: { item_id: itemId, customer_id: customerId, quantity },
   })),
 
+  /** Stripe could not be reached or refused the project's keys (Latch's own; the spec has no code for it). */
+  PaymentProviderRequestFailed: defineFixedError(
+    'PAYMENT_PROVIDER_REQUEST_FAILED',
+    502,
+    "The payment provider could not be reached or refused the request. Check the project's Stripe keys and try again.",
+  ),
+
   /** The card-payment provider's "account information not found"; the code carries its name. */
   StripeAccountInfoNotFound: defineFixedError(
     'STRIPE_ACCOUNT_INFO_NOT_FOUND',

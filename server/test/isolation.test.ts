@@ -116,6 +116,12 @@ function valueOfA(path: string, name: string): string | undefined {
       return aEmailId;
     case 'query':
       return U1.email;
+    case 'customer_type':
+      return 'user';
+    case 'customer_id':
+      return U1.userId;
+    case 'item_id':
+      return 'credits';
     case 'api_key_id':
       if (path.startsWith('/user-api-keys')) return u1ApiKey.id;
       if (path.startsWith('/team-api-keys')) return t1ApiKey.id;
@@ -173,6 +179,16 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'POST /contact-channels': () => ({ user_id: U1.userId, type: 'email', value: h.uniqueEmail('probe'), used_for_auth: false }),
   'PATCH /contact-channels/{user_id}/{contact_channel_id}': () => ({ used_for_auth: false, is_primary: false }),
   'PATCH /passkeys/{user_id}/{passkey_id}': () => ({ name: 'Renamed by a stranger' }),
+  'POST /emails/render-email': () => ({ template_tsx_source: 'export default function Email() { return <p>probe</p>; }' }),
+  'POST /internal/payments/setup': () => ({ stripe_secret_key: 'sk_test_probe', stripe_webhook_secret: 'whsec_probe' }),
+  'POST /payments/items/{customer_type}/{customer_id}/{item_id}/update-quantity': () => ({ delta: 5 }),
+  'POST /payments/products/{customer_type}/{customer_id}': () => ({ product_id: 'pro' }),
+  'POST /payments/purchases/create-purchase-url': () => ({
+    customer_type: 'user',
+    customer_id: U1.userId,
+    product_id: 'pro',
+    return_url: 'http://localhost:3000/after-checkout',
+  }),
   'POST /oauth-providers': () => ({ user_id: U1.userId, provider_config_id: 'github', account_id: 'probe-account' }),
   'POST /data-vault/stores/{store}/get': () => ({ hashed_key: 'a-hashed-key' }),
   'POST /data-vault/stores/{store}/set': () => ({ hashed_key: 'a-hashed-key', encrypted_value: 'written-by-a-stranger' }),
@@ -263,7 +279,10 @@ function judge(sent: Sent): string[] {
   const problems: string[] = [];
   const scanned = scanText(res);
   const request = requestText(sent);
-  if (res.status >= 500) problems.push(`5xx: ${where}`);
+  // A 502 naming an unreachable upstream (the probes store made-up Stripe keys in B) is B's own
+  // provider failing, catalogued; any other 5xx is a problem.
+  const upstream = res.status === 502 && ['PAYMENT_PROVIDER_REQUEST_FAILED', 'OAUTH_PROVIDER_REQUEST_FAILED'].includes(res.body?.code);
+  if (res.status >= 500 && !upstream) problems.push(`5xx: ${where}`);
   else if (res.status >= 400) {
     const body = res.body as { code?: string; error?: string } | undefined;
     const catalogued = body?.code ? knownErrorsByCode.get(body.code) : undefined;

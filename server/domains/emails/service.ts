@@ -20,6 +20,7 @@ import type {
 } from '../../../contract/schemas/emails.js';
 import { ALLOWED_SMTP_PORTS, OutboundRefused } from './public-address.js';
 import { pinTarget, sendOnce, smtpErrorText, smtpFailure, type SmtpFailureReason, standardTarget } from './transport.js';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../../db/keyset-cursor.js';
 
 /**
  * Emails of a project: queued in the outbox inside the transaction of the action that sends them
@@ -83,27 +84,16 @@ function toSentEmailDto(row: q.OutboxRow): SentEmail {
   };
 }
 
-function encodeCursor(row: q.OutboxRow): string {
-  return Buffer.from(`${row.created_at.getTime()}:${row.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const match = /^(\d{1,16}):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  const createdAt = new Date(Number(match?.[1]));
-  if (!match?.[2] || Number.isNaN(createdAt.getTime())) throw new KnownErrors.SchemaError('cursor is not a cursor returned by this endpoint.');
-  return { createdAt, id: match[2] };
-}
-
 /** The project's emails, newest first: the console's sent-mail list and, without SMTP, its inbox. */
 export async function listEmails(deps: Deps, auth: AuthContext, input: z.infer<typeof emailListQuerySchema>) {
   const limit = input.limit ?? 100;
-  const rows = await q.listEmails(deps.db, auth.tenancy.id, { limit: limit + 1, before: input.cursor ? decodeCursor(input.cursor) : null });
+  const rows = await q.listEmails(deps.db, auth.tenancy.id, { limit: limit + 1, before: input.cursor ? decodeKeysetCursor(input.cursor) : null });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
     items: page.map(toSentEmailDto),
     is_paginated: true as const,
-    pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last) : null },
+    pagination: { next_cursor: rows.length > limit && last ? encodeKeysetCursor(last) : null },
   };
 }
 

@@ -8,6 +8,7 @@ import { CURRENCY_CODES, type CurrencyCode, type CustomerType, type Price, type 
 import { authorizeCustomer, assertNotHeld, grantLocked, resolveProduct, type GrantInput } from './service.js';
 import { STRIPE_INTERVALS, type Stripe, stripeClient } from './stripe.js';
 import * as q from './queries.js';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../../db/keyset-cursor.js';
 
 /**
  * Purchases (issue 18 items 4-6): Stripe keys per project, checkout, the transactions list.
@@ -50,13 +51,29 @@ export async function stripeKeys(deps: Deps, db: Executor, tenancyId: string): P
   };
 }
 
+/**
+ * A Stripe call made while a request waits: Stripe's own failures (unreachable, keys refused, rate
+ * limited, its 5xx) are the catalogued PAYMENT_PROVIDER_REQUEST_FAILED, logged with Stripe's
+ * message; anything else is ours and stays a 500.
+ */
+async function viaStripe<T>(deps: Deps, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const type = (error as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || !type.startsWith('Stripe')) throw error;
+    deps.log.warn('Stripe request failed', { type, error: error instanceof Error ? error.message : String(error) });
+    throw new KnownErrors.PaymentProviderRequestFailed();
+  }
+}
+
 export async function stripeAccountInfo(
   deps: Deps,
   auth: AuthContext,
 ): Promise<{ account_id: string; charges_enabled: boolean; details_submitted: boolean; payouts_enabled: boolean; webhook_url: string }> {
   const keys = await stripeKeys(deps, deps.db, auth.tenancy.id);
   if (!keys) throw new KnownErrors.StripeAccountInfoNotFound();
-  const account = await stripeClient(deps, keys.secretKey).accounts.retrieveCurrent();
+  const account = await viaStripe(deps, () => stripeClient(deps, keys.secretKey).accounts.retrieveCurrent());
   return {
     account_id: account.id,
     charges_enabled: account.charges_enabled ?? false,
@@ -184,31 +201,33 @@ export async function createPurchaseUrl(deps: Deps, auth: AuthContext, input: Pu
   if ('url' in claim) return { url: claim.url };
   // Step 2, outside any transaction: the Checkout Session, keyed by the purchase id, so a second
   // click that found the first one's pending purchase gets the same session back from Stripe.
-  const stripeCustomerId = await ensureStripeCustomer(deps.db, stripe, customer);
-  const session = await stripe.checkout.sessions.create(
-    {
-      mode: price.interval ? 'subscription' : 'payment',
-      customer: stripeCustomerId,
-      client_reference_id: claim.id,
-      success_url: input.return_url,
-      cancel_url: input.return_url,
-      metadata: { latch_tenancy_id: t, latch_purchase_id: claim.id },
-      line_items: [
-        {
-          quantity,
-          price_data: {
-            currency: currency.toLowerCase(),
-            unit_amount: minor,
-            product_data: { name: product.displayName ?? productId ?? 'Product' },
-            ...(price.interval ? { recurring: { interval: price.interval[1] as 'day' | 'week' | 'month' | 'year', interval_count: price.interval[0] } } : {}),
+  const stripeCustomerId = await viaStripe(deps, () => ensureStripeCustomer(deps.db, stripe, customer));
+  const session = await viaStripe(deps, () =>
+    stripe.checkout.sessions.create(
+      {
+        mode: price.interval ? 'subscription' : 'payment',
+        customer: stripeCustomerId,
+        client_reference_id: claim.id,
+        success_url: input.return_url,
+        cancel_url: input.return_url,
+        metadata: { latch_tenancy_id: t, latch_purchase_id: claim.id },
+        line_items: [
+          {
+            quantity,
+            price_data: {
+              currency: currency.toLowerCase(),
+              unit_amount: minor,
+              product_data: { name: product.displayName ?? productId ?? 'Product' },
+              ...(price.interval ? { recurring: { interval: price.interval[1] as 'day' | 'week' | 'month' | 'year', interval_count: price.interval[0] } } : {}),
+            },
           },
-        },
-      ],
-      ...(price.interval && (price.freeTrial ?? product.freeTrial)?.[1] === 'day'
-        ? { subscription_data: { trial_period_days: (price.freeTrial ?? product.freeTrial)![0] } }
-        : {}),
-    },
-    { idempotencyKey: `latch-purchase-${claim.id}` },
+        ],
+        ...(price.interval && (price.freeTrial ?? product.freeTrial)?.[1] === 'day'
+          ? { subscription_data: { trial_period_days: (price.freeTrial ?? product.freeTrial)![0] } }
+          : {}),
+      },
+      { idempotencyKey: `latch-purchase-${claim.id}` },
+    ),
   );
   if (!session.url) throw new Error('Stripe returned a Checkout Session without a URL');
   // Step 3: remember the session (both clicks write the same one).
@@ -332,16 +351,6 @@ export interface TransactionDto {
   completed_at_millis: number | null;
 }
 
-function encodeCursor(row: q.PurchaseRow): string {
-  return Buffer.from(`${row.created_at.getTime()}:${row.id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const match = /^(\d{1,16}):([0-9a-f-]{36})$/i.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match?.[1] || !match[2]) throw new KnownErrors.SchemaError('cursor is not a cursor returned by this endpoint.');
-  return { createdAt: new Date(Number(match[1])), id: match[2] };
-}
-
 export async function listTransactions(
   deps: Deps,
   auth: AuthContext,
@@ -352,7 +361,7 @@ export async function listTransactions(
     deps.db,
     auth.tenancy.id,
     { customerType: input.customer_type, status: input.status },
-    input.cursor ? decodeCursor(input.cursor) : null,
+    input.cursor ? decodeKeysetCursor(input.cursor) : null,
     limit + 1,
   );
   const shown = rows.slice(0, limit);
@@ -375,6 +384,6 @@ export async function listTransactions(
       created_at_millis: r.created_at.getTime(),
       completed_at_millis: r.completed_at?.getTime() ?? null,
     })),
-    next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
+    next_cursor: rows.length > limit && last ? encodeKeysetCursor(last) : null,
   };
 }

@@ -8,6 +8,8 @@ import { type CustomerType, type Product, inlineProductSchema } from '../../../c
 import { type LedgerEntry, foldLedger, productGrants } from './ledger.js';
 import * as q from './queries.js';
 import type { z } from 'zod';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../../db/keyset-cursor.js';
+import { schemaErrorFromIssues } from '../../errors/wire.js';
 
 /**
  * Payments (issue 18): customers, items and their ledger, products a customer holds.
@@ -16,9 +18,13 @@ import type { z } from 'zod';
  * requests serialise per customer and none reads a balance another is about to spend.
  */
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Who a request is about, after the access rules: clients only themselves and their teams; custom ids only from servers. */
 export async function authorizeCustomer(deps: Deps, auth: AuthContext, type: CustomerType, idParam: string): Promise<q.CustomerKey> {
   const tenancyId = auth.tenancy.id;
+  // Users and teams are named by their uuid: anything else names no customer (and never reaches a uuid column).
+  if (type !== 'custom' && !(type === 'user' && idParam === 'me') && !UUID.test(idParam)) throw new KnownErrors.CustomerDoesNotExist(idParam);
   if (type === 'user') {
     if (auth.type === 'client') return { tenancyId, type, id: await clientOwnUserId(deps, auth, idParam) };
     const id = resolveUserId(auth, idParam);
@@ -138,16 +144,6 @@ function toCustomerProductDto(row: q.CustomerProductRow): CustomerProductDto {
   };
 }
 
-function encodeCursor(row: q.CustomerProductRow): string {
-  return Buffer.from(`${row.created_at.getTime()}:${row.id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const match = /^(\d{1,16}):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match?.[1] || !match[2]) throw new KnownErrors.SchemaError('cursor is not a cursor returned by this endpoint.');
-  return { createdAt: new Date(Number(match[1])), id: match[2] };
-}
-
 export async function listProducts(
   deps: Deps,
   auth: AuthContext,
@@ -157,7 +153,7 @@ export async function listProducts(
 ): Promise<{ items: CustomerProductDto[]; is_paginated: true; pagination: { next_cursor: string | null } }> {
   const customer = await authorizeCustomer(deps, auth, type, customerId);
   const limit = page.limit ?? 100;
-  const rows = await q.listActiveCustomerProducts(deps.db, customer, page.cursor ? decodeCursor(page.cursor) : null, limit + 1);
+  const rows = await q.listActiveCustomerProducts(deps.db, customer, page.cursor ? decodeKeysetCursor(page.cursor) : null, limit + 1);
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
   // Clients do not see server-only products (spec: serverOnly).
@@ -165,7 +161,7 @@ export async function listProducts(
   return {
     items: visible.map(toCustomerProductDto),
     is_paginated: true,
-    pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last) : null },
+    pagination: { next_cursor: rows.length > limit && last ? encodeKeysetCursor(last) : null },
   };
 }
 
@@ -185,7 +181,9 @@ export function resolveProduct(auth: AuthContext, type: CustomerType, customerId
     if (!found) throw new KnownErrors.ProductDoesNotExist(productId, auth.project.config.payments.items[productId] ? 'item_exists' : null);
     product = found;
   } else if (input.product_inline !== undefined) {
-    product = inlineProductSchema.parse(input.product_inline);
+    const parsed = inlineProductSchema.safeParse(input.product_inline);
+    if (!parsed.success) throw schemaErrorFromIssues(parsed.error.issues.map((issue) => ({ ...issue, path: ['product_inline', ...issue.path] })));
+    product = parsed.data;
   } else {
     throw new KnownErrors.SchemaError('Request validation failed:\n  - one of product_id or product_inline is required', {
       issues: [{ path: 'product_id', message: 'one of product_id or product_inline is required' }],
