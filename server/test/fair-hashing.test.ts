@@ -121,10 +121,13 @@ describe('a sign-up flood on one project', () => {
     let duringFlood = 0;
     while (bMillis.length < 10 || (!floodDone && bMillis.length < 60)) {
       const started = performance.now();
+      // Counted when it starts while the flood is on: it competed with the flood even if the
+      // flood's last answers come back before it does.
+      const competed = !floodDone;
       const res = await signInB();
       bMillis.push(performance.now() - started);
       expect(res.status).toBe(200);
-      if (!floodDone) duringFlood++;
+      if (competed) duringFlood++;
     }
     const results = await flood;
 
