@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import type { AdminApp, AdminProject } from '../../sdk/index.js';
 import { errorMessage } from '../api.js';
-import { OAUTH_CONFIGURABLE_PROVIDER_IDS, OAUTH_GENERIC_OIDC_ID } from '../../contract/config/oauth.js';
+import { OAUTH_CONFIGURABLE_PROVIDER_IDS, OAUTH_GENERIC_OIDC_ID, OAUTH_PROVIDER_DISPLAY_NAMES } from '../../contract/config/oauth.js';
 import { oauthProviderInputSchema } from '../../contract/schemas/projects.js';
 import { type ConfigPatch, saveConfig } from '../components/config.js';
 import { Card, DialogFooter, ErrorMessage, Field, Modal, PageHeader, Switch, useAction, useFormAction } from '../components/ui.js';
@@ -11,21 +11,7 @@ import { type OAuthTestOutcome, consoleCallbackTrusted, onOAuthTestOutcome, prov
 type Provider = PageProps['project']['config']['oauth_providers'][number];
 type ProviderId = (typeof OAUTH_CONFIGURABLE_PROVIDER_IDS)[number];
 
-const PROVIDER_NAMES: Record<ProviderId, string> = {
-  google: 'Google',
-  github: 'GitHub',
-  microsoft: 'Microsoft',
-  spotify: 'Spotify',
-  facebook: 'Facebook',
-  discord: 'Discord',
-  gitlab: 'GitLab',
-  bitbucket: 'Bitbucket',
-  linkedin: 'LinkedIn',
-  apple: 'Apple',
-  x: 'X',
-  twitch: 'Twitch',
-  oidc: 'OpenID Connect (any IdP)',
-};
+const PROVIDER_NAMES: Record<ProviderId, string> = { ...OAUTH_PROVIDER_DISPLAY_NAMES, oidc: 'OpenID Connect (any IdP)' };
 
 const METHODS = [
   { key: 'sign_up_enabled', label: 'Sign-up', description: 'New users can create accounts. When off, only users you create can sign in.' },

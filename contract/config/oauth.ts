@@ -20,6 +20,22 @@ export const OAUTH_PROVIDER_IDS = [
 ] as const;
 export type OAuthProviderId = (typeof OAUTH_PROVIDER_IDS)[number];
 
+/** The providers' display names, for buttons and the console (the generic OIDC provider is named per audience). */
+export const OAUTH_PROVIDER_DISPLAY_NAMES: Readonly<Record<OAuthProviderId, string>> = {
+  google: 'Google',
+  github: 'GitHub',
+  microsoft: 'Microsoft',
+  spotify: 'Spotify',
+  facebook: 'Facebook',
+  discord: 'Discord',
+  gitlab: 'GitLab',
+  bitbucket: 'Bitbucket',
+  linkedin: 'LinkedIn',
+  apple: 'Apple',
+  x: 'X',
+  twitch: 'Twitch',
+};
+
 /**
  * The generic OpenID Connect provider (Okta, Keycloak, Auth0, Entra, Authentik, any IdP): not in the
  * spec's list of 12, configured by its issuer URL (discovery), standard credentials only.

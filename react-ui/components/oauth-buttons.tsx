@@ -5,6 +5,7 @@
  * the flow with the SDK, which sends the browser to the provider; the flow comes back to the
  * oauth-callback page, carrying `after_auth_return_to`.
  */
+import { OAUTH_PROVIDER_DISPLAY_NAMES } from '../../contract/config/oauth.js';
 import { type ReactNode, useState } from 'react';
 import { useApp, useLatchContext, useProject } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
@@ -13,18 +14,7 @@ import { Alert, Button, errorMessage } from './ui.js';
 
 /** Display names of the providers (the ids are the spec's). */
 export const OAUTH_PROVIDER_NAMES: Record<string, string> = {
-  google: 'Google',
-  github: 'GitHub',
-  microsoft: 'Microsoft',
-  spotify: 'Spotify',
-  facebook: 'Facebook',
-  discord: 'Discord',
-  gitlab: 'GitLab',
-  bitbucket: 'Bitbucket',
-  linkedin: 'LinkedIn',
-  apple: 'Apple',
-  x: 'X',
-  twitch: 'Twitch',
+  ...OAUTH_PROVIDER_DISPLAY_NAMES,
   // The generic OpenID Connect provider (the project's own IdP: Okta, Keycloak, Entra…).
   oidc: 'single sign-on',
 };

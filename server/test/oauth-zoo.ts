@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { type JWK, SignJWT, exportJWK, generateKeyPair, jwtVerify, importJWK } from 'jose';
-import type { OAuthProviderId } from '../../contract/config/oauth.js';
+import { OAUTH_PROVIDER_IDS, type OAuthProviderId } from '../../contract/config/oauth.js';
 
 export interface ZooUser {
   id: string;
@@ -171,20 +171,7 @@ export async function startZoo(): Promise<Zoo> {
   const failures = new Map<string, ZooFailure[]>();
   const requests: Zoo['requests'] = [];
   const clients: Zoo['clients'] = {};
-  const providers: OAuthProviderId[] = [
-    'google',
-    'github',
-    'microsoft',
-    'spotify',
-    'facebook',
-    'discord',
-    'gitlab',
-    'bitbucket',
-    'linkedin',
-    'apple',
-    'x',
-    'twitch',
-  ];
+  const providers: readonly OAuthProviderId[] = OAUTH_PROVIDER_IDS;
   for (const p of providers) clients[p] = { clientId: `${p}-client-id`, clientSecret: `${p}-client-secret-${randomBytes(6).toString('hex')}` };
 
   const take = (provider: string, failure: ZooFailure): boolean => {

@@ -85,12 +85,14 @@ export async function deleteExpired(db: Executor): Promise<void> {
 
 // ---- accounts ------------------------------------------------------------------------------------
 
+/** The tenancy's accounts with the explicit column list: every account read starts here. */
+function accountsOf(db: Executor, tenancyId: string) {
+  return db.selectFrom('oauth_accounts').select(ACCOUNT_COLUMNS).where('tenancy_id', '=', tenancyId);
+}
+
 /** The account that signs in with this provider account id (allow_sign_in), if any. */
 export async function findSignInAccount(db: Executor, tenancyId: string, providerId: string, accountId: string): Promise<OAuthAccountRow | undefined> {
-  return db
-    .selectFrom('oauth_accounts')
-    .select(ACCOUNT_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
+  return accountsOf(db, tenancyId)
     .where('provider_config_id', '=', providerId)
     .where('provider_account_id', '=', accountId)
     .where('allow_sign_in', '=', true)
@@ -98,47 +100,21 @@ export async function findSignInAccount(db: Executor, tenancyId: string, provide
 }
 
 export async function findAccountsByProviderAccount(db: Executor, tenancyId: string, providerId: string, accountId: string): Promise<OAuthAccountRow[]> {
-  return db
-    .selectFrom('oauth_accounts')
-    .select(ACCOUNT_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('provider_config_id', '=', providerId)
-    .where('provider_account_id', '=', accountId)
-    .execute();
+  return accountsOf(db, tenancyId).where('provider_config_id', '=', providerId).where('provider_account_id', '=', accountId).execute();
 }
 
 export async function findAccount(db: Executor, tenancyId: string, userId: string, id: string): Promise<OAuthAccountRow | undefined> {
-  return db
-    .selectFrom('oauth_accounts')
-    .select(ACCOUNT_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return accountsOf(db, tenancyId).where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
 }
 
 export async function listAccountsOfUser(db: Executor, tenancyId: string, userId: string): Promise<OAuthAccountRow[]> {
-  return db
-    .selectFrom('oauth_accounts')
-    .select(ACCOUNT_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return accountsOf(db, tenancyId).where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
 }
 
 /** Every account of these users, in one query (user lists: no query per user). */
 export async function listAccountsOfUsers(db: Executor, tenancyId: string, userIds: readonly string[]): Promise<OAuthAccountRow[]> {
   if (userIds.length === 0) return [];
-  return db
-    .selectFrom('oauth_accounts')
-    .select(ACCOUNT_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', 'in', userIds)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return accountsOf(db, tenancyId).where('user_id', 'in', userIds).orderBy('created_at').orderBy('id').execute();
 }
 
 export async function insertAccount(
