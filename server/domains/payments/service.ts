@@ -10,6 +10,7 @@ import * as q from './queries.js';
 import type { z } from 'zod';
 import { decodeKeysetCursor, encodeKeysetCursor } from '../../db/keyset-cursor.js';
 import { schemaErrorFromIssues } from '../../errors/wire.js';
+import { uuidSchema } from '../../../contract/validation/schemas.js';
 
 /**
  * Payments (issue 18): customers, items and their ledger, products a customer holds.
@@ -18,13 +19,12 @@ import { schemaErrorFromIssues } from '../../errors/wire.js';
  * requests serialise per customer and none reads a balance another is about to spend.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Who a request is about, after the access rules: clients only themselves and their teams; custom ids only from servers. */
 export async function authorizeCustomer(deps: Deps, auth: AuthContext, type: CustomerType, idParam: string): Promise<q.CustomerKey> {
   const tenancyId = auth.tenancy.id;
   // Users and teams are named by their uuid: anything else names no customer (and never reaches a uuid column).
-  if (type !== 'custom' && !(type === 'user' && idParam === 'me') && !UUID.test(idParam)) throw new KnownErrors.CustomerDoesNotExist(idParam);
+  if (type !== 'custom' && !(type === 'user' && idParam === 'me') && !uuidSchema.safeParse(idParam).success)
+    throw new KnownErrors.CustomerDoesNotExist(idParam);
   if (type === 'user') {
     if (auth.type === 'client') return { tenancyId, type, id: await clientOwnUserId(deps, auth, idParam) };
     const id = resolveUserId(auth, idParam);
