@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-/** Email themes, templates, drafts, notification preferences and AI chat threads (issue 17). Placeholder reserved so parallel branches do not fight over the migration list; filled by its branch. */
+/** Shipped empty in session 6 and already recorded as run on deployed databases, so it stays empty: the email tables live in 0017 and 0018. */
 export async function up(_db: Kysely<unknown>): Promise<void> {}
 
 export async function down(_db: Kysely<unknown>): Promise<void> {}

@@ -15,6 +15,11 @@ import * as m0013 from './0013_payments.js';
 import * as m0014 from './0014_data_vault.js';
 import * as m0015 from './0015_webhooks.js';
 import * as m0016 from './0016_email_templates.js';
+import * as m0017 from './0017_email_content.js';
+import * as m0018 from './0018_email_delivery.js';
+import * as m0019 from './0019_payments_billing.js';
+import * as m0020 from './0020_workflow_tokens_activity.js';
+import * as m0021 from './0021_cluster.js';
 
 /** Every migration, in order. A static list: bundlers and tsx need no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +39,9 @@ export const migrations: Record<string, Migration> = {
   '0014_data_vault': m0014,
   '0015_webhooks': m0015,
   '0016_email_templates': m0016,
+  '0017_email_content': m0017,
+  '0018_email_delivery': m0018,
+  '0019_payments_billing': m0019,
+  '0020_workflow_tokens_activity': m0020,
+  '0021_cluster': m0021,
 };
