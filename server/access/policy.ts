@@ -98,6 +98,14 @@ export async function liveSessionUser(deps: Deps, auth: AuthContext, db: Executo
   return user;
 }
 
+/**
+ * Whether a session seen earlier (a token's user and session id, kept across a redirect) is still
+ * live now: for flows that outlast the request that carried the token, as an OAuth link does.
+ */
+export async function sessionStillLive(db: Executor, tenancyId: string, userId: string, sessionId: string): Promise<boolean> {
+  return (await findSessionUser(db, tenancyId, userId, sessionId)) !== undefined;
+}
+
 /** The live session's user id (see liveSessionUser). */
 export async function liveSessionUserId(deps: Deps, auth: AuthContext): Promise<string> {
   return (await liveSessionUser(deps, auth)).id;

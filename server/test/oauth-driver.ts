@@ -17,6 +17,8 @@ export interface FlowOptions {
   redirectUri?: string;
   /** Drop the flow cookie before the callback (another browser). */
   dropCookie?: boolean;
+  /** Runs after the provider's consent, before the browser reaches the callback. */
+  beforeCallback?: () => Promise<void>;
 }
 
 export interface FlowSteps {
@@ -75,6 +77,7 @@ export async function runFlow(h: Harness, project: ProjectFixture, provider: str
   const consent = await fetch(authorize.headers.get('location')!, { redirect: 'manual' });
   steps.consent = consent;
   const cookie = options.dropCookie ? '' : steps.cookie;
+  await options.beforeCallback?.();
   if (consent.status === 302) {
     const callbackUrl = consent.headers.get('location')!;
     steps.callbackUrl = callbackUrl;

@@ -141,6 +141,19 @@ describe('linking, upgrading, sign-up rules', () => {
     const second = await runFlow(h, project, 'gitlab', { type: 'link', token: alice.accessToken });
     expect(second.callback!.headers.get('x-latch-known-error')).toBe('USER_ALREADY_CONNECTED_TO_ANOTHER_OAUTH_CONNECTION');
 
+    // The session that started the link was signed out while the user was at the provider.
+    zoo.setUser('gitlab', { id: `l-${Date.now()}-3`, email: null });
+    const carol = await h.signUpUser(project);
+    const signedOut = await runFlow(h, project, 'gitlab', {
+      type: 'link',
+      token: carol.accessToken,
+      beforeCallback: async () => {
+        expect((await h.del('/auth/sessions/current', project.client(carol.accessToken))).status).toBe(200);
+      },
+    });
+    expect(signedOut.callback!.headers.get('x-latch-known-error')).toBe('USER_AUTHENTICATION_REQUIRED');
+    expect(signedOut.code).toBeUndefined();
+
     // A link needs a token.
     const noToken = await runFlow(h, project, 'gitlab', { type: 'link' });
     expect(noToken.authorize.headers.get('x-latch-known-error')).toBe('SCHEMA_ERROR');

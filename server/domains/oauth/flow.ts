@@ -24,7 +24,7 @@ import { KnownError } from '../../../contract/errors/known-error.js';
 import { DEFAULT_BRANCH_ID } from '../../../contract/config/project-config.js';
 import type { ProjectRecord, Tenancy } from '../../access/context.js';
 import { loadProjectTenancy, resolveAuth } from '../../access/resolve.js';
-import { liveSessionUser } from '../../access/policy.js';
+import { liveSessionUser, sessionStillLive } from '../../access/policy.js';
 import { completeSignIn, holdSignInRefusal } from '../auth/sign-in.js';
 import { assertTrustedCallbackUrl } from '../verification/service.js';
 import { resolveAccount } from './accounts.js';
@@ -53,6 +53,8 @@ interface FlowData {
     codeChallenge: string;
     type: 'authenticate' | 'link';
     tokenUserId: string | null;
+    /** The session of that token: it must still be live when the provider sends the user back. */
+    tokenSessionId?: string | null;
     errorRedirectUrl: string | null;
     afterCallbackRedirectUrl: string | null;
   };
@@ -148,8 +150,12 @@ export async function startAuthorize(deps: Deps, providerParam: string, query: R
   const afterCallbackRedirectUrl = trusted(project, 'after_callback_redirect_url', query.after_callback_redirect_url);
 
   let tokenUserId: string | null = null;
+  let tokenSessionId: string | null = null;
   // Its session must be live: a signed-out token cannot link an account.
-  if (auth.user) tokenUserId = (await liveSessionUser(deps, auth)).id;
+  if (auth.user) {
+    tokenUserId = (await liveSessionUser(deps, auth)).id;
+    tokenSessionId = auth.user.refresh_token_id;
+  }
   if (type === 'link' && !tokenUserId) throw schemaError('token', 'is required when type is link');
 
   const provider = await resolveProvider(deps, project, providerParam);
@@ -169,7 +175,7 @@ export async function startAuthorize(deps: Deps, providerParam: string, query: R
     codeVerifier,
     nonce,
     scopes,
-    outer: { redirectUri, state: outerState, codeChallenge, type, tokenUserId, errorRedirectUrl, afterCallbackRedirectUrl },
+    outer: { redirectUri, state: outerState, codeChallenge, type, tokenUserId, tokenSessionId, errorRedirectUrl, afterCallbackRedirectUrl },
   };
   await q.insertFlow(deps.db, {
     tenancy_id: tenancy.id,
@@ -271,6 +277,12 @@ export async function handleCallback(
 
     const code = randomSecret();
     await deps.db.transaction().execute(async (trx) => {
+      // The session that started a link (or an anonymous upgrade) may have been signed out while the
+      // user was at the provider: the account is then attached to no one.
+      const { tokenUserId, tokenSessionId } = data.outer;
+      if (tokenUserId && !(tokenSessionId && (await sessionStillLive(trx, tenancy.id, tokenUserId, tokenSessionId)))) {
+        throw new KnownErrors.UserAuthenticationRequired();
+      }
       const resolved = await resolveAccount(deps, trx, tenancy, project, provider.id, profile, {
         type: data.outer.type,
         tokenUserId: data.outer.tokenUserId,
