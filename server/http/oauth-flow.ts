@@ -87,8 +87,12 @@ export async function handleOAuthCallback(deps: Deps, req: Request, res: Respons
   if (req.method === 'POST' && typeof req.body === 'object' && req.body !== null)
     for (const [key, value] of Object.entries(req.body as Record<string, unknown>)) if (typeof value === 'string') params.set(key, value);
   res.setHeader('cache-control', 'no-store');
+  const start = performance.now();
   try {
-    const { location } = await handleCallback(deps, String(req.params.provider), params, readCookies(req), clientIp(req));
+    const { location, providerMillis } = await handleCallback(deps, String(req.params.provider), params, readCookies(req), clientIp(req));
+    // Where a slow sign-in's time went: waiting on the provider, or in Latch (W3C Server-Timing).
+    const total = performance.now() - start;
+    res.setHeader('server-timing', `provider;dur=${providerMillis.toFixed(1)}, latch;dur=${(total - providerMillis).toFixed(1)}`);
     const state = params.get('state');
     // The flow's cookie has done its job.
     if (state) res.append('set-cookie', `${FLOW_COOKIE_PREFIX}${state}=; Max-Age=0; Path=/api/v1/auth/oauth/callback; HttpOnly; SameSite=Lax`);

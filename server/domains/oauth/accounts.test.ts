@@ -129,6 +129,8 @@ describe('linking, upgrading, sign-up rules', () => {
     zoo.setUser('gitlab', { id: `l-${Date.now()}-1`, email: h.uniqueEmail('other-address') });
     const steps = await runFlow(h, project, 'gitlab', { type: 'link', token: alice.accessToken });
     expect(steps.code).toBeTruthy();
+    // The callback says where its time went (waiting on the provider vs Latch's own work).
+    expect(steps.callback!.headers.get('server-timing')).toMatch(/^provider;dur=\d+\.\d, latch;dur=\d+\.\d$/);
     const user = (await me(project, alice.accessToken)).body;
     expect(user.oauth_providers).toEqual([{ id: 'gitlab', type: 'gitlab', provider_user_id: expect.any(String) }]);
     // Alice's address did not change: linking touches no addresses.

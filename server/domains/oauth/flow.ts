@@ -227,7 +227,7 @@ export async function handleCallback(
   params: URLSearchParams,
   cookies: Record<string, string>,
   ip: string | null,
-): Promise<{ location: string }> {
+): Promise<{ location: string; providerMillis: number }> {
   const state = params.get('state');
   if (!state) throw new CallbackError(new KnownErrors.InvalidAuthorizationCode(), null);
   const flow = await q.findFlowByStateHash(deps.db, hashSecret(state));
@@ -252,6 +252,9 @@ export async function handleCallback(
       throw new KnownErrors.OAuthProviderRequestFailed(data.providerId);
     }
     const provider = await resolveProvider(deps, project, data.providerId);
+    // Time spent waiting on the provider (discovery, token exchange, profile), reported apart from
+    // Latch's own time in the callback's Server-Timing header.
+    const providerStart = performance.now();
     const config = await clientConfiguration(provider);
     const currentUrl = new URL(callbackUrl(deps, provider.id));
     for (const [key, value] of params) if (key !== 'user') currentUrl.searchParams.append(key, value);
@@ -274,6 +277,7 @@ export async function handleCallback(
       deps.log.warn(`OAuth profile of ${provider.id} unreadable`, { error: error instanceof Error ? error.message : String(error) });
       throw new KnownErrors.OAuthProviderRequestFailed(provider.id);
     });
+    const providerMillis = performance.now() - providerStart;
 
     const code = randomSecret();
     await deps.db.transaction().execute(async (trx) => {
@@ -317,7 +321,7 @@ export async function handleCallback(
     const back = new URL(data.outer.redirectUri);
     back.searchParams.set('code', code);
     back.searchParams.set('state', data.outer.state);
-    return { location: back.toString() };
+    return { location: back.toString(), providerMillis };
   } catch (error) {
     throw new CallbackError(error, errorRedirect);
   }
