@@ -3,7 +3,7 @@ import { defineConfig } from 'vite';
 
 /**
  * The admin console (admin-web/), built into dist/admin-web and served by the server at `/`.
- * `npm install` and `npm start` build it when stale (scripts/build-admin.ts); `npx vite --config
+ * `npm install` and `npm start` build it when stale (scripts/build.ts); `npx vite --config
  * vite.config.ts` serves it with hot reload, proxying the API to a running `npm start`.
  */
 export default defineConfig({

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Node-side build helper of the console (used by scripts/build-admin.ts and the browser tests); never bundled. */
+/** Node-side build helper of the console (used by scripts/build.ts and the browser tests); never bundled. */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ADMIN_DIST = path.join(root, 'dist/admin-web');
 

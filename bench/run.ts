@@ -47,6 +47,7 @@ import { SEED_STEP_MS, seedUsers, seededEmail } from './lib/seed.js';
 import { PERMISSION_DEPTH, type PermissionSeed, permissionLevel, seedTeamPermissions } from './lib/seed-permissions.js';
 import { databaseUrl, queryRows, setUpProject as setUpBenchProject } from './lib/setup.js';
 import { formatSummary, summarizeProfile } from './profile-summary.js';
+import { buildServerIfStale } from '../scripts/server-build.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -90,7 +91,15 @@ const adminQuery = <T extends pg.QueryResultRow = pg.QueryResultRow>(text: strin
 const benchDbQuery = <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => queryRows<T>(dbUrl(DB_NAME), text, values);
 
 // ---------------------------------------------------------------------------------------------
-// Latch: a child process running the production entry point (`tsx server/main.ts`, as `npm start`)
+// Latch: a child process running the production entry point (the compiled `dist/server/main.mjs`, as
+// `npm start`; main() builds it first when stale). Cold start also times the TypeScript sources under
+// tsx, the way `npm start` ran before, for the before/after figure.
+
+type Entry = 'compiled' | 'tsx';
+const ENTRY_ARGS: Record<Entry, string[]> = {
+  compiled: ['--enable-source-maps', 'dist/server/main.mjs'],
+  tsx: ['--import', 'tsx', 'server/main.ts'],
+};
 
 const latchSecret = randomBytes(48).toString('base64url');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'latch-bench-'));
@@ -118,11 +127,11 @@ function latchEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function startLatchProc(label: string, extraEnv: Record<string, string> = {}): Promise<ServerProc> {
-  // One folder per process: tsx's module hooks run on a worker thread, which writes its own profile.
+  // One folder per process (a worker thread, e.g. the e-mail sandbox's, writes its own profile).
   const profileArgs = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, label)}`] : [];
   return startServer({
     name: `latch:${label}`,
-    args: [...profileArgs, '--import', 'tsx', 'server/main.ts'],
+    args: [...profileArgs, ...ENTRY_ARGS.compiled],
     cwd: ROOT,
     env: latchEnv({ DATABASE_URL: dbUrl(DB_NAME), ...extraEnv }),
     ready: /Latch is running at http:\/\/[^\s:]+:(\d+)/,
@@ -511,38 +520,71 @@ async function runPeer(): Promise<{ rows: PeerRow[]; peakRssBytes: number | null
 // ---------------------------------------------------------------------------------------------
 // Cold start, SDK size
 
-async function timeStart(extraEnv: Record<string, string>, database: 'pglite' | 'postgres'): Promise<number> {
+/** Resident memory of a process now (VmRSS), in bytes. */
+function rssOf(pid: number): number | null {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : null;
+}
+
+/** Spawn → first /health 200, then the idle RSS 3 s later (nothing else asked of it). */
+async function timeStart(extraEnv: Record<string, string>, database: 'pglite' | 'postgres', entry: Entry): Promise<{ ms: number; idleRss: number | null }> {
   const port = await freePort();
   const e = latchEnv({ ...extraEnv, PORT: String(port) });
   if (database === 'postgres') e.DATABASE_URL = dbUrl(DB_NAME);
   delete e.LATCH_BENCH_STATS;
   const t0 = performance.now();
   const child = track(
-    spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    spawn(process.execPath, ENTRY_ARGS[entry], {
       cwd: ROOT,
       env: e,
       stdio: ['ignore', 'ignore', env.BENCH_VERBOSE === '1' ? 'inherit' : 'ignore'],
     }),
   );
   try {
-    return await waitForHttp(`http://127.0.0.1:${port}/health`, t0, 120_000, 5);
+    const ms = await waitForHttp(`http://127.0.0.1:${port}/health`, t0, 120_000, 5);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    return { ms, idleRss: rssOf(child.pid!) };
   } finally {
     await stopChild(child);
   }
 }
 
-async function coldStarts(): Promise<{ pgliteFirst: number; pgliteExisting: number[]; postgresExisting: number[] }> {
+interface ColdStarts {
+  pgliteFirst: number;
+  /** Per entry point: three starts each on an existing folder / database, and the idle RSS of the last. */
+  byEntry: Record<Entry, { pgliteExisting: number[]; postgresExisting: number[]; pgliteIdleRss: number | null; postgresIdleRss: number | null }>;
+}
+
+async function coldStarts(): Promise<ColdStarts> {
   const folder = mkdtempSync(path.join(tmpdir(), 'latch-bench-pglite-'));
   try {
-    const pgliteFirst = await timeStart({ LATCH_DATA_DIR: folder }, 'pglite');
-    const pgliteExisting: number[] = [];
-    for (let i = 0; i < 3; i++) pgliteExisting.push(await timeStart({ LATCH_DATA_DIR: folder }, 'pglite'));
-    const postgresExisting: number[] = [];
-    for (let i = 0; i < 3; i++) postgresExisting.push(await timeStart({}, 'postgres'));
-    return { pgliteFirst, pgliteExisting, postgresExisting };
+    const pgliteFirst = (await timeStart({ LATCH_DATA_DIR: folder }, 'pglite', 'compiled')).ms;
+    const byEntry = {} as ColdStarts['byEntry'];
+    for (const entry of ['compiled', 'tsx'] as const) {
+      const pglite = [];
+      for (let i = 0; i < 3; i++) pglite.push(await timeStart({ LATCH_DATA_DIR: folder }, 'pglite', entry));
+      const postgres = [];
+      for (let i = 0; i < 3; i++) postgres.push(await timeStart({}, 'postgres', entry));
+      byEntry[entry] = {
+        pgliteExisting: pglite.map((r) => r.ms),
+        postgresExisting: postgres.map((r) => r.ms),
+        pgliteIdleRss: pglite.at(-1)!.idleRss,
+        postgresIdleRss: postgres.at(-1)!.idleRss,
+      };
+    }
+    return { pgliteFirst, byEntry };
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+function coldStartText(cold: ColdStarts): string {
+  const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' / ');
+  const line = (entry: Entry, label: string) => {
+    const c = cold.byEntry[entry];
+    return `${label}: PGlite existing folder ${ms(c.pgliteExisting)} ms, idle ${mb(c.pgliteIdleRss)} MB; PostgreSQL existing database ${ms(c.postgresExisting)} ms, idle ${mb(c.postgresIdleRss)} MB`;
+  };
+  return `${line('compiled', 'compiled (npm start)')}; ${line('tsx', 'TypeScript under tsx (before)')}; PGlite new folder ${cold.pgliteFirst.toFixed(0)} ms`;
 }
 
 async function sdkSize(): Promise<{ entry: string; minified: number; gzipped: number } | { missing: string }> {
@@ -594,6 +636,7 @@ async function main(): Promise<void> {
     log(
       `note: load average ${startLoad.map((x) => x.toFixed(2)).join(' / ')}: other processes are busy; figures will be noisier (the report shows how much CPU they took)`,
     );
+  if (await buildServerIfStale()) log('built the server into dist/server (it was missing or older than its sources)');
   ensurePostgres();
   const [{ version: pgVersion }] = (await adminQuery<{ version: string }>("SELECT current_setting('server_version') AS version")) as [{ version: string }];
   await adminQuery(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
@@ -765,13 +808,11 @@ async function main(): Promise<void> {
   }
 
   // --- Cold start, SDK ---
-  let cold: Awaited<ReturnType<typeof coldStarts>> | null = null;
+  let cold: ColdStarts | null = null;
   if (!ONLY && !PROFILE) {
     log('cold start…');
     cold = await coldStarts();
-    log(
-      `  PGlite new folder ${cold.pgliteFirst.toFixed(0)} ms; existing folder ${cold.pgliteExisting.map((x) => x.toFixed(0)).join(' / ')} ms; PostgreSQL existing database ${cold.postgresExisting.map((x) => x.toFixed(0)).join(' / ')} ms`,
-    );
+    log(`  ${coldStartText(cold)}`);
   }
   const sdk = await sdkSize();
   log(
@@ -805,7 +846,7 @@ async function main(): Promise<void> {
 interface ReportInput {
   results: Measured[];
   peer: Awaited<ReturnType<typeof runPeer>> | null;
-  cold: Awaited<ReturnType<typeof coldStarts>> | null;
+  cold: ColdStarts | null;
   sdk: Awaited<ReturnType<typeof sdkSize>>;
   seed: Awaited<ReturnType<typeof seedUsers>> | null;
   pgVersion: string;
@@ -941,10 +982,14 @@ function buildReport(input: ReportInput) {
       ? input.sdk.missing
       : `${(input.sdk.gzipped / 1024).toFixed(1)} KiB gzipped (${(input.sdk.minified / 1024).toFixed(1)} KiB minified), ${input.sdk.entry} bundled for the browser with esbuild`;
   v.push({ target: 'client SDK gzipped size (reported)', measured: sdkText, met: null });
-  const coldText = input.cold
-    ? `PGlite existing folder: ${input.cold.pgliteExisting.map((x) => x.toFixed(0)).join(' / ')} ms (new folder ${input.cold.pgliteFirst.toFixed(0)} ms); PostgreSQL existing database ${input.cold.postgresExisting.map((x) => x.toFixed(0)).join(' / ')} ms`
-    : 'not measured';
-  v.push({ target: 'cold start on an existing data folder (reported; spawn → first /health 200)', measured: coldText, met: null });
+  const coldText = input.cold ? coldStartText(input.cold) : 'not measured';
+  v.push({ target: 'cold start on an existing data folder and idle RSS 3 s after (reported; spawn → first /health 200)', measured: coldText, met: null });
+  const idle = input.cold?.byEntry.compiled.postgresIdleRss ?? null;
+  v.push({
+    target: 'idle RSS on PostgreSQL under 200 MB (issue 23)',
+    measured: idle === null ? 'not measured' : `${mb(idle)} MB`,
+    met: idle === null ? null : idle < 200 * 1024 * 1024,
+  });
   const mark = (m: boolean | null) => (m === null ? '—' : m ? '**met**' : '**missed**');
   const targets = ['| Target | Measured | Verdict |', '|---|---|---|', ...v.map((x) => `| ${x.target} | ${x.measured} | ${mark(x.met)} |`)].join('\n');
 
@@ -961,7 +1006,7 @@ function buildReport(input: ReportInput) {
     `Written by \`npm run bench\` (bench/run.ts) on ${date} UTC. Re-run to refresh; the notes block at the end is kept.`,
     '',
     `**Machine:** ${cpus().length} CPUs (nproc ${cpus().length}, ${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Linux ${kernel}; Node ${process.version}; PostgreSQL ${input.pgVersion} (127.0.0.1:5432, stock settings).`,
-    `**Load:** autocannon on loopback, ${DURATION} s per scenario after a ${WARMUP} s warm-up, ${CONNECTIONS} connections unless the table says 1; load generator, servers and PostgreSQL share the 2 cores. Pool size ${POOL_SIZE} everywhere. Latch runs its production entry point (\`tsx server/main.ts\`) in its own process.`,
+    `**Load:** autocannon on loopback, ${DURATION} s per scenario after a ${WARMUP} s warm-up, ${CONNECTIONS} connections unless the table says 1; load generator, servers and PostgreSQL share the 2 cores. Pool size ${POOL_SIZE} everywhere. Latch runs its production entry point (\`node dist/server/main.mjs\`, as \`npm start\`) in its own process.`,
     noise ? `**Noise:** ${noise}` : '',
     input.seed
       ? `**Data:** ${input.seed.users.toLocaleString('en')} users (+ their email channels) in one project, bulk-seeded straight into PostgreSQL in ${input.seed.seconds.toFixed(1)} s (indexes rebuilt, VACUUM ANALYZE); 20 bench users signed up over HTTP (argon2id ${input.argonParams}); tokens and credentials are spread over those 20 users.`

@@ -1,0 +1,68 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The production build of the server: `server/main.ts` and everything it imports from this
+ * repository bundled by esbuild into one ES module, `dist/server/main.mjs` (packages from
+ * node_modules stay imports). `npm start` runs it with plain `node`, so production pays neither
+ * tsx's start-up (its esbuild service and per-file transforms) nor its memory. Tests and the
+ * bench's A/B tools keep running the TypeScript sources directly.
+ */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const SERVER_DIST = path.join(root, 'dist/server');
+export const SERVER_ENTRY = path.join(SERVER_DIST, 'main.mjs');
+
+/** Everything the bundle is made from. */
+const SOURCES = ['server', 'contract', 'migrations', 'tsconfig.json', 'package-lock.json'];
+
+/** Files the bundle loads by URL at run time, copied beside it (the e-mail sandbox's worker thread). */
+const RUNTIME_FILES = ['server/domains/emails/sandbox/sandbox-worker.mjs'];
+
+function newestMtime(entry: string): number {
+  if (!existsSync(entry)) return 0;
+  const stat = statSync(entry);
+  if (!stat.isDirectory()) return /\.test\.tsx?$/.test(entry) ? 0 : stat.mtimeMs;
+  let newest = 0;
+  for (const child of readdirSync(entry)) {
+    if (child === 'node_modules' || child === 'test' || child.startsWith('.')) continue;
+    newest = Math.max(newest, newestMtime(path.join(entry, child)));
+  }
+  return newest;
+}
+
+export function serverBuildIsStale(): boolean {
+  if (!existsSync(SERVER_ENTRY)) return true;
+  const builtAt = statSync(SERVER_ENTRY).mtimeMs;
+  return SOURCES.some((source) => newestMtime(path.join(root, source)) > builtAt);
+}
+
+/**
+ * Builds when stale, into a temporary folder first and then moved into place, so a starting server
+ * never loads a half-written bundle.
+ */
+export async function buildServerIfStale(options: { force?: boolean } = {}): Promise<boolean> {
+  if (!options.force && !serverBuildIsStale()) return false;
+  const { build } = await import('esbuild');
+  const temporary = `${SERVER_DIST}.tmp-${process.pid}-${Date.now()}`;
+  mkdirSync(temporary, { recursive: true });
+  await build({
+    entryPoints: [path.join(root, 'server/main.ts')],
+    outfile: path.join(temporary, 'main.mjs'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    packages: 'external',
+    sourcemap: 'linked',
+    jsx: 'automatic',
+    tsconfig: path.join(root, 'tsconfig.json'),
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  // The bundle's own folder names where runtime files are looked up (import.meta.url).
+  for (const file of RUNTIME_FILES) copyFileSync(path.join(root, file), path.join(temporary, path.basename(file)));
+  rmSync(SERVER_DIST, { recursive: true, force: true });
+  renameSync(temporary, SERVER_DIST);
+  return true;
+}
