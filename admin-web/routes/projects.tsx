@@ -94,7 +94,8 @@ function CreateProjectDialog({ open, onClose }: { open: boolean; onClose: () => 
   const [description, setDescription] = useState('');
   const [created, setCreated] = useState<{ project: AdminProject; keys: CreatedInternalApiKey } | null>(null);
   const create = useFormAction(projectCreateSchema, async (input: { display_name: string; description?: string }) => {
-    const project = await internalApp.createProject(input);
+    // New projects start with Stack Auth's team roles (team_admin for a team's creator, team_member after).
+    const project = await internalApp.createProject({ ...input, default_team_roles: true });
     // A first key set right away, so the project is usable from the SDK with no extra step.
     const keys = await adminAppFor(project.id).createInternalApiKey({
       description: 'Created with the project',

@@ -65,6 +65,12 @@ export const projectCreateSchema = z.strictObject({
   logo_url: imageUrlSchema.nullish(),
   full_logo_url: imageUrlSchema.nullish(),
   config: configUpdateSchema.optional(),
+  /**
+   * Start with Stack Auth's team roles: `team_admin` (every $ permission but none of the project's)
+   * granted to a team's creator, `team_member` ($read_members, $invite_members) to anyone who joins
+   * later. The console sets it; over the API a project starts bare unless asked.
+   */
+  default_team_roles: z.boolean().optional(),
 });
 
 export const productionModeProblemSchema = z.object({ message: z.string(), relative_fix_url: z.string() });

@@ -74,7 +74,12 @@ export interface Harness {
   del<T = any>(path: string, headers?: Headers_): Promise<ApiResponse<T>>;
   internalClient(accessToken?: string): Headers_;
   signUpOwner(email?: string): Promise<OwnerSession>;
-  createProject(options?: { config?: Record<string, unknown>; owner?: OwnerSession; displayName?: string }): Promise<ProjectFixture>;
+  createProject(options?: {
+    config?: Record<string, unknown>;
+    owner?: OwnerSession;
+    displayName?: string;
+    defaultTeamRoles?: boolean;
+  }): Promise<ProjectFixture>;
   signUpUser(project: ProjectFixture, options?: { email?: string; password?: string }): Promise<UserSession>;
   uniqueEmail(prefix?: string): string;
   close(): Promise<void>;
@@ -207,7 +212,11 @@ export async function startHarness(envOverrides: TestEnvOverrides = {}): Promise
     async createProject(options = {}) {
       const owner = options.owner ?? (await harness.signUpOwner());
       const created = await call<{ id: string }>('/internal/projects', {
-        body: { display_name: options.displayName ?? 'Test project', ...(options.config ? { config: options.config } : {}) },
+        body: {
+          display_name: options.displayName ?? 'Test project',
+          ...(options.config ? { config: options.config } : {}),
+          ...(options.defaultTeamRoles ? { default_team_roles: true } : {}),
+        },
         headers: internalClient(owner.accessToken),
       });
       if (created.status !== 201) throw new Error(`project creation failed: ${created.status} ${JSON.stringify(created.body)}`);

@@ -98,6 +98,29 @@ function cycleError(parentId: string, childId: string) {
   return new KnownErrors.SchemaError(message, { issues: [{ path: 'contained_permission_ids', message: 'would make a cycle' }] });
 }
 
+/**
+ * The team roles a new project starts with, as Stack Auth's do: the team's creator gets
+ * `team_admin` (everything a team's own people may do), anyone who joins later `team_member`
+ * (reads the members, invites more). Plain definitions: the owner renames, edits or deletes them
+ * like any other, and a project created with its own default lists keeps those.
+ */
+export const DEFAULT_TEAM_ROLES = [
+  {
+    id: 'team_admin',
+    description: 'Manages the team: its settings, members, invitations and API keys',
+    contains: ['$update_team', '$delete_team', '$read_members', '$remove_members', '$invite_members', '$manage_api_keys'],
+  },
+  { id: 'team_member', description: 'A member of the team: reads the other members and invites new ones', contains: ['$read_members', '$invite_members'] },
+] as const;
+
+/** Inserts DEFAULT_TEAM_ROLES into a new project's tenancy (inside its creation transaction). */
+export async function seedDefaultTeamRoles(trx: Executor, tenancyId: string): Promise<void> {
+  for (const role of DEFAULT_TEAM_ROLES) {
+    await q.insertDefinition(trx, { tenancy_id: tenancyId, id: role.id, scope: 'team', description: role.description });
+    await q.replaceInclusions(trx, tenancyId, role.id, role.contains);
+  }
+}
+
 export async function createDefinition(
   deps: Deps,
   auth: AuthContext,

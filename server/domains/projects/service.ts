@@ -8,6 +8,7 @@ import type { AuthContext } from '../../access/context.js';
 import { trustedDomainReach } from '../../../contract/validation/urls.js';
 import { insertTeam, insertTeamMember } from '../teams/queries.js';
 import { setSelectedTeam } from '../users/queries.js';
+import { seedDefaultTeamRoles } from '../permissions/service.js';
 import {
   type DomainConfig,
   DEFAULT_BRANCH_ID,
@@ -271,7 +272,12 @@ export async function createOwnedProject(deps: Deps, auth: AuthContext, input: z
       await setSelectedTeam(trx, auth.tenancy.id, userId, ownerTeamId);
     }
     const id = randomUUID();
-    const base = mergeConfig(deps, id, { ...DEFAULT_PROJECT_CONFIG }, input.config ?? {});
+    // Asked for (the console does): Stack Auth's team roles (permissions/service.ts DEFAULT_TEAM_ROLES)
+    // granted by default, unless the creator sets the default lists too.
+    const defaults = input.default_team_roles
+      ? { ...DEFAULT_PROJECT_CONFIG, team_creator_default_permissions: [{ id: 'team_admin' }], team_member_default_permissions: [{ id: 'team_member' }] }
+      : { ...DEFAULT_PROJECT_CONFIG };
+    const base = mergeConfig(deps, id, defaults, input.config ?? {});
     const project = await q.insertProject(trx, {
       id,
       display_name: input.display_name,
@@ -282,7 +288,9 @@ export async function createOwnedProject(deps: Deps, auth: AuthContext, input: z
       owner_team_id: ownerTeamId,
       config: { ...base },
     });
-    await q.insertTenancy(trx, { id: randomUUID(), project_id: id, branch_id: DEFAULT_BRANCH_ID });
+    const tenancyId = randomUUID();
+    await q.insertTenancy(trx, { id: tenancyId, project_id: id, branch_id: DEFAULT_BRANCH_ID });
+    if (input.default_team_roles) await seedDefaultTeamRoles(trx, tenancyId);
     return project;
   });
   return toAdminProjectDto(deps, row);

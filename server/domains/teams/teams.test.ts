@@ -262,6 +262,39 @@ describe('team member profiles', () => {
   });
 });
 
+describe('default team roles (default_team_roles, what the console asks for)', () => {
+  it("gives a team's creator team_admin and later members team_member; a bare project grants nothing", async () => {
+    const project = await h.createProject({ defaultTeamRoles: true });
+    const creator = await newUser(h, project);
+    const member = await newUser(h, project);
+    const outsider = await newUser(h, project);
+    const team = await newTeam(h, project, creator);
+    await addMember(h, project, team.id, member);
+    await addMember(h, project, team.id, outsider);
+    const held = async (userId: string) =>
+      (await h.get(`/team-permissions?team_id=${team.id}&user_id=${userId}&recursive=true`, project.server())).body.items
+        .map((p: { id: string }) => p.id)
+        .sort();
+    expect(await held(creator.id)).toEqual(
+      ['$delete_team', '$invite_members', '$manage_api_keys', '$read_members', '$remove_members', '$update_team', 'team_admin'].sort(),
+    );
+    expect(await held(member.id)).toEqual(['$invite_members', '$read_members', 'team_member']);
+    // What that means: a member reads the members and invites, but removes no one and renames nothing.
+    expectStatus(await h.get(`/team-member-profiles?team_id=${team.id}`, member.client), 200);
+    expectKnownError(await h.del(`/team-memberships/${team.id}/${outsider.id}`, member.client), 401, 'TEAM_PERMISSION_REQUIRED');
+    expectKnownError(await h.patch(`/teams/${team.id}`, { display_name: 'Mine' }, member.client), 401, 'TEAM_PERMISSION_REQUIRED');
+    expectStatus(await h.del(`/team-memberships/${team.id}/${outsider.id}`, creator.client), 200);
+    // The roles are ordinary definitions the owner can change.
+    const definitions = (await h.get('/team-permission-definitions', project.admin())).body.items.map((d: { id: string }) => d.id);
+    expect(definitions).toEqual(expect.arrayContaining(['team_admin', 'team_member']));
+
+    const bare = await h.createProject();
+    const bareCreator = await newUser(h, bare);
+    const bareTeam = await newTeam(h, bare, bareCreator);
+    expect((await h.get(`/team-permissions?team_id=${bareTeam.id}&user_id=${bareCreator.id}`, bare.server())).body.items).toEqual([]);
+  });
+});
+
 describe('sessions and tenancy', () => {
   it('stops a revoked session at once', async () => {
     const project = await h.createProject({ config: { client_team_creation_enabled: true } });
