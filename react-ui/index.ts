@@ -12,6 +12,7 @@ export { OAuthButtons, OAuthProviderIcon, oauthProviderName } from './components
 export { OAuthCallbackPage } from './handler/oauth-callback.js';
 export { UserButton } from './components/user-button.js';
 export { TeamSwitcher } from './components/team-switcher.js';
+export { TeamManagement } from './components/team-management.js';
 export { type Plan, PlanPicker, type PlanPickerProps } from './components/plan-picker.js';
 export { Loading } from './components/ui.js';
 export { type RedirectMethod, redirectTo } from './navigation.js';

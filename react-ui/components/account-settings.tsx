@@ -6,7 +6,7 @@
  * the user button, and every `useUser`) shows it at once.
  */
 import { useSuspenseQuery } from '@tanstack/react-query';
-import { type ChangeEvent, type FormEvent, type ReactNode, useId, useState } from 'react';
+import { type ChangeEvent, type FormEvent, type ReactNode, Suspense, useId, useState } from 'react';
 import type { ClientUser, CreatedUserApiKey } from '../../sdk/index.js';
 import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl } from '../location.js';
@@ -23,68 +23,9 @@ import {
 import { TwoFactorSettings } from './two-factor.js';
 import { PasskeysSection } from './passkeys.js';
 import { OAuthProviderIcon, oauthProviderName } from './oauth-buttons.js';
-import { Alert, Avatar, Button, CurrentPasswordField, EmailField, Field, Link, NewPasswordFields, Page, errorMessage, useNewPassword } from './ui.js';
-
-/** Runs an async action with pending and error state (one per form or row). */
-function useAction() {
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
-  const run = async (action: () => Promise<string | null | void>) => {
-    setPending(true);
-    setError(null);
-    setDone(null);
-    try {
-      const message = await action();
-      if (message) setDone(message);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setPending(false);
-    }
-  };
-  return { pending, error, done, run, setError };
-}
-
-function Section({ title, children, description }: { title: string; description?: ReactNode; children: ReactNode }) {
-  const id = useId();
-  return (
-    <section className="latch-section" aria-labelledby={id}>
-      <h2 className="latch-section-title" id={id}>
-        {title}
-      </h2>
-      {description ? (
-        <p className="latch-hint" style={{ marginBottom: 12 }}>
-          {description}
-        </p>
-      ) : null}
-      {children}
-    </section>
-  );
-}
-
-function Feedback({ error, done }: { error: string | null; done: string | null }) {
-  return (
-    <>
-      {error ? <Alert kind="error">{error}</Alert> : null}
-      {done ? <Alert kind="success">{done}</Alert> : null}
-    </>
-  );
-}
-
-/** A section form's end: the action's outcome, then its submit button. */
-function SubmitRow({ action, secondary, children }: { action: ReturnType<typeof useAction>; secondary?: boolean; children: ReactNode }) {
-  return (
-    <>
-      <Feedback error={action.error} done={action.done} />
-      <div>
-        <Button type="submit" variant={secondary ? 'secondary' : undefined} loading={action.pending}>
-          {children}
-        </Button>
-      </div>
-    </>
-  );
-}
+import { Alert, Avatar, Button, CurrentPasswordField, EmailField, Field, Link, Loading, NewPasswordFields, Page, errorMessage, useNewPassword } from './ui.js';
+import { Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
+import { TeamManagement } from './team-management.js';
 
 /** Reads an image file's size and dimensions, for the under-100-KB-and-square rule. */
 async function readImage(file: File): Promise<{ dataUrl: string; width: number; height: number }> {
@@ -337,6 +278,7 @@ function TeamsSection({ user }: { user: ClientUser }) {
   const create = useAction();
   const [name, setName] = useState('');
   const [nameError, setNameError] = useState<string | null>(null);
+  const [managing, setManaging] = useState<string | null>(null);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const trimmed = name.trim();
@@ -376,6 +318,15 @@ function TeamsSection({ user }: { user: ClientUser }) {
               <Button
                 variant="secondary"
                 size="small"
+                aria-expanded={managing === team.id}
+                aria-label={`Manage ${team.display_name}`}
+                onClick={() => setManaging(managing === team.id ? null : team.id)}
+              >
+                Manage
+              </Button>
+              <Button
+                variant="secondary"
+                size="small"
                 disabled={row.pending}
                 aria-label={`Leave ${team.display_name}`}
                 onClick={() => void row.run(async () => (await app.leaveTeam(team.id), `You left ${team.display_name}.`))}
@@ -383,6 +334,11 @@ function TeamsSection({ user }: { user: ClientUser }) {
                 Leave
               </Button>
             </span>
+            {managing === team.id ? (
+              <Suspense fallback={<Loading />}>
+                <TeamManagement teamId={team.id} />
+              </Suspense>
+            ) : null}
           </li>
         ))}
       </ul>
