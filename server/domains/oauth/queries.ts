@@ -115,19 +115,7 @@ export async function listAccountsOfUsers(db: Executor, tenancyId: string, userI
   return accountsOf(db, tenancyId).where('user_id', 'in', userIds).orderBy('created_at').orderBy('id').execute();
 }
 
-export async function insertAccount(
-  db: Executor,
-  row: {
-    tenancy_id: string;
-    id: string;
-    user_id: string;
-    provider_config_id: string;
-    provider_account_id: string;
-    email: string | null;
-    allow_sign_in: boolean;
-    allow_connected_accounts: boolean;
-  },
-): Promise<OAuthAccountRow> {
+export async function insertAccount(db: Executor, row: Omit<OAuthAccountRow, 'created_at'>): Promise<OAuthAccountRow> {
   return db.insertInto('oauth_accounts').values(row).returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
 }
 
