@@ -18,18 +18,21 @@ export interface OperationOptions {
 }
 
 /**
- * A domain's REST operations, each in one line: `op(access, 'POST /auth/password/set', summary)`
- * names a procedure's method and path under the domain's tags (the `.meta({ openapi: … })` every
- * procedure had spelled out), and the procedure's input, output and handler follow as usual, so
- * tRPC's inference is untouched and a router reads as a table of operations. `defaults` apply to
- * every operation of the domain (the admin-only internal routers are all `protect: true`).
+ * A domain's REST operations, each in one call: `op(access, 'POST /auth/password/set', summary,
+ * { input, output })` names a procedure's method and path under the domain's tags (the
+ * `.meta({ openapi: … })` every procedure had spelled out) and sets its input and output schemas,
+ * typed as `.input(input).output(output)` would, so tRPC's inference is untouched and a router reads
+ * as a table of operations. Without `input`/`output` the builder comes back with only its metadata
+ * set, and the chain follows as usual. `defaults` apply to every operation of the domain (the
+ * admin-only internal routers are all `protect: true`).
  *
  * @example
  * const op = restOperations(['Sessions']);
  * export const sessionsRouter = router({
- *   signOut: op(clientProcedure, 'DELETE /auth/sessions/current', 'Sign out: ends the current session')
- *     .input(z.object({})).output(successSchema)
- *     .mutation(async ({ ctx }) => { await service.signOut(ctx.deps, ctx.auth); return succeed(); }),
+ *   signOut: op(clientProcedure, 'DELETE /auth/sessions/current', 'Sign out: ends the current session', {
+ *     input: z.object({}),
+ *     output: successSchema,
+ *   }).mutation(succeedAfter(({ ctx }) => service.signOut(ctx.deps, ctx.auth))),
  * });
  */
 export function restOperations(tags: string[], defaults: OperationOptions = {}) {
