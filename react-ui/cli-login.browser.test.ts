@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
-import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
+import type { ProjectFixture } from '../server/test/harness.js';
 import { ClientApp, KnownErrors } from '../sdk/index.js';
-import { type TestHost, startTestHost } from './test-host.js';
+import { openAppPage, useUiSuite } from './test/suite.js';
 
 /**
  * CLI login end to end (issue 16): the demo CLI (examples/cli/cli.ts) as a real child process, a
@@ -20,21 +19,15 @@ import { type TestHost, startTestHost } from './test-host.js';
 const SUITE = 'cli-login';
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
-let h: Harness;
-let host: TestHost;
-let browser: TestBrowser;
+const ui = useUiSuite();
 let project: ProjectFixture;
 let stateDir: string;
 
 beforeAll(async () => {
-  [h, host, browser] = await Promise.all([startHarness(), startTestHost(), launchBrowser()]);
-  project = await h.createProject({ displayName: 'Acme notes' });
+  project = await ui.h.createProject({ displayName: 'Acme notes' });
   stateDir = mkdtempSync(path.join(tmpdir(), 'latch-cli-'));
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await h?.close();
+});
+afterAll(() => {
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 });
 
@@ -53,8 +46,8 @@ function runCli(stateFile: string, command = 'login'): Cli {
       ...process.env,
       LATCH_PROJECT_ID: project.id,
       LATCH_PUBLISHABLE_CLIENT_KEY: project.publishableClientKey,
-      LATCH_BASE_URL: h.url,
-      LATCH_APP_URL: host.url,
+      LATCH_BASE_URL: ui.h.url,
+      LATCH_APP_URL: ui.host.url,
       LATCH_CLI_STATE: stateFile,
       LATCH_CLI_WAIT_MS: '1000',
     },
@@ -73,28 +66,20 @@ async function linkOf(cli: Cli): Promise<string> {
 }
 
 async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
-  await context.addInitScript(
-    (latchConfig) => {
-      (window as unknown as { __LATCH_CONFIG__: unknown }).__LATCH_CONFIG__ = latchConfig;
-    },
-    { projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, redirectMethod: 'history' },
-  );
-  return context.newPage();
+  return (await openAppPage(ui, project)).page;
 }
 
-const shot = (page: Page, name: string) => browser.screenshot(page, SUITE, name);
+const shot = (page: Page, name: string) => ui.browser.screenshot(page, SUITE, name);
 
 describe('CLI login through the browser', () => {
   it('the demo CLI shows a link, is killed and restarted, and gets its own session once the signed-out visitor signs in and approves', async () => {
-    const user = await h.signUpUser(project);
+    const user = await ui.h.signUpUser(project);
     const stateFile = path.join(stateDir, 'approve.json');
 
     // 1. The CLI asks, shows the link, keeps its polling code, and is killed while it waits.
     const first = runCli(stateFile);
     const link = await linkOf(first);
-    expect(link.startsWith(`${host.url}/handler/cli-auth-confirm?login_code=`)).toBe(true);
+    expect(link.startsWith(`${ui.host.url}/handler/cli-auth-confirm?login_code=`)).toBe(true);
     await expect.poll(() => existsSync(stateFile) && JSON.parse(readFileSync(stateFile, 'utf8')).pending?.pollingCode).toBeTruthy();
     first.child.kill('SIGKILL');
     await first.exited;
@@ -103,7 +88,7 @@ describe('CLI login through the browser', () => {
     const page = await newPage();
     await page.goto(link);
     await page.waitForURL('**/handler/sign-in?after_auth_return_to=*');
-    expect(decodeURIComponent(new URL(page.url()).searchParams.get('after_auth_return_to')!)).toBe(link.slice(host.url.length));
+    expect(decodeURIComponent(new URL(page.url()).searchParams.get('after_auth_return_to')!)).toBe(link.slice(ui.host.url.length));
     await page.getByRole('textbox', { name: 'Email', exact: true }).fill(user.email);
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(user.password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -134,8 +119,8 @@ describe('CLI login through the browser', () => {
     expect(JSON.parse(whoami.stdout().trim()).id).toBe(user.userId);
     const logout = runCli(stateFile, 'logout');
     expect(await logout.exited).toBe(0);
-    expect((await h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': saved.refreshToken })).status).toBe(401);
-    expect((await h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': browserRefresh })).status).toBe(200);
+    expect((await ui.h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': saved.refreshToken })).status).toBe(401);
+    expect((await ui.h.post('/auth/sessions/current/refresh', {}, { ...project.client(), 'x-latch-refresh-token': browserRefresh })).status).toBe(200);
 
     // The link is spent: opening it again says so.
     await page.goto(link);
@@ -144,14 +129,14 @@ describe('CLI login through the browser', () => {
   }, 120_000);
 
   it('deny in the browser ends promptCliLogin with CliAuthError', async () => {
-    const user = await h.signUpUser(project);
-    const cliApp = new ClientApp({ projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, tokenStore: 'memory' });
+    const user = await ui.h.signUpUser(project);
+    const cliApp = new ClientApp({ projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: ui.h.url, tokenStore: 'memory' });
     let url = '';
-    const result = cliApp.promptCliLogin({ appUrl: host.url, waitTimeMillis: 1000, promptLink: (link) => void (url = link) });
+    const result = cliApp.promptCliLogin({ appUrl: ui.host.url, waitTimeMillis: 1000, promptLink: (link) => void (url = link) });
     await expect.poll(() => url).not.toBe('');
 
     const page = await newPage();
-    await page.goto(`${host.url}/handler/sign-in`);
+    await page.goto(`${ui.host.url}/handler/sign-in`);
     await page.getByRole('textbox', { name: 'Email', exact: true }).fill(user.email);
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(user.password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();

@@ -1,9 +1,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { totpClock, totpCode } from '../server/crypto/totp.js';
-import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
-import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
-import { type TestHost, startTestHost } from './test-host.js';
+import type { ProjectFixture } from '../server/test/harness.js';
+import { openAppPage, useUiSuite } from './test/suite.js';
 
 /**
  * Issue 16, item 5, in real headless Chromium against a real Latch server: a user turns on
@@ -18,31 +17,13 @@ const SUITE = 'react-ui';
 let now = 30_000 * 63_333_400;
 totpClock.now = () => now;
 
-let h: Harness;
-let host: TestHost;
-let browser: TestBrowser;
-beforeAll(async () => {
-  [h, host, browser] = await Promise.all([startHarness(), startTestHost(), launchBrowser()]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await h?.close();
-});
+const ui = useUiSuite();
 
 async function newPage(project: ProjectFixture): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext();
-  context.setDefaultTimeout(8000);
-  await context.addInitScript(
-    (latchConfig) => {
-      (window as unknown as { __LATCH_CONFIG__: unknown }).__LATCH_CONFIG__ = latchConfig;
-    },
-    { projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, redirectMethod: 'history' },
-  );
-  return { context, page: await context.newPage() };
+  return openAppPage(ui, project, { timeoutMs: 8000 });
 }
 
-const shot = (page: Page, name: string) => browser.screenshot(page, SUITE, name);
+const shot = (page: Page, name: string) => ui.browser.screenshot(page, SUITE, name);
 const field = (page: Page, name: string) => page.getByRole('textbox', { name, exact: true });
 
 async function signIn(page: Page, email: string, password: string) {
@@ -60,13 +41,13 @@ function base32ToBase64(base32: string): string {
 
 describe('two-factor authentication in the UI kit', () => {
   it('is set up in account settings, then asked for by the mfa page (TOTP or recovery code)', async () => {
-    const project = await h.createProject({ displayName: 'Acme notes' });
-    const user = await h.signUpUser(project);
+    const project = await ui.h.createProject({ displayName: 'Acme notes' });
+    const user = await ui.h.signUpUser(project);
 
     // Enrolment, in account settings.
     const first = await newPage(project);
     let page = first.page;
-    await page.goto(`${host.url}/handler/sign-in?after_auth_return_to=%2Fhandler%2Faccount-settings`);
+    await page.goto(`${ui.host.url}/handler/sign-in?after_auth_return_to=%2Fhandler%2Faccount-settings`);
     await signIn(page, user.email, user.password);
     await page.waitForURL('**/handler/account-settings');
     await page.getByRole('button', { name: 'Set up two-factor authentication' }).click();
@@ -88,14 +69,14 @@ describe('two-factor authentication in the UI kit', () => {
     await shot(page, 'mfa-recovery-codes');
     await page.getByRole('button', { name: 'I saved them' }).click();
     await expect.poll(() => page.getByTestId('recovery-codes-left').innerText()).toBe('10 of 10 recovery codes left.');
-    expect((await h.get(`/users/${user.userId}`, project.server())).body.requires_totp_mfa).toBe(true);
+    expect((await ui.h.get(`/users/${user.userId}`, project.server())).body.requires_totp_mfa).toBe(true);
     await first.context.close();
     now += 30_000;
 
     // Sign-in: the password goes to the mfa page, which keeps after_auth_return_to.
     const second = await newPage(project);
     page = second.page;
-    await page.goto(`${host.url}/handler/sign-in?after_auth_return_to=%2Fprotected`);
+    await page.goto(`${ui.host.url}/handler/sign-in?after_auth_return_to=%2Fprotected`);
     await signIn(page, user.email, user.password);
     await page.waitForURL('**/handler/mfa?after_auth_return_to=%2Fprotected');
     const stored = await page.evaluate(() => Object.entries(sessionStorage));
@@ -110,14 +91,14 @@ describe('two-factor authentication in the UI kit', () => {
     await expect.poll(() => page.getByRole('alert').innerText()).toBe('The TOTP code is invalid. Please try again.');
     await field(page, 'Authentication code').fill(await totpCode(secret));
     await page.getByRole('button', { name: 'Verify' }).click();
-    await page.waitForURL(`${host.url}/protected`);
+    await page.waitForURL(`${ui.host.url}/protected`);
     expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual([]);
     await second.context.close();
 
     // A recovery code instead; its use shows in account settings.
     const third = await newPage(project);
     page = third.page;
-    await page.goto(`${host.url}/handler/sign-in?after_auth_return_to=%2Fhandler%2Faccount-settings`);
+    await page.goto(`${ui.host.url}/handler/sign-in?after_auth_return_to=%2Fhandler%2Faccount-settings`);
     await signIn(page, user.email, user.password);
     await page.waitForURL('**/handler/mfa?**');
     await page.getByRole('button', { name: 'Use a recovery code' }).click();

@@ -1,12 +1,10 @@
-import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
-import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ProjectFixture } from '../server/test/harness.js';
 import { type Zoo, startZoo } from '../server/test/oauth-zoo.js';
 import { knownErrorsByCode } from '../contract/errors/known-errors.js';
 import { ServerApp } from '../sdk/index.js';
-import { type TestHost, startTestHost } from './test-host.js';
+import { axeViolations, openAppPage, useUiSuite } from './test/suite.js';
 
 /**
  * OAuth in real headless Chromium (issue 15, "Chromium end to end"): the example app with the UI
@@ -17,44 +15,19 @@ import { type TestHost, startTestHost } from './test-host.js';
  */
 
 const SUITE = 'react-ui-oauth';
-const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-/** axe-core's WCAG 2.1 A/AA and best-practice rules on the page as it is now. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE_PATH });
-  return page.evaluate(async () => {
-    const axe = (
-      window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }
-    ).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-    return result.violations.map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
-  });
-}
-
-let h: Harness;
 let zoo: Zoo;
-let host: TestHost;
-let browser: TestBrowser;
-
-beforeAll(async () => {
+// Registered first, so it runs last (after hooks run in reverse): the server goes before its zoo.
+afterAll(() => zoo?.close());
+const ui = useUiSuite(async () => {
   zoo = await startZoo();
-  [h, host, browser] = await Promise.all([
-    startHarness({ oauth: { shared: { github: zoo.clients.github! }, endpointOverrides: zoo.overrides() } }),
-    startTestHost(),
-    launchBrowser(),
-  ]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await h?.close();
-  await zoo?.close();
+  return { oauth: { shared: { github: zoo.clients.github! }, endpointOverrides: zoo.overrides() } };
 });
 
 /** A project with GitHub (shared keys) and Google (its own client), and a page of the example app against it. */
 async function setup(): Promise<{ project: ProjectFixture; context: BrowserContext; page: Page; server: ServerApp; navigations: string[] }> {
   const google = zoo.clients.google!;
-  const project = await h.createProject({
+  const project = await ui.h.createProject({
     displayName: 'Acme notes',
     config: {
       allow_localhost: true,
@@ -64,34 +37,26 @@ async function setup(): Promise<{ project: ProjectFixture; context: BrowserConte
       ],
     },
   });
-  const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
-  await context.addInitScript(
-    (latchConfig) => {
-      (window as unknown as { __LATCH_CONFIG__: unknown }).__LATCH_CONFIG__ = latchConfig;
-    },
-    { projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, redirectMethod: 'history' },
-  );
-  const page = await context.newPage();
+  const { context, page } = await openAppPage(ui, project);
   // Every document the tab asks for: the way through Latch and the zoo is part of what is tested.
   const navigations: string[] = [];
   // Requests, not committed navigations: each hop of a redirect chain is a request of its own.
   page.on('request', (request) => {
     if (request.isNavigationRequest() && request.frame() === page.mainFrame()) navigations.push(request.url());
   });
-  const server = new ServerApp({ projectId: project.id, secretServerKey: project.secretServerKey, baseUrl: h.url });
+  const server = new ServerApp({ projectId: project.id, secretServerKey: project.secretServerKey, baseUrl: ui.h.url });
   return { project, context, page, server, navigations };
 }
 
-const shot = (page: Page, name: string) => browser.screenshot(page, SUITE, name);
+const shot = (page: Page, name: string) => ui.browser.screenshot(page, SUITE, name);
 const path = (page: Page) => new URL(page.url()).pathname + new URL(page.url()).search;
 
 async function signInWithGitHub(page: Page, navigations: string[], email: string): Promise<void> {
   zoo.setUser('github', { id: `gh-${Math.random().toString(36).slice(2)}`, email, emailVerified: true, name: 'Ada Lovelace' });
-  await page.goto(`${host.url}/protected?tab=notes`);
+  await page.goto(`${ui.host.url}/protected?tab=notes`);
   await page.waitForURL('**/handler/sign-in?after_auth_return_to=*');
   await page.getByRole('button', { name: 'Sign in with GitHub' }).click();
-  await page.waitForURL(`${host.url}/protected?tab=notes`);
+  await page.waitForURL(`${ui.host.url}/protected?tab=notes`);
   await page.getByTestId('protected').waitFor();
   expect(navigations.some((url) => url.startsWith(`${zoo.url}/github/authorize`))).toBe(true);
 }
@@ -99,9 +64,9 @@ async function signInWithGitHub(page: Page, navigations: string[], email: string
 describe('OAuth sign-in', () => {
   it('a visitor clicks "Sign in with GitHub", goes through the zoo and comes back signed in, to the page they asked for', async () => {
     const { page, server, navigations } = await setup();
-    const email = h.uniqueEmail('ada');
+    const email = ui.h.uniqueEmail('ada');
     zoo.setUser('github', { id: `gh-${Date.now()}`, email, emailVerified: true, name: 'Ada Lovelace' });
-    await page.goto(`${host.url}/protected?tab=notes`);
+    await page.goto(`${ui.host.url}/protected?tab=notes`);
     await page.waitForURL('**/handler/sign-in?after_auth_return_to=*');
     // The buttons are named for what they do; their icons are decorative.
     const github = page.getByRole('button', { name: 'Sign in with GitHub' });
@@ -112,16 +77,16 @@ describe('OAuth sign-in', () => {
     expect(await axeViolations(page)).toEqual([]);
 
     await github.click();
-    await page.waitForURL(`${host.url}/protected?tab=notes`);
+    await page.waitForURL(`${ui.host.url}/protected?tab=notes`);
     await expect(page.getByTestId('protected').innerText()).resolves.toContain('Ada Lovelace');
     await shot(page, 'signed-in-with-github');
 
     // The way: Latch's authorize, the zoo (its consent step), Latch's callback, then the app's callback page with a code.
     const step = (prefix: string) => navigations.findIndex((url) => url.startsWith(prefix));
-    const authorize = step(`${h.url}/api/v1/auth/oauth/authorize/github?`);
+    const authorize = step(`${ui.h.url}/api/v1/auth/oauth/authorize/github?`);
     const consent = step(`${zoo.url}/github/authorize?`);
-    const latchCallback = step(`${h.url}/api/v1/auth/oauth/callback/github?`);
-    const callback = step(`${host.url}/handler/oauth-callback?`);
+    const latchCallback = step(`${ui.h.url}/api/v1/auth/oauth/callback/github?`);
+    const callback = step(`${ui.host.url}/handler/oauth-callback?`);
     expect(authorize).toBeGreaterThanOrEqual(0);
     expect([authorize, consent, latchCallback, callback]).toEqual([...[authorize, consent, latchCallback, callback]].sort((a, b) => a - b));
     expect(new Set([authorize, consent, latchCallback, callback]).size).toBe(4);
@@ -129,7 +94,7 @@ describe('OAuth sign-in', () => {
     expect(landed.searchParams.get('code')).toBeTruthy();
     expect(landed.searchParams.get('after_auth_return_to')).toBe('/protected?tab=notes');
     // The SDK consumed its state cookie.
-    const cookies = await page.context().cookies(host.url);
+    const cookies = await page.context().cookies(ui.host.url);
     expect(cookies.filter((cookie) => cookie.name.startsWith('latch-oauth-outer-'))).toEqual([]);
 
     const { items } = await server.listUsers({ query: email });
@@ -139,9 +104,9 @@ describe('OAuth sign-in', () => {
 
   it('reloading the callback (its code already spent) shows a clean message, and the user stays signed in', async () => {
     const { page, navigations } = await setup();
-    await signInWithGitHub(page, navigations, h.uniqueEmail('reload'));
-    const appCallback = navigations.find((url) => url.startsWith(`${host.url}/handler/oauth-callback?`))!;
-    const latchCallback = navigations.find((url) => url.startsWith(`${h.url}/api/v1/auth/oauth/callback/github?`))!;
+    await signInWithGitHub(page, navigations, ui.h.uniqueEmail('reload'));
+    const appCallback = navigations.find((url) => url.startsWith(`${ui.host.url}/handler/oauth-callback?`))!;
+    const latchCallback = navigations.find((url) => url.startsWith(`${ui.h.url}/api/v1/auth/oauth/callback/github?`))!;
 
     // The app's callback page again, with the same code and state: the state cookie is gone.
     await page.goto(appCallback);
@@ -158,7 +123,7 @@ describe('OAuth sign-in', () => {
     let first = response!.request();
     while (first.redirectedFrom()) first = first.redirectedFrom()!;
     expect((await first.response())?.status()).toBe(302);
-    const errorHop = navigations.slice(seen).find((url) => url.startsWith(`${host.url}/handler/oauth-callback?`))!;
+    const errorHop = navigations.slice(seen).find((url) => url.startsWith(`${ui.host.url}/handler/oauth-callback?`))!;
     const code = new URL(errorHop).searchParams.get('error')!;
     expect(knownErrorsByCode.has(code)).toBe(true);
     await expect(page.getByRole('alert').innerText()).resolves.not.toMatch(/unknown error|undefined/);
@@ -166,19 +131,19 @@ describe('OAuth sign-in', () => {
     expect([...new URL(page.url()).searchParams.keys()]).toEqual(['after_auth_return_to']);
     await shot(page, 'latch-callback-reloaded');
 
-    await page.goto(`${host.url}/protected`);
+    await page.goto(`${ui.host.url}/protected`);
     await page.getByTestId('protected').waitFor();
   });
 
   it('denying consent at the provider brings the visitor back to a clear error, signed out', async () => {
     const { page, navigations } = await setup();
-    zoo.setUser('github', { id: `gh-deny-${Date.now()}`, email: h.uniqueEmail('deny'), emailVerified: true });
+    zoo.setUser('github', { id: `gh-deny-${Date.now()}`, email: ui.h.uniqueEmail('deny'), emailVerified: true });
     zoo.failNext('github', 'access_denied');
-    await page.goto(`${host.url}/handler/sign-in`);
+    await page.goto(`${ui.host.url}/handler/sign-in`);
     await page.getByRole('button', { name: 'Sign in with GitHub' }).click();
-    await page.waitForURL(`${host.url}/handler/oauth-callback**`);
+    await page.waitForURL(`${ui.host.url}/handler/oauth-callback**`);
     await expect(page.getByRole('alert').innerText()).resolves.toBe('The OAuth provider denied access (the user may have cancelled the consent screen).');
-    expect(navigations.some((url) => url.startsWith(`${h.url}/api/v1/auth/oauth/callback/github?`) && url.includes('error=access_denied'))).toBe(true);
+    expect(navigations.some((url) => url.startsWith(`${ui.h.url}/api/v1/auth/oauth/callback/github?`) && url.includes('error=access_denied'))).toBe(true);
     // The error parameters are gone from the address bar.
     expect(new URL(page.url()).search).toBe('');
     await shot(page, 'consent-denied');
@@ -191,17 +156,17 @@ describe('OAuth sign-in', () => {
 describe('connected accounts', () => {
   it('a signed-in user links Google from account settings, comes back there, turns its sign-in on and off, and disconnects it', async () => {
     const { page, server, navigations } = await setup();
-    const email = h.uniqueEmail('link');
+    const email = ui.h.uniqueEmail('link');
     await signInWithGitHub(page, navigations, email);
     zoo.setUser('google', { id: `g-${Date.now()}`, email: 'ada.work@example.com', emailVerified: true, name: 'Ada at work' });
 
-    await page.goto(`${host.url}/handler/account-settings`);
+    await page.goto(`${ui.host.url}/handler/account-settings`);
     const section = page.getByRole('region', { name: 'Connected accounts' });
     await section.waitFor();
     await expect(section.getByText('GitHub').first().isVisible()).resolves.toBe(true);
     await section.getByRole('button', { name: 'Connect Google' }).click();
     // Linking returns to the page that started it (afterCallbackRedirectUrl).
-    await page.waitForURL(`${host.url}/handler/account-settings`);
+    await page.waitForURL(`${ui.host.url}/handler/account-settings`);
     await section.getByRole('button', { name: 'Disconnect Google (ada.work@example.com)' }).waitFor();
     await shot(page, 'google-linked');
     expect(await axeViolations(page)).toEqual([]);

@@ -1,9 +1,8 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
-import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ProjectFixture } from '../server/test/harness.js';
 import { type Passkey, ServerApp } from '../sdk/index.js';
-import { type TestHost, startTestHost } from './test-host.js';
+import { openAppPage, useUiSuite } from './test/suite.js';
 
 /**
  * Passkeys end to end in real headless Chromium with its virtual authenticator (CDP `WebAuthn.*`,
@@ -15,18 +14,7 @@ import { type TestHost, startTestHost } from './test-host.js';
  */
 
 const SUITE = 'passkeys';
-let h: Harness;
-let host: TestHost;
-let browser: TestBrowser;
-
-beforeAll(async () => {
-  [h, host, browser] = await Promise.all([startHarness(), startTestHost(), launchBrowser()]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await h?.close();
-});
+const ui = useUiSuite();
 
 interface VirtualAuthenticator {
   cdp: CDPSession;
@@ -66,29 +54,21 @@ async function credentialsOf(auth: VirtualAuthenticator): Promise<StoredCredenti
 /** A project with passkeys on, and a browser context whose pages run the example app against it. */
 async function setup(
   config: Record<string, unknown> = {},
-  origin = host.url,
+  origin = ui.host.url,
 ): Promise<{ project: ProjectFixture; context: BrowserContext; page: Page; server: ServerApp }> {
-  const project = await h.createProject({ config: { passkey_enabled: true, ...config }, displayName: 'Acme notes' });
+  const project = await ui.h.createProject({ config: { passkey_enabled: true, ...config }, displayName: 'Acme notes' });
   return { project, ...(await openApp(project, origin)) };
 }
 
-async function openApp(project: ProjectFixture, origin = host.url): Promise<{ context: BrowserContext; page: Page; server: ServerApp }> {
-  const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
-  await context.addInitScript(
-    (latchConfig) => {
-      (window as unknown as { __LATCH_CONFIG__: unknown }).__LATCH_CONFIG__ = latchConfig;
-    },
-    { projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, redirectMethod: 'history' },
-  );
-  const page = await context.newPage();
+async function openApp(project: ProjectFixture, origin = ui.host.url): Promise<{ context: BrowserContext; page: Page; server: ServerApp }> {
+  const { context, page } = await openAppPage(ui, project);
   // The app's pages live at `origin`; the first navigation gives the page its origin for the CDP session.
   await page.goto(`${origin}/`);
-  const server = new ServerApp({ projectId: project.id, secretServerKey: project.secretServerKey, baseUrl: h.url });
+  const server = new ServerApp({ projectId: project.id, secretServerKey: project.secretServerKey, baseUrl: ui.h.url });
   return { context, page, server };
 }
 
-const shot = (page: Page, name: string) => browser.screenshot(page, SUITE, name);
+const shot = (page: Page, name: string) => ui.browser.screenshot(page, SUITE, name);
 const field = (page: Page, name: string) => page.getByRole('textbox', { name, exact: true });
 
 async function signInWithPassword(page: Page, origin: string, email: string, password: string) {
@@ -113,13 +93,13 @@ async function addPasskey(page: Page, origin: string, name: string): Promise<str
 
 /** Turns email + password sign-in on or off: off, the sign-in page has no email field, so no autofill request races the button. */
 async function setPasswordSignIn(project: ProjectFixture, enabled: boolean) {
-  const res = await h.patch('/internal/projects/current', { config: { credential_enabled: enabled } }, project.admin());
+  const res = await ui.h.patch('/internal/projects/current', { config: { credential_enabled: enabled } }, project.admin());
   expect(res.status).toBe(200);
 }
 
 /** The user's passkeys as the server has them now (a plain call: the SDK would answer from its cache). */
 async function passkeysOf(project: ProjectFixture, userId: string): Promise<Passkey[]> {
-  const res = await h.get<{ items: Passkey[] }>(`/passkeys?user_id=${userId}`, project.server());
+  const res = await ui.h.get<{ items: Passkey[] }>(`/passkeys?user_id=${userId}`, project.server());
   expect(res.status).toBe(200);
   return res.body.items;
 }
@@ -133,20 +113,20 @@ async function signOut(page: Page, origin: string) {
 describe('passkeys in Chromium', { timeout: 120_000 }, () => {
   it('adds two passkeys (one per authenticator) in account settings and signs in with each, by button and by autofill', async () => {
     const { project, page, context, server } = await setup();
-    const user = await h.signUpUser(project);
+    const user = await ui.h.signUpUser(project);
     const a = await addAuthenticator(page);
-    await signInWithPassword(page, host.url, user.email, user.password);
-    expect(await addPasskey(page, host.url, 'Laptop')).toBe('Passkey "Laptop" added.');
+    await signInWithPassword(page, ui.host.url, user.email, user.password);
+    expect(await addPasskey(page, ui.host.url, 'Laptop')).toBe('Passkey "Laptop" added.');
     await shot(page, 'account-settings-one-passkey');
     // The same authenticator again: excluded by the server, so the browser refuses (the spec's mapping).
-    expect(await addPasskey(page, host.url, 'Laptop again')).toBe('This device already has a passkey for this account.');
+    expect(await addPasskey(page, ui.host.url, 'Laptop again')).toBe('This device already has a passkey for this account.');
     const laptop = (await credentialsOf(a))[0]!;
     expect(laptop).toMatchObject({ rpId: 'localhost', isResidentCredential: true });
 
     // A second device: another authenticator.
     await a.cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: a.id });
     const b = await addAuthenticator(page, a.cdp);
-    expect(await addPasskey(page, host.url, 'Phone')).toBe('Passkey "Phone" added.');
+    expect(await addPasskey(page, ui.host.url, 'Phone')).toBe('Passkey "Phone" added.');
     await expect.poll(() => page.locator('[data-passkey-id]').count()).toBe(2);
     await shot(page, 'account-settings-two-passkeys');
     const listed = await passkeysOf(project, user.userId);
@@ -157,12 +137,12 @@ describe('passkeys in Chromium', { timeout: 120_000 }, () => {
     expect((await server.getUserById(user.userId))?.passkey_auth_enabled).toBe(true);
 
     // Sign in with the phone's passkey (the button; passwordless, so the page has no autofill field).
-    await signOut(page, host.url);
+    await signOut(page, ui.host.url);
     await setPasswordSignIn(project, false);
-    await page.goto(`${host.url}/handler/sign-in`);
+    await page.goto(`${ui.host.url}/handler/sign-in`);
     await shot(page, 'sign-in-with-passkey-button');
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
     await expect.poll(() => page.getByTestId('greeting').innerText()).toContain(user.email);
     let after = await passkeysOf(project, user.userId);
     expect(after.find((p) => p.name === 'Phone')!.last_used_at_millis).not.toBeNull();
@@ -171,13 +151,13 @@ describe('passkeys in Chromium', { timeout: 120_000 }, () => {
     // The laptop's passkey, on a fresh authenticator holding only it, through autofill: the page
     // starts a conditional request as soon as the sign-in form (its email field) is there, and
     // the virtual authenticator answers it at once.
-    await signOut(page, host.url);
+    await signOut(page, ui.host.url);
     await setPasswordSignIn(project, true);
     await b.cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: b.id });
     const c = await addAuthenticator(page, b.cdp);
     await c.cdp.send('WebAuthn.addCredential', { authenticatorId: c.id, credential: laptop });
-    await page.goto(`${host.url}/handler/sign-in`);
-    await page.waitForURL(`${host.url}/`, { timeout: 20_000 });
+    await page.goto(`${ui.host.url}/handler/sign-in`);
+    await page.waitForURL(`${ui.host.url}/`, { timeout: 20_000 });
     await expect.poll(() => page.getByTestId('greeting').innerText()).toContain(user.email);
     after = await passkeysOf(project, user.userId);
     expect(after.find((p) => p.name === 'Laptop')!.last_used_at_millis).not.toBeNull();
@@ -186,16 +166,16 @@ describe('passkeys in Chromium', { timeout: 120_000 }, () => {
 
   it('refuses a failed user verification, a passkey of another project, and an origin the project does not trust', async () => {
     const { project, page, context } = await setup();
-    const user = await h.signUpUser(project);
+    const user = await ui.h.signUpUser(project);
     const auth = await addAuthenticator(page);
-    await signInWithPassword(page, host.url, user.email, user.password);
-    expect(await addPasskey(page, host.url, 'Laptop')).toBe('Passkey "Laptop" added.');
-    await signOut(page, host.url);
+    await signInWithPassword(page, ui.host.url, user.email, user.password);
+    expect(await addPasskey(page, ui.host.url, 'Laptop')).toBe('Passkey "Laptop" added.');
+    await signOut(page, ui.host.url);
     await setPasswordSignIn(project, false);
 
     // The authenticator cannot verify the user: no sign-in.
     await auth.cdp.send('WebAuthn.setUserVerified', { authenticatorId: auth.id, isUserVerified: false });
-    await page.goto(`${host.url}/handler/sign-in`);
+    await page.goto(`${ui.host.url}/handler/sign-in`);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await expect.poll(() => page.locator('.latch-passkey .latch-alert').count()).toBe(1);
     await shot(page, 'sign-in-user-verification-failed');
@@ -242,7 +222,7 @@ describe('passkeys in Chromium', { timeout: 120_000 }, () => {
         const res = await fetch(`${baseUrl}/api/v1/auth/passkey/sign-in`, { method: 'POST', headers, body: JSON.stringify(body) });
         return { status: res.status, body: await res.json() };
       },
-      { baseUrl: h.url, projectId: project.id, key: project.publishableClientKey },
+      { baseUrl: ui.h.url, projectId: project.id, key: project.publishableClientKey },
     );
     expect(bypass.status).toBe(400);
     expect(bypass.body.code).toBe('PASSKEY_AUTHENTICATION_FAILED');
@@ -251,29 +231,29 @@ describe('passkeys in Chromium', { timeout: 120_000 }, () => {
 
     // Another project on the same origin: the browser offers the passkey (same RP ID), the
     // server does not know it.
-    const other = await h.createProject({ config: { passkey_enabled: true, credential_enabled: false } });
+    const other = await ui.h.createProject({ config: { passkey_enabled: true, credential_enabled: false } });
     const otherPage = await openApp(other);
     const otherAuth = await addAuthenticator(otherPage.page);
     await otherAuth.cdp.send('WebAuthn.addCredential', { authenticatorId: otherAuth.id, credential: (await credentialsOf(auth))[0]! });
-    await otherPage.page.goto(`${host.url}/handler/sign-in`);
+    await otherPage.page.goto(`${ui.host.url}/handler/sign-in`);
     await otherPage.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await expect.poll(() => otherPage.page.locator('.latch-passkey .latch-alert').innerText()).toBe('This passkey is not registered with this project.');
     await shot(otherPage.page, 'sign-in-other-project');
     await otherPage.context.close();
 
     // The project's own origin still works.
-    await page.goto(`${host.url}/handler/sign-in`);
+    await page.goto(`${ui.host.url}/handler/sign-in`);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
     await context.close();
   });
 
   it('refuses a passkey added from an origin that is not a trusted domain of the project', async () => {
     // Trusted: http://localhost:PORT only (no allow_localhost). The page runs at app.localhost.
-    const port = new URL(host.url).port;
+    const port = new URL(ui.host.url).port;
     const untrusted = `http://app.localhost:${port}`;
-    const { project, page, context, server } = await setup({ allow_localhost: false, domains: [{ domain: host.url, handler_path: '/handler' }] }, untrusted);
-    const user = await h.signUpUser(project);
+    const { project, page, context, server } = await setup({ allow_localhost: false, domains: [{ domain: ui.host.url, handler_path: '/handler' }] }, untrusted);
+    const user = await ui.h.signUpUser(project);
     await addAuthenticator(page);
     await signInWithPassword(page, untrusted, user.email, user.password);
     expect(await addPasskey(page, untrusted, 'Laptop')).toBe(`The origin "${untrusted}" is not a trusted domain of this project.`);
@@ -283,8 +263,8 @@ describe('passkeys in Chromium', { timeout: 120_000 }, () => {
     // The trusted origin itself registers fine.
     const trusted = await openApp(project);
     await addAuthenticator(trusted.page);
-    await signInWithPassword(trusted.page, host.url, user.email, user.password);
-    expect(await addPasskey(trusted.page, host.url, 'Laptop')).toBe('Passkey "Laptop" added.');
+    await signInWithPassword(trusted.page, ui.host.url, user.email, user.password);
+    expect(await addPasskey(trusted.page, ui.host.url, 'Laptop')).toBe('Passkey "Laptop" added.');
     await trusted.context.close();
     await context.close();
   });

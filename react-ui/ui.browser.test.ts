@@ -1,11 +1,9 @@
-import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
-import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ProjectFixture } from '../server/test/harness.js';
 import { type SmtpSink, startSmtpSink } from '../server/test/smtp-sink.js';
 import { ServerApp } from '../sdk/index.js';
-import { type TestHost, startTestHost } from './test-host.js';
+import { axeViolations, openAppPage, useUiSuite } from './test/suite.js';
 
 /**
  * The UI kit in real headless Chromium against a real Latch server: the example app (built once
@@ -15,29 +13,15 @@ import { type TestHost, startTestHost } from './test-host.js';
  * accessibility (axe-core, labels, roles and Tab order).
  */
 
-const require = createRequire(import.meta.url);
-const AXE_PATH = require.resolve('axe-core/axe.min.js');
 const SUITE = 'react-ui';
 const PASSWORD = 'correct-horse-battery';
 
-let h: Harness;
 let sink: SmtpSink;
-let host: TestHost;
-let browser: TestBrowser;
-
-beforeAll(async () => {
+// Registered first, so it runs last (after hooks run in reverse): the server goes before its sink.
+afterAll(() => sink?.close());
+const ui = useUiSuite(async () => {
   sink = await startSmtpSink();
-  [h, host, browser] = await Promise.all([
-    startHarness({ email: { smtpUrl: sink.url, from: 'noreply@latch.test', perProjectPerHour: 1000, pollIntervalMs: 25 } }),
-    startTestHost(),
-    launchBrowser(),
-  ]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await h?.close();
-  await sink?.close();
+  return { email: { smtpUrl: sink.url, from: 'noreply@latch.test', perProjectPerHour: 1000, pollIntervalMs: 25 } };
 });
 
 const FULL_CONFIG = {
@@ -52,24 +36,15 @@ async function setup(
   config: Record<string, unknown> = FULL_CONFIG,
   redirectMethod: 'window' | 'history' = 'history',
 ): Promise<{ project: ProjectFixture; context: BrowserContext; page: Page; server: ServerApp }> {
-  const project = await h.createProject({ config, displayName: 'Acme notes' });
-  const context = await browser.newContext();
-  // Fail at the step that is stuck, inside the test's own timeout.
-  context.setDefaultTimeout(8000);
-  await context.addInitScript(
-    (latchConfig) => {
-      (window as unknown as { __LATCH_CONFIG__: unknown }).__LATCH_CONFIG__ = latchConfig;
-    },
-    { projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, redirectMethod },
-  );
-  const page = await context.newPage();
+  const project = await ui.h.createProject({ config, displayName: 'Acme notes' });
+  const { context, page } = await openAppPage(ui, project, { timeoutMs: 8000, redirectMethod });
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
-  const server = new ServerApp({ projectId: project.id, secretServerKey: project.secretServerKey, baseUrl: h.url });
+  const server = new ServerApp({ projectId: project.id, secretServerKey: project.secretServerKey, baseUrl: ui.h.url });
   return { project, context, page, server };
 }
 
-const shot = (page: Page, name: string) => browser.screenshot(page, SUITE, name);
+const shot = (page: Page, name: string) => ui.browser.screenshot(page, SUITE, name);
 const path = (page: Page) => new URL(page.url()).pathname + new URL(page.url()).search;
 /** An input by its label (forms have accessible names too, so getByLabel alone can match a form). */
 const field = (page: Page, name: string) => page.getByRole('textbox', { name, exact: true });
@@ -84,7 +59,7 @@ async function signInThroughForm(page: Page, email: string, password: string) {
 describe('sign-up, email verification, sign-out, sign-in', () => {
   it('a visitor of a protected page signs up, confirms the email from the SMTP sink and lands back on that page', async () => {
     const { page, context } = await setup();
-    await page.goto(`${host.url}/protected?tab=notes`);
+    await page.goto(`${ui.host.url}/protected?tab=notes`);
     // useUser({ or: 'redirect' }) sends the visitor to sign-in, carrying the page.
     await page.waitForURL('**/handler/sign-in?after_auth_return_to=*');
     expect(path(page)).toBe('/handler/sign-in?after_auth_return_to=%2Fprotected%3Ftab%3Dnotes');
@@ -107,13 +82,13 @@ describe('sign-up, email verification, sign-out, sign-in', () => {
     await shot(page, 'sign-up-validation');
 
     // The server's own refusal shows as an alert.
-    await emailField(page).fill(h.uniqueEmail('ann'));
+    await emailField(page).fill(ui.h.uniqueEmail('ann'));
     await field(page, 'Password').fill('short');
     await field(page, 'Repeat password').fill('short');
     await page.getByRole('button', { name: 'Sign up', exact: true }).click();
     await expect.poll(() => page.getByRole('alert').innerText()).toBe('Password too short. Minimum length is 8.');
 
-    const email = h.uniqueEmail('ann');
+    const email = ui.h.uniqueEmail('ann');
     await emailField(page).fill(email);
     await field(page, 'Password').fill(PASSWORD);
     await field(page, 'Repeat password').fill(PASSWORD);
@@ -124,7 +99,7 @@ describe('sign-up, email verification, sign-out, sign-in', () => {
 
     // The verification email links to the handler, and carries the return location too.
     const mail = await sink.waitForTo(email);
-    expect(mail.link).toMatch(new RegExp(`^${host.url}/handler/email-verification\\?after_auth_return_to=%2Fprotected%3Ftab%3Dnotes&code=`));
+    expect(mail.link).toMatch(new RegExp(`^${ui.host.url}/handler/email-verification\\?after_auth_return_to=%2Fprotected%3Ftab%3Dnotes&code=`));
     const started = Date.now();
     await page.goto(mail.link!);
     await expect.poll(() => page.getByRole('status').first().innerText()).toContain('Your email is verified');
@@ -133,7 +108,7 @@ describe('sign-up, email verification, sign-out, sign-in', () => {
     await page.waitForURL('**/protected?tab=notes');
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
 
-    await page.goto(`${host.url}/`);
+    await page.goto(`${ui.host.url}/`);
     await expect.poll(() => page.getByTestId('greeting').innerText()).toContain('verified)');
     // A second visit of the same link says why it no longer works.
     await page.goto(mail.link!);
@@ -143,14 +118,14 @@ describe('sign-up, email verification, sign-out, sign-in', () => {
 
   it('signs out from the user button, then signs in again and returns to after_auth_return_to', async () => {
     const { page, context, project } = await setup();
-    const user = await h.signUpUser(project);
-    await page.goto(`${host.url}/handler/sign-in`);
+    const user = await ui.h.signUpUser(project);
+    await page.goto(`${ui.host.url}/handler/sign-in`);
     await signInThroughForm(page, user.email, 'wrong-password-1');
     await expect.poll(() => page.getByRole('alert').innerText()).toBe('Wrong e-mail or password.');
     await shot(page, 'sign-in-wrong-password');
     await signInThroughForm(page, user.email, user.password);
     // No after_auth_return_to: after-sign-in, which defaults to home.
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
     await expect.poll(() => page.getByTestId('greeting').innerText()).toContain(user.email);
 
     // The user button's menu, by keyboard.
@@ -167,23 +142,23 @@ describe('sign-up, email verification, sign-out, sign-in', () => {
     await shot(page, 'user-button-menu');
     await page.getByRole('menuitem', { name: 'Sign out' }).click();
     // after-sign-out defaults to home.
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
     await expect.poll(() => page.getByRole('main').innerText()).toContain('You are signed out.');
-    const cookies = await context.cookies(host.url);
+    const cookies = await context.cookies(ui.host.url);
     expect(cookies.filter((cookie) => cookie.name.startsWith('latch-'))).toEqual([]);
 
-    await page.goto(`${host.url}/protected`);
+    await page.goto(`${ui.host.url}/protected`);
     await page.waitForURL('**/handler/sign-in?after_auth_return_to=%2Fprotected');
     await signInThroughForm(page, user.email, user.password);
     await page.waitForURL('**/protected');
     await expect.poll(() => page.getByTestId('protected').innerText()).toContain(user.email);
 
     // An absolute after_auth_return_to is never followed.
-    await page.goto(`${host.url}/handler/sign-out`);
-    await page.waitForURL(`${host.url}/`);
-    await page.goto(`${host.url}/handler/sign-in?after_auth_return_to=${encodeURIComponent('https://evil.example/')}`);
+    await page.goto(`${ui.host.url}/handler/sign-out`);
+    await page.waitForURL(`${ui.host.url}/`);
+    await page.goto(`${ui.host.url}/handler/sign-in?after_auth_return_to=${encodeURIComponent('https://evil.example/')}`);
     await signInThroughForm(page, user.email, user.password);
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
     await context.close();
   });
 });
@@ -193,8 +168,8 @@ describe('sign-up, email verification, sign-out, sign-in', () => {
 describe('redirect method window (the default)', () => {
   it('signs in and out with full page loads, still returning to after_auth_return_to', async () => {
     const { page, context, project } = await setup(FULL_CONFIG, 'window');
-    const user = await h.signUpUser(project);
-    await page.goto(`${host.url}/protected`);
+    const user = await ui.h.signUpUser(project);
+    await page.goto(`${ui.host.url}/protected`);
     await page.waitForURL('**/handler/sign-in?after_auth_return_to=%2Fprotected');
     // A marker that survives client-side navigation but not a page load.
     await page.evaluate(() => ((window as unknown as { marker: boolean }).marker = true));
@@ -202,8 +177,8 @@ describe('redirect method window (the default)', () => {
     await page.waitForURL('**/protected');
     await expect.poll(() => page.getByTestId('protected').innerText()).toContain(user.email);
     expect(await page.evaluate(() => (window as unknown as { marker?: boolean }).marker)).toBeUndefined();
-    await page.goto(`${host.url}/handler/sign-out`);
-    await page.waitForURL(`${host.url}/`);
+    await page.goto(`${ui.host.url}/handler/sign-out`);
+    await page.waitForURL(`${ui.host.url}/`);
     await expect.poll(() => page.getByRole('main').innerText()).toContain('You are signed out.');
     await context.close();
   });
@@ -212,8 +187,8 @@ describe('redirect method window (the default)', () => {
 describe('password reset', () => {
   it('forgot password → the emailed link → a new password (twice) → sign in with it', async () => {
     const { page, context, project } = await setup();
-    const user = await h.signUpUser(project);
-    await page.goto(`${host.url}/handler/sign-in`);
+    const user = await ui.h.signUpUser(project);
+    await page.goto(`${ui.host.url}/handler/sign-in`);
     await page.getByRole('link', { name: 'Forgot password?' }).click();
     await page.waitForURL('**/handler/forgot-password');
     await emailField(page).fill(user.email);
@@ -222,7 +197,7 @@ describe('password reset', () => {
     await shot(page, 'forgot-password-sent');
 
     const mail = await sink.waitForTo(user.email);
-    expect(mail.link).toMatch(new RegExp(`^${host.url}/handler/password-reset\\?code=`));
+    expect(mail.link).toMatch(new RegExp(`^${ui.host.url}/handler/password-reset\\?code=`));
     await page.goto(mail.link!);
     await field(page, 'New password').fill('a-brand-new-password');
     await field(page, 'Repeat new password').fill('a-different-password');
@@ -238,7 +213,7 @@ describe('password reset', () => {
     await signInThroughForm(page, user.email, user.password);
     await expect.poll(() => page.getByRole('alert').innerText()).toBe('Wrong e-mail or password.');
     await signInThroughForm(page, user.email, 'a-brand-new-password');
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
 
     // The used link now explains itself.
     await page.goto(mail.link!);
@@ -250,8 +225,8 @@ describe('password reset', () => {
 describe('magic link and one-time code', () => {
   it('a new address signs up with the typed code; a second email signs in through the link', async () => {
     const { page, context } = await setup();
-    const email = h.uniqueEmail('magic');
-    await page.goto(`${host.url}/handler/sign-up`);
+    const email = ui.h.uniqueEmail('magic');
+    await page.goto(`${ui.host.url}/handler/sign-up`);
     await page.getByRole('tab', { name: 'Email link or code' }).click();
     await emailField(page).fill(email);
     await page.getByRole('button', { name: 'Email me a link' }).click();
@@ -261,17 +236,17 @@ describe('magic link and one-time code', () => {
     await field(page, 'Code').fill(code!);
     await shot(page, 'one-time-code');
     await page.getByRole('button', { name: 'Sign up', exact: true }).click();
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
     await expect.poll(() => page.getByTestId('greeting').innerText()).toContain(email);
 
-    await page.goto(`${host.url}/handler/sign-out`);
-    await page.waitForURL(`${host.url}/`);
-    await page.goto(`${host.url}/handler/sign-in?after_auth_return_to=%2Fprotected`);
+    await page.goto(`${ui.host.url}/handler/sign-out`);
+    await page.waitForURL(`${ui.host.url}/`);
+    await page.goto(`${ui.host.url}/handler/sign-in?after_auth_return_to=%2Fprotected`);
     await page.getByRole('tab', { name: 'Email link or code' }).click();
     await emailField(page).fill(email);
     await page.getByRole('button', { name: 'Email me a link' }).click();
     const second = await sink.waitFor((m) => m.to.includes(email) && m !== mail);
-    expect(second.link).toMatch(new RegExp(`^${host.url}/handler/magic-link-callback\\?after_auth_return_to=%2Fprotected&code=`));
+    expect(second.link).toMatch(new RegExp(`^${ui.host.url}/handler/magic-link-callback\\?after_auth_return_to=%2Fprotected&code=`));
     await page.goto(second.link!);
     await page.waitForURL('**/protected');
     await expect.poll(() => page.getByTestId('protected').innerText()).toContain(email);
@@ -282,15 +257,15 @@ describe('magic link and one-time code', () => {
 describe('account settings, user button and team switcher', () => {
   it('a new display name shows in the user button and the page at once; emails, teams, API keys and sessions', async () => {
     const { page, context, project, server } = await setup();
-    const user = await h.signUpUser(project);
+    const user = await ui.h.signUpUser(project);
     // A second session (another device) to revoke, and two teams to switch between.
     await server.createSession({ user_id: user.userId });
     const red = await server.createTeam({ display_name: 'Red team', creator_user_id: user.userId });
     await server.createTeam({ display_name: 'Blue team', creator_user_id: user.userId });
 
-    await page.goto(`${host.url}/handler/sign-in`);
+    await page.goto(`${ui.host.url}/handler/sign-in`);
     await signInThroughForm(page, user.email, user.password);
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
 
     // Team switcher: a labelled select; choosing a team selects it on the server.
     const switcher = page.getByRole('combobox', { name: 'Team' });
@@ -324,7 +299,7 @@ describe('account settings, user button and team switcher', () => {
     await expect.poll(() => page.getByRole('button', { name: 'Ann Example (account menu)' }).count()).toBe(1);
     // Back home by client-side navigation: the page reads the same cache.
     await page.getByRole('link', { name: '← Back to the app' }).click();
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
     await expect.poll(() => page.getByTestId('display-name').innerText()).toBe('Ann Example');
     await page.goBack();
     await page.getByRole('heading', { name: 'Emails' }).waitFor();
@@ -353,11 +328,11 @@ describe('account settings, user button and team switcher', () => {
     await expect.poll(() => page.getByRole('alert').innerText()).toBe('The image must be under 100 KB.');
     await upload.setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await png(40, 40) });
     await expect.poll(() => page.getByText('Profile image saved.').count()).toBe(1);
-    expect((await h.get(`/users/${user.userId}`, project.server())).body.profile_image_url).toMatch(/^data:image\/png;base64,/);
+    expect((await ui.h.get(`/users/${user.userId}`, project.server())).body.profile_image_url).toMatch(/^data:image\/png;base64,/);
     await expect.poll(() => page.getByRole('banner').locator('img.latch-avatar').count()).toBe(1);
 
     // Emails: add one; it is unverified until its emailed link is followed.
-    const extra = h.uniqueEmail('work');
+    const extra = ui.h.uniqueEmail('work');
     await field(page, 'Add an email').fill(extra);
     await page.getByRole('button', { name: 'Add email' }).click();
     await expect.poll(() => page.getByText(`Added ${extra}. We sent it a verification link.`).count()).toBe(1);
@@ -403,13 +378,13 @@ describe('account settings, user button and team switcher', () => {
     // Delete account (the project allows it): confirm, then the user is gone and signed out.
     await page.getByRole('button', { name: 'Delete account' }).click();
     await page.getByRole('button', { name: 'Yes, delete my account' }).click();
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
     // And it stays there: the settings page, now without a user, must not send it on to sign-in.
     await page.waitForTimeout(500);
     expect(path(page)).toBe('/');
     await expect.poll(() => page.getByRole('main').innerText()).toContain('You are signed out.');
     // Straight to the server (the ServerApp's cache still holds the user it read earlier).
-    expect((await h.get(`/users/${user.userId}`, project.server())).status).toBe(404);
+    expect((await ui.h.get(`/users/${user.userId}`, project.server())).status).toBe(404);
     await context.close();
   });
 });
@@ -417,12 +392,12 @@ describe('account settings, user button and team switcher', () => {
 describe('team invitation', () => {
   it('a signed-out invitee signs in from the emailed link, comes back, joins, and the team is selected', async () => {
     const { page, context, project, server } = await setup();
-    const owner = await h.signUpUser(project);
-    const invitee = await h.signUpUser(project);
+    const owner = await ui.h.signUpUser(project);
+    const invitee = await ui.h.signUpUser(project);
     const team = await server.createTeam({ display_name: 'Design crew', creator_user_id: owner.userId });
-    await server.inviteUser(team.id, { email: invitee.email, callback_url: `${host.url}/handler/team-invitation` });
+    await server.inviteUser(team.id, { email: invitee.email, callback_url: `${ui.host.url}/handler/team-invitation` });
     const mail = await sink.waitForTo(invitee.email);
-    expect(mail.link).toMatch(new RegExp(`^${host.url}/handler/team-invitation\\?code=`));
+    expect(mail.link).toMatch(new RegExp(`^${ui.host.url}/handler/team-invitation\\?code=`));
 
     await page.goto(mail.link!);
     await expect.poll(() => page.getByRole('main').innerText()).toContain('You are invited to join Design crew.');
@@ -438,7 +413,7 @@ describe('team invitation', () => {
     await expect.poll(() => page.getByRole('combobox', { name: 'Team' }).inputValue()).toBe(team.id);
     expect((await server.listTeams({ userId: invitee.userId })).map((t) => t.id)).toEqual([team.id]);
     // Then home, after the redirect wait.
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
     await context.close();
   });
 });
@@ -446,28 +421,28 @@ describe('team invitation', () => {
 describe('what the project enables', () => {
   it('shows only enabled methods, says when sign-up is off, and the routes of later features say they are not enabled', async () => {
     const { page, context } = await setup({ sign_up_enabled: false, magic_link_enabled: false });
-    await page.goto(`${host.url}/handler/sign-in`);
+    await page.goto(`${ui.host.url}/handler/sign-in`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await page.getByRole('tab').count()).toBe(0);
     expect(await page.getByRole('link', { name: 'Sign up' }).count()).toBe(0);
-    await page.goto(`${host.url}/handler/sign-up`);
+    await page.goto(`${ui.host.url}/handler/sign-up`);
     await expect.poll(() => page.getByRole('status').innerText()).toBe('Sign-up is not enabled for this project.');
     // A callback this browser did not start (no state cookie): a clear message, nothing exchanged.
-    await page.goto(`${host.url}/handler/oauth-callback?code=x&state=y`);
+    await page.goto(`${ui.host.url}/handler/oauth-callback?code=x&state=y`);
     await expect.poll(() => page.getByRole('alert').innerText()).toContain('This sign-in cannot be completed here');
     await shot(page, 'oauth-callback');
     for (const [route, text] of [['mfa', 'No sign-in is waiting for a second factor. Sign in first.']] as const) {
-      await page.goto(`${host.url}/handler/${route}`);
+      await page.goto(`${ui.host.url}/handler/${route}`);
       await expect.poll(() => page.getByRole('status').innerText()).toBe(text);
       await shot(page, route.split('?')[0]!);
     }
-    await page.goto(`${host.url}/handler/error?error_code=SOME_CODE&message=call+this+number`);
+    await page.goto(`${ui.host.url}/handler/error?error_code=SOME_CODE&message=call+this+number`);
     await expect.poll(() => page.getByRole('alert').innerText()).toContain('SOME_CODE');
     expect(await page.getByRole('alert').innerText()).not.toContain('call this number');
     await shot(page, 'error');
-    await page.goto(`${host.url}/handler/nope`);
+    await page.goto(`${ui.host.url}/handler/nope`);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Page not found');
-    await page.goto(`${host.url}/handler/email-verification`);
+    await page.goto(`${ui.host.url}/handler/email-verification`);
     await expect.poll(() => page.getByRole('alert').innerText()).toContain('This link is incomplete');
     await context.close();
   });
@@ -475,7 +450,7 @@ describe('what the project enables', () => {
   it('follows the dark colour scheme', async () => {
     const { page, context } = await setup();
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.goto(`${host.url}/handler/sign-in`);
+    await page.goto(`${ui.host.url}/handler/sign-in`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     const background = await page.locator('.latch-card').evaluate((card) => getComputedStyle(card).backgroundColor);
     expect(background).toBe('rgb(24, 24, 27)');
@@ -487,23 +462,12 @@ describe('what the project enables', () => {
 });
 
 describe('accessibility', () => {
-  async function axeViolations(page: Page) {
-    await page.addScriptTag({ path: AXE_PATH });
-    return page.evaluate(async () => {
-      const axe = (
-        window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }
-      ).axe;
-      const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-      return result.violations.map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
-    });
-  }
-
   it('the forms pass axe, every input has a label, and Tab moves through them in reading order', async () => {
     const { page, context, project } = await setup();
     for (const route of ['sign-in', 'sign-up', 'forgot-password']) {
       for (const scheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme: scheme });
-        await page.goto(`${host.url}/handler/${route}`);
+        await page.goto(`${ui.host.url}/handler/${route}`);
         await page.getByRole('heading', { level: 1 }).waitFor();
         expect(await axeViolations(page), `${route} (${scheme})`).toEqual([]);
       }
@@ -519,7 +483,7 @@ describe('accessibility', () => {
     await page.emulateMedia({ colorScheme: 'light' });
 
     // Sign-in: the method tabs (arrow keys switch), then the fields, the button and the links.
-    await page.goto(`${host.url}/handler/sign-in`);
+    await page.goto(`${ui.host.url}/handler/sign-in`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     const order: string[] = [];
     // Start from the card (the host's header comes first in the page; its order is the host's).
@@ -568,12 +532,12 @@ describe('accessibility', () => {
     expect(await page.locator(`[id="${describedBy}"]`).innerText()).toBe('Please enter your email address.');
 
     // Account settings, signed in.
-    const user = await h.signUpUser(project);
+    const user = await ui.h.signUpUser(project);
     await signInThroughForm(page, user.email, user.password);
-    await page.waitForURL(`${host.url}/`);
+    await page.waitForURL(`${ui.host.url}/`);
     await page.getByTestId('greeting').waitFor();
     expect(await axeViolations(page)).toEqual([]);
-    await page.goto(`${host.url}/handler/account-settings`);
+    await page.goto(`${ui.host.url}/handler/account-settings`);
     await page.getByRole('heading', { name: 'Profile' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await context.close();

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Harness, startHarness } from '../server/test/harness.js';
-import { type Zoo, startZoo } from '../server/test/oauth-zoo.js';
+import type { Harness } from '../server/test/harness.js';
+import type { Zoo } from '../server/test/oauth-zoo.js';
+import { startZooHarness, stopZooHarness } from '../server/test/oauth-driver.js';
 import { ClientApp } from './client-app.js';
 import { KnownErrors } from './errors.js';
 import { codeChallengeS256 } from './features/oauth.js';
@@ -239,14 +240,8 @@ describe('callOAuthCallback (outside a browser)', () => {
 let h: Harness;
 let zoo: Zoo;
 
-beforeAll(async () => {
-  zoo = await startZoo();
-  h = await startHarness({ oauth: { shared: { github: zoo.clients.github! }, endpointOverrides: zoo.overrides() } });
-}, 60_000);
-afterAll(async () => {
-  await h?.close();
-  await zoo?.close();
-});
+beforeAll(async () => void ({ zoo, h } = await startZooHarness({ sharedGitHub: true })), 60_000);
+afterAll(() => stopZooHarness({ zoo, h }));
 
 const APP_CALLBACK = 'http://localhost:3000/handler/oauth-callback';
 

@@ -128,6 +128,86 @@ export function QueryTable<T>({
   );
 }
 
+/** A card of one list: its title names the table too. */
+export function TableCard<T>({ title, children, ...table }: Omit<Parameters<typeof DataTable<T>>[0], 'label'> & { title: string; children?: ReactNode }) {
+  return (
+    <Card title={title}>
+      <DataTable {...table} label={title} />
+      {children}
+    </Card>
+  );
+}
+
+/** A column of a DataTable: its heading and the cell it makes of a row. */
+export interface Column<T> {
+  title: string;
+  cell: (item: T) => ReactNode;
+  className?: string;
+}
+
+/** The confirmed, destructive action of a row (revoke, remove, unlink, withdraw). */
+export interface RowRemoval<T> {
+  label: string;
+  title: string | ((item: T) => string);
+  message: (item: T) => ReactNode;
+  run: (item: T) => Promise<unknown>;
+  /** Rows it does not apply to (a key set already revoked). */
+  hidden?: (item: T) => boolean;
+}
+
+/**
+ * A query's rows as a table, described as data: the columns, then the row's actions (other buttons,
+ * and the confirmed removal every list of the console has) in a last, right-aligned cell.
+ */
+export function DataTable<T>({
+  columns,
+  rowKey = (item) => (item as { id: string }).id,
+  actions,
+  remove,
+  ...table
+}: {
+  query: UseQueryResult<T[]>;
+  loadingLabel: string;
+  empty: ReactNode;
+  label: string;
+  columns: Column<T>[];
+  /** The row's React key: its `id` unless said otherwise. */
+  rowKey?: (item: T) => string;
+  actions?: (item: T) => ReactNode;
+  remove?: RowRemoval<T>;
+}) {
+  const hasActions = actions !== undefined || remove !== undefined;
+  return (
+    <QueryTable
+      {...table}
+      columns={[...columns.map((column) => column.title), ...(hasActions ? [null] : [])]}
+      row={(item) => (
+        <tr key={rowKey(item)}>
+          {columns.map((column) => (
+            <td key={column.title} className={column.className}>
+              {column.cell(item)}
+            </td>
+          ))}
+          {hasActions ? (
+            <td className="actions end">
+              {actions?.(item)}
+              {remove && !remove.hidden?.(item) ? (
+                <ConfirmButton
+                  className="button small danger"
+                  label={remove.label}
+                  title={typeof remove.title === 'string' ? remove.title : remove.title(item)}
+                  message={remove.message(item)}
+                  onConfirm={() => remove.run(item)}
+                />
+              ) : null}
+            </td>
+          ) : null}
+        </tr>
+      )}
+    />
+  );
+}
+
 /**
  * Runs an async action with pending and error state: every button and form of the console goes
  * through it, so none keeps its own try/catch. Errors are kept for display, not thrown; `run`
@@ -259,6 +339,15 @@ export function Field({
 export function PrimaryButton({ onClick, children }: { onClick: () => void; children: ReactNode }) {
   return (
     <button type="button" className="button primary" onClick={onClick}>
+      {children}
+    </button>
+  );
+}
+
+/** A row's or a card's secondary action (edit, configure, sign out). */
+export function SmallButton({ onClick, children }: { onClick: () => unknown; children: ReactNode }) {
+  return (
+    <button type="button" className="button small" onClick={onClick}>
       {children}
     </button>
   );

@@ -7,7 +7,7 @@ import { NewKeys } from '../components/new-keys.js';
 import { KeyStatusBadge } from '../components/key-status.js';
 import {
   Card,
-  ConfirmButton,
+  DataTable,
   DialogFooter,
   Empty,
   ErrorMessage,
@@ -15,7 +15,6 @@ import {
   Modal,
   PageHeader,
   PrimaryButton,
-  QueryTable,
   Switch,
   formatDate,
   useAction,
@@ -38,41 +37,31 @@ export function ApiKeysPage({ projectId, admin, project }: PageProps) {
         actions={<PrimaryButton onClick={() => setCreating(true)}>Create keys</PrimaryButton>}
       />
       <Card title="Project keys">
-        <QueryTable
+        <DataTable
           query={keys}
           loadingLabel="Loading keys…"
           empty={<Empty title="No keys">Create a key set to use this project from the SDK.</Empty>}
           label="Project keys"
-          columns={['Description', 'Publishable', 'Secret server', 'Admin', 'Created', 'Status', null]}
-          row={(key) => (
-            <tr key={key.id}>
-              <td>{key.description || <span className="muted">—</span>}</td>
-              <td>{lastFour(key.publishable_client_key)}</td>
-              <td>{lastFour(key.secret_server_key)}</td>
-              <td>{lastFour(key.super_secret_admin_key)}</td>
-              <td>{formatDate(key.created_at_millis)}</td>
-              <td>
-                <KeyStatusBadge revokedAtMillis={key.manually_revoked_at_millis} expiresAtMillis={key.expires_at_millis} />
-              </td>
-              <td className="actions end">
-                {key.manually_revoked_at_millis !== null ? null : (
-                  <ConfirmButton
-                    className="button small danger"
-                    label="Revoke"
-                    title="Revoke these keys?"
-                    message={
-                      <p>
-                        Apps using keys ending in{' '}
-                        {key.publishable_client_key?.last_four ?? key.secret_server_key?.last_four ?? key.super_secret_admin_key?.last_four} stop working at
-                        once.
-                      </p>
-                    }
-                    onConfirm={() => admin.revokeInternalApiKey(key.id)}
-                  />
-                )}
-              </td>
-            </tr>
-          )}
+          columns={[
+            { title: 'Description', cell: (key) => key.description || <span className="muted">—</span> },
+            { title: 'Publishable', cell: (key) => lastFour(key.publishable_client_key) },
+            { title: 'Secret server', cell: (key) => lastFour(key.secret_server_key) },
+            { title: 'Admin', cell: (key) => lastFour(key.super_secret_admin_key) },
+            { title: 'Created', cell: (key) => formatDate(key.created_at_millis) },
+            { title: 'Status', cell: (key) => <KeyStatusBadge revokedAtMillis={key.manually_revoked_at_millis} expiresAtMillis={key.expires_at_millis} /> },
+          ]}
+          remove={{
+            label: 'Revoke',
+            title: 'Revoke these keys?',
+            hidden: (key) => key.manually_revoked_at_millis !== null,
+            message: (key) => (
+              <p>
+                Apps using keys ending in {key.publishable_client_key?.last_four ?? key.secret_server_key?.last_four ?? key.super_secret_admin_key?.last_four}{' '}
+                stop working at once.
+              </p>
+            ),
+            run: (key) => admin.revokeInternalApiKey(key.id),
+          }}
         />
       </Card>
       <Card title="User and team API keys">

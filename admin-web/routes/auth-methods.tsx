@@ -4,7 +4,7 @@ import { errorMessage } from '../api.js';
 import { OAUTH_CONFIGURABLE_PROVIDER_IDS, OAUTH_GENERIC_OIDC_ID, OAUTH_PROVIDER_DISPLAY_NAMES } from '../../contract/config/oauth.js';
 import { oauthProviderInputSchema } from '../../contract/schemas/projects.js';
 import { type ConfigPatch, saveConfig } from '../components/config.js';
-import { Card, DialogFooter, ErrorMessage, Field, Modal, PageHeader, Switch, useAction, useFormAction } from '../components/ui.js';
+import { Card, DialogFooter, ErrorMessage, Field, Modal, PageHeader, SmallButton, Switch, Table, useAction, useFormAction } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 import { type OAuthTestOutcome, consoleCallbackTrusted, onOAuthTestOutcome, providerCallbackUrl, startOAuthTest } from './oauth-test.js';
 
@@ -59,37 +59,24 @@ export function AuthMethodsPage({ admin, project }: PageProps) {
         <p className="muted" style={{ marginTop: 0 }}>
           Shared providers use Latch's development credentials; use your own (standard) in production.
         </p>
-        <div className="table-wrap">
-          <table aria-label="OAuth providers">
-            <thead>
-              <tr>
-                <th scope="col">Provider</th>
-                <th scope="col">Status</th>
-                <th scope="col">Credentials</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+        <Table
+          label="OAuth providers"
+          columns={['Provider', 'Status', 'Credentials', null]}
+          items={[...OAUTH_CONFIGURABLE_PROVIDER_IDS]}
+          row={(id, index) => {
+            const provider = providers[index] ?? null;
+            return (
+              <tr key={id}>
+                <td>{PROVIDER_NAMES[id]}</td>
+                <td>{provider?.enabled ? <span className="badge ok">enabled</span> : <span className="badge">off</span>}</td>
+                <td>{provider ? (provider.type === 'standard' ? `Own app (${provider.client_id ?? ''})` : 'Shared') : '—'}</td>
+                <td className="actions end">
+                  <SmallButton onClick={() => setEditing(id)}>Configure {PROVIDER_NAMES[id]}</SmallButton>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {OAUTH_CONFIGURABLE_PROVIDER_IDS.map((id, index) => {
-                const provider = providers[index] ?? null;
-                return (
-                  <tr key={id}>
-                    <td>{PROVIDER_NAMES[id]}</td>
-                    <td>{provider?.enabled ? <span className="badge ok">enabled</span> : <span className="badge">off</span>}</td>
-                    <td>{provider ? (provider.type === 'standard' ? `Own app (${provider.client_id ?? ''})` : 'Shared') : '—'}</td>
-                    <td className="actions end">
-                      <button type="button" className="button small" onClick={() => setEditing(id)}>
-                        Configure {PROVIDER_NAMES[id]}
-                      </button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          }}
+        />
       </Card>
       <Card title="Account merging">
         <Field

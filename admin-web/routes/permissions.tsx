@@ -15,6 +15,7 @@ import {
   PageHeader,
   QueryView,
   SavedCheckbox,
+  SmallButton,
   Table,
   useAction,
   useFormAction,
@@ -84,9 +85,7 @@ function DefinitionsCard({ scope, admin, definitions }: { scope: Scope; admin: P
               <td className="actions end">
                 {definition.is_system_permission ? null : (
                   <>
-                    <button type="button" className="button small" onClick={() => setEditing(definition)}>
-                      Edit
-                    </button>
+                    <SmallButton onClick={() => setEditing(definition)}>Edit</SmallButton>
                     <ConfirmButton
                       className="button small danger"
                       label="Delete"

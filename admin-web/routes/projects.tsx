@@ -5,7 +5,7 @@ import type { AdminProject, CreatedInternalApiKey } from '../../sdk/index.js';
 import { adminAppFor, forgetAdminApps, internalApp } from '../api.js';
 import { NewKeys } from '../components/new-keys.js';
 import { Link, navigate } from '../components/router.js';
-import { DialogFooter, Empty, Field, Modal, PageHeader, PrimaryButton, QueryView, formatDate, useFormAction } from '../components/ui.js';
+import { DialogFooter, Empty, Field, Modal, PageHeader, PrimaryButton, QueryView, SmallButton, formatDate, useFormAction } from '../components/ui.js';
 import { useOwner } from '../session.js';
 
 /** The owner's home: their projects, and the create-project flow that ends with the new keys. */
@@ -61,9 +61,7 @@ export function OwnerFooter({ email }: { email: string | null }) {
       <span className="muted small" title={email ?? ''}>
         {email}
       </span>
-      <button
-        type="button"
-        className="button small"
+      <SmallButton
         onClick={async () => {
           await internalApp.signOut();
           forgetAdminApps();
@@ -71,7 +69,7 @@ export function OwnerFooter({ email }: { email: string | null }) {
         }}
       >
         Sign out
-      </button>
+      </SmallButton>
     </div>
   );
 }

@@ -10,6 +10,7 @@ import { Link, navigate } from '../components/router.js';
 import {
   Card,
   ConfirmButton,
+  DataTable,
   DialogFooter,
   Empty,
   ErrorMessage,
@@ -23,6 +24,8 @@ import {
   QueryView,
   SaveFooter,
   SavedCheckbox,
+  SmallButton,
+  TableCard,
   formatDate,
   useAction,
   useFormAction,
@@ -172,36 +175,32 @@ function MembersCard({ projectId, admin, team }: { projectId: string; admin: Pag
     event.preventDefault();
     void adding.run(email.trim());
   };
+  const userOf = (member: NonNullable<typeof members.data>[number]) => ('user' in member ? member.user : null);
   return (
     <Card title="Members">
-      <QueryTable
+      <DataTable
         query={members}
         loadingLabel="Loading members…"
         empty={<Empty title="No members" />}
         label="Members"
-        columns={['Member', 'Email', null]}
-        row={(member) => {
-          const user = 'user' in member ? member.user : null;
-          return (
-            <tr key={member.user_id}>
-              <td>
-                <Link href={`/projects/${projectId}/users/${member.user_id}`}>{member.display_name ?? user?.display_name ?? member.user_id.slice(0, 8)}</Link>
-              </td>
-              <td>{user?.primary_email ?? '—'}</td>
-              <td className="actions end">
-                <button type="button" className="button small" onClick={() => setManaging(member.user_id)}>
-                  Permissions
-                </button>
-                <ConfirmButton
-                  className="button small danger"
-                  label="Remove"
-                  title="Remove this member?"
-                  message={<p>They lose the team's permissions at once.</p>}
-                  onConfirm={() => admin.removeTeamMember(team.id, member.user_id)}
-                />
-              </td>
-            </tr>
-          );
+        rowKey={(member) => member.user_id}
+        columns={[
+          {
+            title: 'Member',
+            cell: (member) => (
+              <Link href={`/projects/${projectId}/users/${member.user_id}`}>
+                {member.display_name ?? userOf(member)?.display_name ?? member.user_id.slice(0, 8)}
+              </Link>
+            ),
+          },
+          { title: 'Email', cell: (member) => userOf(member)?.primary_email ?? '—' },
+        ]}
+        actions={(member) => <SmallButton onClick={() => setManaging(member.user_id)}>Permissions</SmallButton>}
+        remove={{
+          label: 'Remove',
+          title: 'Remove this member?',
+          message: () => <p>They lose the team's permissions at once.</p>,
+          run: (member) => admin.removeTeamMember(team.id, member.user_id),
         }}
       />
       <InlineForm onSubmit={add} submitLabel="Add member" align="end" spaced>
@@ -256,29 +255,22 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
     await admin.inviteUser(teamId, { email: input.email, callback_url: input.callback_url });
   });
   return (
-    <Card title="Invitations">
-      <QueryTable
-        query={invitations}
-        loadingLabel="Loading invitations…"
-        empty={<Empty title="No pending invitations" />}
-        label="Invitations"
-        columns={['Email', 'Expires', null]}
-        row={(invitation) => (
-          <tr key={invitation.id}>
-            <td>{invitation.recipient_email}</td>
-            <td>{formatDate(invitation.expires_at_millis)}</td>
-            <td className="actions end">
-              <ConfirmButton
-                className="button small danger"
-                label="Withdraw"
-                title="Withdraw this invitation?"
-                message={<p>The emailed link stops working.</p>}
-                onConfirm={() => admin.revokeTeamInvitation(teamId, invitation.id)}
-              />
-            </td>
-          </tr>
-        )}
-      />
+    <TableCard
+      title="Invitations"
+      query={invitations}
+      loadingLabel="Loading invitations…"
+      empty={<Empty title="No pending invitations" />}
+      columns={[
+        { title: 'Email', cell: (invitation) => invitation.recipient_email },
+        { title: 'Expires', cell: (invitation) => formatDate(invitation.expires_at_millis) },
+      ]}
+      remove={{
+        label: 'Withdraw',
+        title: 'Withdraw this invitation?',
+        message: () => <p>The emailed link stops working.</p>,
+        run: (invitation) => admin.revokeTeamInvitation(teamId, invitation.id),
+      }}
+    >
       <InvitationForm
         emailLabel="Invite by email"
         callbackUrlLabel="Invitation page of your app"
@@ -289,7 +281,7 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
         send={(input) => inviting.submit({ ...input, team_id: teamId })}
       />
       <ErrorMessage error={inviting.error} title="Could not invite" />
-    </Card>
+    </TableCard>
   );
 }
 

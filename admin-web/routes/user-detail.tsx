@@ -12,6 +12,7 @@ import {
   Card,
   ConfirmButton,
   CopyButton,
+  DataTable,
   Empty,
   ErrorMessage,
   Field,
@@ -19,10 +20,11 @@ import {
   InlineInput,
   Modal,
   PageHeader,
-  QueryTable,
   QueryView,
   SaveFooter,
   SavedCheckbox,
+  SmallButton,
+  TableCard,
   formatDate,
   useAction,
   useFormAction,
@@ -210,49 +212,45 @@ function EmailsCard({ admin, user }: { admin: PageProps['admin']; user: ServerUs
   const act = acting.run;
   return (
     <Card title="Emails">
-      <QueryTable
+      <DataTable
         query={channels}
         loadingLabel="Loading emails…"
         empty={<Empty title="No email addresses" />}
         label="Email addresses"
-        columns={['Address', 'Status', null]}
-        row={(channel) => (
-          <tr key={channel.id}>
-            <td>{channel.value}</td>
-            <td className="row">
-              {channel.is_primary ? <span className="badge ok">primary</span> : null}
-              {channel.is_verified ? <span className="badge ok">verified</span> : <span className="badge">unverified</span>}
-              {channel.used_for_auth ? <span className="badge">sign-in</span> : null}
-            </td>
-            <td className="actions end">
-              {!channel.is_verified ? (
-                <button
-                  type="button"
-                  className="button small"
-                  onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_verified: true }, { userId: user.id }))}
-                >
-                  Mark verified
-                </button>
-              ) : null}
-              {!channel.is_primary ? (
-                <button
-                  type="button"
-                  className="button small"
-                  onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_primary: true }, { userId: user.id }))}
-                >
-                  Make primary
-                </button>
-              ) : null}
-              <ConfirmButton
-                className="button small danger"
-                label="Remove"
-                title="Remove this email?"
-                message={<p>{channel.value} will no longer be able to sign in to this account.</p>}
-                onConfirm={() => admin.deleteContactChannel(channel.id, { userId: user.id })}
-              />
-            </td>
-          </tr>
+        columns={[
+          { title: 'Address', cell: (channel) => channel.value },
+          {
+            title: 'Status',
+            className: 'row',
+            cell: (channel) => (
+              <>
+                {channel.is_primary ? <span className="badge ok">primary</span> : null}
+                {channel.is_verified ? <span className="badge ok">verified</span> : <span className="badge">unverified</span>}
+                {channel.used_for_auth ? <span className="badge">sign-in</span> : null}
+              </>
+            ),
+          },
+        ]}
+        actions={(channel) => (
+          <>
+            {!channel.is_verified ? (
+              <SmallButton onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_verified: true }, { userId: user.id }))}>
+                Mark verified
+              </SmallButton>
+            ) : null}
+            {!channel.is_primary ? (
+              <SmallButton onClick={() => void act(() => admin.updateContactChannel(channel.id, { is_primary: true }, { userId: user.id }))}>
+                Make primary
+              </SmallButton>
+            ) : null}
+          </>
         )}
+        remove={{
+          label: 'Remove',
+          title: 'Remove this email?',
+          message: (channel) => <p>{channel.value} will no longer be able to sign in to this account.</p>,
+          run: (channel) => admin.deleteContactChannel(channel.id, { userId: user.id }),
+        }}
       />
       <InlineForm onSubmit={add} submitLabel="Add email" align="end" spaced>
         <InlineInput label="Add an email" error={adding.errors.value} type="email" value={value} onValue={setValue} style={{ flex: 1, maxWidth: 360 }} />
@@ -265,33 +263,30 @@ function EmailsCard({ admin, user }: { admin: PageProps['admin']; user: ServerUs
 function SessionsCard({ admin, userId }: { admin: PageProps['admin']; userId: string }) {
   const sessions = useQuery(admin.sessionsQuery({ userId }), admin.queryClient);
   return (
-    <Card title="Sessions">
-      <QueryTable
-        query={sessions}
-        loadingLabel="Loading sessions…"
-        empty={<Empty title="No active sessions">The user is signed out everywhere.</Empty>}
-        label="Sessions"
-        columns={['Started', 'Last used', 'IP', null]}
-        row={(session) => (
-          <tr key={session.id}>
-            <td>
+    <TableCard
+      title="Sessions"
+      query={sessions}
+      loadingLabel="Loading sessions…"
+      empty={<Empty title="No active sessions">The user is signed out everywhere.</Empty>}
+      columns={[
+        {
+          title: 'Started',
+          cell: (session) => (
+            <>
               {formatDate(session.created_at)} {session.is_impersonation ? <span className="badge warn">impersonation</span> : null}
-            </td>
-            <td>{formatDate(session.last_used_at)}</td>
-            <td className="mono small">{session.last_used_at_end_user_ip_info?.ip ?? '—'}</td>
-            <td className="actions end">
-              <ConfirmButton
-                className="button small danger"
-                label="Revoke"
-                title="Revoke this session?"
-                message={<p>The device using it is signed out at its next refresh (within 10 minutes).</p>}
-                onConfirm={() => admin.revokeSession(session.id, { userId })}
-              />
-            </td>
-          </tr>
-        )}
-      />
-    </Card>
+            </>
+          ),
+        },
+        { title: 'Last used', cell: (session) => formatDate(session.last_used_at) },
+        { title: 'IP', cell: (session) => session.last_used_at_end_user_ip_info?.ip ?? '—', className: 'mono small' },
+      ]}
+      remove={{
+        label: 'Revoke',
+        title: 'Revoke this session?',
+        message: () => <p>The device using it is signed out at its next refresh (within 10 minutes).</p>,
+        run: (session) => admin.revokeSession(session.id, { userId }),
+      }}
+    />
   );
 }
 
@@ -299,35 +294,32 @@ function SessionsCard({ admin, userId }: { admin: PageProps['admin']; userId: st
 function ConnectedAccountsCard({ admin, userId }: { admin: PageProps['admin']; userId: string }) {
   const accounts = useQuery(admin.oauthProvidersQuery({ userId }), admin.queryClient);
   return (
-    <Card title="Connected accounts">
-      <QueryTable
-        query={accounts}
-        loadingLabel="Loading connected accounts…"
-        empty={<Empty title="No connected accounts">The user has not signed in with an OAuth provider.</Empty>}
-        label="Connected accounts"
-        columns={['Provider', 'Email', 'Account ID', 'Use', null]}
-        row={(account) => (
-          <tr key={account.id}>
-            <td>{account.type}</td>
-            <td>{account.email ?? '—'}</td>
-            <td className="mono small">{account.account_id ?? '—'}</td>
-            <td>
+    <TableCard
+      title="Connected accounts"
+      query={accounts}
+      loadingLabel="Loading connected accounts…"
+      empty={<Empty title="No connected accounts">The user has not signed in with an OAuth provider.</Empty>}
+      columns={[
+        { title: 'Provider', cell: (account) => account.type },
+        { title: 'Email', cell: (account) => account.email ?? '—' },
+        { title: 'Account ID', cell: (account) => account.account_id ?? '—', className: 'mono small' },
+        {
+          title: 'Use',
+          cell: (account) => (
+            <>
               {account.allow_sign_in ? <span className="badge ok">sign-in</span> : null}{' '}
               {account.allow_connected_accounts ? <span className="badge">tokens</span> : null}
-            </td>
-            <td className="actions end">
-              <ConfirmButton
-                className="button small danger"
-                label="Unlink"
-                title={`Unlink this ${account.type} account?`}
-                message={<p>The user can no longer sign in with it, and its stored provider tokens are deleted.</p>}
-                onConfirm={() => admin.deleteOAuthProvider(account.id, { userId })}
-              />
-            </td>
-          </tr>
-        )}
-      />
-    </Card>
+            </>
+          ),
+        },
+      ]}
+      remove={{
+        label: 'Unlink',
+        title: (account) => `Unlink this ${account.type} account?`,
+        message: () => <p>The user can no longer sign in with it, and its stored provider tokens are deleted.</p>,
+        run: (account) => admin.deleteOAuthProvider(account.id, { userId }),
+      }}
+    />
   );
 }
 

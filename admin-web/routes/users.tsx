@@ -13,6 +13,7 @@ import {
   PrimaryButton,
   QueryView,
   Switch,
+  Table,
   formatDate,
   useDebounced,
   useFormAction,
@@ -122,47 +123,37 @@ export function UsersPage({ projectId, admin }: PageProps) {
             )
           ) : (
             <>
-              <div className="table-wrap">
-                <table aria-label="Users">
-                  <thead>
-                    <tr>
-                      <th scope="col">User</th>
-                      <th scope="col">Email</th>
-                      <th scope="col">Signed up</th>
-                      <th scope="col">Last active</th>
-                      <th scope="col">Sign-in</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.items.map((user) => (
-                      <tr key={user.id} className="clickable" onClick={() => navigate(`/projects/${projectId}/users/${user.id}`)}>
-                        <td>
-                          <Link href={`/projects/${projectId}/users/${user.id}`} onClick={(event) => event.stopPropagation()}>
-                            {user.display_name || (user.is_anonymous ? 'Anonymous user' : (user.primary_email ?? user.id.slice(0, 8)))}
-                          </Link>
-                        </td>
-                        <td>
-                          {user.primary_email ?? <span className="muted">—</span>}{' '}
-                          {user.primary_email && user.primary_email_verified ? <span className="badge ok">verified</span> : null}
-                        </td>
-                        <td>{formatDate(user.signed_up_at_millis)}</td>
-                        <td>{formatDate(user.last_active_at_millis)}</td>
-                        <td className="small">
-                          {[
-                            user.has_password && 'password',
-                            user.auth_with_email && 'email code',
-                            user.passkey_auth_enabled && 'passkey',
-                            ...user.oauth_providers.map((p) => p.id),
-                            user.is_anonymous && 'anonymous',
-                          ]
-                            .filter(Boolean)
-                            .join(', ') || '—'}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table
+                label="Users"
+                columns={['User', 'Email', 'Signed up', 'Last active', 'Sign-in']}
+                items={page.items}
+                row={(user) => (
+                  <tr key={user.id} className="clickable" onClick={() => navigate(`/projects/${projectId}/users/${user.id}`)}>
+                    <td>
+                      <Link href={`/projects/${projectId}/users/${user.id}`} onClick={(event) => event.stopPropagation()}>
+                        {user.display_name || (user.is_anonymous ? 'Anonymous user' : (user.primary_email ?? user.id.slice(0, 8)))}
+                      </Link>
+                    </td>
+                    <td>
+                      {user.primary_email ?? <span className="muted">—</span>}{' '}
+                      {user.primary_email && user.primary_email_verified ? <span className="badge ok">verified</span> : null}
+                    </td>
+                    <td>{formatDate(user.signed_up_at_millis)}</td>
+                    <td>{formatDate(user.last_active_at_millis)}</td>
+                    <td className="small">
+                      {[
+                        user.has_password && 'password',
+                        user.auth_with_email && 'email code',
+                        user.passkey_auth_enabled && 'passkey',
+                        ...user.oauth_providers.map((p) => p.id),
+                        user.is_anonymous && 'anonymous',
+                      ]
+                        .filter(Boolean)
+                        .join(', ') || '—'}
+                    </td>
+                  </tr>
+                )}
+              />
               <Pager label="Pages of users" cursors={cursors} onCursors={setCursors} next={page.pagination.next_cursor} showPage />
             </>
           )

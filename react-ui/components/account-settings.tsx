@@ -23,7 +23,7 @@ import {
 import { TwoFactorSettings } from './two-factor.js';
 import { PasskeysSection } from './passkeys.js';
 import { OAuthProviderIcon, oauthProviderName } from './oauth-buttons.js';
-import { Alert, Avatar, Button, CurrentPasswordField, EmailField, Field, Link, Loading, NewPasswordFields, Page, errorMessage, useNewPassword } from './ui.js';
+import { Alert, Avatar, Button, CurrentPasswordField, EmailField, Field, Link, Loading, NewPasswordFields, Page, dataOf, errorMessage, useNewPassword } from './ui.js';
 import { Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
 import { TeamManagement } from './team-management.js';
 
@@ -150,8 +150,7 @@ function EmailsSection() {
                   disabled={row.pending}
                   onClick={() =>
                     void row.run(async () => {
-                      const sent = await app.sendContactChannelVerificationEmail(channel.id, { callbackUrl: callbackUrl() });
-                      if (sent.status === 'error') throw sent.error;
+                      dataOf(await app.sendContactChannelVerificationEmail(channel.id, { callbackUrl: callbackUrl() }));
                       return `Verification link sent to ${channel.value}.`;
                     })
                   }
@@ -456,8 +455,7 @@ function ConnectedAccountsSection({ providers }: { providers: readonly string[] 
                       onChange={(event) => {
                         const allow = event.currentTarget.checked;
                         void row.run(async () => {
-                          const result = await app.updateOAuthProvider(account.id, { allow_sign_in: allow });
-                          if (result.status === 'error') throw result.error;
+                          dataOf(await app.updateOAuthProvider(account.id, { allow_sign_in: allow }));
                           return allow ? `You can now sign in with ${name}.` : `Signing in with ${name} is off.`;
                         });
                       }}

@@ -9,7 +9,7 @@ import QRCode from 'qrcode';
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import type { MfaProof, TotpEnrollment } from '../../sdk/index.js';
 import { useApp } from '../hooks.js';
-import { Alert, Button, Field, errorMessage } from './ui.js';
+import { Alert, Button, Field, TotpCodeField, dataOf, errorMessage } from './ui.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -111,9 +111,8 @@ export function TwoFactorSettings() {
 
   const start = () =>
     run(async () => {
-      const started = await app.startTotpEnrollment(proofOf(proof));
-      if (started.status === 'error') throw started.error;
-      setEnrollment(started.data);
+      const started = dataOf(await app.startTotpEnrollment(proofOf(proof)));
+      setEnrollment(started);
       setProof('');
       return null;
     });
@@ -121,28 +120,25 @@ export function TwoFactorSettings() {
   const confirm = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
-      const confirmed = await app.confirmTotpEnrollment(code.replace(/\s/g, ''));
-      if (confirmed.status === 'error') throw confirmed.error;
+      const confirmed = dataOf(await app.confirmTotpEnrollment(code.replace(/\s/g, '')));
       setEnrollment(null);
       setCode('');
-      setCodes(confirmed.data.recoveryCodes);
+      setCodes(confirmed.recoveryCodes);
       return 'Two-factor authentication is on.';
     });
   };
 
   const regenerate = () =>
     run(async () => {
-      const fresh = await app.regenerateRecoveryCodes(proofOf(proof));
-      if (fresh.status === 'error') throw fresh.error;
+      const fresh = dataOf(await app.regenerateRecoveryCodes(proofOf(proof)));
       setProof('');
-      setCodes(fresh.data.recoveryCodes);
+      setCodes(fresh.recoveryCodes);
       return 'New recovery codes made. The old ones no longer work.';
     });
 
   const disable = () =>
     run(async () => {
-      const off = await app.disableTotp(proofOf(proof));
-      if (off.status === 'error') throw off.error;
+      dataOf(await app.disableTotp(proofOf(proof)));
       setProof('');
       return 'Two-factor authentication is off.';
     });
@@ -157,15 +153,7 @@ export function TwoFactorSettings() {
         <p className="latch-hint">
           Or type this key: <code id={secretId}>{enrollment.secretBase32}</code>
         </p>
-        <Field
-          label="Code from the app"
-          name="totp"
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          maxLength={7}
-          value={code}
-          onChange={(e) => setCode(e.target.value)}
-        />
+        <TotpCodeField label="Code from the app" value={code} onValue={setCode} />
         <Feedback error={error} done={done} />
         <div className="latch-row">
           <Button type="submit" loading={pending}>

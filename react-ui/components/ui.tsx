@@ -134,6 +134,45 @@ export function CurrentPasswordField(props: ValueFieldProps) {
   return valueField(props, 'password', 'current-password');
 }
 
+/** A page with nothing to do but read a message (a broken link, a switched-off feature) and follow the way out. */
+export function NoticePage({
+  title,
+  kind,
+  href,
+  linkLabel,
+  children,
+}: {
+  title: string;
+  kind: 'error' | 'info';
+  href: string;
+  linkLabel: string;
+  children: ReactNode;
+}) {
+  return (
+    <Page title={title}>
+      <Alert kind={kind}>{children}</Alert>
+      <div className="latch-footer">
+        <Link href={href}>{linkLabel}</Link>
+      </div>
+    </Page>
+  );
+}
+
+/** The code an authenticator app shows: 6 digits, with room for a space in the middle. */
+export function TotpCodeField({ onValue, error, ...field }: Omit<ValueFieldProps, 'name' | 'error'> & { error?: string | null }) {
+  return (
+    <Field
+      {...field}
+      name="totp"
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      maxLength={7}
+      onChange={(e) => onValue(e.target.value)}
+      error={error ?? undefined}
+    />
+  );
+}
+
 /**
  * The auth pages' form: the form-level error above the fields and one full-width submit button
  * below them (`notice` goes above the error, `extra` below the button).
@@ -356,6 +395,12 @@ export function useFormAction() {
     if (!Object.keys(found).length) await run(action);
   };
   return { pending, formError, setFormError, run, runChecked, runValidated };
+}
+
+/** The data of an SDK call's result, or its error thrown (for an action run by useAction or useFormAction). */
+export function dataOf<T>(result: { status: 'ok'; data: T } | { status: 'error'; error: unknown }): T {
+  if (result.status === 'error') throw result.error;
+  return result.data;
 }
 
 function isErrorResult(value: unknown): value is { status: 'error'; error: { message: string } } {

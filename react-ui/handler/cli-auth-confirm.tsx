@@ -5,7 +5,7 @@
  * session of its own: this browser's tokens never leave it (README "CLI login").
  */
 import { useState } from 'react';
-import { Alert, Button, Link, Page, errorMessage } from '../components/ui.js';
+import { Alert, Button, NoticePage, Page, errorMessage } from '../components/ui.js';
 import { useApp, useLatchContext, useUser } from '../hooks.js';
 import { MissingCode, useCode, useOnce } from './shared.js';
 
@@ -28,12 +28,9 @@ function CliAuthConfirm({ loginCode }: { loginCode: string }) {
 
   if (details.status === 'error') {
     return (
-      <Page title={TITLE}>
-        <Alert kind="error">{details.error.message}</Alert>
-        <div className="latch-footer">
-          <Link href={urls.home}>Go home</Link>
-        </div>
-      </Page>
+      <NoticePage title={TITLE} kind="error" href={urls.home} linkLabel="Go home">
+        {details.error.message}
+      </NoticePage>
     );
   }
   const request = details.data;

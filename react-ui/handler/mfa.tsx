@@ -6,7 +6,7 @@
  */
 import { type FormEvent, useState } from 'react';
 import { KnownErrors } from '../../sdk/index.js';
-import { Alert, Button, Field, Link, Page, SubmitForm, useFormAction } from '../components/ui.js';
+import { Alert, Button, Field, Link, NoticePage, Page, SubmitForm, TotpCodeField, useFormAction } from '../components/ui.js';
 import { useApp, useLatchContext } from '../hooks.js';
 import { usePageLocation } from '../location.js';
 import { afterAuthUrl, mfaAttemptCodeKey } from '../urls.js';
@@ -51,12 +51,9 @@ export function MfaPage() {
   }
   if (!attemptCode) {
     return (
-      <Page title="Two-factor authentication">
-        <Alert kind="info">No sign-in is waiting for a second factor. Sign in first.</Alert>
-        <div className="latch-footer">
-          <Link href={urls.signIn}>Back to sign in</Link>
-        </div>
-      </Page>
+      <NoticePage title="Two-factor authentication" kind="info" href={urls.signIn} linkLabel="Back to sign in">
+        No sign-in is waiting for a second factor. Sign in first.
+      </NoticePage>
     );
   }
 
@@ -116,16 +113,7 @@ export function MfaPage() {
             error={fieldError ?? undefined}
           />
         ) : (
-          <Field
-            label="Authentication code"
-            name="totp"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            maxLength={7}
-            value={code}
-            onChange={(e) => setCode(e.target.value)}
-            error={fieldError ?? undefined}
-          />
+          <TotpCodeField label="Authentication code" value={code} onValue={setCode} error={fieldError} />
         )}
       </SubmitForm>
       <div className="latch-footer">

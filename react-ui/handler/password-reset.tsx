@@ -1,6 +1,6 @@
 /** The password-reset page: the link's `code` goes to check-code, then with the new password to reset. */
 import { type FormEvent, useState } from 'react';
-import { Alert, Link, NewPasswordFields, Page, SubmitForm, useFormAction, useNewPassword } from '../components/ui.js';
+import { Alert, Link, NewPasswordFields, NoticePage, Page, SubmitForm, useFormAction, useNewPassword } from '../components/ui.js';
 import { useApp, useLatchContext } from '../hooks.js';
 import { validateForm, validatePassword, validatePasswordConfirmation } from '../validation.js';
 import { CodePage, useDelayedRedirect, useOnce } from './shared.js';
@@ -22,12 +22,9 @@ function PasswordReset({ code }: { code: string }) {
 
   if (check.status === 'error') {
     return (
-      <Page title="Choose a new password">
-        <Alert kind="error">{check.error.message}</Alert>
-        <div className="latch-footer">
-          <Link href={urls.forgotPassword}>Send a new link</Link>
-        </div>
-      </Page>
+      <NoticePage title="Choose a new password" kind="error" href={urls.forgotPassword} linkLabel="Send a new link">
+        {check.error.message}
+      </NoticePage>
     );
   }
   const submit = async (event: FormEvent) => {

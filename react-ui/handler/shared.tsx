@@ -4,7 +4,7 @@
  * of routes whose feature has not landed.
  */
 import { Component, type ErrorInfo, type ReactNode, use, useEffect } from 'react';
-import { Alert, Link, Page, errorMessage } from '../components/ui.js';
+import { Alert, NoticePage, Page, errorMessage } from '../components/ui.js';
 import { useLatchContext } from '../hooks.js';
 import { usePageLocation } from '../location.js';
 import { REDIRECT_WAIT_MS } from '../urls.js';
@@ -38,12 +38,9 @@ export function useDelayedRedirect(to: string | null): void {
 export function NotEnabled({ title, feature }: { title: string; feature: string }) {
   const { urls } = useLatchContext();
   return (
-    <Page title={title}>
-      <Alert kind="info">{feature} is not enabled for this project.</Alert>
-      <div className="latch-footer">
-        <Link href={urls.home}>Go home</Link>
-      </div>
-    </Page>
+    <NoticePage title={title} kind="info" href={urls.home} linkLabel="Go home">
+      {feature} is not enabled for this project.
+    </NoticePage>
   );
 }
 
@@ -51,12 +48,9 @@ export function NotEnabled({ title, feature }: { title: string; feature: string 
 export function MissingCode({ title, parameter = 'code' }: { title: string; parameter?: string }) {
   const { urls } = useLatchContext();
   return (
-    <Page title={title}>
-      <Alert kind="error">This link is incomplete: it has no {parameter}. Open the link from the email again, or copy all of it.</Alert>
-      <div className="latch-footer">
-        <Link href={urls.home}>Go home</Link>
-      </div>
-    </Page>
+    <NoticePage title={title} kind="error" href={urls.home} linkLabel="Go home">
+      This link is incomplete: it has no {parameter}. Open the link from the email again, or copy all of it.
+    </NoticePage>
   );
 }
 

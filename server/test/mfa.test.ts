@@ -5,6 +5,7 @@ import { DEFAULT_EMAIL_SETTINGS } from '../env.js';
 import { SECOND_FACTOR_FAILURES_PER_USER } from '../domains/rate-limits/service.js';
 import { MFA_ATTEMPT_MAX_TRIES, RECOVERY_CODE_COUNT } from '../domains/mfa/service.js';
 import { type ApiResponse, type Harness, type Headers_, type OwnerSession, type ProjectFixture, startHarness, type UserSession } from './harness.js';
+import { codeMailedTo } from './outbox.js';
 
 /**
  * Issue 16, item 1: TOTP MFA, through real HTTP on a real database, with a fixed TOTP clock
@@ -411,17 +412,5 @@ describe('MFA turned off elsewhere', () => {
 });
 
 /** The code in the link of the next email to `to`. */
-async function magicLinkCode(project: ProjectFixture, to: string): Promise<string> {
-  const before = new Set(((await h.get('/internal/emails', project.admin())).body.items as { id: string }[]).map((e) => e.id));
-  expect((await h.post('/auth/otp/send-sign-in-code', { email: to, callback_url: CALLBACK }, project.client())).status).toBe(200);
-  for (let i = 0; i < 400; i++) {
-    const items = (await h.get('/internal/emails', project.admin())).body.items as { id: string; to: string; state: string }[];
-    const item = items.find((e) => e.to.toLowerCase() === to.toLowerCase() && !before.has(e.id) && e.state !== 'pending');
-    if (item) {
-      const detail = await h.get(`/internal/emails/${item.id}`, project.admin());
-      return new URL(/https?:\/\/\S+/.exec(detail.body.text)![0]).searchParams.get('code')!;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`no email to ${to}`);
-}
+const magicLinkCode = (project: ProjectFixture, to: string) =>
+  codeMailedTo(h, project, to, () => h.post('/auth/otp/send-sign-in-code', { email: to, callback_url: CALLBACK }, project.client()));

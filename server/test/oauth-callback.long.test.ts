@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Harness, type ProjectFixture, startHarness } from './harness.js';
-import { type Zoo, startZoo } from './oauth-zoo.js';
-import { authorizeUrl } from './oauth-driver.js';
+import type { Harness, ProjectFixture } from './harness.js';
+import type { Zoo } from './oauth-zoo.js';
+import { authorizeUrl, startZooHarness, stopZooHarness } from './oauth-driver.js';
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
@@ -16,8 +16,7 @@ let h: Harness;
 let project: ProjectFixture;
 
 beforeAll(async () => {
-  zoo = await startZoo();
-  h = await startHarness({ oauth: { shared: {}, endpointOverrides: zoo.overrides() } });
+  ({ zoo, h } = await startZooHarness());
   project = await h.createProject({
     config: {
       allow_localhost: true,
@@ -27,10 +26,7 @@ beforeAll(async () => {
     },
   });
 }, 120_000);
-afterAll(async () => {
-  await h?.close();
-  await zoo?.close();
-});
+afterAll(() => stopZooHarness({ zoo, h }));
 
 async function prepared(): Promise<{ url: string; cookie: string }> {
   const verifier = randomBytes(32).toString('base64url');

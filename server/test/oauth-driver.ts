@@ -4,7 +4,9 @@
  * The Chromium end-to-end run of the same flow belongs to the UI kit's tests.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Harness, ProjectFixture } from './harness.js';
+import type { OAuthProviderId } from '../../contract/config/oauth.js';
+import { type Harness, type ProjectFixture, startHarness } from './harness.js';
+import { type Zoo, startZoo } from './oauth-zoo.js';
 
 export const APP_CALLBACK = 'http://localhost:3000/handler/oauth-callback';
 
@@ -134,5 +136,34 @@ export async function signInWith(h: Harness, project: ProjectFixture, provider: 
     is_new_user: boolean;
     id_token: string;
     after_callback_redirect_url: string | null;
+  };
+}
+
+/**
+ * The provider zoo and a server whose providers' endpoints are the zoo's; with `sharedGitHub`, the
+ * server's shared GitHub keys are the zoo's GitHub client (projects that use `type: 'shared'`).
+ */
+export async function startZooHarness({ sharedGitHub = false } = {}): Promise<{ zoo: Zoo; h: Harness }> {
+  const zoo = await startZoo();
+  const h = await startHarness({ oauth: { shared: sharedGitHub ? { github: zoo.clients.github! } : {}, endpointOverrides: zoo.overrides() } });
+  return { zoo, h };
+}
+
+/** Closes what startZooHarness started (or the part of it that started): the server, then the zoo. */
+export async function stopZooHarness({ zoo, h }: { zoo?: Zoo; h?: Harness }): Promise<void> {
+  await h?.close();
+  await zoo?.close();
+}
+
+/** A project's `oauth_providers` entry for the zoo's client of `id` (own keys, `type: 'standard'`). */
+export function zooProvider(zoo: Zoo, id: OAuthProviderId, extra: Record<string, unknown> = {}) {
+  const client = zoo.clients[id]!;
+  return {
+    id,
+    enabled: true,
+    type: 'standard',
+    client_id: client.clientId,
+    client_secret: id === 'apple' ? zoo.appleClientSecret : client.clientSecret,
+    ...extra,
   };
 }

@@ -1,21 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthProviderId } from '../../contract/config/oauth.js';
-import { type Harness, type ProjectFixture, startHarness } from './harness.js';
-import { redeem, runFlow, signInWith } from './oauth-driver.js';
-import { type Zoo, startZoo } from './oauth-zoo.js';
+import type { Harness, ProjectFixture } from './harness.js';
+import { redeem, runFlow, signInWith, startZooHarness, stopZooHarness, zooProvider } from './oauth-driver.js';
+import type { Zoo } from './oauth-zoo.js';
 
 /** OAuth security (issue 15, Tests): state tampering, the flow timeout, dead tokens, nothing secret in logs. */
 let zoo: Zoo;
 let h: Harness;
 const logged: string[] = [];
 
-function providerConfig(id: OAuthProviderId) {
-  return { id, enabled: true, type: 'standard', client_id: zoo.clients[id]!.clientId, client_secret: zoo.clients[id]!.clientSecret };
-}
+const providerConfig = (id: OAuthProviderId, extra: Record<string, unknown> = {}) => zooProvider(zoo, id, extra);
 
 beforeAll(async () => {
-  zoo = await startZoo();
-  h = await startHarness({ oauth: { shared: {}, endpointOverrides: zoo.overrides() } });
+  ({ zoo, h } = await startZooHarness());
   // Every log call, whatever the level filter lets through.
   const log = h.latch.deps.log;
   for (const level of ['info', 'warn', 'error'] as const) {
@@ -26,10 +23,7 @@ beforeAll(async () => {
     };
   }
 }, 60_000);
-afterAll(async () => {
-  await h?.close();
-  await zoo?.close();
-});
+afterAll(() => stopZooHarness({ zoo, h }));
 
 async function project(): Promise<ProjectFixture> {
   return h.createProject({ config: { allow_localhost: true, oauth_providers: [providerConfig('github'), providerConfig('discord')] } });

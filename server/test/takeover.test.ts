@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EMAIL_SETTINGS, DEFAULT_RATE_LIMITS } from '../env.js';
-import { type ApiResponse, type Harness, type Headers_, type ProjectFixture, startHarness } from './harness.js';
+import { type Harness, type Headers_, type ProjectFixture, startHarness } from './harness.js';
 import { attachUnprovenEmail, expectKnownError, expectStatus } from './team-fixtures.js';
+import { codeMailedTo } from './outbox.js';
 
 /**
  * Issue 13 items 1 (no pre-account takeover), 7 (no unlimited enumeration) and 11 (lock-out
@@ -60,22 +61,6 @@ const channelsOf = async (project: ProjectFixture, userId: string) =>
     is_primary: boolean;
   }[];
 const userOf = async (project: ProjectFixture, userId: string) => (await h.get(`/users/${userId}`, project.server())).body;
-
-/** The code in the link of the next email to `to` (one the inbox did not hold before `trigger` ran). */
-async function codeMailedTo(on: Harness, project: ProjectFixture, to: string, trigger: () => Promise<ApiResponse>): Promise<string> {
-  const before = new Set(((await on.get('/internal/emails', project.admin())).body.items as { id: string }[]).map((e) => e.id));
-  expectStatus(await trigger(), 200);
-  for (let i = 0; i < 400; i++) {
-    const items = (await on.get('/internal/emails', project.admin())).body.items as { id: string; to: string; state: string }[];
-    const item = items.find((e) => e.to.toLowerCase() === to.toLowerCase() && !before.has(e.id) && e.state !== 'pending');
-    if (item) {
-      const detail = await on.get(`/internal/emails/${item.id}`, project.admin());
-      return new URL(/https?:\/\/\S+/.exec(detail.body.text)![0]).searchParams.get('code')!;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`no email to ${to}`);
-}
 
 const magicLinkCode = (on: Harness, project: ProjectFixture, email: string, headers: Headers_ = project.client()) =>
   codeMailedTo(on, project, email, () => on.post('/auth/otp/send-sign-in-code', { email, callback_url: CALLBACK }, headers));

@@ -1,3 +1,4 @@
+import type { inferParser, Parser, ProcedureBuilder, UnsetMarker } from '@trpc/server/unstable-core-do-not-import';
 import type { LatchMeta } from './init.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -17,34 +18,72 @@ export interface OperationOptions {
 }
 
 /**
- * A domain's REST operations, each in one line: `op(access, 'POST /auth/password/set', summary)`
- * names a procedure's method and path under the domain's tags (the `.meta({ openapi: … })` every
- * procedure had spelled out), and the procedure's input, output and handler follow as usual, so
- * tRPC's inference is untouched and a router reads as a table of operations. `defaults` apply to
- * every operation of the domain (the admin-only internal routers are all `protect: true`).
+ * A domain's REST operations, each in one call: `op(access, 'POST /auth/password/set', summary,
+ * { input, output })` names a procedure's method and path under the domain's tags (the
+ * `.meta({ openapi: … })` every procedure had spelled out) and sets its input and output schemas,
+ * typed as `.input(input).output(output)` would, so tRPC's inference is untouched and a router reads
+ * as a table of operations. Without `input`/`output` the builder comes back with only its metadata
+ * set, and the chain follows as usual. `defaults` apply to every operation of the domain (the
+ * admin-only internal routers are all `protect: true`).
  *
  * @example
  * const op = restOperations(['Sessions']);
  * export const sessionsRouter = router({
- *   signOut: op(clientProcedure, 'DELETE /auth/sessions/current', 'Sign out: ends the current session')
- *     .input(z.object({})).output(successSchema)
- *     .mutation(async ({ ctx }) => { await service.signOut(ctx.deps, ctx.auth); return succeed(); }),
+ *   signOut: op(clientProcedure, 'DELETE /auth/sessions/current', 'Sign out: ends the current session', {
+ *     input: z.object({}),
+ *     output: successSchema,
+ *   }).mutation(succeedAfter(({ ctx }) => service.signOut(ctx.deps, ctx.auth))),
  * });
  */
 export function restOperations(tags: string[], defaults: OperationOptions = {}) {
-  return function op<B extends Unnamed>(procedure: B, route: `${Method} /${string}`, summary: string, own: OperationOptions = {}): ReturnType<B['meta']> {
+  function op<B extends Unnamed>(procedure: B, route: Route, summary: string, own?: OperationOptions): ReturnType<B['meta']>;
+  function op<C, CO, Caller extends boolean, E, I extends Parser, O extends Parser>(
+    procedure: Fresh<C, CO, Caller, E>,
+    route: Route,
+    summary: string,
+    own: OperationIo<I, O>,
+  ): Typed<C, CO, Caller, E, I, O>;
+  function op(procedure: Unnamed, route: Route, summary: string, own: OperationOptions & Partial<OperationIo<Parser, Parser>> = {}): unknown {
     const options = { ...defaults, ...own };
     const space = route.indexOf(' ');
     const method = route.slice(0, space) as Method;
     const path = route.slice(space + 1) as `/${string}`;
     const openapi = { method, path, tags, summary, ...(options.protect ? { protect: true } : {}) };
-    return procedure.meta({
+    const named = procedure.meta({
       openapi,
       ...(options.successStatus ? { successStatus: options.successStatus } : {}),
       ...(options.successStatusOf ? { successStatusOf: options.successStatusOf } : {}),
-    }) as ReturnType<B['meta']>;
-  };
+    });
+    if (!own.input || !own.output) return named;
+    const typed = named as { input(schema: Parser): { output(schema: Parser): unknown } };
+    return typed.input(own.input).output(own.output);
+  }
+  return op;
 }
+
+type Route = `${Method} /${string}`;
+
+/** A procedure with its access level and middlewares, before metadata, input or output. */
+type Fresh<C, CO, Caller extends boolean, E> = ProcedureBuilder<C, LatchMeta, CO, UnsetMarker, UnsetMarker, UnsetMarker, UnsetMarker, Caller, E>;
+
+/** The schemas an operation reads and answers, given with its route so a router line holds both. */
+export interface OperationIo<I extends Parser, O extends Parser> extends OperationOptions {
+  input: I;
+  output: O;
+}
+
+/** What `.input(input).output(output)` would have made of a fresh procedure. */
+type Typed<C, CO, Caller extends boolean, E, I extends Parser, O extends Parser> = ProcedureBuilder<
+  C,
+  LatchMeta,
+  CO,
+  inferParser<I>['in'],
+  inferParser<I>['out'],
+  inferParser<O>['in'],
+  inferParser<O>['out'],
+  Caller,
+  E
+>;
 
 /**
  * The `{ success: true }` answer (contract/validation/schemas.ts successSchema) of a call with

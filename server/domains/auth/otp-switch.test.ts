@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EMAIL_SETTINGS } from '../../env.js';
-import { type ApiResponse, type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
+import { type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
 import { expectKnownError, expectStatus } from '../../test/team-fixtures.js';
+import { codeMailedTo } from '../../test/outbox.js';
 
 /**
  * The two switches of magic-link / one-time-code sign-in do what they say (issue 16): the
@@ -16,24 +17,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => h?.close());
 
-/** The code in the link of the next email to `to` (one the outbox did not hold before `trigger` ran). */
-async function codeMailedTo(project: ProjectFixture, to: string, trigger: () => Promise<ApiResponse>): Promise<string> {
-  const before = new Set(((await h.get('/internal/emails', project.admin())).body.items as { id: string }[]).map((e) => e.id));
-  expectStatus(await trigger(), 200);
-  for (let i = 0; i < 400; i++) {
-    const items = (await h.get('/internal/emails', project.admin())).body.items as { id: string; to: string; state: string }[];
-    const item = items.find((e) => e.to.toLowerCase() === to.toLowerCase() && !before.has(e.id) && e.state !== 'pending');
-    if (item) {
-      const detail = await h.get(`/internal/emails/${item.id}`, project.admin());
-      return new URL(/https?:\/\/\S+/.exec(detail.body.text)![0]).searchParams.get('code')!;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`no email to ${to}`);
-}
-
 const magicLinkCode = (project: ProjectFixture, email: string) =>
-  codeMailedTo(project, email, () => h.post('/auth/otp/send-sign-in-code', { email, callback_url: CALLBACK }, project.client()));
+  codeMailedTo(h, project, email, () => h.post('/auth/otp/send-sign-in-code', { email, callback_url: CALLBACK }, project.client()));
 const otpSignIn = async (project: ProjectFixture, email: string) =>
   h.post('/auth/otp/sign-in', { code: await magicLinkCode(project, email) }, project.client());
 

@@ -95,8 +95,7 @@ export async function markCliAttemptPolled(db: Executor, tenancyId: string, id: 
   await db
     .updateTable('cli_auth_attempts')
     .set({ last_polled_at: sql<Date>`now()` })
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', id)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, id }))
     .execute();
 }
 

@@ -21,8 +21,7 @@ function authChannelsAt(db: Executor, tenancyId: string, type: string, value: st
   return db
     .selectFrom('contact_channels')
     .select(CONTACT_CHANNEL_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('type', '=', type)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, type }))
     .where(sql`lower(value)`, '=', value.toLowerCase())
     .where('used_for_auth', '=', true);
 }
@@ -83,9 +82,7 @@ export async function clearPrimary(db: Executor, tenancyId: string, userId: stri
 export async function deleteChannel(db: Executor, tenancyId: string, userId: string, id: string): Promise<ContactChannelRow | undefined> {
   return db
     .deleteFrom('contact_channels')
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, id }))
     .returningAll()
     .executeTakeFirst();
 }
@@ -127,8 +124,7 @@ export async function findOtherAuthChannel(
 export async function deleteUnverifiedClaims(db: Executor, tenancyId: string, type: string, value: string, exceptUserId: string): Promise<ContactChannelRow[]> {
   return db
     .deleteFrom('contact_channels')
-    .where('tenancy_id', '=', tenancyId)
-    .where('type', '=', type)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, type }))
     .where(sql`lower(value)`, '=', value.toLowerCase())
     .where('used_for_auth', '=', true)
     .where('is_verified', '=', false)

@@ -11,8 +11,7 @@ export async function findTotpState(db: Executor, tenancyId: string, userId: str
   return db
     .selectFrom('mfa_totp')
     .select(['pending_secret_encrypted', 'pending_expires_at', 'last_step'])
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId }))
     .executeTakeFirst();
 }
 
@@ -67,9 +66,7 @@ export async function useRecoveryCode(db: Executor, tenancyId: string, userId: s
   const row = await db
     .updateTable('mfa_recovery_codes')
     .set({ used_at: at })
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('code_hash', '=', codeHash)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, code_hash: codeHash }))
     .where('used_at', 'is', null)
     .returning('id')
     .executeTakeFirst();
@@ -90,8 +87,7 @@ export async function countRecoveryCodes(db: Executor, tenancyId: string, userId
       eb.fn.count<string | number>('id').filterWhere('used_at', 'is', null).as('remaining'),
       eb.fn.max('used_at').as('last_used_at'),
     ])
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId }))
     .executeTakeFirst();
   return { total: Number(row?.total ?? 0), remaining: Number(row?.remaining ?? 0), last_used_at: (row?.last_used_at as Date | null) ?? null };
 }
@@ -107,7 +103,6 @@ export async function clearTotpSurroundings(db: Executor, tenancyId: string, use
   await db
     .updateTable('mfa_totp')
     .set({ pending_secret_encrypted: null, pending_expires_at: null })
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId }))
     .execute();
 }

@@ -1,22 +1,19 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthAccountMergeStrategy, OAuthProviderId } from '../../../contract/config/oauth.js';
-import { type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
-import { runFlow, signInWith } from '../../test/oauth-driver.js';
-import { type Zoo, startZoo } from '../../test/oauth-zoo.js';
+import type { Harness, ProjectFixture } from '../../test/harness.js';
+import { runFlow, signInWith, startZooHarness, stopZooHarness, zooProvider } from '../../test/oauth-driver.js';
+import type { Zoo } from '../../test/oauth-zoo.js';
 
 let zoo: Zoo;
 let h: Harness;
 const projects = {} as Record<OAuthAccountMergeStrategy, ProjectFixture>;
 let counter = 0;
 
-function providerConfig(id: OAuthProviderId) {
-  return { id, enabled: true, type: 'standard', client_id: zoo.clients[id]!.clientId, client_secret: zoo.clients[id]!.clientSecret };
-}
+const providerConfig = (id: OAuthProviderId, extra: Record<string, unknown> = {}) => zooProvider(zoo, id, extra);
 
 beforeAll(async () => {
-  zoo = await startZoo();
-  h = await startHarness({ oauth: { shared: {}, endpointOverrides: zoo.overrides() } });
+  ({ zoo, h } = await startZooHarness());
   for (const strategy of ['link_method', 'raise_error', 'allow_duplicates'] as const)
     projects[strategy] = await h.createProject({
       config: {
@@ -27,10 +24,7 @@ beforeAll(async () => {
       },
     });
 }, 60_000);
-afterAll(async () => {
-  await h?.close();
-  await zoo?.close();
-});
+afterAll(() => stopZooHarness({ zoo, h }));
 
 const me = (project: ProjectFixture, token: string) => h.get('/users/me', { ...project.client(token), 'x-latch-allow-anonymous-user': 'true' });
 

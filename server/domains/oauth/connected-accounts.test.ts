@@ -1,26 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthProviderId } from '../../../contract/config/oauth.js';
-import { type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
-import { redeem, runFlow, signInWith } from '../../test/oauth-driver.js';
-import { type Zoo, startZoo } from '../../test/oauth-zoo.js';
+import type { Harness, ProjectFixture } from '../../test/harness.js';
+import { redeem, runFlow, signInWith, startZooHarness, stopZooHarness, zooProvider } from '../../test/oauth-driver.js';
+import type { Zoo } from '../../test/oauth-zoo.js';
 import { expectKnownError } from '../../test/team-fixtures.js';
 
 let zoo: Zoo;
 let h: Harness;
 let counter = 0;
 
-function providerConfig(id: OAuthProviderId, extra: Record<string, unknown> = {}) {
-  return { id, enabled: true, type: 'standard', client_id: zoo.clients[id]!.clientId, client_secret: zoo.clients[id]!.clientSecret, ...extra };
-}
+const providerConfig = (id: OAuthProviderId, extra: Record<string, unknown> = {}) => zooProvider(zoo, id, extra);
 
-beforeAll(async () => {
-  zoo = await startZoo();
-  h = await startHarness({ oauth: { shared: { github: zoo.clients.github! }, endpointOverrides: zoo.overrides() } });
-}, 60_000);
-afterAll(async () => {
-  await h?.close();
-  await zoo?.close();
-});
+beforeAll(async () => void ({ zoo, h } = await startZooHarness({ sharedGitHub: true })), 60_000);
+afterAll(() => stopZooHarness({ zoo, h }));
 
 async function setUp(providers = [providerConfig('gitlab')]) {
   const project = await h.createProject({ config: { allow_localhost: true, oauth_providers: providers } });

@@ -1,34 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAUTH_PROVIDER_IDS, type OAuthProviderId } from '../../../contract/config/oauth.js';
-import { type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
-import { APP_CALLBACK, redeem, runFlow, signInWith } from '../../test/oauth-driver.js';
-import { type Zoo, startZoo } from '../../test/oauth-zoo.js';
+import type { Harness, ProjectFixture } from '../../test/harness.js';
+import { APP_CALLBACK, redeem, runFlow, signInWith, startZooHarness, stopZooHarness, zooProvider } from '../../test/oauth-driver.js';
+import type { Zoo } from '../../test/oauth-zoo.js';
 import { expectKnownError } from '../../test/team-fixtures.js';
 import { newTotpSecret, totpCode } from '../../crypto/totp.js';
 
 let zoo: Zoo;
 let h: Harness;
 
-beforeAll(async () => {
-  zoo = await startZoo();
-  h = await startHarness({ oauth: { shared: { github: zoo.clients.github! }, endpointOverrides: zoo.overrides() } });
-}, 60_000);
-afterAll(async () => {
-  await h?.close();
-  await zoo?.close();
-});
+beforeAll(async () => void ({ zoo, h } = await startZooHarness({ sharedGitHub: true })), 60_000);
+afterAll(() => stopZooHarness({ zoo, h }));
 
-function providerConfig(id: OAuthProviderId, extra: Record<string, unknown> = {}) {
-  const client = zoo.clients[id]!;
-  return {
-    id,
-    enabled: true,
-    type: 'standard',
-    client_id: client.clientId,
-    client_secret: id === 'apple' ? zoo.appleClientSecret : client.clientSecret,
-    ...extra,
-  };
-}
+const providerConfig = (id: OAuthProviderId, extra: Record<string, unknown> = {}) => zooProvider(zoo, id, extra);
 
 async function projectWith(providers: Record<string, unknown>[], config: Record<string, unknown> = {}): Promise<ProjectFixture> {
   return h.createProject({ config: { allow_localhost: true, oauth_providers: providers, ...config } });

@@ -41,8 +41,7 @@ export async function consumeFlow(db: Executor, tenancyId: string, id: string): 
   const row = await db
     .updateTable('oauth_flows')
     .set({ consumed_at: sql<Date>`now()` })
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', id)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, id }))
     .where('consumed_at', 'is', null)
     .returning('id')
     .executeTakeFirst();
@@ -63,8 +62,7 @@ export async function consumeCode(db: Executor, tenancyId: string, codeHash: str
   return db
     .updateTable('oauth_codes')
     .set({ used_at: sql<Date>`now()` })
-    .where('tenancy_id', '=', tenancyId)
-    .where('code_hash', '=', codeHash)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, code_hash: codeHash }))
     .where('used_at', 'is', null)
     .where('expires_at', '>', sql<Date>`now()`)
     .returning(['id', 'redirect_uri', 'code_challenge', 'sealed'])
@@ -117,19 +115,7 @@ export async function listAccountsOfUsers(db: Executor, tenancyId: string, userI
   return accountsOf(db, tenancyId).where('user_id', 'in', userIds).orderBy('created_at').orderBy('id').execute();
 }
 
-export async function insertAccount(
-  db: Executor,
-  row: {
-    tenancy_id: string;
-    id: string;
-    user_id: string;
-    provider_config_id: string;
-    provider_account_id: string;
-    email: string | null;
-    allow_sign_in: boolean;
-    allow_connected_accounts: boolean;
-  },
-): Promise<OAuthAccountRow> {
+export async function insertAccount(db: Executor, row: Omit<OAuthAccountRow, 'created_at'>): Promise<OAuthAccountRow> {
   return db.insertInto('oauth_accounts').values(row).returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
 }
 
@@ -145,9 +131,7 @@ export async function updateAccount(
   return db
     .updateTable('oauth_accounts')
     .set(patch)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, id }))
     .returning(ACCOUNT_COLUMNS)
     .executeTakeFirst();
 }
@@ -155,9 +139,7 @@ export async function updateAccount(
 export async function deleteAccount(db: Executor, tenancyId: string, userId: string, id: string): Promise<boolean> {
   const row = await db
     .deleteFrom('oauth_accounts')
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, id }))
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
@@ -202,9 +184,7 @@ export async function invalidateToken(db: Executor, tenancyId: string, id: strin
   const row = await db
     .updateTable('oauth_tokens')
     .set({ is_valid: false })
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', id)
-    .where('is_valid', '=', true)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, id, is_valid: true }))
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;

@@ -32,8 +32,7 @@ export async function listPasskeys(db: Executor, tenancyId: string, userId: stri
   return db
     .selectFrom('passkeys')
     .select(PASSKEY_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId }))
     .orderBy('created_at')
     .orderBy('id')
     .execute();
@@ -43,8 +42,7 @@ export async function countPasskeys(db: Executor, tenancyId: string, userId: str
   const row = await db
     .selectFrom('passkeys')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId }))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -53,9 +51,7 @@ export async function findPasskey(db: Executor, tenancyId: string, userId: strin
   return db
     .selectFrom('passkeys')
     .select(PASSKEY_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, id }))
     .executeTakeFirst();
 }
 
@@ -73,8 +69,7 @@ export async function recordPasskeyUse(db: Executor, tenancyId: string, id: stri
   const result = await db
     .updateTable('passkeys')
     .set((eb) => ({ counter: sql<number>`greatest(${eb.ref('counter')}, ${newCounter})`, last_used_at: sql<Date>`now()` }))
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', id)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, id }))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
@@ -83,9 +78,7 @@ export async function renamePasskey(db: Executor, tenancyId: string, userId: str
   return db
     .updateTable('passkeys')
     .set({ name })
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, id }))
     .returning(PASSKEY_COLUMNS)
     .executeTakeFirst();
 }

@@ -233,10 +233,7 @@ export async function insertTeamGrant(db: Executor, grant: { tenancy_id: string;
 export async function deleteTeamGrant(db: Executor, tenancyId: string, teamId: string, userId: string, permissionId: string): Promise<boolean> {
   const result = await db
     .deleteFrom('team_permission_grants')
-    .where('tenancy_id', '=', tenancyId)
-    .where('team_id', '=', teamId)
-    .where('user_id', '=', userId)
-    .where('permission_id', '=', permissionId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, team_id: teamId, user_id: userId, permission_id: permissionId }))
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
@@ -252,9 +249,7 @@ export async function insertProjectGrant(db: Executor, grant: { tenancy_id: stri
 export async function deleteProjectGrant(db: Executor, tenancyId: string, userId: string, permissionId: string): Promise<boolean> {
   const result = await db
     .deleteFrom('project_permission_grants')
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('permission_id', '=', permissionId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, permission_id: permissionId }))
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

@@ -21,33 +21,32 @@ function definitionRoutes(scope: 'team' | 'project') {
       readDefinitionsProcedure,
       `GET ${base}`,
       scope === 'team' ? 'Team permission definitions, system permissions first' : 'Project permission definitions',
-    )
-      .input(z.object({}))
-      .output(schemas.permissionDefinitionListSchema)
-      .query(asShortList(({ ctx }) => service.listDefinitions(ctx.deps, ctx.auth, scope))),
+      { input: z.object({}), output: schemas.permissionDefinitionListSchema },
+    ).query(asShortList(({ ctx }) => service.listDefinitions(ctx.deps, ctx.auth, scope))),
 
-    create: op(adminProcedure, `POST ${base}`, `Define a ${label} permission, optionally containing others`, { successStatus: 201 })
-      .input(createSchema)
-      .output(schemas.permissionDefinitionSchema)
-      .mutation(({ ctx, input }) => service.createDefinition(ctx.deps, ctx.auth, scope, input)),
+    create: op(adminProcedure, `POST ${base}`, `Define a ${label} permission, optionally containing others`, {
+      input: createSchema,
+      output: schemas.permissionDefinitionSchema,
+      successStatus: 201,
+    }).mutation(({ ctx, input }) => service.createDefinition(ctx.deps, ctx.auth, scope, input)),
 
-    get: op(readDefinitionsProcedure, `GET ${base}/{permission_id}`, `One ${label} permission definition`)
-      .input(schemas.definitionIdParamSchema)
-      .output(schemas.permissionDefinitionSchema)
-      .query(({ ctx, input }) => service.getDefinition(ctx.deps, ctx.auth, scope, input.permission_id)),
+    get: op(readDefinitionsProcedure, `GET ${base}/{permission_id}`, `One ${label} permission definition`, {
+      input: schemas.definitionIdParamSchema,
+      output: schemas.permissionDefinitionSchema,
+    }).query(({ ctx, input }) => service.getDefinition(ctx.deps, ctx.auth, scope, input.permission_id)),
 
-    update: op(adminProcedure, `PATCH ${base}/{permission_id}`, `Rename a ${label} permission, or change its description or contained permissions`)
-      .input(updateSchema)
-      .output(schemas.permissionDefinitionSchema)
-      .mutation(({ ctx, input }) => {
-        const { permission_id, ...patch } = input;
-        return service.updateDefinition(ctx.deps, ctx.auth, scope, permission_id, patch);
-      }),
+    update: op(adminProcedure, `PATCH ${base}/{permission_id}`, `Rename a ${label} permission, or change its description or contained permissions`, {
+      input: updateSchema,
+      output: schemas.permissionDefinitionSchema,
+    }).mutation(({ ctx, input }) => {
+      const { permission_id, ...patch } = input;
+      return service.updateDefinition(ctx.deps, ctx.auth, scope, permission_id, patch);
+    }),
 
-    delete: op(adminProcedure, `DELETE ${base}/{permission_id}`, `Delete a ${label} permission with its grants`)
-      .input(customIdParam)
-      .output(successSchema)
-      .mutation(succeedAfter(({ ctx, input }) => service.deleteDefinition(ctx.deps, ctx.auth, scope, input.permission_id))),
+    delete: op(adminProcedure, `DELETE ${base}/{permission_id}`, `Delete a ${label} permission with its grants`, {
+      input: customIdParam,
+      output: successSchema,
+    }).mutation(succeedAfter(({ ctx, input }) => service.deleteDefinition(ctx.deps, ctx.auth, scope, input.permission_id))),
   };
 }
 
@@ -66,37 +65,35 @@ export const permissionsRouter = router({
   updateProjectDefinition: project.update,
   deleteProjectDefinition: project.delete,
 
-  listTeamPermissions: op(clientProcedure, 'GET /team-permissions', 'Team permissions held, recursively by default (clients: their own)')
-    .input(schemas.teamPermissionListQuerySchema)
-    .output(schemas.teamPermissionListSchema)
-    .query(asShortList(({ ctx, input }) => service.listTeamPermissions(ctx.deps, ctx.auth, input))),
+  listTeamPermissions: op(clientProcedure, 'GET /team-permissions', 'Team permissions held, recursively by default (clients: their own)', {
+    input: schemas.teamPermissionListQuerySchema,
+    output: schemas.teamPermissionListSchema,
+  }).query(asShortList(({ ctx, input }) => service.listTeamPermissions(ctx.deps, ctx.auth, input))),
 
   grantTeamPermission: op(serverProcedure, 'POST /team-permissions/{team_id}/{user_id}/{permission_id}', 'Grant a team permission to a member', {
+    input: schemas.teamPermissionParamsSchema,
+    output: schemas.teamPermissionSchema,
     successStatus: 201,
-  })
-    .input(schemas.teamPermissionParamsSchema)
-    .output(schemas.teamPermissionSchema)
-    .mutation(({ ctx, input }) => service.grantTeamPermission(ctx.deps, ctx.auth, input.team_id, input.user_id, input.permission_id)),
+  }).mutation(({ ctx, input }) => service.grantTeamPermission(ctx.deps, ctx.auth, input.team_id, input.user_id, input.permission_id)),
 
-  revokeTeamPermission: op(serverProcedure, 'DELETE /team-permissions/{team_id}/{user_id}/{permission_id}', 'Revoke a directly granted team permission')
-    .input(schemas.teamPermissionParamsSchema)
-    .output(successSchema)
-    .mutation(succeedAfter(({ ctx, input }) => service.revokeTeamPermission(ctx.deps, ctx.auth, input.team_id, input.user_id, input.permission_id))),
+  revokeTeamPermission: op(serverProcedure, 'DELETE /team-permissions/{team_id}/{user_id}/{permission_id}', 'Revoke a directly granted team permission', {
+    input: schemas.teamPermissionParamsSchema,
+    output: successSchema,
+  }).mutation(succeedAfter(({ ctx, input }) => service.revokeTeamPermission(ctx.deps, ctx.auth, input.team_id, input.user_id, input.permission_id))),
 
-  listProjectPermissions: op(clientProcedure, 'GET /project-permissions', 'Project permissions held, recursively by default (clients: their own)')
-    .input(schemas.projectPermissionListQuerySchema)
-    .output(schemas.projectPermissionListSchema)
-    .query(asShortList(({ ctx, input }) => service.listProjectPermissions(ctx.deps, ctx.auth, input))),
+  listProjectPermissions: op(clientProcedure, 'GET /project-permissions', 'Project permissions held, recursively by default (clients: their own)', {
+    input: schemas.projectPermissionListQuerySchema,
+    output: schemas.projectPermissionListSchema,
+  }).query(asShortList(({ ctx, input }) => service.listProjectPermissions(ctx.deps, ctx.auth, input))),
 
   grantProjectPermission: op(serverProcedure, 'POST /project-permissions/{user_id}/{permission_id}', 'Grant a project permission to a user', {
+    input: schemas.projectPermissionParamsSchema,
+    output: schemas.projectPermissionSchema,
     successStatus: 201,
-  })
-    .input(schemas.projectPermissionParamsSchema)
-    .output(schemas.projectPermissionSchema)
-    .mutation(({ ctx, input }) => service.grantProjectPermission(ctx.deps, ctx.auth, input.user_id, input.permission_id)),
+  }).mutation(({ ctx, input }) => service.grantProjectPermission(ctx.deps, ctx.auth, input.user_id, input.permission_id)),
 
-  revokeProjectPermission: op(serverProcedure, 'DELETE /project-permissions/{user_id}/{permission_id}', 'Revoke a directly granted project permission')
-    .input(schemas.projectPermissionParamsSchema)
-    .output(successSchema)
-    .mutation(succeedAfter(({ ctx, input }) => service.revokeProjectPermission(ctx.deps, ctx.auth, input.user_id, input.permission_id))),
+  revokeProjectPermission: op(serverProcedure, 'DELETE /project-permissions/{user_id}/{permission_id}', 'Revoke a directly granted project permission', {
+    input: schemas.projectPermissionParamsSchema,
+    output: successSchema,
+  }).mutation(succeedAfter(({ ctx, input }) => service.revokeProjectPermission(ctx.deps, ctx.auth, input.user_id, input.permission_id))),
 });

@@ -130,9 +130,7 @@ export async function isTeamMember(db: Executor, tenancyId: string, teamId: stri
   const row = await db
     .selectFrom('team_members')
     .select('user_id')
-    .where('tenancy_id', '=', tenancyId)
-    .where('team_id', '=', teamId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, team_id: teamId, user_id: userId }))
     .executeTakeFirst();
   return row !== undefined;
 }

@@ -10,59 +10,61 @@ import * as service from './service.js';
 const op = restOperations(['Projects']);
 
 export const projectsRouter = router({
-  current: op(clientProcedure, 'GET /projects/current', 'The current project (public fields and client config)')
-    .input(z.object({}))
-    .output(schemas.clientProjectSchema)
-    .query(({ ctx }) => service.toClientProjectDto(ctx.auth.project)),
+  current: op(clientProcedure, 'GET /projects/current', 'The current project (public fields and client config)', {
+    input: z.object({}),
+    output: schemas.clientProjectSchema,
+  }).query(({ ctx }) => service.toClientProjectDto(ctx.auth.project)),
 
-  adminCurrent: op(adminProcedure, 'GET /internal/projects/current', 'The current project, admin view', { protect: true })
-    .input(z.object({}))
-    .output(schemas.adminProjectSchema)
-    .query(({ ctx }) => service.getAdminProject(ctx.deps, ctx.auth)),
+  adminCurrent: op(adminProcedure, 'GET /internal/projects/current', 'The current project, admin view', {
+    input: z.object({}),
+    output: schemas.adminProjectSchema,
+    protect: true,
+  }).query(({ ctx }) => service.getAdminProject(ctx.deps, ctx.auth)),
 
-  updateCurrent: op(adminProcedure, 'PATCH /internal/projects/current', 'Update the current project and its config', { protect: true })
-    .input(schemas.projectUpdateSchema)
-    .output(schemas.adminProjectSchema)
-    .mutation(({ ctx, input }) => service.updateAdminProject(ctx.deps, ctx.auth, input)),
+  updateCurrent: op(adminProcedure, 'PATCH /internal/projects/current', 'Update the current project and its config', {
+    input: schemas.projectUpdateSchema,
+    output: schemas.adminProjectSchema,
+    protect: true,
+  }).mutation(({ ctx, input }) => service.updateAdminProject(ctx.deps, ctx.auth, input)),
 
-  deleteCurrent: op(adminProcedure, 'DELETE /internal/projects/current', 'Delete the current project and all of its data', { protect: true })
-    .input(z.object({}))
-    .output(successSchema)
-    .mutation(succeedAfter(({ ctx }) => service.deleteAdminProject(ctx.deps, ctx.auth))),
+  deleteCurrent: op(adminProcedure, 'DELETE /internal/projects/current', 'Delete the current project and all of its data', {
+    input: z.object({}),
+    output: successSchema,
+    protect: true,
+  }).mutation(succeedAfter(({ ctx }) => service.deleteAdminProject(ctx.deps, ctx.auth))),
 
-  listOwned: op(accessProcedure('client'), 'GET /internal/projects', 'Projects owned by the signed-in owner (internal project only)')
-    .input(z.object({}))
-    .output(shortList(schemas.adminProjectSchema))
-    .query(asShortList(({ ctx }) => service.listOwnedProjects(ctx.deps, ctx.auth))),
+  listOwned: op(accessProcedure('client'), 'GET /internal/projects', 'Projects owned by the signed-in owner (internal project only)', {
+    input: z.object({}),
+    output: shortList(schemas.adminProjectSchema),
+  }).query(asShortList(({ ctx }) => service.listOwnedProjects(ctx.deps, ctx.auth))),
 
   createOwned: op(accessProcedure('client'), 'POST /internal/projects', 'Create a project owned by one of your teams (internal project only)', {
+    input: schemas.projectCreateSchema,
+    output: schemas.adminProjectSchema,
     successStatus: 201,
-  })
-    .input(schemas.projectCreateSchema)
-    .output(schemas.adminProjectSchema)
-    .mutation(({ ctx, input }) => service.createOwnedProject(ctx.deps, ctx.auth, input)),
+  }).mutation(({ ctx, input }) => service.createOwnedProject(ctx.deps, ctx.auth, input)),
 
-  transfer: op(accessProcedure('client'), 'POST /internal/projects/transfer', 'Move a project to another of your teams (internal project only)')
-    .input(schemas.projectTransferSchema)
-    .output(successSchema)
-    .mutation(succeedAfter(({ ctx, input }) => service.transferProject(ctx.deps, ctx.auth, input.project_id, input.new_team_id))),
+  transfer: op(accessProcedure('client'), 'POST /internal/projects/transfer', 'Move a project to another of your teams (internal project only)', {
+    input: schemas.projectTransferSchema,
+    output: successSchema,
+  }).mutation(succeedAfter(({ ctx, input }) => service.transferProject(ctx.deps, ctx.auth, input.project_id, input.new_team_id))),
 
-  getConfig: op(adminProcedure, 'GET /internal/config', 'The effective project config as JSON', { protect: true })
-    .input(z.object({}))
-    .output(schemas.configOutputSchema)
-    .query(async ({ ctx }) => ({ config_string: await service.getConfigString(ctx.deps, ctx.auth) })),
+  getConfig: op(adminProcedure, 'GET /internal/config', 'The effective project config as JSON', {
+    input: z.object({}),
+    output: schemas.configOutputSchema,
+    protect: true,
+  }).query(async ({ ctx }) => ({ config_string: await service.getConfigString(ctx.deps, ctx.auth) })),
 
   overrideConfig: op(adminProcedure, 'PATCH /internal/config/override', 'Override config keys from a JSON object (dotted keys set nested values)', {
+    input: schemas.configOverrideSchema,
+    output: schemas.configOutputSchema,
     protect: true,
-  })
-    .input(schemas.configOverrideSchema)
-    .output(schemas.configOutputSchema)
-    .mutation(async ({ ctx, input }) => {
-      await service.overrideConfig(ctx.deps, ctx.auth, input.config_override_string, (value) => {
-        const parsed = schemas.configUpdateSchema.safeParse(value);
-        if (!parsed.success) throw schemaErrorFromIssues(parsed.error.issues);
-        return parsed.data;
-      });
-      return { config_string: await service.getConfigString(ctx.deps, ctx.auth) };
-    }),
+  }).mutation(async ({ ctx, input }) => {
+    await service.overrideConfig(ctx.deps, ctx.auth, input.config_override_string, (value) => {
+      const parsed = schemas.configUpdateSchema.safeParse(value);
+      if (!parsed.success) throw schemaErrorFromIssues(parsed.error.issues);
+      return parsed.data;
+    });
+    return { config_string: await service.getConfigString(ctx.deps, ctx.auth) };
+  }),
 });

@@ -47,9 +47,7 @@ export async function findSessionSignedInAt(db: Executor, tenancyId: string, ses
   const row = await db
     .selectFrom('sessions')
     .select('created_at')
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', sessionId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, id: sessionId, user_id: userId }))
     .executeTakeFirst();
   return row?.created_at;
 }
@@ -59,8 +57,7 @@ export async function touchSession(db: Executor, tenancyId: string, sessionId: s
   await db
     .updateTable('sessions')
     .set({ last_used_at: sql<Date>`now()`, last_used_ip: ip })
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', sessionId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, id: sessionId }))
     .where('last_used_at', '<', sql<Date>`now() - interval '60 seconds'`)
     .execute();
 }
@@ -69,8 +66,7 @@ export async function listSessions(db: Executor, tenancyId: string, userId: stri
   return db
     .selectFrom('sessions')
     .select(SESSION_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId }))
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
     .orderBy('created_at', 'desc')
     .limit(1000)
@@ -91,15 +87,13 @@ export async function deleteSession(db: Executor, tenancyId: string, sessionId: 
 export async function deleteSessionsBeyond(db: Executor, tenancyId: string, userId: string, newSessionId: string, keep: number): Promise<void> {
   await db
     .deleteFrom('sessions')
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId }))
     .where('id', '!=', newSessionId)
     .where('id', 'not in', (eb) =>
       eb
         .selectFrom('sessions as newest')
         .select('newest.id')
-        .where('newest.tenancy_id', '=', tenancyId)
-        .where('newest.user_id', '=', userId)
+        .where((eb) => eb.and({ 'newest.tenancy_id': tenancyId, 'newest.user_id': userId }))
         .where('newest.id', '!=', newSessionId)
         .orderBy('newest.created_at', 'desc')
         .orderBy('newest.id', 'desc')

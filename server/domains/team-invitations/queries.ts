@@ -19,8 +19,7 @@ export async function listPendingInvitations(db: Executor, tenancyId: string, te
   return db
     .selectFrom('team_invitations')
     .select(TEAM_INVITATION_COLUMNS)
-    .where('tenancy_id', '=', tenancyId)
-    .where('team_id', '=', teamId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, team_id: teamId }))
     .where('expires_at', '>', sql<Date>`now()`)
     .orderBy('created_at')
     .orderBy('id')

@@ -88,9 +88,7 @@ export async function clearSelectedTeam(db: Executor, tenancyId: string, teamId:
 export async function deleteTeamMember(db: Executor, tenancyId: string, teamId: string, userId: string): Promise<boolean> {
   const result = await db
     .deleteFrom('team_members')
-    .where('tenancy_id', '=', tenancyId)
-    .where('team_id', '=', teamId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, team_id: teamId, user_id: userId }))
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
@@ -161,9 +159,7 @@ export async function updateMemberProfile(
   const result = await db
     .updateTable('team_members')
     .set(patch)
-    .where('tenancy_id', '=', tenancyId)
-    .where('team_id', '=', teamId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, team_id: teamId, user_id: userId }))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

@@ -30,8 +30,7 @@ export async function findApiKeyByHash(db: Executor, tenancyId: string, secretHa
   return db
     .selectFrom('user_team_api_keys')
     .select(USER_TEAM_API_KEY_COLUMNS)
-    .where('secret_hash', '=', secretHash)
-    .where('tenancy_id', '=', tenancyId)
+    .where((eb) => eb.and({ secret_hash: secretHash, tenancy_id: tenancyId }))
     .executeTakeFirst();
 }
 

@@ -25,8 +25,7 @@ export async function findSessionUser(
     .selectFrom('users as u')
     .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
     .select(qualified('u', USER_COLUMNS))
-    .where('u.tenancy_id', '=', tenancyId)
-    .where('u.id', '=', userId)
+    .where((eb) => eb.and({ 'u.tenancy_id': tenancyId, 'u.id': userId }))
     .where('s.id', '=', sessionId);
   // Inside a transaction: holds the user and session rows until it ends (serializes concurrent upgrades).
   if (options.forUpdate) query = query.forUpdate();
@@ -130,9 +129,7 @@ export async function updatePrimaryChannelFlags(
   await db
     .updateTable('contact_channels')
     .set(flags)
-    .where('tenancy_id', '=', tenancyId)
-    .where('user_id', '=', userId)
-    .where('is_primary', '=', true)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, is_primary: true }))
     .execute();
 }
 

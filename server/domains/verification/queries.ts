@@ -21,8 +21,7 @@ export async function lockCodeByHash(db: Executor, tenancyId: string, codeHash: 
   return db
     .selectFrom('verification_codes')
     .select(VERIFICATION_CODE_COLUMNS)
-    .where('code_hash', '=', codeHash)
-    .where('tenancy_id', '=', tenancyId)
+    .where((eb) => eb.and({ code_hash: codeHash, tenancy_id: tenancyId }))
     .forUpdate()
     .executeTakeFirst();
 }
@@ -34,8 +33,7 @@ export async function recordAttempt(db: Executor, tenancyId: string, id: string,
       attempt_count: eb('attempt_count', '+', 1),
       ...(options.markUsed ? { used_at: sql<Date>`now()` } : {}),
     }))
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', id)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, id }))
     .execute();
 }
 
@@ -48,8 +46,7 @@ export async function deleteCodes(db: Executor, tenancyId: string, ids: readonly
 export async function deleteUnusedCodesOfUser(db: Executor, tenancyId: string, purpose: string, userId: string): Promise<void> {
   await db
     .deleteFrom('verification_codes')
-    .where('tenancy_id', '=', tenancyId)
-    .where('purpose', '=', purpose)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, purpose }))
     .where('used_at', 'is', null)
     .where(sql`data -> 'payload' ->> 'user_id'`, '=', userId)
     .execute();
@@ -60,7 +57,6 @@ export async function markCodeUsed(db: Executor, tenancyId: string, id: string):
   await db
     .updateTable('verification_codes')
     .set({ used_at: sql<Date>`now()` })
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', id)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, id }))
     .execute();
 }
