@@ -98,6 +98,7 @@ const samplesWithArguments: { [K in KeyWithArguments]: () => KnownErrorOf<K> } &
   NotificationCategoryNotFound: () => new KnownErrors.NotificationCategoryNotFound('Newsletter'),
   NotificationCategoryCannotBeDisabled: () => new KnownErrors.NotificationCategoryCannotBeDisabled('Transactional'),
   NotificationCategoryAlreadyExists: () => new KnownErrors.NotificationCategoryAlreadyExists('Marketing'),
+  AiChatThreadFull: () => new KnownErrors.AiChatThreadFull(500),
   AiProviderRateLimited: () => new KnownErrors.AiProviderRateLimited(20),
   AiProviderError: () => new KnownErrors.AiProviderError('the provider answered 500'),
 };

@@ -34,6 +34,11 @@ export const notificationErrors = {
     'The AI drafting assistant is not enabled on this Latch server. Set LATCH_AI_BASE_URL (any OpenAI-compatible /v1 endpoint), LATCH_AI_API_KEY and LATCH_AI_MODEL, then restart it.',
   ),
 
+  AiChatThreadFull: defineKnownError('AI_CHAT_THREAD_FULL', 409, (limit: number) => ({
+    message: `This AI chat thread already holds ${limit} messages. Start a new thread.`,
+    details: { limit },
+  })),
+
   /** The model's provider answered 429: nothing is retried here (a chat turn is slow and costs money). */
   AiProviderRateLimited: defineKnownError('AI_PROVIDER_RATE_LIMITED', 429, (retryAfterSeconds: number | null) => ({
     message:
