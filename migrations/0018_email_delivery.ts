@@ -1,6 +1,54 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
-/** Sent emails, notification categories and preferences, AI chat threads (issue 17 items 3, 4, 6). Reserved; filled by its branch. */
-export async function up(_db: Kysely<unknown>): Promise<void> {}
+/**
+ * Notification categories and preferences, AI chat threads (issue 17 items 4 and 6).
+ *
+ * - notification_categories: the categories an owner adds beside the two built-in ones
+ *   (Transactional, Marketing: fixed ids in code, never rows). Rows, not project config: a
+ *   preference points at a category by id, deleting a category deletes its preferences in the same
+ *   transaction (the foreign key), and a link in an email already sent keeps naming the same id.
+ * - notification_preferences: a user's choice per category; no row means the category's default.
+ *   No foreign key to notification_categories: the built-in categories have no row.
+ * - ai_chat_messages: the messages of the console's AI drafting threads, per project (the
+ *   thread id is the console's; a thread is its messages).
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  const statements = [
+    sql`CREATE TABLE notification_categories (
+      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
+      id uuid NOT NULL,
+      name text NOT NULL,
+      name_key text NOT NULL,
+      can_disable boolean NOT NULL DEFAULT true,
+      default_enabled boolean NOT NULL DEFAULT true,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenancy_id, id),
+      UNIQUE (tenancy_id, name_key)
+    )`,
+    sql`CREATE TABLE notification_preferences (
+      tenancy_id uuid NOT NULL,
+      user_id uuid NOT NULL,
+      category_id uuid NOT NULL,
+      enabled boolean NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenancy_id, user_id, category_id),
+      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+    )`,
+    sql`CREATE TABLE ai_chat_messages (
+      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
+      thread_id uuid NOT NULL,
+      id uuid NOT NULL,
+      message text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenancy_id, thread_id, id)
+    )`,
+    sql`CREATE INDEX ai_chat_messages_order_idx ON ai_chat_messages (tenancy_id, thread_id, created_at)`,
+  ];
+  for (const statement of statements) await statement.execute(db);
+}
 
-export async function down(_db: Kysely<unknown>): Promise<void> {}
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE IF EXISTS ai_chat_messages`.execute(db);
+  await sql`DROP TABLE IF EXISTS notification_preferences`.execute(db);
+  await sql`DROP TABLE IF EXISTS notification_categories`.execute(db);
+}

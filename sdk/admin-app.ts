@@ -15,6 +15,7 @@ import { EmailsFeature } from './features/emails.js';
 import { InternalApiKeysFeature } from './features/internal-api-keys.js';
 import { MetricsFeature } from './features/metrics.js';
 import { WebhooksFeature } from './features/webhooks.js';
+import { AdminNotificationsFeature } from './features/notifications.js';
 import { AdminPaymentsFeature } from './features/payments.js';
 import { AdminPermissionsFeature } from './features/permissions.js';
 import { type AdminProject, AdminProjectsFeature } from './features/projects.js';
@@ -40,7 +41,15 @@ export interface AdminAppOptions extends Omit<ServerAppOptions, 'secretServerKey
 }
 
 export interface AdminApp
-  extends AdminProjectsFeature, InternalApiKeysFeature, AdminPermissionsFeature, MetricsFeature, EmailsFeature, WebhooksFeature, AdminPaymentsFeature {}
+  extends
+    AdminProjectsFeature,
+    InternalApiKeysFeature,
+    AdminPermissionsFeature,
+    MetricsFeature,
+    EmailsFeature,
+    WebhooksFeature,
+    AdminPaymentsFeature,
+    AdminNotificationsFeature {}
 
 /**
  * The admin app of a project. Its token store defaults to none: admin apps act on the project,
@@ -115,4 +124,5 @@ composeFeatures(AdminApp, [
   EmailsFeature,
   WebhooksFeature,
   AdminPaymentsFeature,
+  AdminNotificationsFeature,
 ]);

@@ -15,6 +15,7 @@ import { ContactChannelsFeature } from './features/contact-channels.js';
 import { MagicLinkFeature } from './features/magic-link.js';
 import { MfaFeature } from './features/mfa.js';
 import { PasskeysFeature } from './features/passkeys.js';
+import { NotificationsFeature } from './features/notifications.js';
 import { OAuthFeature } from './features/oauth.js';
 import { PasswordFeature } from './features/password.js';
 import { PaymentsFeature } from './features/payments.js';
@@ -34,6 +35,7 @@ export type * from './features/contact-channels.js';
 export type * from './features/magic-link.js';
 export type * from './features/mfa.js';
 export type * from './features/passkeys.js';
+export type * from './features/notifications.js';
 export type * from './features/oauth.js';
 export type * from './features/password.js';
 export type * from './features/payments.js';
@@ -63,7 +65,8 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
     CliFeature,
     PasskeysFeature,
     OAuthFeature,
-    PaymentsFeature {}
+    PaymentsFeature,
+    NotificationsFeature {}
 
 /**
  * The client app of a project: sign-up, sign-in and sign-out, the signed-in user and their
@@ -95,4 +98,5 @@ composeFeatures(ClientApp, [
   PasskeysFeature,
   OAuthFeature,
   PaymentsFeature,
+  NotificationsFeature,
 ]);

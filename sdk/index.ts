@@ -132,3 +132,11 @@ export {
 export { OAUTH_OUTER_STATE_COOKIE_PREFIX, OAUTH_OUTER_STATE_COOKIE_SECONDS, codeChallengeS256 } from './features/oauth.js';
 export { cookieTokenStore, memoryTokenStore, type TokenPair, type TokenStore, type TokenStoreInit } from './tokens.js';
 export { DEFAULT_BASE_URL, type RouterInputs, type RouterOutputs } from './transport.js';
+export type {
+  AiChatAnswer,
+  AiChatInput,
+  AiChatStreamEvent,
+  NotificationCategory,
+  NotificationCategoryData,
+  OwnerNotificationCategory,
+} from './features/notifications.js';

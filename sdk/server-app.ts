@@ -10,6 +10,7 @@ import { ClientApp } from './client-app.js';
 import { type ClientAppOptions, composeFeatures, envVar } from './core.js';
 import { ServerApiKeysFeature } from './features/api-keys.js';
 import { ServerOAuthFeature } from './features/oauth.js';
+import { ServerNotificationsFeature } from './features/notifications.js';
 import { ServerDataVaultFeature } from './features/data-vault.js';
 import { ServerPaymentsFeature } from './features/payments.js';
 import { ServerPermissionsFeature } from './features/permissions.js';
@@ -40,7 +41,8 @@ export interface ServerApp
     ServerApiKeysFeature,
     ServerOAuthFeature,
     ServerDataVaultFeature,
-    ServerPaymentsFeature {}
+    ServerPaymentsFeature,
+    ServerNotificationsFeature {}
 
 /**
  * The server app of a project: the client app's calls with server access, plus user management.
@@ -83,4 +85,5 @@ composeFeatures(ServerApp, [
   ServerOAuthFeature,
   ServerDataVaultFeature,
   ServerPaymentsFeature,
+  ServerNotificationsFeature,
 ]);

@@ -37,6 +37,7 @@ export const MAX_RETRIES = 5;
  */
 export const IDEMPOTENT_MUTATIONS: ReadonlySet<string> = new Set([
   'sessions.refresh',
+  'notifications.deleteCategory',
   'sessions.signOut',
   'sessions.revoke',
   'users.deleteMe',

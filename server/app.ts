@@ -15,6 +15,8 @@ import { httpMetrics } from './http/metrics.js';
 import { apiHeaders, requestTagger } from './http/middleware.js';
 import { handleOAuthToken } from './http/oauth-token.js';
 import { handleOAuthAuthorize, handleOAuthCallback } from './http/oauth-flow.js';
+import { handleUnsubscribePage, handleUnsubscribePost } from './http/unsubscribe.js';
+import { handleAiChatStream } from './http/ai-chat-stream.js';
 
 /**
  * The express app, composed; each piece lives in server/http/ (routes that are not procedures,
@@ -50,6 +52,15 @@ export function createApp(deps: Deps): { app: express.Express; fastLane: FastLan
   app.get('/api/v1/auth/oauth/authorize/:provider', (req: Request, res: Response) => handleOAuthAuthorize(deps, req, res));
   app.get('/api/v1/auth/oauth/callback/:provider', (req: Request, res: Response) => handleOAuthCallback(deps, req, res));
   app.post('/api/v1/auth/oauth/callback/:provider', body.oauthBody, (req: Request, res: Response) => handleOAuthCallback(deps, req, res));
+  // One-click unsubscribe (http/unsubscribe.ts): a page and a form post, used without signing in.
+  app.get('/api/v1/emails/unsubscribe', (req: Request, res: Response, next: NextFunction) => handleUnsubscribePage(deps, req, res).catch(next));
+  app.post('/api/v1/emails/unsubscribe', body.oauthBody, (req: Request, res: Response, next: NextFunction) =>
+    handleUnsubscribePost(deps, req, res).catch(next),
+  );
+  // The AI drafting assistant's turn as server-sent events (http/ai-chat-stream.ts).
+  app.post('/api/v1/internal/ai-chat/:thread_id/stream', body.jsonBody, (req: Request, res: Response, next: NextFunction) =>
+    handleAiChatStream(deps, req, res).catch(next),
+  );
   // The Stripe webhook (domains/payments): it needs the raw body to check the signature, so it
   // must not get jsonBody.
   app.use('/api/v1/integrations/stripe/webhooks', stripeWebhookRouter(deps));

@@ -71,6 +71,32 @@ export interface LatchEnv {
   quotas: QuotaSettings;
   /** OAuth sign-in (server/domains/oauth): the operator's shared credentials and test endpoint overrides. */
   oauth?: OAuthSettings;
+  /** The console's AI drafting assistant (server/domains/ai-chat); absent or baseUrl null: off. */
+  ai?: AiSettings;
+}
+
+/**
+ * The AI drafting assistant talks to any OpenAI-compatible chat-completions endpoint (OpenAI,
+ * OpenRouter, a local Ollama, vLLM or LM Studio).
+ * - LATCH_AI_BASE_URL: the API root that has /chat/completions under it, e.g.
+ *   https://api.openai.com/v1 or http://127.0.0.1:11434/v1; unset, the assistant is off.
+ * - LATCH_AI_API_KEY: sent as `Authorization: Bearer …` (optional: local servers need none).
+ * - LATCH_AI_MODEL: the model name, required with LATCH_AI_BASE_URL.
+ */
+export interface AiSettings {
+  baseUrl: string | null;
+  apiKey: string | null;
+  model: string;
+}
+
+function aiSettingsFrom(source: NodeJS.ProcessEnv): AiSettings {
+  const baseUrl = source.LATCH_AI_BASE_URL?.trim().replace(/\/+$/, '') || null;
+  const model = source.LATCH_AI_MODEL?.trim() ?? '';
+  if (baseUrl !== null) {
+    if (!/^https?:\/\/[^\s/?#]+/i.test(baseUrl)) throw new Error('LATCH_AI_BASE_URL must look like https://api.openai.com/v1 or http://127.0.0.1:11434/v1');
+    if (!model) throw new Error('LATCH_AI_MODEL must be set with LATCH_AI_BASE_URL (the model name the endpoint knows, e.g. gpt-4o-mini or llama3.1)');
+  }
+  return { baseUrl, apiKey: source.LATCH_AI_API_KEY?.trim() || null, model };
 }
 
 /**
@@ -408,6 +434,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     logLevel,
     trustProxy: trustProxyFrom(source.LATCH_TRUST_PROXY),
     oauth: oauthSettingsFrom(source),
+    ai: aiSettingsFrom(source),
     metricsToken: metricsTokenFrom(source.LATCH_METRICS_TOKEN),
     webhooksAllowPrivate: boolFrom('LATCH_WEBHOOKS_ALLOW_PRIVATE', source.LATCH_WEBHOOKS_ALLOW_PRIVATE, false),
     rateLimits: {

@@ -33,6 +33,8 @@ import { teamsRouter } from './domains/teams/router.js';
 import { userTeamApiKeysRouter } from './domains/user-team-api-keys/router.js';
 import { usersRouter } from './domains/users/router.js';
 import { oauthRouter } from './domains/oauth/router.js';
+import { notificationsRouter } from './domains/notifications/router.js';
+import { aiChatRouter } from './domains/ai-chat/router.js';
 import { router } from './trpc/init.js';
 
 /** Every domain router, merged. The SDK imports only `type AppRouter` from here. */
@@ -55,6 +57,8 @@ export const appRouter = router({
   oauth: oauthRouter,
   dataVault: dataVaultRouter,
   webhooks: webhooksRouter,
+  notifications: notificationsRouter,
+  aiChat: aiChatRouter,
 });
 
 export type AppRouter = typeof appRouter;

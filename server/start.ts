@@ -14,6 +14,7 @@ import { type LatchEnv, loadEnv } from './env.js';
 import { JOB_KINDS } from './job-kinds.js';
 import { startJobWorker } from './jobs/worker.js';
 import { ProjectAuthCache } from './access/project-auth-cache.js';
+import { registerUnsubscribeSigner } from './domains/notifications/unsubscribe-links.js';
 
 export interface RunningLatch {
   url: string;
@@ -57,6 +58,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     projectAuthCache: new ProjectAuthCache(),
   };
   await ensureInternalProject(deps);
+  const forgetUnsubscribeSigner = registerUnsubscribeSigner(deps);
   setPasswordHashConcurrency(env.passwordHashConcurrency, env.passwordHashQueuePerProject);
   setMaxSessionsPerUser(env.quotas.sessionsPerUser);
   await warmPasswordHashing();
@@ -92,6 +94,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     deps,
     close: async () => {
       closing = true;
+      forgetUnsubscribeSigner();
       for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
       await new Promise<void>((resolve) => {
         // close() stops accepting and resolves once every connection has ended. Sockets that are idle

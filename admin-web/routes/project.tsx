@@ -9,6 +9,7 @@ import { AuthMethodsPage } from './auth-methods.js';
 import { DomainsPage } from './domains.js';
 import { PaymentsPage } from './payments.js';
 import { EmailsPage } from './emails.js';
+import { AiChatPage } from './ai-chat.js';
 import { OverviewPage } from './overview.js';
 import { PermissionsPage } from './permissions.js';
 import { OwnerFooter } from './projects.js';
@@ -26,6 +27,7 @@ export const PAGES: Array<{ id: string; label: string; section: string }> = [
   { id: 'domains', label: 'Domains', section: 'Configuration' },
   { id: 'api-keys', label: 'API keys', section: 'Configuration' },
   { id: 'emails', label: 'Emails', section: 'Configuration' },
+  { id: 'ai-chat', label: 'AI assistant', section: 'Configuration' },
   { id: 'payments', label: 'Payments', section: 'Configuration' },
   { id: 'settings', label: 'Project settings', section: 'Configuration' },
 ];
@@ -77,6 +79,9 @@ export function ProjectPage({ projectId, page, itemId }: { projectId: string; pa
         break;
       case 'emails':
         content = <EmailsPage {...props} emailId={itemId} />;
+        break;
+      case 'ai-chat':
+        content = <AiChatPage {...props} />;
         break;
       case 'settings':
         content = <SettingsPage {...props} />;

@@ -95,6 +95,12 @@ const samplesWithArguments: { [K in KeyWithArguments]: () => KnownErrorOf<K> } &
   WebhookDeliveryNotFound: () => new KnownErrors.WebhookDeliveryNotFound('5a0e6f7c-0000-4000-8000-000000000001'),
   WebhookUrlNotAllowed: () => new KnownErrors.WebhookUrlNotAllowed(),
   RecentSignInRequired: () => new KnownErrors.RecentSignInRequired(300),
+  NotificationCategoryNotFound: () => new KnownErrors.NotificationCategoryNotFound('Newsletter'),
+  NotificationCategoryCannotBeDisabled: () => new KnownErrors.NotificationCategoryCannotBeDisabled('Transactional'),
+  NotificationCategoryAlreadyExists: () => new KnownErrors.NotificationCategoryAlreadyExists('Marketing'),
+  AiChatThreadFull: () => new KnownErrors.AiChatThreadFull(500),
+  AiProviderRateLimited: () => new KnownErrors.AiProviderRateLimited(20),
+  AiProviderError: () => new KnownErrors.AiProviderError('the provider answered 500'),
 };
 
 /** One instance of every catalogue entry. */

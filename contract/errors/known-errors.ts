@@ -34,6 +34,7 @@ import { mfaErrors } from './mfa.js';
 import { cliErrors } from './cli.js';
 import { apiKeyErrors } from './api-keys.js';
 import { emailErrors } from './emails.js';
+import { notificationErrors } from './notifications.js';
 import { paymentErrors } from './payments.js';
 import { dataVaultErrors } from './data-vault.js';
 import { workflowErrors } from './workflows.js';
@@ -60,6 +61,7 @@ export const KnownErrors = {
   ...cliErrors,
   ...apiKeyErrors,
   ...emailErrors,
+  ...notificationErrors,
   ...paymentErrors,
   ...dataVaultErrors,
   ...workflowErrors,

@@ -493,6 +493,42 @@ function ConnectedAccountsSection({ providers }: { providers: readonly string[] 
   );
 }
 
+/** The user's notification categories; a transactional one shows a toggle that cannot be turned off. */
+function NotificationsSection() {
+  const app = useApp();
+  const categories = useSuspenseQuery(app.notificationCategoriesQuery()).data;
+  const action = useAction();
+  return (
+    <Section title="Email notifications" description="Choose which emails you receive. Emails about your account itself cannot be turned off.">
+      <ul className="latch-list">
+        {categories.map((category) => (
+          <li key={category.notification_category_id} className="latch-list-item">
+            <label className="latch-toggle">
+              <input
+                type="checkbox"
+                role="switch"
+                checked={category.enabled}
+                disabled={!category.can_disable || action.pending}
+                aria-label={category.notification_category_name}
+                onChange={(event: ChangeEvent<HTMLInputElement>) => {
+                  const enabled = event.target.checked;
+                  void action.run(async () => {
+                    await app.setNotificationEnabled(category.notification_category_id, enabled);
+                    return `${category.notification_category_name} emails turned ${enabled ? 'on' : 'off'}.`;
+                  });
+                }}
+              />{' '}
+              {category.notification_category_name}
+              {!category.can_disable ? <span className="latch-hint"> Always on</span> : null}
+            </label>
+          </li>
+        ))}
+      </ul>
+      <Feedback error={action.error} done={action.done} />
+    </Section>
+  );
+}
+
 function DeleteAccountSection() {
   const app = useApp();
   const { urls, navigate } = useLatchContext();
@@ -548,6 +584,7 @@ export function AccountSettings() {
       </Section>
       {project.config.passkey_enabled ? <PasskeysSection /> : null}
       <SessionsSection />
+      <NotificationsSection />
       <TeamsSection user={user} />
       {project.config.enabled_oauth_providers.length || user.oauth_providers.length ? (
         <ConnectedAccountsSection providers={project.config.enabled_oauth_providers.map((provider) => provider.id)} />

@@ -1,7 +1,8 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 /** The purposes a sub-key is derived for; one key per purpose, so a leak of one stays there. */
-export type KeyPurpose = 'signing-keys' | 'config-secrets' | 'totp' | 'vault' | 'cursor' | 'email-bodies' | 'oauth-tokens' | 'webhook-secrets';
+export type KeyPurpose =
+  'signing-keys' | 'config-secrets' | 'totp' | 'vault' | 'cursor' | 'email-bodies' | 'oauth-tokens' | 'webhook-secrets' | 'unsubscribe-links';
 
 /** Derives a 256-bit sub-key from the root secret with HKDF-SHA256, per purpose. */
 export function deriveKey(rootSecret: string, purpose: KeyPurpose): Buffer {

@@ -445,6 +445,36 @@ export interface WebhookDeliveriesTable {
   sent_at: Date | null;
 }
 
+/** Owner-defined notification categories (migration 0018); the built-in ones are constants in code. */
+export interface NotificationCategoriesTable {
+  tenancy_id: string;
+  id: string;
+  name: string;
+  /** The name lowercased: two categories may not differ only by case. */
+  name_key: string;
+  can_disable: boolean;
+  default_enabled: boolean;
+  created_at: Timestamp;
+}
+
+/** A user's choice per notification category (migration 0018); no row = the category's default. */
+export interface NotificationPreferencesTable {
+  tenancy_id: string;
+  user_id: string;
+  category_id: string;
+  enabled: boolean;
+  updated_at: Timestamp;
+}
+
+/** The messages of the console's AI drafting threads (migration 0018): a JSON message each. */
+export interface AiChatMessagesTable {
+  tenancy_id: string;
+  thread_id: string;
+  id: string;
+  message: string;
+  created_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   tenancies: TenanciesTable;
@@ -483,6 +513,9 @@ export interface DB {
   payment_settings: PaymentSettingsTable;
   purchases: PurchasesTable;
   stripe_events: StripeEventsTable;
+  notification_categories: NotificationCategoriesTable;
+  notification_preferences: NotificationPreferencesTable;
+  ai_chat_messages: AiChatMessagesTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

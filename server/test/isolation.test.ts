@@ -82,6 +82,8 @@ let invitationId: string;
 let u1ChannelId: string;
 let aEmailId: string;
 const RANDOM = Math.random().toString(36).slice(2);
+/** An AI chat thread id of A's (the chat is off in this server, so nothing is ever stored under it). */
+const A_THREAD = randomUUID();
 const U1_MARKER = `u1-server-secret-${RANDOM}`;
 const A_NAME = `Project A ${RANDOM}`;
 const T1_NAME = `Team A1 ${RANDOM}`;
@@ -114,6 +116,11 @@ function valueOfA(path: string, name: string): string | undefined {
       return u1ChannelId;
     case 'email_id':
       return aEmailId;
+    case 'notification_category_id':
+      // Marketing: every project has it, so a stranger's write would land on A's user.
+      return '4f6f8873-3d04-46bd-8bef-18338b1a1b4c';
+    case 'thread_id':
+      return A_THREAD;
     case 'query':
       return U1.email;
     case 'customer_type':
@@ -189,6 +196,10 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
     product_id: 'pro',
     return_url: 'http://localhost:3000/after-checkout',
   }),
+  'PATCH /emails/notification-preference/{user_id}/{notification_category_id}': () => ({ enabled: false }),
+  'POST /internal/notification-categories': () => ({ name: `Probe ${RANDOM}` }),
+  'POST /internal/ai-chat/{thread_id}': () => ({ context_type: 'email-template', messages: [{ role: 'user', content: 'probe' }] }),
+  'PATCH /internal/ai-chat/{thread_id}': () => ({ message: 'written-by-a-stranger' }),
   'POST /oauth-providers': () => ({ user_id: U1.userId, provider_config_id: 'github', account_id: 'probe-account' }),
   'POST /data-vault/stores/{store}/get': () => ({ hashed_key: 'a-hashed-key' }),
   'POST /data-vault/stores/{store}/set': () => ({ hashed_key: 'a-hashed-key', encrypted_value: 'written-by-a-stranger' }),
