@@ -44,5 +44,5 @@ export const emailsRouter = router({
   )
     .input(schemas.renderEmailSchema)
     .output(schemas.renderEmailResultSchema)
-    .mutation(({ ctx, input }) => renderEmailPreview(ctx.auth, input)),
+    .mutation(({ ctx, input }) => renderEmailPreview(ctx.deps, ctx.auth, input)),
 });
