@@ -178,3 +178,8 @@ export async function findRecipients(db: Executor, tenancyId: string, userIds: s
   if (userIds !== 'all') query = query.where('id', 'in', userIds);
   return query.orderBy('id').execute();
 }
+
+/** What a project's emails show of it: its name and logos. */
+export async function findProjectBranding(db: Executor, projectId: string) {
+  return db.selectFrom('projects').select(['display_name', 'logo_url', 'full_logo_url']).where('id', '=', projectId).executeTakeFirstOrThrow();
+}
