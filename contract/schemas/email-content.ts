@@ -43,6 +43,13 @@ export const emailTemplateSchema = z.object({
   /** A built-in template the project has not edited (its source is the default). */
   is_default: z.boolean(),
 });
+/** What a template or draft update may change. */
+const contentUpdateFields = {
+  display_name: displayNameSchema.min(1).optional(),
+  tsx_source: tsxSourceSchema.optional(),
+  theme_id: themeChoiceSchema.optional(),
+};
+
 export const emailTemplateCreateSchema = z.strictObject({
   display_name: displayNameSchema.min(1),
   /** A built-in type always exists already: EMAIL_TEMPLATE_ALREADY_EXISTS, patch it instead. */
@@ -51,12 +58,7 @@ export const emailTemplateCreateSchema = z.strictObject({
   theme_id: themeChoiceSchema.optional(),
 });
 export const emailTemplateIdSchema = z.object({ template_id: uuidSchema });
-export const emailTemplateUpdateSchema = z.strictObject({
-  template_id: uuidSchema,
-  display_name: displayNameSchema.min(1).optional(),
-  tsx_source: tsxSourceSchema.optional(),
-  theme_id: themeChoiceSchema.optional(),
-});
+export const emailTemplateUpdateSchema = z.strictObject({ template_id: uuidSchema, ...contentUpdateFields });
 
 export const emailDraftSchema = z.object({
   id: z.string(),
@@ -73,12 +75,7 @@ export const emailDraftCreateSchema = z.strictObject({
   theme_id: themeChoiceSchema.optional(),
 });
 export const emailDraftIdSchema = z.object({ draft_id: uuidSchema });
-export const emailDraftUpdateSchema = z.strictObject({
-  draft_id: uuidSchema,
-  display_name: displayNameSchema.min(1).optional(),
-  tsx_source: tsxSourceSchema.optional(),
-  theme_id: themeChoiceSchema.optional(),
-});
+export const emailDraftUpdateSchema = z.strictObject({ draft_id: uuidSchema, ...contentUpdateFields });
 
 /** At most this many recipients by id in one send-email (all_users has no such cap). */
 export const SEND_EMAIL_MAX_USER_IDS = 10_000;
