@@ -1,6 +1,76 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
-/** Email themes, templates and drafts (issue 17 items 1-2). Reserved so parallel branches do not fight over the migration list; filled by its branch. */
-export async function up(_db: Kysely<unknown>): Promise<void> {}
+/**
+ * Owner-written email content (issue 17 items 1-3).
+ *
+ * - email_themes: a project's themes (TSX exporting EmailTheme). The built-in themes ("Default
+ *   Light", "Default Dark") live in code with fixed ids; a row with one of those ids is the
+ *   project's edited copy of it.
+ * - email_templates: a project's templates. `type` names the built-in email a row replaces
+ *   (email_verification, password_reset, ...; unique per tenancy), or is null for the owner's own. theme_mode says
+ *   which theme wraps it: the project's (`project`), none, or theme_id (`custom`).
+ * - email_drafts: one-off emails written in the console, sent once through send-email.
+ * - email_sent: every email send-email rendered for a user (or skipped, with why), keyed by the
+ *   id of its outbox email; html and text are sealed like the outbox's bodies.
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  const themeMode = (column: string) => sql.raw(`${column} text NOT NULL DEFAULT 'project' CHECK (${column} IN ('project', 'none', 'custom'))`);
+  const statements = [
+    sql`CREATE TABLE email_themes (
+      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
+      id uuid NOT NULL,
+      display_name text NOT NULL,
+      tsx_source text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenancy_id, id)
+    )`,
+    sql`CREATE TABLE email_templates (
+      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
+      id uuid NOT NULL,
+      type text,
+      display_name text NOT NULL,
+      tsx_source text NOT NULL,
+      ${themeMode('theme_mode')},
+      theme_id uuid,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenancy_id, id),
+      UNIQUE (tenancy_id, type)
+    )`,
+    sql`CREATE TABLE email_drafts (
+      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
+      id uuid NOT NULL,
+      display_name text NOT NULL,
+      tsx_source text NOT NULL,
+      ${themeMode('theme_mode')},
+      theme_id uuid,
+      sent_at timestamptz,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenancy_id, id)
+    )`,
+    sql`CREATE TABLE email_sent (
+      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
+      id uuid NOT NULL,
+      "to" text,
+      user_id uuid,
+      subject text NOT NULL DEFAULT '',
+      html text,
+      text text,
+      headers text,
+      sent_at timestamptz,
+      error text,
+      draft_id uuid,
+      template_id uuid,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenancy_id, id)
+    )`,
+    sql`CREATE INDEX email_sent_created_idx ON email_sent (tenancy_id, created_at, id)`,
+  ];
+  for (const statement of statements) await statement.execute(db);
+}
 
-export async function down(_db: Kysely<unknown>): Promise<void> {}
+export async function down(db: Kysely<any>): Promise<void> {
+  for (const table of ['email_sent', 'email_drafts', 'email_templates', 'email_themes']) await sql`DROP TABLE IF EXISTS ${sql.ref(table)}`.execute(db);
+}

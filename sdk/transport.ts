@@ -56,6 +56,8 @@ export const IDEMPOTENT_MUTATIONS: ReadonlySet<string> = new Set([
   'oauth.deleteProvider',
   'passkeys.delete',
   'webhooks.deleteEndpoint',
+  'emailContent.deleteTemplate',
+  'emailContent.deleteDraft',
 ]);
 
 /** The access level an app calls with: the contract's `AccessType` (`x-latch-access-type`). */

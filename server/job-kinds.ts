@@ -1,4 +1,5 @@
 import { emailJobKind } from './domains/emails/delivery.js';
+import { sendEmailJobKind } from './domains/emails/send/job.js';
 import { stripeEventJobKind } from './domains/payments/stripe-events.js';
 import { JobRegistry } from './jobs/kinds.js';
 import { webhookJobKind } from './domains/webhooks/delivery.js';
@@ -9,4 +10,4 @@ import { webhookJobKind } from './domains/webhooks/delivery.js';
  * with defineJobKind and added here. An instance claims only the kinds listed, so during a
  * rolling upgrade an older instance leaves a newer kind's jobs to the instances that know it.
  */
-export const JOB_KINDS = new JobRegistry([emailJobKind, webhookJobKind, stripeEventJobKind]);
+export const JOB_KINDS = new JobRegistry([emailJobKind, sendEmailJobKind, webhookJobKind, stripeEventJobKind]);

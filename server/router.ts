@@ -21,6 +21,7 @@ import { dataVaultRouter } from './domains/data-vault/router.js';
 import { webhooksRouter } from './domains/webhooks/router.js';
 import { contactChannelsRouter } from './domains/contact-channels/router.js';
 import { emailsRouter } from './domains/emails/router.js';
+import { emailContentRouter } from './domains/emails/content/router.js';
 import { metricsRouter } from './domains/metrics/router.js';
 import { mfaRouter } from './domains/mfa/router.js';
 import { passkeysRouter } from './domains/passkeys/router.js';
@@ -51,6 +52,7 @@ export const appRouter = router({
   payments: paymentsRouter,
   contactChannels: contactChannelsRouter,
   emails: emailsRouter,
+  emailContent: emailContentRouter,
   metrics: metricsRouter,
   mfa: mfaRouter,
   passkeys: passkeysRouter,

@@ -55,4 +55,16 @@ export const emailErrors = {
     409,
     'An e-mail template of this type already exists. Update it instead of creating a new one.',
   ),
+
+  /** A theme, template or draft id that is not one of this project's (nor a built-in). */
+  EmailContentNotFound: defineKnownError('EMAIL_CONTENT_NOT_FOUND', 404, (kind: 'theme' | 'template' | 'draft', id: string) => ({
+    message: `The e-mail ${kind} ${id} does not exist in this project.`,
+    details: { kind, id },
+  })),
+
+  /** send-email to user ids that are not this project's users: nothing was queued. */
+  EmailRecipientsNotFound: defineKnownError('EMAIL_RECIPIENTS_NOT_FOUND', 400, (userIds: string[]) => ({
+    message: `These users do not exist in this project: ${userIds.slice(0, 10).join(', ')}${userIds.length > 10 ? ', …' : ''}. Nothing was sent.`,
+    details: { user_ids: userIds.slice(0, 100) },
+  })),
 } as const;

@@ -54,24 +54,4 @@ export const sendSignInInvitationSchema = z.strictObject({
   callback_url: urlSchema,
 });
 
-/** Owner TSX is capped: the editor's sources are a few KB; this bounds compile time and memory. */
-const tsxSourceSchema = z.string().min(1).max(200_000);
-
-/**
- * `POST /emails/render-email`: what the editor's live preview calls. The template (or draft) source
- * exports `EmailTemplate` and optionally `variablesSchema`; the theme source exports `EmailTheme`.
- */
-export const renderEmailSchema = z.strictObject({
-  template_tsx_source: tsxSourceSchema,
-  /** Null or absent: no theme, the template's element is the whole email. */
-  theme_tsx_source: tsxSourceSchema.nullable().optional(),
-  variables: z.record(z.string(), z.unknown()).optional(),
-});
-export const renderEmailResultSchema = z.object({
-  html: z.string(),
-  text: z.string(),
-  /** From the source's `<Subject>`, or null. */
-  subject: z.string().nullable(),
-  /** From the source's `<NotificationCategory>`, or null. */
-  notification_category: z.string().nullable(),
-});
+export { renderEmailResultSchema, renderEmailSchema } from './email-content.js';

@@ -475,6 +475,59 @@ export interface AiChatMessagesTable {
   created_at: Timestamp;
 }
 
+/** Owner email themes (migration 0017); a row with a built-in theme's id is the project's edit of it. */
+export interface EmailThemesTable {
+  tenancy_id: string;
+  id: string;
+  display_name: string;
+  tsx_source: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Owner email templates (migration 0017); `type` is the built-in email a row replaces, or null. */
+export interface EmailTemplatesTable {
+  tenancy_id: string;
+  id: string;
+  type: string | null;
+  display_name: string;
+  tsx_source: string;
+  theme_mode: 'project' | 'none' | 'custom';
+  theme_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One-off emails written in the console (migration 0017). */
+export interface EmailDraftsTable {
+  tenancy_id: string;
+  id: string;
+  display_name: string;
+  tsx_source: string;
+  theme_mode: 'project' | 'none' | 'custom';
+  theme_id: string | null;
+  sent_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** What send-email rendered for each recipient (migration 0017); html and text sealed, headers JSON. */
+export interface EmailSentTable {
+  tenancy_id: string;
+  id: string;
+  to: string | null;
+  user_id: string | null;
+  subject: Generated<string>;
+  html: string | null;
+  text: string | null;
+  headers: string | null;
+  sent_at: Date | null;
+  error: string | null;
+  draft_id: string | null;
+  template_id: string | null;
+  created_at: Timestamp;
+}
+
 export interface DB {
   projects: ProjectsTable;
   tenancies: TenanciesTable;
@@ -516,6 +569,10 @@ export interface DB {
   notification_categories: NotificationCategoriesTable;
   notification_preferences: NotificationPreferencesTable;
   ai_chat_messages: AiChatMessagesTable;
+  email_themes: EmailThemesTable;
+  email_templates: EmailTemplatesTable;
+  email_drafts: EmailDraftsTable;
+  email_sent: EmailSentTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

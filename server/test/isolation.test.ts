@@ -121,6 +121,13 @@ function valueOfA(path: string, name: string): string | undefined {
       return '4f6f8873-3d04-46bd-8bef-18338b1a1b4c';
     case 'thread_id':
       return A_THREAD;
+    // Built-in ids every project has: a stranger reaches its own copy, never A's edit.
+    case 'theme_id':
+      return '1a7c0000-0000-4000-8000-000000000001';
+    case 'template_id':
+      return '1a7c0001-0000-4000-8000-000000000001';
+    case 'draft_id':
+      return '00000000-0000-4000-8000-000000000000';
     case 'query':
       return U1.email;
     case 'customer_type':
@@ -187,6 +194,13 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'PATCH /contact-channels/{user_id}/{contact_channel_id}': () => ({ used_for_auth: false, is_primary: false }),
   'PATCH /passkeys/{user_id}/{passkey_id}': () => ({ name: 'Renamed by a stranger' }),
   'POST /emails/render-email': () => ({ template_tsx_source: 'export default function Email() { return <p>probe</p>; }' }),
+  'POST /emails/send-email': () => ({ user_ids: [U1.userId], html: '<p>probe</p>', subject: 'Probe' }),
+  'POST /internal/email-themes': () => ({ display_name: 'Probe theme' }),
+  'PATCH /internal/email-themes/{theme_id}': () => ({ display_name: 'Pwned theme' }),
+  'POST /internal/email-templates': () => ({ display_name: 'Probe template' }),
+  'PATCH /internal/email-templates/{template_id}': () => ({ display_name: 'Pwned template' }),
+  'POST /internal/email-drafts': () => ({ display_name: 'Probe draft' }),
+  'PATCH /internal/email-drafts/{draft_id}': () => ({ display_name: 'Pwned draft' }),
   'POST /internal/payments/setup': () => ({ stripe_secret_key: 'sk_test_probe', stripe_webhook_secret: 'whsec_probe' }),
   'POST /payments/items/{customer_type}/{customer_id}/{item_id}/update-quantity': () => ({ delta: 5 }),
   'POST /payments/products/{customer_type}/{customer_id}': () => ({ product_id: 'pro' }),

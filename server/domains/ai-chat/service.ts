@@ -37,7 +37,7 @@ export function configuredAi(deps: Deps) {
 
 type Proposal = Extract<AiChatContent[number], { type: 'tool-call' }>;
 
-async function renderProposal(auth: AuthContext, input: AiChatRequest, call: ToolCall): Promise<Proposal> {
+async function renderProposal(deps: Deps, auth: AuthContext, input: AiChatRequest, call: ToolCall): Promise<Proposal> {
   const proposal: Proposal = {
     type: 'tool-call',
     tool_name: call.function.name,
@@ -57,7 +57,7 @@ async function renderProposal(auth: AuthContext, input: AiChatRequest, call: Too
   proposal.args.tsx_source = source;
   const isTheme = input.context_type === 'email-theme';
   try {
-    const rendered = await renderEmailPreview(auth, {
+    const rendered = await renderEmailPreview(deps, auth, {
       template_tsx_source: isTheme ? SAMPLE_TEMPLATE : source,
       theme_tsx_source: isTheme ? source : (input.theme_tsx_source ?? null),
     });
@@ -87,7 +87,7 @@ export async function chatTurn(
     if (completion.text) content.push({ type: 'text', text: completion.text });
     if (!completion.toolCalls.length) return { content };
     options.onEvent?.({ type: 'status', message: 'Rendering the proposal in the sandbox…' });
-    const proposals = await Promise.all(completion.toolCalls.map((call) => renderProposal(auth, input, call)));
+    const proposals = await Promise.all(completion.toolCalls.map((call) => renderProposal(deps, auth, input, call)));
     const failed = proposals.filter((p) => p.render_error !== null);
     if (!failed.length || attempt >= MAX_FIX_ATTEMPTS) {
       content.push(...proposals);

@@ -5,6 +5,7 @@ import { retryDelayMs } from '../../jobs/backoff.js';
 import { type ClaimedJob, defineJobKind, JobFailure, type JobSettlement } from '../../jobs/kinds.js';
 import { enqueue } from '../../jobs/outbox.js';
 import * as q from './queries.js';
+import { sentHeaders } from './content/queries.js';
 import { OutboundRefused } from './public-address.js';
 import { type EmailBody, openEmailBody } from './sealed-body.js';
 import { type SmtpTarget, SmtpPools, isPermanentSmtpFailure, pinTarget, smtpErrorText, smtpFailure, targetForProject } from './transport.js';
@@ -98,8 +99,10 @@ export const emailJobKind = defineJobKind<EmailJobPayload, EmailDelivered>({
       () => new SmtpPools(),
       (held) => held.close(),
     );
+    // send-email's messages carry the headers the notification rules chose (one-click unsubscribe).
+    const headers = row.tenancy_id ? await sentHeaders(deps.db, row.tenancy_id, row.id) : null;
     try {
-      await pools.send(destination, { id: row.id, to: row.to_email, subject: row.subject, ...body });
+      await pools.send(destination, { id: row.id, to: row.to_email, subject: row.subject, ...body, ...(headers ? { headers } : {}) });
     } catch (error) {
       throw deliveryFailure(error, isPermanentSmtpFailure(error));
     }

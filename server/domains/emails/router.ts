@@ -1,6 +1,8 @@
 import { router } from '../../trpc/init.js';
 import { restOperations, succeedAfter } from '../../trpc/operation.js';
-import { adminProcedure } from '../../trpc/procedures.js';
+import { adminProcedure, serverProcedure } from '../../trpc/procedures.js';
+import * as content from '../../../contract/schemas/email-content.js';
+import * as send from './send/service.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/emails.js';
 import * as service from './service.js';
@@ -13,6 +15,20 @@ export const emailsRouter = router({
     .input(schemas.emailListQuerySchema)
     .output(schemas.sentEmailListSchema)
     .query(({ ctx, input }) => service.listEmails(ctx.deps, ctx.auth, input)),
+
+  listSent: op(adminProcedure, 'GET /internal/emails/sent', 'What send-email rendered for each user (or why it skipped one), newest first')
+    .input(schemas.emailListQuerySchema)
+    .output(content.sentUserEmailListSchema)
+    .query(({ ctx, input }) => send.listSent(ctx.deps, ctx.auth, input)),
+
+  sendEmail: op(
+    serverProcedure,
+    'POST /emails/send-email',
+    "Email users (user_ids or all_users) raw html, a template with variables, or a draft: checked and queued at once, rendered per user by jobs, each user's notification preferences respected",
+  )
+    .input(content.sendEmailSchema)
+    .output(content.sendEmailResultSchema)
+    .mutation(({ ctx, input }) => send.sendEmail(ctx.deps, ctx.auth, input)),
 
   get: op(adminProcedure, 'GET /internal/emails/{email_id}', 'One email with its HTML and text')
     .input(schemas.emailIdParamSchema)
@@ -44,5 +60,5 @@ export const emailsRouter = router({
   )
     .input(schemas.renderEmailSchema)
     .output(schemas.renderEmailResultSchema)
-    .mutation(({ ctx, input }) => renderEmailPreview(ctx.auth, input)),
+    .mutation(({ ctx, input }) => renderEmailPreview(ctx.deps, ctx.auth, input)),
 });

@@ -9,6 +9,7 @@ import { assertTrustedCallbackUrl } from '../verification/service.js';
 import { consumeMailLimits, limitTestEmails } from './limits.js';
 import * as q from './queries.js';
 import { enqueueEmail } from './delivery.js';
+import { renderBuiltInEmail } from './content/built-in.js';
 import { openEmailBody, sealEmailBody } from './sealed-body.js';
 import { type BuiltInEmail, type EmailBranding, renderEmail } from './render.js';
 import type {
@@ -20,7 +21,7 @@ import type {
 } from '../../../contract/schemas/emails.js';
 import { ALLOWED_SMTP_PORTS, OutboundRefused } from './public-address.js';
 import { pinTarget, sendOnce, smtpErrorText, smtpFailure, type SmtpFailureReason, standardTarget } from './transport.js';
-import { decodeKeysetCursor, encodeKeysetCursor } from '../../db/keyset-cursor.js';
+import { decodeKeysetCursor, encodeKeysetCursor, type KeysetPosition } from '../../db/keyset-cursor.js';
 
 /**
  * Emails of a project: queued in the outbox inside the transaction of the action that sends them
@@ -30,7 +31,7 @@ import { decodeKeysetCursor, encodeKeysetCursor } from '../../db/keyset-cursor.j
 /** Who is sending: the tenancy the email belongs to and the project whose name and logo it carries. */
 export interface EmailSender {
   tenancy: Tenancy;
-  project: Pick<ProjectRecord, 'displayName' | 'logoUrl' | 'fullLogoUrl'>;
+  project: Pick<ProjectRecord, 'displayName' | 'logoUrl' | 'fullLogoUrl'> & { config?: ProjectRecord['config'] };
   /** The access type of the request that causes the email (an AuthContext has it): `client` mail counts against the client share. */
   type?: AccessType;
 }
@@ -61,7 +62,12 @@ export async function queueEmail(
   options: { limitedByCaller?: boolean; ip?: string | null } = {},
 ): Promise<string> {
   if (!options.limitedByCaller) await consumeMailLimits(trx, deps, sender, to, options.ip ?? null);
-  const rendered = await renderEmail(brandingOf(sender.project), email);
+  const rendered = await renderBuiltInEmail(
+    trx,
+    deps.log,
+    { tenancy: sender.tenancy, branding: brandingOf(sender.project), config: sender.project.config ?? null },
+    email,
+  );
   const id = randomUUID();
   const sealed = sealEmailBody(deps.env.secret, id, rendered);
   await enqueueEmail(trx, { id, tenancy_id: sender.tenancy.id, to_email: to, subject: rendered.subject, html: sealed.html, text: sealed.text });
@@ -86,12 +92,21 @@ function toSentEmailDto(row: q.OutboxRow): SentEmail {
 
 /** The project's emails, newest first: the console's sent-mail list and, without SMTP, its inbox. */
 export async function listEmails(deps: Deps, auth: AuthContext, input: z.infer<typeof emailListQuerySchema>) {
+  return keysetPage(input, (options) => q.listEmails(deps.db, auth.tenancy.id, options), toSentEmailDto);
+}
+
+/** One page of a keyset-paginated list (newest first): fetches one row more to know whether another page follows. */
+export async function keysetPage<Row extends { created_at: Date; id: string }, Dto>(
+  input: { cursor?: string; limit?: number },
+  fetch: (options: { limit: number; before: KeysetPosition | null }) => Promise<Row[]>,
+  toDto: (row: Row) => Dto,
+) {
   const limit = input.limit ?? 100;
-  const rows = await q.listEmails(deps.db, auth.tenancy.id, { limit: limit + 1, before: input.cursor ? decodeKeysetCursor(input.cursor) : null });
+  const rows = await fetch({ limit: limit + 1, before: input.cursor ? decodeKeysetCursor(input.cursor) : null });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    items: page.map(toSentEmailDto),
+    items: page.map(toDto),
     is_paginated: true as const,
     pagination: { next_cursor: rows.length > limit && last ? encodeKeysetCursor(last) : null },
   };

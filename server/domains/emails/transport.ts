@@ -156,6 +156,8 @@ export interface OutgoingEmail {
   text: string;
   /** The outbox id, sent as a header so a delivered message can be traced back to its row. */
   id?: string;
+  /** Extra headers (send-email's one-click unsubscribe: List-Unsubscribe, List-Unsubscribe-Post). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -201,7 +203,7 @@ function toMail(target: SmtpTarget, email: OutgoingEmail) {
     subject: email.subject,
     html: email.html,
     text: email.text,
-    ...(email.id ? { headers: { 'X-Latch-Email-Id': email.id } } : {}),
+    headers: { ...email.headers, ...(email.id ? { 'X-Latch-Email-Id': email.id } : {}) },
   };
 }
 

@@ -39,20 +39,27 @@ export function toRenderingError(error: SandboxRenderError): InstanceType<typeof
 }
 
 /**
- * Renders owner TSX end to end: compile (cached by source hash), run in QuickJS with limits, then
- * validate and render the returned tree on the host.
- * @throws SandboxRenderError, never anything else the owner's code caused.
+ * Compiles owner sources (cached by their hash), a compile error as a SandboxRenderError with the
+ * owner's line: what saving a template checks.
  */
-export async function renderOwnerEmail(sources: OwnerSources, input: SandboxInput): Promise<SandboxRendered> {
-  let compiled: CompiledScript;
+export async function compileSources(sources: OwnerSources): Promise<CompiledScript> {
   try {
-    compiled = await compileOwnerSources(sources);
+    return await compileOwnerSources(sources);
   } catch (error) {
     if (error instanceof SandboxCompileError) {
       throw new SandboxRenderError(`${error.detail.file === 'theme' ? 'Theme' : 'Template'}: ${error.detail.message}`, error.detail.line, 'compile');
     }
     throw error;
   }
+}
+
+/**
+ * Renders owner TSX end to end: compile (cached by source hash), run in QuickJS with limits, then
+ * validate and render the returned tree on the host.
+ * @throws SandboxRenderError, never anything else the owner's code caused.
+ */
+export async function renderOwnerEmail(sources: OwnerSources, input: SandboxInput): Promise<SandboxRendered> {
+  const compiled = await compileSources(sources);
   let output: string;
   try {
     output = await runInSandbox(compiled.script, JSON.stringify(input));

@@ -1,0 +1,185 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../../db/executor.js';
+import type { KeysetPosition } from '../../../db/keyset-cursor.js';
+
+/** Owner themes, templates, drafts and the send-email log (migration 0017), always per tenancy. */
+
+export type ThemeMode = 'project' | 'none' | 'custom';
+
+export interface ThemeRow {
+  id: string;
+  display_name: string;
+  tsx_source: string;
+}
+
+export interface TemplateRow extends ThemeRow {
+  type: string | null;
+  theme_mode: ThemeMode;
+  theme_id: string | null;
+}
+
+export interface DraftRow extends TemplateRow {
+  sent_at: Date | null;
+  created_at: Date;
+}
+
+const THEME_COLUMNS = ['id', 'display_name', 'tsx_source'] as const;
+const TEMPLATE_COLUMNS = ['id', 'type', 'display_name', 'tsx_source', 'theme_mode', 'theme_id'] as const;
+const DRAFT_COLUMNS = ['id', 'display_name', 'tsx_source', 'theme_mode', 'theme_id', 'sent_at', 'created_at'] as const;
+
+export async function listThemes(db: Executor, tenancyId: string): Promise<ThemeRow[]> {
+  return db.selectFrom('email_themes').select(THEME_COLUMNS).where('tenancy_id', '=', tenancyId).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function findTheme(db: Executor, tenancyId: string, id: string): Promise<ThemeRow | undefined> {
+  return db.selectFrom('email_themes').select(THEME_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Inserts or replaces a theme row (a built-in theme's first edit inserts the project's copy). */
+export async function upsertTheme(db: Executor, tenancyId: string, row: ThemeRow): Promise<void> {
+  await db
+    .insertInto('email_themes')
+    .values({ tenancy_id: tenancyId, ...row })
+    .onConflict((oc) => oc.columns(['tenancy_id', 'id']).doUpdateSet({ display_name: row.display_name, tsx_source: row.tsx_source, updated_at: sql`now()` }))
+    .execute();
+}
+
+export async function listTemplates(db: Executor, tenancyId: string): Promise<TemplateRow[]> {
+  return db.selectFrom('email_templates').select(TEMPLATE_COLUMNS).where('tenancy_id', '=', tenancyId).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function findTemplate(db: Executor, tenancyId: string, id: string): Promise<TemplateRow | undefined> {
+  return db.selectFrom('email_templates').select(TEMPLATE_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function findTemplateByType(db: Executor, tenancyId: string, type: string): Promise<TemplateRow | undefined> {
+  return db.selectFrom('email_templates').select(TEMPLATE_COLUMNS).where('tenancy_id', '=', tenancyId).where('type', '=', type).executeTakeFirst();
+}
+
+export async function upsertTemplate(db: Executor, tenancyId: string, row: TemplateRow): Promise<void> {
+  const { id: _id, ...rest } = row;
+  await db
+    .insertInto('email_templates')
+    .values({ tenancy_id: tenancyId, ...row })
+    .onConflict((oc) => oc.columns(['tenancy_id', 'id']).doUpdateSet({ ...rest, updated_at: sql`now()` }))
+    .execute();
+}
+
+export async function deleteTemplate(db: Executor, tenancyId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('email_templates').where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function listDrafts(db: Executor, tenancyId: string): Promise<DraftRow[]> {
+  return db
+    .selectFrom('email_drafts')
+    .select(DRAFT_COLUMNS)
+    .select(sql<null>`null`.as('type'))
+    .where('tenancy_id', '=', tenancyId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function findDraft(db: Executor, tenancyId: string, id: string): Promise<DraftRow | undefined> {
+  return db
+    .selectFrom('email_drafts')
+    .select(DRAFT_COLUMNS)
+    .select(sql<null>`null`.as('type'))
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function insertDraft(db: Executor, tenancyId: string, row: Omit<DraftRow, 'sent_at' | 'created_at' | 'type'>): Promise<void> {
+  await db
+    .insertInto('email_drafts')
+    .values({ tenancy_id: tenancyId, ...row })
+    .execute();
+}
+
+export async function updateDraft(
+  db: Executor,
+  tenancyId: string,
+  id: string,
+  patch: Partial<Pick<DraftRow, 'display_name' | 'tsx_source' | 'theme_mode' | 'theme_id'>>,
+) {
+  await db
+    .updateTable('email_drafts')
+    .set({ ...patch, updated_at: sql`now()` })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function markDraftSent(db: Executor, tenancyId: string, id: string): Promise<void> {
+  await db
+    .updateTable('email_drafts')
+    .set({ sent_at: sql`now()` })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteDraft(db: Executor, tenancyId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('email_drafts').where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export interface SentRow {
+  id: string;
+  to: string | null;
+  user_id: string | null;
+  subject: string;
+  sent_at: Date | null;
+  error: string | null;
+  draft_id: string | null;
+  template_id: string | null;
+  created_at: Date;
+}
+
+const SENT_COLUMNS = ['id', 'to', 'user_id', 'subject', 'sent_at', 'error', 'draft_id', 'template_id', 'created_at'] as const;
+
+export async function insertSent(
+  db: Executor,
+  row: SentRow & { tenancy_id: string; html: string | null; text: string | null; headers: string | null },
+): Promise<boolean> {
+  const result = await db
+    .insertInto('email_sent')
+    .values(row)
+    .onConflict((oc) => oc.columns(['tenancy_id', 'id']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return result !== undefined;
+}
+
+export async function sentExists(db: Executor, tenancyId: string, id: string): Promise<boolean> {
+  return !!(await db.selectFrom('email_sent').select('id').where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst());
+}
+
+/** The SMTP headers send-email decided for one email (one-click unsubscribe), or null. */
+export async function sentHeaders(db: Executor, tenancyId: string, id: string): Promise<Record<string, string> | null> {
+  const row = await db.selectFrom('email_sent').select('headers').where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
+  return row?.headers ? (JSON.parse(row.headers) as Record<string, string>) : null;
+}
+
+export async function listSent(db: Executor, tenancyId: string, options: { limit: number; before: KeysetPosition | null }): Promise<SentRow[]> {
+  let query = db.selectFrom('email_sent').select(SENT_COLUMNS).where('tenancy_id', '=', tenancyId);
+  if (options.before) {
+    const { createdAt, id } = options.before;
+    query = query.where(sql<boolean>`(created_at, id) < (${createdAt}, ${id})`);
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
+}
+
+/** Recipients of send-email: each user's id, display name and primary email (null without one). */
+export async function findRecipients(db: Executor, tenancyId: string, userIds: string[] | 'all') {
+  let query = db.selectFrom('users').select(['id', 'display_name', 'primary_email']).where('tenancy_id', '=', tenancyId);
+  if (userIds !== 'all') query = query.where('id', 'in', userIds);
+  return query.orderBy('id').execute();
+}
+
+/** What a project's emails show of it: its name and logos. */
+export async function findProjectBranding(db: Executor, projectId: string) {
+  return db.selectFrom('projects').select(['display_name', 'logo_url', 'full_logo_url']).where('id', '=', projectId).executeTakeFirstOrThrow();
+}
