@@ -5,6 +5,7 @@ import { adminProcedure, clientProcedure, serverProcedure } from '../../trpc/pro
 import * as schemas from '../../../contract/schemas/payments.js';
 import * as service from './service.js';
 import * as purchases from './purchases.js';
+import * as transactions from './transactions.js';
 
 const op = restOperations(['Payments']);
 
@@ -80,8 +81,12 @@ export const paymentsRouter = router({
     .output(schemas.stripeAccountInfoSchema)
     .query(({ ctx }) => purchases.stripeAccountInfo(ctx.deps, ctx.auth)),
 
-  transactions: op(adminProcedure, 'GET /internal/payments/transactions', 'Purchases (Stripe and test mode), newest first, cursor-paginated')
+  transactions: op(
+    adminProcedure,
+    'GET /internal/payments/transactions',
+    'Purchases, renewals, refunds, disputes, failed payments, grants and manual changes, newest first, cursor-paginated',
+  )
     .input(schemas.transactionsQuerySchema)
     .output(schemas.transactionListSchema)
-    .query(({ ctx, input }) => purchases.listTransactions(ctx.deps, ctx.auth, input)),
+    .query(({ ctx, input }) => transactions.listTransactions(ctx.deps, ctx.auth, input)),
 });
