@@ -68,11 +68,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`DROP TABLE IF EXISTS payment_transactions`.execute(db);
-  await sql`DROP TABLE IF EXISTS stripe_subscriptions`.execute(db);
-  await sql`DROP INDEX IF EXISTS purchases_payment_intent_idx`.execute(db);
-  await sql`DROP INDEX IF EXISTS purchases_subscription_idx`.execute(db);
-  await sql`ALTER TABLE purchases DROP COLUMN IF EXISTS refunded_at`.execute(db);
-  await sql`ALTER TABLE purchases DROP COLUMN IF EXISTS stripe_payment_intent_id`.execute(db);
-  await sql`ALTER TABLE purchases DROP COLUMN IF EXISTS stripe_subscription_id`.execute(db);
+  const statements = [
+    'DROP TABLE IF EXISTS payment_transactions',
+    'DROP TABLE IF EXISTS stripe_subscriptions',
+    'DROP INDEX IF EXISTS purchases_payment_intent_idx',
+    'DROP INDEX IF EXISTS purchases_subscription_idx',
+    ...['refunded_at', 'stripe_payment_intent_id', 'stripe_subscription_id'].map((column) => `ALTER TABLE purchases DROP COLUMN IF EXISTS ${column}`),
+  ];
+  for (const statement of statements) await sql.raw(statement).execute(db);
 }

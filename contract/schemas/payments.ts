@@ -88,6 +88,14 @@ export const createPurchaseUrlSchema = z.strictObject({
 
 export const purchaseUrlSchema = z.object({ url: z.string() });
 
+export const billingPortalSchema = z.strictObject({ ...customerParams, return_url: z.string().url().max(2048) });
+
+export const accountSessionSchema = z.object({
+  /** For Stripe's embedded Connect components (loadConnectAndInitialize's fetchClientSecret). */
+  client_secret: z.string(),
+  expires_at_millis: z.number(),
+});
+
 /** What a transaction records (spec section 7: every purchase, renewal, refund, grant and manual change). */
 export const TRANSACTION_TYPES = ['purchase', 'renewal', 'refund', 'dispute', 'payment_failed', 'grant', 'manual_change'] as const;
 

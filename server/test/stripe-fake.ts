@@ -354,6 +354,18 @@ export async function startStripeFake(options: { port?: number; webhookSecret: s
     (sub.items as { data: { current_period_start: number; current_period_end: number; price: { recurring: { interval: string; interval_count: number } } }[] })
       .data[0]!;
 
+  /** The subscription's next period and its invoice, paid (active) or not (past_due). */
+  const nextPeriod = (subscriptionId: string, paid: boolean): FakeEvent[] => {
+    const sub = must(subscriptionId, 'subscription');
+    const item = itemOf(sub);
+    const length = item.current_period_end - item.current_period_start;
+    item.current_period_start = item.current_period_end;
+    item.current_period_end += length;
+    sub.status = paid ? 'active' : 'past_due';
+    const invoice = invoiceFor(sub, 'subscription_cycle', paid);
+    return [eventFor(paid ? 'invoice.paid' : 'invoice.payment_failed', invoice.id), eventFor('customer.subscription.updated', sub.id)];
+  };
+
   const fake: StripeFake = {
     url: base,
     port,
@@ -379,26 +391,8 @@ export async function startStripeFake(options: { port?: number; webhookSecret: s
       session.status = 'expired';
       return eventFor('checkout.session.expired', id);
     },
-    renewSubscription(subscriptionId) {
-      const sub = must(subscriptionId, 'subscription');
-      const item = itemOf(sub);
-      const length = item.current_period_end - item.current_period_start;
-      item.current_period_start = item.current_period_end;
-      item.current_period_end += length;
-      sub.status = 'active';
-      const invoice = invoiceFor(sub, 'subscription_cycle', true);
-      return [eventFor('invoice.paid', invoice.id), eventFor('customer.subscription.updated', sub.id)];
-    },
-    failRenewal(subscriptionId) {
-      const sub = must(subscriptionId, 'subscription');
-      const item = itemOf(sub);
-      const length = item.current_period_end - item.current_period_start;
-      item.current_period_start = item.current_period_end;
-      item.current_period_end += length;
-      sub.status = 'past_due';
-      const invoice = invoiceFor(sub, 'subscription_cycle', false);
-      return [eventFor('invoice.payment_failed', invoice.id), eventFor('customer.subscription.updated', sub.id)];
-    },
+    renewSubscription: (subscriptionId) => nextPeriod(subscriptionId, true),
+    failRenewal: (subscriptionId) => nextPeriod(subscriptionId, false),
     cancelAtPeriodEnd(subscriptionId, cancel = true) {
       const sub = must(subscriptionId, 'subscription');
       sub.cancel_at_period_end = cancel;

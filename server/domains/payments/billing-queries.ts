@@ -1,4 +1,6 @@
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
+import type { PaymentTransactionsTable, StripeSubscriptionsTable } from '../../db/schema.js';
 import type { CustomerType } from '../../../contract/config/payments.js';
 import type { CustomerKey } from './queries.js';
 import type { TRANSACTION_TYPES } from '../../../contract/schemas/payments.js';
@@ -10,24 +12,11 @@ import type { TRANSACTION_TYPES } from '../../../contract/schemas/payments.js';
 
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
-export interface TransactionRow {
-  id: string;
-  source_key: string;
-  type: TransactionType;
-  customer_type: CustomerType;
-  customer_id: string;
-  purchase_id: string | null;
-  product_id: string | null;
-  product_display_name: string | null;
-  quantity: number | null;
-  test_mode: boolean;
-  currency: string | null;
+/** A transaction row as read: bigint amounts as numbers, items parsed. */
+export type TransactionRow = Omit<Selectable<PaymentTransactionsTable>, 'tenancy_id' | 'amount_minor' | 'items'> & {
   amount_minor: number | null;
   items: Record<string, number>;
-  stripe_payment_intent_id: string | null;
-  description: string | null;
-  created_at: Date;
-}
+};
 
 const TRANSACTION_COLUMNS = [
   'id',
@@ -97,17 +86,7 @@ export async function findTransactionByPaymentIntent(db: Executor, tenancyId: st
   return row && toTransaction(row);
 }
 
-export interface SubscriptionRow {
-  stripe_subscription_id: string;
-  purchase_id: string;
-  customer_type: CustomerType;
-  customer_id: string;
-  status: string;
-  current_period_start: Date | null;
-  current_period_end: Date | null;
-  cancel_at_period_end: boolean;
-  ended_at: Date | null;
-}
+export type SubscriptionRow = Omit<Selectable<StripeSubscriptionsTable>, 'tenancy_id' | 'updated_at'>;
 
 const SUBSCRIPTION_COLUMNS = [
   'stripe_subscription_id',
@@ -135,9 +114,7 @@ export async function listCustomerSubscriptions(db: Executor, c: CustomerKey): P
   return db
     .selectFrom('stripe_subscriptions')
     .select(SUBSCRIPTION_COLUMNS)
-    .where('tenancy_id', '=', c.tenancyId)
-    .where('customer_type', '=', c.type)
-    .where('customer_id', '=', c.id)
+    .where((eb) => eb.and({ tenancy_id: c.tenancyId, customer_type: c.type, customer_id: c.id }))
     .orderBy('updated_at', 'desc')
     .limit(100)
     .execute();
@@ -165,17 +142,11 @@ export async function findPurchaseIdBySubscription(db: Executor, tenancyId: stri
 
 /** A one-time purchase refunded in full: marked once (the first refund event that sees it). */
 export async function markPurchaseRefunded(trx: Executor, tenancyId: string, purchaseId: string, at: Date): Promise<boolean> {
-  const updated = await trx
+  const marked = await trx
     .updateTable('purchases')
     .set({ refunded_at: at })
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', purchaseId)
-    .where('refunded_at', 'is', null)
+    .where((eb) => eb.and({ tenancy_id: tenancyId, id: purchaseId, refunded_at: null }))
+    .returning('id')
     .executeTakeFirst();
-  return Number(updated.numUpdatedRows) > 0;
-}
-
-/** When a held product stops (null: open-ended); its when-purchase-expires grants expire then. */
-export async function setCustomerProductEnd(trx: Executor, tenancyId: string, customerProductId: string, endedAt: Date | null): Promise<void> {
-  await trx.updateTable('customer_products').set({ ended_at: endedAt }).where('tenancy_id', '=', tenancyId).where('id', '=', customerProductId).execute();
+  return marked !== undefined;
 }

@@ -162,7 +162,7 @@ async function applySubscription(deps: Deps, stripe: Stripe, tenancyId: string, 
       ended_at: fromUnix(sub.ended_at),
     });
     const end = ENDED.has(sub.status) ? (fromUnix(sub.ended_at) ?? fromUnix(sub.canceled_at) ?? new Date()) : sub.cancel_at_period_end ? periodEnd : null;
-    await bq.setCustomerProductEnd(trx, tenancyId, purchase.customer_product_id, end);
+    await q.endCustomerProducts(trx, customer, [purchase.customer_product_id], end);
     return 'updated';
   });
 }
@@ -222,7 +222,8 @@ async function applyRefunds(deps: Deps, stripe: Stripe, tenancyId: string, charg
   if (!purchase) return 'nothing';
   const refunds = await stripe.refunds.list({ charge: chargeId, limit: 100 });
   return deps.db.transaction().execute(async (trx): Promise<Outcome> => {
-    await q.lockCustomer(trx, { tenancyId, type: purchase.customer_type, id: purchase.customer_id });
+    const customer: q.CustomerKey = { tenancyId, type: purchase.customer_type, id: purchase.customer_id };
+    await q.lockCustomer(trx, customer);
     for (const refund of refunds.data) {
       if (refund.status !== 'succeeded') continue;
       await recordPurchaseTransaction(trx, tenancyId, purchase, 'refund', `refund:${refund.id}`, fromUnix(refund.created) ?? new Date(), {
@@ -238,7 +239,7 @@ async function applyRefunds(deps: Deps, stripe: Stripe, tenancyId: string, charg
       purchase.customer_product_id &&
       (await bq.markPurchaseRefunded(trx, tenancyId, purchase.id, now))
     ) {
-      await bq.setCustomerProductEnd(trx, tenancyId, purchase.customer_product_id, now);
+      await q.endCustomerProducts(trx, customer, [purchase.customer_product_id], now);
     }
     return 'recorded';
   });

@@ -83,6 +83,44 @@ export async function stripeAccountInfo(
   };
 }
 
+/**
+ * POST /internal/payments/stripe-widgets/account-session: a client secret for Stripe's embedded
+ * Connect components (payments, payouts) on the project's account, for the console.
+ */
+export async function stripeAccountSession(deps: Deps, auth: AuthContext): Promise<{ client_secret: string; expires_at_millis: number }> {
+  const keys = await stripeKeys(deps, deps.db, auth.tenancy.id);
+  if (!keys) throw new KnownErrors.StripeAccountInfoNotFound();
+  const stripe = stripeClient(deps, keys.secretKey);
+  const session = await viaStripe(deps, async () => {
+    const account = await stripe.accounts.retrieveCurrent();
+    return stripe.accountSessions.create({
+      account: account.id,
+      components: { payments: { enabled: true }, payouts: { enabled: true }, account_management: { enabled: true } },
+    });
+  });
+  return { client_secret: session.client_secret, expires_at_millis: session.expires_at * 1000 };
+}
+
+/**
+ * POST /payments/billing-portal/{customer_type}/{customer_id}: a Stripe Billing Portal URL where
+ * the customer manages subscriptions, payment methods and invoices (Stack Auth sends its users to
+ * the same portal). The Stripe customer is the stored one, created on first use.
+ */
+export async function billingPortalUrl(
+  deps: Deps,
+  auth: AuthContext,
+  input: { customer_type: CustomerType; customer_id: string; return_url: string },
+): Promise<{ url: string }> {
+  const customer = await authorizeCustomer(deps, auth, input.customer_type, input.customer_id);
+  const keys = await stripeKeys(deps, deps.db, auth.tenancy.id);
+  if (!keys) throw new KnownErrors.StripeAccountInfoNotFound();
+  const stripe = stripeClient(deps, keys.secretKey);
+  await deps.db.transaction().execute((trx) => q.lockCustomer(trx, customer));
+  const stripeCustomerId = await viaStripe(deps, () => ensureStripeCustomer(deps.db, stripe, customer));
+  const session = await viaStripe(deps, () => stripe.billingPortal.sessions.create({ customer: stripeCustomerId, return_url: input.return_url }));
+  return { url: session.url };
+}
+
 export interface PurchaseUrlInput {
   customer_type: CustomerType;
   customer_id: string;

@@ -137,8 +137,8 @@ export async function insertCustomerProduct(
     .execute();
 }
 
-/** Ends held products (a product line switch). */
-export async function endCustomerProducts(trx: Executor, c: CustomerKey, ids: string[], at: Date): Promise<void> {
+/** Ends held products (a product line switch, a subscription's end, a refund); null reopens them (a cancellation undone). */
+export async function endCustomerProducts(trx: Executor, c: CustomerKey, ids: string[], at: Date | null): Promise<void> {
   await trx
     .updateTable('customer_products')
     .set({ ended_at: at })

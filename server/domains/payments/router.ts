@@ -67,6 +67,24 @@ export const paymentsRouter = router({
     .output(schemas.purchaseUrlSchema)
     .mutation(({ ctx, input }) => purchases.createPurchaseUrl(ctx.deps, ctx.auth, { ...input, inline_product: input.inline_product as never })),
 
+  billingPortal: op(
+    clientProcedure,
+    'POST /payments/billing-portal/{customer_type}/{customer_id}',
+    'A Stripe Billing Portal URL for the customer (subscriptions, payment methods, invoices); clients: their own user and teams',
+  )
+    .input(schemas.billingPortalSchema)
+    .output(schemas.purchaseUrlSchema)
+    .mutation(({ ctx, input }) => purchases.billingPortalUrl(ctx.deps, ctx.auth, input)),
+
+  stripeAccountSession: op(
+    adminProcedure,
+    'POST /internal/payments/stripe-widgets/account-session',
+    "A client secret for Stripe's embedded Connect components on the project's account",
+  )
+    .input(z.object({}))
+    .output(schemas.accountSessionSchema)
+    .mutation(({ ctx }) => purchases.stripeAccountSession(ctx.deps, ctx.auth)),
+
   setup: op(adminProcedure, 'POST /internal/payments/setup', "Store the project's Stripe secret key and webhook signing secret (sealed; never returned)")
     .input(schemas.stripeSetupSchema)
     .output(schemas.stripeSetupResultSchema)

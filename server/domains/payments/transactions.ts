@@ -94,22 +94,13 @@ export async function recordGrantOrChange(
   });
 }
 
-export interface TransactionDto {
-  id: string;
-  type: bq.TransactionType;
-  test_mode: boolean;
-  customer_type: CustomerType;
-  customer_id: string;
-  purchase_id: string | null;
-  product_id: string | null;
-  product_display_name: string | null;
-  quantity: number | null;
-  currency: string | null;
-  amount_minor: number | null;
-  items: Record<string, number>;
-  description: string | null;
-  created_at_millis: number;
-}
+/** A transaction on the wire: the row without its internal keys, times in millis. */
+export type TransactionDto = Omit<bq.TransactionRow, 'source_key' | 'stripe_payment_intent_id' | 'created_at'> & { created_at_millis: number };
+
+const toDto = ({ source_key: _key, stripe_payment_intent_id: _pi, created_at, ...rest }: bq.TransactionRow): TransactionDto => ({
+  ...rest,
+  created_at_millis: created_at.getTime(),
+});
 
 export async function listTransactions(
   deps: Deps,
@@ -127,22 +118,7 @@ export async function listTransactions(
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
   return {
-    transactions: shown.map((r) => ({
-      id: r.id,
-      type: r.type,
-      test_mode: r.test_mode,
-      customer_type: r.customer_type,
-      customer_id: r.customer_id,
-      purchase_id: r.purchase_id,
-      product_id: r.product_id,
-      product_display_name: r.product_display_name,
-      quantity: r.quantity,
-      currency: r.currency,
-      amount_minor: r.amount_minor,
-      items: r.items,
-      description: r.description,
-      created_at_millis: r.created_at.getTime(),
-    })),
+    transactions: shown.map(toDto),
     next_cursor: rows.length > limit && last ? encodeKeysetCursor({ created_at: last.created_at, id: last.id }) : null,
   };
 }
