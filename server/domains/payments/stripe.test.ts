@@ -211,3 +211,24 @@ describe('tenancy', () => {
     expect(await credits(b.project, b.user.id)).toBe(0);
   }, 90_000);
 });
+
+describe('billing portal and account session', () => {
+  it('gives a customer a Billing Portal URL for the stored Stripe customer, and the console an account session', async () => {
+    const { project, user } = await stripeProject();
+    const portal = await h.post('/payments/billing-portal/user/me', { return_url: 'http://localhost:3000/account' }, user.client);
+    expectStatus(portal, 200);
+    expect(portal.body.url).toMatch(new RegExp(`^${fake.url}/portal/bps_`));
+    const again = await h.post('/payments/billing-portal/user/me', { return_url: 'http://localhost:3000/account' }, user.client);
+    expect(fake.objects.get(sessionIdOf(again.body.url))!.customer).toBe(fake.objects.get(sessionIdOf(portal.body.url))!.customer);
+    expectKnownError(
+      await h.post('/payments/billing-portal/custom/someone', { return_url: 'http://localhost:3000/a' }, user.client),
+      401,
+      'INSUFFICIENT_ACCESS_TYPE',
+    );
+    const session = await h.post('/internal/payments/stripe-widgets/account-session', {}, project.admin());
+    expectStatus(session, 200);
+    expect(session.body.client_secret).toMatch(/^acs_secret_/);
+    const bare = await h.createProject();
+    expectKnownError(await h.post('/internal/payments/stripe-widgets/account-session', {}, bare.admin()), 404, 'STRIPE_ACCOUNT_INFO_NOT_FOUND');
+  }, 60_000);
+});
