@@ -178,7 +178,7 @@ function TransactionsCard({ projectId, admin }: PageProps) {
             <>
               <Table
                 label="Transactions"
-                columns={['When', 'Customer', 'Product', 'Amount', 'Status']}
+                columns={['When', 'Customer', 'Product', 'Amount', 'Type']}
                 items={data.transactions}
                 row={(t) => (
                   <tr key={t.id}>
@@ -187,12 +187,15 @@ function TransactionsCard({ projectId, admin }: PageProps) {
                       {t.customer_type}:{t.customer_id}
                     </td>
                     <td>
-                      {t.product_display_name}
-                      {t.quantity > 1 ? ` × ${t.quantity}` : ''}
+                      {t.product_display_name ??
+                        Object.entries(t.items)
+                          .map(([item, n]) => `${item} ${n > 0 ? '+' : ''}${n}`)
+                          .join(', ')}
+                      {t.quantity !== null && t.quantity > 1 ? ` × ${t.quantity}` : ''}
                     </td>
                     <td>{money(t.amount_minor, t.currency)}</td>
                     <td>
-                      {t.status}
+                      {t.type.replace('_', ' ')}
                       {t.test_mode ? <span className="muted small"> (test)</span> : null}
                     </td>
                   </tr>

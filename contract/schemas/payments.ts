@@ -88,32 +88,44 @@ export const createPurchaseUrlSchema = z.strictObject({
 
 export const purchaseUrlSchema = z.object({ url: z.string() });
 
+export const billingPortalSchema = z.strictObject({ ...customerParams, return_url: z.string().url().max(2048) });
+
+export const accountSessionSchema = z.object({
+  /** For Stripe's embedded Connect components (loadConnectAndInitialize's fetchClientSecret). */
+  client_secret: z.string(),
+  expires_at_millis: z.number(),
+});
+
+/** What a transaction records (spec section 7: every purchase, renewal, refund, grant and manual change). */
+export const TRANSACTION_TYPES = ['purchase', 'renewal', 'refund', 'dispute', 'payment_failed', 'grant', 'manual_change'] as const;
+
 export const transactionsQuerySchema = z.strictObject({
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),
-  type: z.enum(['purchase']).optional(),
+  type: z.enum(TRANSACTION_TYPES).optional(),
   customer_type: z.enum(CUSTOMER_TYPES).optional(),
-  status: z.enum(['pending', 'completed', 'expired']).optional(),
+  /** One customer's transactions (with customer_type). */
+  customer_id: z.string().min(1).max(256).optional(),
 });
 
 export const transactionSchema = z.object({
   id: z.string(),
-  type: z.literal('purchase'),
-  mode: z.enum(['test', 'stripe']),
-  /** Granted by test mode, without Stripe: no money moved. */
+  type: z.enum(TRANSACTION_TYPES),
+  /** Made in test mode, without Stripe: no money moved. */
   test_mode: z.boolean(),
-  status: z.enum(['pending', 'completed', 'expired']),
   customer_type: z.enum(CUSTOMER_TYPES),
   customer_id: z.string(),
+  purchase_id: z.string().nullable(),
   product_id: z.string().nullable(),
-  price_id: z.string().nullable(),
-  product_display_name: z.string(),
-  quantity: z.number().int(),
+  product_display_name: z.string().nullable(),
+  quantity: z.number().int().nullable(),
   currency: z.string().nullable(),
-  /** Integer minor units of `currency` (cents; yen for JPY). */
+  /** Integer minor units of `currency` (cents; yen for JPY); negative for refunds and disputes. */
   amount_minor: z.number().int().nullable(),
+  /** Item id → quantity moved (a purchase's included items, a renewal's repeating ones, a manual delta). */
+  items: z.record(z.string(), z.number().int()),
+  description: z.string().nullable(),
   created_at_millis: z.number(),
-  completed_at_millis: z.number().nullable(),
 });
 
 export const transactionListSchema = z.object({ transactions: z.array(transactionSchema), next_cursor: z.string().nullable() });

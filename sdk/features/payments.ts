@@ -77,6 +77,21 @@ export abstract class PaymentsFeature extends AppCore {
     );
     return url;
   }
+
+  /**
+   * A Stripe Billing Portal URL where the customer manages subscriptions, payment methods and
+   * invoices; it sends the browser back to `returnUrl`.
+   *
+   * @example
+   * location.href = await app.createBillingPortalUrl({ customerType: 'user', customerId: 'me', returnUrl: location.href });
+   */
+  async createBillingPortalUrl(input: PaymentCustomer & { returnUrl: string }): Promise<string> {
+    const asSession = this.sessionFor(input.customerType === 'user' ? input.customerId : undefined, this.accessLevel() === 'client');
+    const { url } = await this.call((context) => this.trpc.payments.billingPortal.mutate({ ...customer(input), return_url: input.returnUrl }, { context }), {
+      session: asSession,
+    });
+    return url;
+  }
 }
 
 /** Changing quantities and granting products (server). */
@@ -152,6 +167,20 @@ export abstract class AdminPaymentsFeature extends AppCore {
   async getStripeAccountInfo(): Promise<StripeAccountInfo | null> {
     try {
       return await this.call((context) => this.trpc.payments.stripeAccountInfo.query({}, { context }));
+    } catch (error) {
+      if (error instanceof KnownErrors.StripeAccountInfoNotFound) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * A client secret for Stripe's embedded Connect components on the project's account, or null
+   * when Stripe is not set up ("payment provider account info not found" returns null).
+   */
+  async createStripeAccountSession(): Promise<{ clientSecret: string; expiresAt: Date } | null> {
+    try {
+      const session = await this.call((context) => this.trpc.payments.stripeAccountSession.mutate({}, { context }));
+      return { clientSecret: session.client_secret, expiresAt: new Date(session.expires_at_millis) };
     } catch (error) {
       if (error instanceof KnownErrors.StripeAccountInfoNotFound) return null;
       throw error;

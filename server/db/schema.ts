@@ -295,6 +295,45 @@ export interface PurchasesTable {
   customer_product_id: string | null;
   created_at: Timestamp;
   completed_at: Date | null;
+  stripe_subscription_id: Generated<string | null>;
+  stripe_payment_intent_id: Generated<string | null>;
+  refunded_at: Generated<Date | null>;
+}
+
+/** A Stripe subscription as last re-fetched (migration 0019). */
+export interface StripeSubscriptionsTable {
+  tenancy_id: string;
+  stripe_subscription_id: string;
+  purchase_id: string;
+  customer_type: 'user' | 'team' | 'custom';
+  customer_id: string;
+  status: string;
+  current_period_start: Date | null;
+  current_period_end: Date | null;
+  cancel_at_period_end: boolean;
+  ended_at: Date | null;
+  updated_at: Timestamp;
+}
+
+/** The payments transaction log, one row per money or item movement (migration 0019). */
+export interface PaymentTransactionsTable {
+  tenancy_id: string;
+  id: string;
+  source_key: string;
+  type: 'purchase' | 'renewal' | 'refund' | 'dispute' | 'payment_failed' | 'grant' | 'manual_change';
+  customer_type: 'user' | 'team' | 'custom';
+  customer_id: string;
+  purchase_id: string | null;
+  product_id: string | null;
+  product_display_name: string | null;
+  quantity: number | null;
+  test_mode: boolean;
+  currency: string | null;
+  amount_minor: ColumnType<string | number | null, number | null, number | null>;
+  items: ColumnType<unknown, string, string>;
+  stripe_payment_intent_id: string | null;
+  description: string | null;
+  created_at: Date;
 }
 
 export interface StripeEventsTable {
@@ -573,6 +612,8 @@ export interface DB {
   email_templates: EmailTemplatesTable;
   email_drafts: EmailDraftsTable;
   email_sent: EmailSentTable;
+  stripe_subscriptions: StripeSubscriptionsTable;
+  payment_transactions: PaymentTransactionsTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

@@ -204,6 +204,7 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'POST /internal/payments/setup': () => ({ stripe_secret_key: 'sk_test_probe', stripe_webhook_secret: 'whsec_probe' }),
   'POST /payments/items/{customer_type}/{customer_id}/{item_id}/update-quantity': () => ({ delta: 5 }),
   'POST /payments/products/{customer_type}/{customer_id}': () => ({ product_id: 'pro' }),
+  'POST /payments/billing-portal/{customer_type}/{customer_id}': () => ({ return_url: 'http://localhost:3000/account' }),
   'POST /payments/purchases/create-purchase-url': () => ({
     customer_type: 'user',
     customer_id: U1.userId,

@@ -8,13 +8,13 @@ import { CURRENCY_CODES, type CurrencyCode, type CustomerType, type Price, type 
 import { authorizeCustomer, assertNotHeld, grantLocked, resolveProduct, type GrantInput } from './service.js';
 import { STRIPE_INTERVALS, type Stripe, stripeClient } from './stripe.js';
 import * as q from './queries.js';
-import { decodeKeysetCursor, encodeKeysetCursor } from '../../db/keyset-cursor.js';
+import { itemsOf, recordPurchaseTransaction } from './transactions.js';
 
 /**
  * Purchases (issue 18 items 4-6): Stripe keys per project, checkout, the transactions list.
  * Stripe is the source of truth for payment; Latch grants the product when a Checkout Session is
  * complete, which it learns from a signed webhook and confirms by re-fetching the session
- * (stripe-events.ts). Money is integer minor units from parseMoneyAmount on.
+ * (stripe-events.ts, billing.ts). Money is integer minor units from parseMoneyAmount on.
  */
 
 const sealAd = (tenancyId: string, what: string) => `${tenancyId}:stripe:${what}`;
@@ -81,6 +81,44 @@ export async function stripeAccountInfo(
     payouts_enabled: account.payouts_enabled ?? false,
     webhook_url: webhookUrl(deps, auth.tenancy.id),
   };
+}
+
+/**
+ * POST /internal/payments/stripe-widgets/account-session: a client secret for Stripe's embedded
+ * Connect components (payments, payouts) on the project's account, for the console.
+ */
+export async function stripeAccountSession(deps: Deps, auth: AuthContext): Promise<{ client_secret: string; expires_at_millis: number }> {
+  const keys = await stripeKeys(deps, deps.db, auth.tenancy.id);
+  if (!keys) throw new KnownErrors.StripeAccountInfoNotFound();
+  const stripe = stripeClient(deps, keys.secretKey);
+  const session = await viaStripe(deps, async () => {
+    const account = await stripe.accounts.retrieveCurrent();
+    return stripe.accountSessions.create({
+      account: account.id,
+      components: { payments: { enabled: true }, payouts: { enabled: true }, account_management: { enabled: true } },
+    });
+  });
+  return { client_secret: session.client_secret, expires_at_millis: session.expires_at * 1000 };
+}
+
+/**
+ * POST /payments/billing-portal/{customer_type}/{customer_id}: a Stripe Billing Portal URL where
+ * the customer manages subscriptions, payment methods and invoices (Stack Auth sends its users to
+ * the same portal). The Stripe customer is the stored one, created on first use.
+ */
+export async function billingPortalUrl(
+  deps: Deps,
+  auth: AuthContext,
+  input: { customer_type: CustomerType; customer_id: string; return_url: string },
+): Promise<{ url: string }> {
+  const customer = await authorizeCustomer(deps, auth, input.customer_type, input.customer_id);
+  const keys = await stripeKeys(deps, deps.db, auth.tenancy.id);
+  if (!keys) throw new KnownErrors.StripeAccountInfoNotFound();
+  const stripe = stripeClient(deps, keys.secretKey);
+  await deps.db.transaction().execute((trx) => q.lockCustomer(trx, customer));
+  const stripeCustomerId = await viaStripe(deps, () => ensureStripeCustomer(deps.db, stripe, customer));
+  const session = await viaStripe(deps, () => stripe.billingPortal.sessions.create({ customer: stripeCustomerId, return_url: input.return_url }));
+  return { url: session.url };
 }
 
 export interface PurchaseUrlInput {
@@ -160,13 +198,15 @@ export async function createPurchaseUrl(deps: Deps, auth: AuthContext, input: Pu
       await q.lockCustomer(trx, customer);
       const now = new Date();
       const granted = await grantLocked(trx, customer, productId, product, quantity, 'test_mode', now);
-      await q.insertPurchase(trx, t, {
+      const purchase: q.PurchaseRow = {
         ...purchaseFields(purchaseId, customer, productId, priceId, product, quantity, currency, minor, now),
         mode: 'test',
         status: 'completed',
         customer_product_id: granted.id,
         completed_at: now,
-      });
+      };
+      await q.insertPurchase(trx, t, purchase);
+      await recordPurchaseTransaction(trx, t, purchase, 'purchase', `purchase:${purchaseId}`, now, { items: itemsOf(product, quantity) });
     });
     return { url: input.return_url };
   }
@@ -222,8 +262,14 @@ export async function createPurchaseUrl(deps: Deps, auth: AuthContext, input: Pu
             },
           },
         ],
-        ...(price.interval && (price.freeTrial ?? product.freeTrial)?.[1] === 'day'
-          ? { subscription_data: { trial_period_days: (price.freeTrial ?? product.freeTrial)![0] } }
+        // The subscription names its purchase too: its events may come before the session's.
+        ...(price.interval
+          ? {
+              subscription_data: {
+                metadata: { latch_tenancy_id: t, latch_purchase_id: claim.id },
+                ...((price.freeTrial ?? product.freeTrial)?.[1] === 'day' ? { trial_period_days: (price.freeTrial ?? product.freeTrial)![0] } : {}),
+              },
+            }
           : {}),
       },
       { idempotencyKey: `latch-purchase-${claim.id}` },
@@ -288,102 +334,4 @@ async function ensureStripeCustomer(trx: Executor, stripe: Stripe, customer: q.C
   );
   await q.setStripeCustomerId(trx, customer, created.id);
   return created.id;
-}
-
-/**
- * Applies a Checkout Session as Stripe reports it now: complete and paid (or free) grants the
- * product once; expired marks the purchase expired. Safe to repeat and order-independent: it reads
- * the session's current state, and a completed purchase is not completed again.
- */
-export async function applyCheckoutSession(deps: Deps, tenancyId: string, sessionId: string): Promise<'granted' | 'expired' | 'nothing'> {
-  const keys = await stripeKeys(deps, deps.db, tenancyId);
-  if (!keys) return 'nothing';
-  const session = await stripeClient(deps, keys.secretKey).checkout.sessions.retrieve(sessionId);
-  const paid = session.status === 'complete' && (session.payment_status === 'paid' || session.payment_status === 'no_payment_required');
-  return deps.db.transaction().execute(async (trx) => {
-    let purchase = await q.findPurchaseBySession(trx, tenancyId, sessionId);
-    // A webhook that beats step 3 of createPurchaseUrl (the session not yet stored): the session
-    // names its purchase (client_reference_id, set by Latch), which is then linked here.
-    if (!purchase && session.client_reference_id && session.metadata?.latch_tenancy_id === tenancyId) {
-      const byId = await q.findPurchaseById(trx, tenancyId, session.client_reference_id);
-      if (byId && byId.stripe_checkout_session_id === null && byId.mode === 'stripe') {
-        await q.setPurchaseSession(trx, tenancyId, byId.id, session.id, session.url ?? '');
-        purchase = { ...byId, stripe_checkout_session_id: session.id };
-      }
-    }
-    if (!purchase || purchase.status !== 'pending') return 'nothing';
-    const customer: q.CustomerKey = { tenancyId, type: purchase.customer_type, id: purchase.customer_id };
-    await q.lockCustomer(trx, customer);
-    const locked = await q.findPurchaseBySession(trx, tenancyId, sessionId, true);
-    if (!locked || locked.status !== 'pending') return 'nothing';
-    if (session.status === 'expired') {
-      await q.expirePurchase(trx, tenancyId, locked.id);
-      return 'expired';
-    }
-    if (!paid) return 'nothing';
-    const now = new Date();
-    // A product the customer got meanwhile (an API grant) does not block a paid checkout: the
-    // payment happened, so the purchase is recorded and granted (stackable or not).
-    const product = { ...(locked.product_snapshot as Product) };
-    const granted = await grantLocked(trx, customer, locked.product_id, { ...product, stackable: true }, locked.quantity, 'purchase', now);
-    await q.completePurchase(trx, tenancyId, locked.id, granted.id, now);
-    return 'granted';
-  });
-}
-
-// ─── Transactions ─────────────────────────────────────────────────────────────────────────────
-
-export interface TransactionDto {
-  id: string;
-  type: 'purchase';
-  mode: 'test' | 'stripe';
-  test_mode: boolean;
-  status: 'pending' | 'completed' | 'expired';
-  customer_type: CustomerType;
-  customer_id: string;
-  product_id: string | null;
-  price_id: string | null;
-  product_display_name: string;
-  quantity: number;
-  currency: string | null;
-  amount_minor: number | null;
-  created_at_millis: number;
-  completed_at_millis: number | null;
-}
-
-export async function listTransactions(
-  deps: Deps,
-  auth: AuthContext,
-  input: { cursor?: string; limit?: number; type?: 'purchase'; customer_type?: CustomerType; status?: 'pending' | 'completed' | 'expired' },
-): Promise<{ transactions: TransactionDto[]; next_cursor: string | null }> {
-  const limit = input.limit ?? 50;
-  const rows = await q.listPurchases(
-    deps.db,
-    auth.tenancy.id,
-    { customerType: input.customer_type, status: input.status },
-    input.cursor ? decodeKeysetCursor(input.cursor) : null,
-    limit + 1,
-  );
-  const shown = rows.slice(0, limit);
-  const last = shown.at(-1);
-  return {
-    transactions: shown.map((r) => ({
-      id: r.id,
-      type: 'purchase',
-      mode: r.mode,
-      test_mode: r.mode === 'test',
-      status: r.status,
-      customer_type: r.customer_type,
-      customer_id: r.customer_id,
-      product_id: r.product_id,
-      price_id: r.price_id,
-      product_display_name: (r.product_snapshot as Product).displayName ?? r.product_id ?? 'Product',
-      quantity: r.quantity,
-      currency: r.currency,
-      amount_minor: r.amount_minor,
-      created_at_millis: r.created_at.getTime(),
-      completed_at_millis: r.completed_at?.getTime() ?? null,
-    })),
-    next_cursor: rows.length > limit && last ? encodeKeysetCursor(last) : null,
-  };
 }

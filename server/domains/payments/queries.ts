@@ -137,8 +137,8 @@ export async function insertCustomerProduct(
     .execute();
 }
 
-/** Ends held products (a product line switch). */
-export async function endCustomerProducts(trx: Executor, c: CustomerKey, ids: string[], at: Date): Promise<void> {
+/** Ends held products (a product line switch, a subscription's end, a refund); null reopens them (a cancellation undone). */
+export async function endCustomerProducts(trx: Executor, c: CustomerKey, ids: string[], at: Date | null): Promise<void> {
   await trx
     .updateTable('customer_products')
     .set({ ended_at: at })
@@ -212,6 +212,10 @@ export interface PurchaseRow {
   customer_product_id: string | null;
   created_at: Date;
   completed_at: Date | null;
+  /** Set by Stripe events (migration 0019). */
+  stripe_subscription_id?: string | null;
+  stripe_payment_intent_id?: string | null;
+  refunded_at?: Date | null;
 }
 
 const PURCHASE_COLUMNS = [
@@ -231,6 +235,9 @@ const PURCHASE_COLUMNS = [
   'customer_product_id',
   'created_at',
   'completed_at',
+  'stripe_subscription_id',
+  'stripe_payment_intent_id',
+  'refunded_at',
 ] as const;
 
 const toPurchase = (r: Omit<PurchaseRow, 'amount_minor'> & { amount_minor: string | number | null }): PurchaseRow => ({

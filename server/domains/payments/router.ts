@@ -5,6 +5,7 @@ import { adminProcedure, clientProcedure, serverProcedure } from '../../trpc/pro
 import * as schemas from '../../../contract/schemas/payments.js';
 import * as service from './service.js';
 import * as purchases from './purchases.js';
+import * as transactions from './transactions.js';
 
 const op = restOperations(['Payments']);
 
@@ -66,6 +67,24 @@ export const paymentsRouter = router({
     .output(schemas.purchaseUrlSchema)
     .mutation(({ ctx, input }) => purchases.createPurchaseUrl(ctx.deps, ctx.auth, { ...input, inline_product: input.inline_product as never })),
 
+  billingPortal: op(
+    clientProcedure,
+    'POST /payments/billing-portal/{customer_type}/{customer_id}',
+    'A Stripe Billing Portal URL for the customer (subscriptions, payment methods, invoices); clients: their own user and teams',
+  )
+    .input(schemas.billingPortalSchema)
+    .output(schemas.purchaseUrlSchema)
+    .mutation(({ ctx, input }) => purchases.billingPortalUrl(ctx.deps, ctx.auth, input)),
+
+  stripeAccountSession: op(
+    adminProcedure,
+    'POST /internal/payments/stripe-widgets/account-session',
+    "A client secret for Stripe's embedded Connect components on the project's account",
+  )
+    .input(z.object({}))
+    .output(schemas.accountSessionSchema)
+    .mutation(({ ctx }) => purchases.stripeAccountSession(ctx.deps, ctx.auth)),
+
   setup: op(adminProcedure, 'POST /internal/payments/setup', "Store the project's Stripe secret key and webhook signing secret (sealed; never returned)")
     .input(schemas.stripeSetupSchema)
     .output(schemas.stripeSetupResultSchema)
@@ -80,8 +99,12 @@ export const paymentsRouter = router({
     .output(schemas.stripeAccountInfoSchema)
     .query(({ ctx }) => purchases.stripeAccountInfo(ctx.deps, ctx.auth)),
 
-  transactions: op(adminProcedure, 'GET /internal/payments/transactions', 'Purchases (Stripe and test mode), newest first, cursor-paginated')
+  transactions: op(
+    adminProcedure,
+    'GET /internal/payments/transactions',
+    'Purchases, renewals, refunds, disputes, failed payments, grants and manual changes, newest first, cursor-paginated',
+  )
     .input(schemas.transactionsQuerySchema)
     .output(schemas.transactionListSchema)
-    .query(({ ctx, input }) => purchases.listTransactions(ctx.deps, ctx.auth, input)),
+    .query(({ ctx, input }) => transactions.listTransactions(ctx.deps, ctx.auth, input)),
 });

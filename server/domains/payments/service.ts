@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { decodeKeysetCursor, encodeKeysetCursor } from '../../db/keyset-cursor.js';
 import { schemaErrorFromIssues } from '../../errors/wire.js';
 import { uuidSchema } from '../../../contract/validation/schemas.js';
+import { itemsOf, recordGrantOrChange } from './transactions.js';
 
 /**
  * Payments (issue 18): customers, items and their ledger, products a customer holds.
@@ -113,8 +114,19 @@ export async function updateItemQuantity(
     if (change.delta < 0 && before + change.delta < 0 && !mayOverdraw) {
       throw new KnownErrors.ItemQuantityInsufficientAmount(itemId, customer.id, change.delta);
     }
+    const rowId = randomUUID();
+    await recordGrantOrChange(trx, customer, {
+      sourceKey: `manual:${rowId}`,
+      type: 'manual_change',
+      productId: null,
+      product: null,
+      quantity: null,
+      items: { [itemId]: change.delta },
+      description: change.description ?? null,
+      at: now,
+    });
     await q.insertLedgerRow(trx, customer, {
-      id: randomUUID(),
+      id: rowId,
       item_id: itemId,
       delta: change.delta,
       expires_at: change.expires_at_millis != null ? new Date(change.expires_at_millis) : null,
@@ -265,5 +277,17 @@ export async function grantLocked(
     created_at: now,
   };
   await q.insertCustomerProduct(trx, customer, row);
+  if (source === 'api_grant') {
+    await recordGrantOrChange(trx, customer, {
+      sourceKey: `grant:${row.id}`,
+      type: 'grant',
+      productId,
+      product,
+      quantity,
+      items: itemsOf(product, quantity),
+      description: null,
+      at: now,
+    });
+  }
   return row;
 }

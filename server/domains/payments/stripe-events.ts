@@ -4,7 +4,8 @@ import { exponentialBackoff } from '../../jobs/backoff.js';
 import { enqueue } from '../../jobs/outbox.js';
 import type { Deps } from '../../deps.js';
 import { stripeClient } from './stripe.js';
-import { applyCheckoutSession, stripeKeys } from './purchases.js';
+import { stripeKeys } from './purchases.js';
+import { applyStripeEvent } from './billing.js';
 import * as q from './queries.js';
 
 /**
@@ -26,8 +27,7 @@ export const stripeEventJobKind = defineJobKind<StripeEventPayload, string>({
   parse: (payload) => payloadSchema.parse(payload),
   handle: async (job, { deps }) => {
     if (!job.tenancyId) return 'nothing';
-    if (job.payload.type.startsWith('checkout.session.')) return applyCheckoutSession(deps, job.tenancyId, job.payload.object_id);
-    return 'ignored';
+    return applyStripeEvent(deps, job.tenancyId, job.payload.type, job.payload.object_id);
   },
 });
 

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useHarness, type ProjectFixture } from '../../test/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ProjectFixture } from '../../test/harness.js';
 import { expectKnownError, expectStatus, newUser } from '../../test/team-fixtures.js';
-import { type StripeFake, startStripeFake } from '../../test/stripe-fake.js';
+import type { StripeFake } from '../../test/stripe-fake.js';
+import { SECRET_KEY, WEBHOOK_SECRET, sessionIdOf, until, useStripeHarness } from '../../test/stripe-fixtures.js';
 
-// The fake's port is fixed before the server starts, since the server's env names it.
-const FAKE_PORT = 20_000 + Math.floor(Math.random() * 30_000);
-const WEBHOOK_SECRET = 'whsec_test_secret_for_latch';
-const SECRET_KEY = 'sk_test_latch_fake_key_123';
-const h = useHarness({ stripeApiBase: `http://127.0.0.1:${FAKE_PORT}` });
+const { h, fake: fakeOf, stripeProject: projectWith, itemQuantity } = useStripeHarness();
 let fake: StripeFake;
-beforeAll(async () => {
-  fake = await startStripeFake({ port: FAKE_PORT, webhookSecret: WEBHOOK_SECRET });
-});
-afterAll(async () => {
-  await fake?.close();
+beforeAll(() => {
+  fake = fakeOf();
 });
 
 const PAYMENTS = {
@@ -29,27 +23,8 @@ const PAYMENTS = {
   },
 };
 
-async function stripeProject(config: Record<string, unknown> = {}) {
-  const project = await h.createProject({ config: { payments: { ...PAYMENTS, ...config } } });
-  const setup = await h.post('/internal/payments/setup', { stripe_secret_key: SECRET_KEY, stripe_webhook_secret: WEBHOOK_SECRET }, project.admin());
-  expectStatus(setup, 200);
-  const tenancyId = String(setup.body.webhook_url).split('/').pop()!;
-  const webhook = `${h.url}/api/v1/integrations/stripe/webhooks/${tenancyId}`;
-  const user = await newUser(h, project);
-  return { project, user, webhook, tenancyId };
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-const credits = (p: ProjectFixture, userId: string) => h.get(`/payments/items/user/${userId}/credits`, p.server()).then((r) => r.body.quantity as number);
-const sessionIdOf = (url: string) => url.split('/').pop()!;
+const stripeProject = (config: Record<string, unknown> = {}) => projectWith({ ...PAYMENTS, ...config });
+const credits = (p: ProjectFixture, userId: string) => itemQuantity(p, userId, 'credits');
 
 describe('Stripe setup', () => {
   it('answers STRIPE_ACCOUNT_INFO_NOT_FOUND before setup, seals the secrets, and reads the account after', async () => {
@@ -118,10 +93,9 @@ describe('checkout', () => {
     expect(txs.body.transactions).toEqual([
       expect.objectContaining({
         type: 'purchase',
-        mode: 'stripe',
         test_mode: false,
-        status: 'completed',
         product_id: 'pro',
+        items: { credits: 100 },
         currency: 'USD',
         amount_minor: 999,
         customer_id: user.id,
@@ -207,7 +181,7 @@ describe('checkout', () => {
     expect(fake.sessions.size).toBe(before);
     expect(await credits(project, user.id)).toBe(100);
     const txs = await h.get('/internal/payments/transactions?customer_type=user', project.admin());
-    expect(txs.body.transactions).toEqual([expect.objectContaining({ mode: 'test', test_mode: true, status: 'completed', amount_minor: 999 })]);
+    expect(txs.body.transactions).toEqual([expect.objectContaining({ type: 'purchase', test_mode: true, amount_minor: 999 })]);
   }, 60_000);
 });
 
@@ -236,4 +210,25 @@ describe('tenancy', () => {
     ).toBe(100);
     expect(await credits(b.project, b.user.id)).toBe(0);
   }, 90_000);
+});
+
+describe('billing portal and account session', () => {
+  it('gives a customer a Billing Portal URL for the stored Stripe customer, and the console an account session', async () => {
+    const { project, user } = await stripeProject();
+    const portal = await h.post('/payments/billing-portal/user/me', { return_url: 'http://localhost:3000/account' }, user.client);
+    expectStatus(portal, 200);
+    expect(portal.body.url).toMatch(new RegExp(`^${fake.url}/portal/bps_`));
+    const again = await h.post('/payments/billing-portal/user/me', { return_url: 'http://localhost:3000/account' }, user.client);
+    expect(fake.objects.get(sessionIdOf(again.body.url))!.customer).toBe(fake.objects.get(sessionIdOf(portal.body.url))!.customer);
+    expectKnownError(
+      await h.post('/payments/billing-portal/custom/someone', { return_url: 'http://localhost:3000/a' }, user.client),
+      401,
+      'INSUFFICIENT_ACCESS_TYPE',
+    );
+    const session = await h.post('/internal/payments/stripe-widgets/account-session', {}, project.admin());
+    expectStatus(session, 200);
+    expect(session.body.client_secret).toMatch(/^acs_secret_/);
+    const bare = await h.createProject();
+    expectKnownError(await h.post('/internal/payments/stripe-widgets/account-session', {}, bare.admin()), 404, 'STRIPE_ACCOUNT_INFO_NOT_FOUND');
+  }, 60_000);
 });

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll } from 'vitest';
+import { useHarness, type ProjectFixture } from './harness.js';
+import { expectStatus, newUser } from './team-fixtures.js';
+import { type StripeFake, startStripeFake } from './stripe-fake.js';
+
+/**
+ * One Latch server and one Stripe fake per test file, wired together: the fake's port is fixed
+ * before the server starts, since the server's env names it (LATCH_STRIPE_API_BASE).
+ */
+export const WEBHOOK_SECRET = 'whsec_test_secret_for_latch';
+export const SECRET_KEY = 'sk_test_latch_fake_key_123';
+
+export function useStripeHarness() {
+  const port = 20_000 + Math.floor(Math.random() * 30_000);
+  const h = useHarness({ stripeApiBase: `http://127.0.0.1:${port}` });
+  const state: { fake: StripeFake | null } = { fake: null };
+  beforeAll(async () => {
+    state.fake = await startStripeFake({ port, webhookSecret: WEBHOOK_SECRET });
+  });
+  afterAll(async () => {
+    await state.fake?.close();
+  });
+  const fake = (): StripeFake => {
+    if (!state.fake) throw new Error('the Stripe fake is not started yet');
+    return state.fake;
+  };
+
+  /** A project with this payments config and Stripe set up, a user, and the project's webhook URL. */
+  async function stripeProject(payments: Record<string, unknown>) {
+    const project = await h.createProject({ config: { payments } });
+    const setup = await h.post('/internal/payments/setup', { stripe_secret_key: SECRET_KEY, stripe_webhook_secret: WEBHOOK_SECRET }, project.admin());
+    expectStatus(setup, 200);
+    const tenancyId = String(setup.body.webhook_url).split('/').pop()!;
+    const webhook = `${h.url}/api/v1/integrations/stripe/webhooks/${tenancyId}`;
+    const user = await newUser(h, project);
+    return { project, user, webhook, tenancyId };
+  }
+
+  const itemQuantity = (p: ProjectFixture, userId: string, itemId: string) =>
+    h.get(`/payments/items/user/${userId}/${itemId}`, p.server()).then((r) => r.body.quantity as number);
+
+  return { h, fake, stripeProject, itemQuantity };
+}
+
+/** Polls until `done` (the jobs worker applies webhooks asynchronously). */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+export const sessionIdOf = (url: string) => url.split('/').pop()!;
