@@ -17,6 +17,7 @@ import { MfaFeature } from './features/mfa.js';
 import { PasskeysFeature } from './features/passkeys.js';
 import { OAuthFeature } from './features/oauth.js';
 import { PasswordFeature } from './features/password.js';
+import { FeatureSupportFeature } from './features/feature-support.js';
 import { PaymentsFeature } from './features/payments.js';
 import { PermissionsFeature } from './features/permissions.js';
 import { ProjectsFeature } from './features/projects.js';
@@ -63,6 +64,7 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
     CliFeature,
     PasskeysFeature,
     OAuthFeature,
+    FeatureSupportFeature,
     PaymentsFeature {}
 
 /**
@@ -94,5 +96,6 @@ composeFeatures(ClientApp, [
   CliFeature,
   PasskeysFeature,
   OAuthFeature,
+  FeatureSupportFeature,
   PaymentsFeature,
 ]);
