@@ -55,6 +55,7 @@ export const IDEMPOTENT_MUTATIONS: ReadonlySet<string> = new Set([
   'oauth.deleteProvider',
   'passkeys.delete',
   'webhooks.deleteEndpoint',
+  'workflowTokens.revoke',
 ]);
 
 /** The access level an app calls with: the contract's `AccessType` (`x-latch-access-type`). */
