@@ -25,9 +25,14 @@ export const workflowTokensRouter = router({
     .output(shortList(schemas.workflowTokenSchema))
     .query(async ({ ctx }) => ({ items: (await service.listWorkflowTokens(ctx.deps, ctx.auth)).map(toDto), is_paginated: false as const })),
 
-  create: op(adminProcedure, 'POST /internal/workflow-tokens', 'A workflow token: server access to this project until it expires; shown only in this response', {
-    successStatus: 201,
-  })
+  create: op(
+    adminProcedure,
+    'POST /internal/workflow-tokens',
+    'A workflow token: server access to this project until it expires; shown only in this response',
+    {
+      successStatus: 201,
+    },
+  )
     .input(schemas.workflowTokenCreateSchema)
     .output(schemas.workflowTokenWithSecretSchema)
     .mutation(async ({ ctx, input }) => {
