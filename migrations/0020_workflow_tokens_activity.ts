@@ -1,6 +1,39 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
-/** Workflow tokens, webhook-service tokens and the daily activity table (issue 19 items 3, 5, 7). Reserved; filled by its branch. */
-export async function up(_db: Kysely<unknown>): Promise<void> {}
+/**
+ * Workflow tokens and the daily activity history (issue 19 items 5 and 7). The webhook-service
+ * token is a signed JWT (no table).
+ *
+ * - workflow_tokens: server access for one project's automations, presented in
+ *   x-latch-workflow-token. Only the SHA-256 of the token is stored; every token expires.
+ * - user_daily_activity: one row per (tenancy, UTC day, user) the user was active, written by the
+ *   throttled last-active update (at most once a minute per user, ON CONFLICT DO NOTHING), so daily
+ *   active users is a real history. No foreign key to users: a deleted user's days stay counted
+ *   (the row holds only a random id); the tenancy's deletion removes them.
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  const statements = [
+    sql`CREATE TABLE workflow_tokens (
+      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
+      id uuid NOT NULL,
+      token_hash text NOT NULL,
+      description text NOT NULL DEFAULT '',
+      created_at timestamptz NOT NULL DEFAULT now(),
+      expires_at timestamptz NOT NULL,
+      PRIMARY KEY (tenancy_id, id)
+    )`,
+    sql`CREATE UNIQUE INDEX workflow_tokens_hash_idx ON workflow_tokens (tenancy_id, token_hash)`,
+    sql`CREATE TABLE user_daily_activity (
+      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
+      day date NOT NULL,
+      user_id uuid NOT NULL,
+      PRIMARY KEY (tenancy_id, day, user_id)
+    )`,
+  ];
+  for (const statement of statements) await statement.execute(db);
+}
 
-export async function down(_db: Kysely<unknown>): Promise<void> {}
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE IF EXISTS user_daily_activity`.execute(db);
+  await sql`DROP TABLE IF EXISTS workflow_tokens`.execute(db);
+}

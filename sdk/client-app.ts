@@ -18,6 +18,7 @@ import { PasskeysFeature } from './features/passkeys.js';
 import { NotificationsFeature } from './features/notifications.js';
 import { OAuthFeature } from './features/oauth.js';
 import { PasswordFeature } from './features/password.js';
+import { FeatureSupportFeature } from './features/feature-support.js';
 import { PaymentsFeature } from './features/payments.js';
 import { PermissionsFeature } from './features/permissions.js';
 import { ProjectsFeature } from './features/projects.js';
@@ -65,6 +66,7 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
     CliFeature,
     PasskeysFeature,
     OAuthFeature,
+    FeatureSupportFeature,
     PaymentsFeature,
     NotificationsFeature {}
 
@@ -97,6 +99,7 @@ composeFeatures(ClientApp, [
   CliFeature,
   PasskeysFeature,
   OAuthFeature,
+  FeatureSupportFeature,
   PaymentsFeature,
   NotificationsFeature,
 ]);

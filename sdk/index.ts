@@ -129,6 +129,7 @@ export {
   type UserList,
   type UserListQuery,
 } from './server-app.js';
+export { FeatureNotSupportedError, type FeatureSupport } from './features/feature-support.js';
 export { OAUTH_OUTER_STATE_COOKIE_PREFIX, OAUTH_OUTER_STATE_COOKIE_SECONDS, codeChallengeS256 } from './features/oauth.js';
 export { cookieTokenStore, memoryTokenStore, type TokenPair, type TokenStore, type TokenStoreInit } from './tokens.js';
 export { DEFAULT_BASE_URL, type RouterInputs, type RouterOutputs } from './transport.js';

@@ -58,6 +58,7 @@ export const IDEMPOTENT_MUTATIONS: ReadonlySet<string> = new Set([
   'webhooks.deleteEndpoint',
   'emailContent.deleteTemplate',
   'emailContent.deleteDraft',
+  'workflowTokens.revoke',
 ]);
 
 /** The access level an app calls with: the contract's `AccessType` (`x-latch-access-type`). */

@@ -19,7 +19,9 @@ import { apiKeysRouter } from './domains/api-keys/router.js';
 import { authRouter } from './domains/auth/router.js';
 import { dataVaultRouter } from './domains/data-vault/router.js';
 import { webhooksRouter } from './domains/webhooks/router.js';
+import { workflowTokensRouter } from './domains/workflow-tokens/router.js';
 import { contactChannelsRouter } from './domains/contact-channels/router.js';
+import { featureSupportRouter } from './domains/feature-support/router.js';
 import { emailsRouter } from './domains/emails/router.js';
 import { emailContentRouter } from './domains/emails/content/router.js';
 import { metricsRouter } from './domains/metrics/router.js';
@@ -61,6 +63,8 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   notifications: notificationsRouter,
   aiChat: aiChatRouter,
+  workflowTokens: workflowTokensRouter,
+  featureSupport: featureSupportRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -51,11 +51,11 @@ export function OverviewPage({ projectId, admin, project }: PageProps) {
               <BarChart data={data.sign_ups_per_day} label="Sign-ups per day" />
             </Card>
             <div className="two">
-              <Card title="Last seen per day">
+              <Card title="Daily active users">
                 <p className="muted small" style={{ marginTop: 0 }}>
-                  Users by the day of their most recent activity.
+                  Users who signed up or used the app each day (kept per day).
                 </p>
-                <BarChart data={data.last_active_per_day} label="Users last seen per day" height={150} width={380} />
+                <BarChart data={data.daily_active_users} label="Daily active users" height={150} width={380} />
               </Card>
               <Card title="Users by sign-in method">
                 <ProportionBars

@@ -5,6 +5,8 @@ import { Link } from '../components/router.js';
 import { ErrorMessage, Loading } from '../components/ui.js';
 import { useOwner } from '../session.js';
 import { ApiKeysPage } from './api-keys.js';
+import { DataVaultPage } from './data-vault.js';
+import { WebhooksPage } from './webhooks.js';
 import { AuthMethodsPage } from './auth-methods.js';
 import { DomainsPage } from './domains.js';
 import { PaymentsPage } from './payments.js';
@@ -29,6 +31,8 @@ export const PAGES: Array<{ id: string; label: string; section: string }> = [
   { id: 'emails', label: 'Emails', section: 'Configuration' },
   { id: 'ai-chat', label: 'AI assistant', section: 'Configuration' },
   { id: 'payments', label: 'Payments', section: 'Configuration' },
+  { id: 'webhooks', label: 'Webhooks', section: 'Configuration' },
+  { id: 'data-vault', label: 'Data vault', section: 'Configuration' },
   { id: 'settings', label: 'Project settings', section: 'Configuration' },
 ];
 
@@ -73,6 +77,12 @@ export function ProjectPage({ projectId, page, itemId }: { projectId: string; pa
         break;
       case 'payments':
         content = <PaymentsPage {...props} />;
+        break;
+      case 'webhooks':
+        content = <WebhooksPage {...props} />;
+        break;
+      case 'data-vault':
+        content = <DataVaultPage {...props} />;
         break;
       case 'api-keys':
         content = <ApiKeysPage {...props} />;

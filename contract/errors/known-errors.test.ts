@@ -96,6 +96,7 @@ const samplesWithArguments: { [K in KeyWithArguments]: () => KnownErrorOf<K> } &
   WebhookEndpointNotFound: () => new KnownErrors.WebhookEndpointNotFound('5a0e6f7c-0000-4000-8000-000000000000'),
   WebhookDeliveryNotFound: () => new KnownErrors.WebhookDeliveryNotFound('5a0e6f7c-0000-4000-8000-000000000001'),
   WebhookUrlNotAllowed: () => new KnownErrors.WebhookUrlNotAllowed(),
+  WebhooksTokenOutOfScope: () => new KnownErrors.WebhooksTokenOutOfScope(),
   RecentSignInRequired: () => new KnownErrors.RecentSignInRequired(300),
   NotificationCategoryNotFound: () => new KnownErrors.NotificationCategoryNotFound('Newsletter'),
   NotificationCategoryCannotBeDisabled: () => new KnownErrors.NotificationCategoryCannotBeDisabled('Transactional'),

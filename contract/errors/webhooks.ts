@@ -17,4 +17,10 @@ export const webhookErrors = {
     400,
     'Webhook URLs must be http(s) URLs without credentials whose host resolves to a public address (private, loopback and link-local addresses are refused unless the deployment sets LATCH_WEBHOOKS_ALLOW_PRIVATE=true).',
   ),
+
+  WebhooksTokenOutOfScope: defineFixedError(
+    'WEBHOOKS_TOKEN_OUT_OF_SCOPE',
+    401,
+    "The token in x-latch-admin-access-token is a webhooks token (from POST /webhooks/latch-token): it manages only this project's webhooks (/internal/webhooks/*). Use an owner's admin access token or the super secret admin key.",
+  ),
 } as const;

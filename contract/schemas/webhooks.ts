@@ -95,3 +95,19 @@ export const webhookTestEventResultSchema = z.object({ message_id: z.string(), d
 export const webhookReplayResultSchema = z.object({ replayed: z.number() });
 
 export const webhookServiceTokenSchema = z.object({ token: z.string(), expires_at_millis: z.number() });
+
+/**
+ * The webhook-service token (spec: POST /webhooks/{webhook-service}-token; Latch is its own webhook
+ * service, so the path is /webhooks/latch-token): a JWT signed with the project's signing key, with
+ * this audience, for one hour. Sent as x-latch-admin-access-token with access type admin, it is
+ * accepted on /internal/webhooks/* only (WEBHOOKS_TOKEN_OUT_OF_SCOPE elsewhere).
+ */
+export const WEBHOOKS_TOKEN_AUDIENCE = 'latch:webhooks';
+export const WEBHOOKS_TOKEN_TTL_SECONDS = 3600;
+
+export const webhooksTokenSchema = z.object({
+  token: z.string(),
+  expires_at_millis: z.number(),
+  /** The routes it is accepted on. */
+  scope: z.literal('/internal/webhooks/*'),
+});

@@ -1,7 +1,8 @@
 /** Payments: items, products and checkout for users, teams and custom customers (issue 18). */
-import { AppCore } from '../core.js';
 import { KnownErrors } from '../errors.js';
+import { AppCore } from '../core.js';
 import type { RouterInputs, RouterOutputs } from '../transport.js';
+import { FeatureSupportFeature } from './feature-support.js';
 
 /** A customer's quantity of an item: `quantity` may be negative (debt); `non_negative_quantity` is floored at 0. */
 export type PaymentItem = RouterOutputs['payments']['getItem'];
@@ -22,7 +23,7 @@ export type PaymentTransactionsQuery = RouterInputs['payments']['transactions'];
 const customer = (c: PaymentCustomer) => ({ customer_type: c.customerType, customer_id: c.customerId });
 
 /** Items, products and checkout as the signed-in user (clients: their own user and their teams). */
-export abstract class PaymentsFeature extends AppCore {
+export abstract class PaymentsFeature extends FeatureSupportFeature {
   /**
    * A customer's quantity of an item.
    *
@@ -60,6 +61,8 @@ export abstract class PaymentsFeature extends AppCore {
    * location.href = await app.createCheckoutUrl({ customerType: 'user', customerId: 'me', productId: 'pro', priceId: 'monthly', returnUrl: location.href });
    */
   async createCheckoutUrl(input: CheckoutInput): Promise<string> {
+    // A self-hosted server may have no Stripe keys for this project: say so before a checkout is attempted.
+    await this.requireFeatureSupport('payments');
     const asSession = this.sessionFor(input.customerType === 'user' ? input.customerId : undefined, this.accessLevel() === 'client');
     const { url } = await this.call(
       (context) =>

@@ -35,6 +35,8 @@ export interface AuthContext {
   user: AccessTokenClaims | null;
   /** When admin access came from an owner's internal-project token: that owner's user id. */
   adminUserId: string | null;
+  /** Admin access narrowed to one area: a webhooks token (POST /webhooks/latch-token) is good for /internal/webhooks/* only. */
+  scope?: 'webhooks';
 }
 
 /** The credentials a request presents, read from its x-latch-* headers (trpc/context.ts). */
@@ -49,6 +51,8 @@ export interface LatchHeaders {
   superSecretAdminKey: string | null;
   adminAccessToken: string | null;
   allowAnonymousUser: boolean;
+  /** x-latch-workflow-token: server access for one project's automation (access/resolve.ts); absent where no header is read. */
+  workflowToken?: string | null;
   /** x-latch-auth, unparsed: checked when auth is resolved so a bad value is a catalogued error. */
   authHeader: string | null;
 }

@@ -9,6 +9,8 @@ import { type AccessTokenClaims, TokenVerificationError } from '../crypto/jwt.js
 import { hashSecret } from '../crypto/tokens.js';
 import { DEFAULT_BRANCH_ID, INTERNAL_PROJECT_ID, effectiveConfig } from '../../contract/config/project-config.js';
 import { findOwnerAccess, findProjectForRequest, type KeyColumn, type ProjectForRequest } from '../domains/projects/queries.js';
+import { findWorkflowTokenByHash } from '../domains/workflow-tokens/queries.js';
+import { WEBHOOKS_TOKEN_AUDIENCE } from '../../contract/schemas/webhooks.js';
 import { ProjectAuthCache } from './project-auth-cache.js';
 import { ACCESS_TYPES, type AccessType, type AuthContext, type LatchHeaders, type ProjectRecord, type Tenancy } from './context.js';
 
@@ -104,6 +106,17 @@ function projectRecordOf(row: ProjectForRequest): ProjectRecord {
   return record;
 }
 
+/**
+ * A workflow token (x-latch-workflow-token) is checked whenever it is sent, against this request's
+ * tenancy only: another project's token does not exist here. One indexed read, not cached, so a
+ * revoked token is refused at once.
+ */
+async function checkWorkflowToken(deps: Deps, tenancyId: string, token: string): Promise<void> {
+  const row = await findWorkflowTokenByHash(deps.db, tenancyId, hashSecret(token));
+  if (!row) throw new KnownErrors.WorkflowTokenDoesNotExist();
+  if (row.expires_at.getTime() <= Date.now()) throw new KnownErrors.WorkflowTokenExpired();
+}
+
 /** The order of checks follows spec sections 6 and 8; each failure is a catalogued error. */
 export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options: { ignoreAccessToken?: boolean } = {}): Promise<AuthContext | null> {
   const parsed = applyAuthHeader(rawHeaders);
@@ -124,18 +137,27 @@ export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options:
   const project = projectRecordOf(row);
   const tenancy: Tenancy = { id: row.tenancy_id, projectId: row.id, branchId: h.branchId ?? DEFAULT_BRANCH_ID };
 
+  if (h.workflowToken) await checkWorkflowToken(deps, tenancy.id, h.workflowToken);
+
   let adminUserId: string | null = null;
+  let scope: AuthContext['scope'];
   if (type === 'client') {
     // The internal project's client is the admin console: a public client that needs no key.
     if (!h.publishableClientKey && project.id !== INTERNAL_PROJECT_ID) throw new KnownErrors.PublishableClientKeyRequiredForProject(project.id);
     if (h.publishableClientKey && !row.key_valid) throw new KnownErrors.InvalidPublishableClientKey(project.id);
   } else if (type === 'server') {
-    if (!h.secretServerKey) throw new KnownErrors.ServerAuthenticationRequired();
-    if (!row.key_valid) throw new KnownErrors.InvalidSecretServerKey(project.id);
+    // A valid workflow token (checked above) stands in for the secret server key.
+    if (!h.secretServerKey && !h.workflowToken) throw new KnownErrors.ServerAuthenticationRequired();
+    if (h.secretServerKey && !row.key_valid) throw new KnownErrors.InvalidSecretServerKey(project.id);
   } else if (h.superSecretAdminKey) {
     if (!row.key_valid) throw new KnownErrors.InvalidSuperSecretAdminKey(project.id);
   } else if (h.adminAccessToken) {
     const owner = await verifyUserToken(deps, h.adminAccessToken, 'admin');
+    if (owner.aud === WEBHOOKS_TOKEN_AUDIENCE) {
+      // A webhooks token: signed for this project and branch only, narrowed by the procedure (trpc/procedures.ts).
+      if (owner.project_id !== project.id || owner.branch_id !== tenancy.branchId) throw new KnownErrors.InvalidProjectForAdminAccessToken();
+      return { type, project, tenancy, user: null, adminUserId: null, scope: 'webhooks' };
+    }
     if (owner.project_id !== INTERNAL_PROJECT_ID || owner.is_anonymous) throw new KnownErrors.InvalidProjectForAdminAccessToken();
     // Revocation is immediate for owners too: a signed-out (or deleted) owner's token is expired.
     const access = await findOwnerAccess(deps.db, project.id, owner.sub, owner.refresh_token_id);

@@ -444,6 +444,23 @@ export interface DataVaultEntriesTable {
   updated_at: Timestamp;
 }
 
+/** Workflow tokens (migration 0020): server access for one project's automations; only the token's hash is stored. */
+export interface WorkflowTokensTable {
+  tenancy_id: string;
+  id: string;
+  token_hash: string;
+  description: Generated<string>;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+}
+
+/** One row per UTC day a user was active (migration 0020); written with the throttled last-active update. */
+export interface UserDailyActivityTable {
+  tenancy_id: string;
+  day: ColumnType<string, string, never>;
+  user_id: string;
+}
+
 /** Outbound webhook endpoints (migration 0015); event_types is a JSON array, or null for every event. */
 export interface WebhookEndpointsTable {
   tenancy_id: string;
@@ -614,6 +631,8 @@ export interface DB {
   email_sent: EmailSentTable;
   stripe_subscriptions: StripeSubscriptionsTable;
   payment_transactions: PaymentTransactionsTable;
+  workflow_tokens: WorkflowTokensTable;
+  user_daily_activity: UserDailyActivityTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

@@ -81,6 +81,7 @@ let invitationId: string;
 /** U1's primary email channel, and the invitation email A queued. */
 let u1ChannelId: string;
 let aEmailId: string;
+let aWorkflowTokenId: string;
 const RANDOM = Math.random().toString(36).slice(2);
 /** An AI chat thread id of A's (the chat is off in this server, so nothing is ever stored under it). */
 const A_THREAD = randomUUID();
@@ -142,6 +143,8 @@ function valueOfA(path: string, name: string): string | undefined {
       return aKeySetId;
     case 'permission_id':
       return path.startsWith('/team-') ? TEAM_PERMISSION : PROJECT_PERMISSION;
+    case 'token_id':
+      return aWorkflowTokenId;
     default:
       return undefined;
   }
@@ -220,6 +223,8 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'POST /data-vault/stores/{store}/set': () => ({ hashed_key: 'a-hashed-key', encrypted_value: 'written-by-a-stranger' }),
   'POST /internal/webhooks/endpoints': () => ({ url: 'https://hooks.example.com/latch' }),
   'POST /internal/webhooks/endpoints/{endpoint_id}/replay': () => ({ since_millis: 0 }),
+  'POST /internal/workflow-tokens': () => ({ description: 'probe', expires_in_seconds: 600 }),
+  'POST /check-feature-support': () => ({ feature_name: 'payments', client_version: 'probe' }),
   'POST /auth/passkey/register': () => ({
     credential: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AAAA', attestationObject: 'AAAA' }, clientExtensionResults: {} },
     code: 'not-a-code-of-anyone',
@@ -565,6 +570,7 @@ beforeAll(async () => {
   ).id;
   u1ChannelId = (await ok<{ items: { id: string }[] }>(h.get(`/contact-channels?user_id=${U1.userId}`, A.server()), "U1's contact channels")).items[0]!.id;
   aEmailId = (await ok<{ items: { id: string }[] }>(h.get('/internal/emails', A.admin()), "A's emails")).items[0]!.id;
+  aWorkflowTokenId = (await ok<{ id: string }>(h.post('/internal/workflow-tokens', { description: "A's automation" }, A.admin()), "A's workflow token")).id;
 }, 60_000);
 afterAll(async () => h?.close());
 

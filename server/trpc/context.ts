@@ -38,6 +38,7 @@ export function parseLatchHeaders(req: IncomingMessage): LatchHeaders {
     superSecretAdminKey: header(req, 'x-latch-super-secret-admin-key'),
     adminAccessToken: header(req, 'x-latch-admin-access-token'),
     allowAnonymousUser: header(req, 'x-latch-allow-anonymous-user') === 'true',
+    workflowToken: header(req, 'x-latch-workflow-token'),
     authHeader: header(req, 'x-latch-auth'),
   };
 }

@@ -49,6 +49,11 @@ export function accessProcedure<const A extends readonly AccessType[]>(...allowe
   return accessProcedureWith({ ignoreAccessToken: false, liveSession: true }, ...allowed);
 }
 
+/** Admin access, also open to a webhooks token (POST /webhooks/latch-token): the /internal/webhooks/* routes. */
+export function webhooksAdminProcedure() {
+  return accessProcedureWith({ ignoreAccessToken: false, liveSession: true, scope: 'webhooks' }, 'admin');
+}
+
 /**
  * For the ways in (sign-in, sign-up, password reset, magic link): they act for a caller who is not
  * signed in yet, so an access token sent along is not checked for a live session here. The one
@@ -65,12 +70,17 @@ export function projectAccessProcedure<const A extends readonly AccessType[]>(..
   return accessProcedureWith({ ignoreAccessToken: true, liveSession: false }, ...allowed);
 }
 
-function accessProcedureWith<const A extends readonly AccessType[]>(options: { ignoreAccessToken: boolean; liveSession: boolean }, ...allowed: A) {
+function accessProcedureWith<const A extends readonly AccessType[]>(
+  options: { ignoreAccessToken: boolean; liveSession: boolean; scope?: AuthContext['scope'] },
+  ...allowed: A
+) {
   // One middleware, not two: tRPC copies the whole context at every level of the chain.
   return t.procedure.use(async ({ ctx, next, getRawInput }) => {
     const auth = await (options.ignoreAccessToken ? ctx.getProjectAuth() : ctx.getAuth());
     if (!auth) throw authenticationRequired(allowed);
     if (!allowed.includes(auth.type)) throw new KnownErrors.InsufficientAccessType(auth.type, [...allowed]);
+    // A narrowed credential (a webhooks token) works only where the procedure accepts its scope.
+    if (auth.scope !== undefined && auth.scope !== options.scope) throw new KnownErrors.WebhooksTokenOutOfScope();
     if (options.liveSession) await requireLiveSession(ctx.deps, auth);
     // The auth checks come first, then the input guard: the order of the former two middlewares.
     await refuseUnstorableInput(getRawInput);

@@ -38,6 +38,8 @@ describe('GET /internal/metrics', () => {
     const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
     expect(res.body.sign_ups_per_day.find((d: { date: string }) => d.date === threeDaysAgo)?.count).toBe(1);
     expect(res.body.last_active_per_day.at(-1)).toEqual({ date: today(), count: 2 });
+    // Signing up is activity: today's two sign-ups are today's daily active users (anonymous left out).
+    expect(res.body.daily_active_users.at(-1)).toEqual({ date: today(), count: 2 });
 
     const withAnonymous = await h.get('/internal/metrics?include_anonymous=true', project.admin());
     expectStatus(withAnonymous, 200);
@@ -69,6 +71,37 @@ describe('GET /internal/metrics', () => {
     const after = await h.get('/internal/metrics', project.admin());
     expect(after.body.last_active_per_day.at(-1)).toEqual({ date: today(), count: 1 });
     expect(after.body.sign_ups_per_day.at(-1)).toEqual({ date: today(), count: 0 });
+  });
+
+  it('keeps daily active users as a history: a user active on two days counts on both', async () => {
+    const project = await h.createProject();
+    const other = await h.createProject();
+    const user = await h.signUpUser(project);
+    const stranger = await h.signUpUser(other);
+    await sql`update users set signed_up_at = now() - interval '10 days', last_active_at = now() - interval '1 hour' where id = ${user.userId}`.execute(
+      h.latch.deps.db,
+    );
+    // A day five days back from the history (as an earlier touch wrote it), then the user acts today.
+    const fiveDaysAgo = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
+    await sql`insert into user_daily_activity (tenancy_id, day, user_id) select tenancy_id, ${fiveDaysAgo}::date, id from users where id = ${user.userId}`.execute(
+      h.latch.deps.db,
+    );
+    expectStatus(await h.get('/users/me', project.client(user.accessToken)), 200);
+    expectStatus(await h.get('/users/me', other.client(stranger.accessToken)), 200);
+    const series = async () => (await h.get('/internal/metrics', project.admin())).body.daily_active_users as { date: string; count: number }[];
+    await expect.poll(async () => (await series()).at(-1)).toEqual({ date: today(), count: 1 });
+    const days = await series();
+    expect(days).toHaveLength(30);
+    expect(days.find((d) => d.date === fiveDaysAgo)?.count).toBe(1);
+    // Last seen is today only; the history keeps the earlier days (and the sign-up day, ten days back).
+    // The other project's user is not here.
+    const tenDaysAgo = new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10);
+    expect(days.find((d) => d.date === tenDaysAgo)?.count).toBe(1);
+    expect(days.reduce((sum, d) => sum + d.count, 0)).toBe(3);
+    // One row per user and day however often they act (ON CONFLICT DO NOTHING).
+    await sql`update users set last_active_at = now() - interval '1 hour' where id = ${user.userId}`.execute(h.latch.deps.db);
+    const rows = await sql<{ n: number }>`select count(*)::int as n from user_daily_activity where user_id = ${user.userId}`.execute(h.latch.deps.db);
+    expect(Number(rows.rows[0]!.n)).toBe(2);
   });
 
   it('needs admin access', async () => {

@@ -75,3 +75,44 @@ export async function dailyCounts(
     lastActive: new Map(lastActive.map((row) => [row.day, Number(row.count)])),
   };
 }
+
+/**
+ * Daily active users per UTC day since `since`: the users with a user_daily_activity row that day
+ * (written by the throttled last-active update) or who signed up that day (a sign-up is activity,
+ * and its last_active_at starts at now, so the first minute's touch writes nothing). A range scan
+ * of the (tenancy_id, day, user_id) key plus the sign-up index.
+ */
+export async function dailyActiveUsers(db: Executor, tenancyId: string, since: Date, includeAnonymous: boolean): Promise<Map<string, number>> {
+  const activity = db
+    .selectFrom('user_daily_activity')
+    .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), 'user_id'])
+    .where('tenancy_id', '=', tenancyId)
+    .where('day', '>=', sql<string>`(${since}::timestamptz at time zone 'UTC')::date`)
+    .union(
+      db
+        .selectFrom('users')
+        .select([sql<string>`to_char(signed_up_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'), 'id as user_id'])
+        .where('tenancy_id', '=', tenancyId)
+        .where('signed_up_at', '>=', since),
+    );
+  const rows = await db
+    .selectFrom(activity.as('a'))
+    .select(['a.day', sql<number>`count(*)::int`.as('count')])
+    // Anonymous users are left out unless asked for; a deleted user's days still count.
+    .$if(!includeAnonymous, (qb) =>
+      qb.where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('users')
+              .select('users.id')
+              .where('users.tenancy_id', '=', tenancyId)
+              .whereRef('users.id', '=', 'a.user_id')
+              .where('users.is_anonymous', '=', true),
+          ),
+        ),
+      ),
+    )
+    .groupBy('a.day')
+    .execute();
+  return new Map(rows.map((row) => [row.day, Number(row.count)]));
+}

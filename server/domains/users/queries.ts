@@ -82,20 +82,30 @@ export async function setSelectedTeam(db: Executor, tenancyId: string, userId: s
 
 /**
  * Marks the user active now, unless that was done in the last minute (another instance may just
- * have): access/policy.ts noteUserActive calls it, throttled, beside the response. Precompiled: it
- * runs on the hot routes (a prepared statement on PostgreSQL).
+ * have), and records today (UTC) in user_daily_activity, the daily-active-users history (ON
+ * CONFLICT DO NOTHING: one row per user and day). access/policy.ts noteUserActive calls it,
+ * throttled to once a minute per user, beside the response: one statement, one round trip.
+ * Precompiled: it runs on the hot routes (a prepared statement on PostgreSQL).
  */
 export async function touchLastActive(db: Executor, tenancyId: string, userId: string): Promise<void> {
-  await touchLastActiveQuery(db, tenancyId, userId);
+  await touchLastActiveQuery(db, tenancyId, userId, tenancyId, userId);
 }
 
-const touchLastActiveQuery = precompiled((db, tenancyId: string, userId: string) =>
+// A data-modifying WITH runs whether or not the statement reads it (PostgreSQL and PGlite alike).
+const touchLastActiveQuery = precompiled((db, tenancyId: string, userId: string, activityTenancyId: string, activityUserId: string) =>
   db
-    .updateTable('users')
-    .set({ last_active_at: sql<Date>`now()` })
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', userId)
-    .where('last_active_at', '<', sql<Date>`now() - interval '60 seconds'`),
+    .with('touched', (w) =>
+      w
+        .updateTable('users')
+        .set({ last_active_at: sql<Date>`now()` })
+        .where('tenancy_id', '=', tenancyId)
+        .where('id', '=', userId)
+        .where('last_active_at', '<', sql<Date>`now() - interval '60 seconds'`)
+        .returning('id'),
+    )
+    .insertInto('user_daily_activity')
+    .values({ tenancy_id: activityTenancyId, day: sql<string>`(now() at time zone 'UTC')::date`, user_id: activityUserId })
+    .onConflict((oc) => oc.doNothing()),
 );
 
 /** Replaces the user's primary email channel (the unique index refuses an auth email in use). */
