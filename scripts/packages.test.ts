@@ -101,7 +101,7 @@ beforeAll(async () => {
   const tarballs = await timed('build + pack', () => packPackages(path.join(work, 'tarballs')));
   await timed('offline install', () => createFreshApp(appDir, tarballs, APP_SOURCE));
   [h, browser] = await serverReady;
-}, 300_000);
+}, 600_000);
 
 afterAll(async () => {
   await browser?.close();

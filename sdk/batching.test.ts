@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ProjectFixture, useHarness } from '../server/test/harness.js';
-import { KnownErrors } from './errors.js';
+import { AdminApp } from './admin-app.js';
+import { KnownErrors, LatchAssertionError } from './errors.js';
 import { ServerApp } from './server-app.js';
 import { useProxy } from './test/proxy.js';
 import { MAX_BATCH_SIZE } from './transport.js';
@@ -39,5 +40,24 @@ describe('batched calls', () => {
     const lists = await Promise.all(queries.map((query) => server.listUsers({ query })));
     expect(lists.map((list) => list.items.length)).toEqual([...Array(MAX_BATCH_SIZE).fill(1), 0, 0]);
     expect(proxy.requests.length - reads).toBe(2);
+  });
+});
+
+describe('AdminApp', () => {
+  it("refuses a current project other than its own: 'The admin project id must match the app's project id.'", async () => {
+    const other = await h.createProject();
+    // A fetch (the app's own option) that sends the calls to the other project, as a misrouting proxy would.
+    const misrouted: typeof fetch = (input, init) => {
+      const headers = {
+        ...(init?.headers as Record<string, string>),
+        'x-latch-project-id': other.id,
+        'x-latch-super-secret-admin-key': other.superSecretAdminKey,
+      };
+      return fetch(input, { ...init, headers });
+    };
+    const admin = new AdminApp({ projectId: project.id, superSecretAdminKey: project.superSecretAdminKey, baseUrl: h.url, fetch: misrouted });
+    await expect(admin.getProject()).rejects.toThrow(new LatchAssertionError("The admin project id must match the app's project id."));
+    const own = new AdminApp({ projectId: project.id, superSecretAdminKey: project.superSecretAdminKey, baseUrl: h.url });
+    expect((await own.getProject()).id).toBe(project.id);
   });
 });
