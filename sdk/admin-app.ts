@@ -19,6 +19,7 @@ import { AdminNotificationsFeature } from './features/notifications.js';
 import { AdminPaymentsFeature } from './features/payments.js';
 import { AdminPermissionsFeature } from './features/permissions.js';
 import { type AdminProject, AdminProjectsFeature } from './features/projects.js';
+import { LatchAssertionError } from './errors.js';
 import { type ServerAppOptions, ServerApp } from './server-app.js';
 import type { TokenStoreInit } from './tokens.js';
 import type { AccessLevel, Credentials } from './transport.js';
@@ -101,7 +102,12 @@ export class AdminApp extends ServerApp {
    * admin.subscribe(() => admin.projectQuery(), (state) => console.log(state.data?.config));
    */
   override projectQuery(): LatchQuery<AdminProject> {
-    return defineQuery(this.appKey('projects.adminCurrent'), () => this.call((context) => this.trpc.projects.adminCurrent.query({}, { context })));
+    return defineQuery(this.appKey('projects.adminCurrent'), async () => {
+      const project = await this.call((context) => this.trpc.projects.adminCurrent.query({}, { context }));
+      // Spec section 4: an admin app never works on a project other than the one it was made for.
+      if (project.id !== this.projectId) throw new LatchAssertionError("The admin project id must match the app's project id.");
+      return project;
+    });
   }
 
   /**

@@ -118,16 +118,20 @@ interface TrpcClientErrorLike {
   data?: { latch?: { code: string; error: string; details?: unknown } } | null;
 }
 
+/** The SDK's error for a tRPC error envelope: its known error (unknown codes: UNSUPPORTED_ERROR), else an assertion error. */
+export function errorOfTrpcShape(error: { message?: string; data?: unknown }): Error {
+  const latch = (error.data as TrpcClientErrorLike['data'])?.latch;
+  if (latch && typeof latch.code === 'string') return knownErrorFromBody({ code: latch.code, error: String(latch.error), details: latch.details });
+  return new LatchAssertionError(`Unexpected response from the Latch server: ${error.message}`);
+}
+
 /**
- * Turns what the tRPC client threw into the SDK's error: the known error the server sent (an
- * instance of its catalogue class; unknown codes become UNSUPPORTED_ERROR), or the transport error
- * our fetch threw (network, assertion), unwrapped.
+ * Turns what a call threw into the SDK's error: the transport's own errors pass as they are; a
+ * tRPC client error (from a tRPC client someone passes) becomes its known error, or its cause.
  */
 export function toLatchError(error: unknown): unknown {
   if (!(error instanceof Error) || error.name !== 'TRPCClientError') return error;
   const trpcError = error as Error & TrpcClientErrorLike;
-  const latch = trpcError.data?.latch;
-  if (latch && typeof latch.code === 'string') return knownErrorFromBody({ code: latch.code, error: String(latch.error), details: latch.details });
-  if (trpcError.cause instanceof Error) return trpcError.cause;
-  return new LatchAssertionError(`Unexpected response from the Latch server: ${trpcError.message}`, { cause: error });
+  if (!trpcError.data?.latch && trpcError.cause instanceof Error) return trpcError.cause;
+  return errorOfTrpcShape(trpcError);
 }

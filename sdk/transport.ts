@@ -1,19 +1,24 @@
 /**
- * The SDK's wire: a tRPC client (`/api/trpc`, one HTTP request per call) over a `fetch` that
- * implements the spec's client behaviour on responses (section 7):
+ * The SDK's wire: a small client of tRPC's HTTP protocol (`/api/trpc`) that batches the calls
+ * issued in the same tick into one HTTP request (at most TRPC_MAX_BATCH_SIZE, and only calls with
+ * the same headers), over a `fetch` that implements the spec's client behaviour on responses
+ * (section 7):
  * - 429 with Retry-After: wait that many seconds, then retry;
  * - 508 with code INFINITE_LOOP_DETECTED: retry;
  * - network failure: idempotent calls are retried up to 5 times after 1000 ms × 2^n × random(0.5–1.5);
  *   other calls throw at once (they may have reached the server: a retry could do them twice);
  * - offline (`navigator.onLine === false`): the spec's offline message;
- * - the `x-latch-known-error` header must name the body's code, else an assertion error.
- * Only `type AppRouter` is imported from the server: no server code reaches a client bundle.
+ * - the `x-latch-known-error` header must name the body's code, else an assertion error (in a
+ *   batch, the header lists each call's code, empty for a call that succeeded).
+ * Each call of a batch settles on its own: one failing call rejects with its own known error and
+ * the others resolve. Only `type AppRouter` is imported from the server, and tRPC's client only
+ * as a type: no server code, and no tRPC runtime, reaches a client bundle.
  */
-import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
+import type { TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AccessType } from '../contract/access-type.js';
 import type { AppRouter } from '../server/router.js';
-import { LatchAssertionError, LatchNetworkError, OFFLINE_MESSAGE } from './errors.js';
+import { LatchAssertionError, LatchNetworkError, OFFLINE_MESSAGE, errorOfTrpcShape } from './errors.js';
 
 /** Inputs of every procedure, e.g. `RouterInputs['users']['create']`. */
 export type RouterInputs = inferRouterInputs<AppRouter>;
@@ -29,6 +34,12 @@ export const SDK_VERSION = 'latch-sdk@0.1.0';
 export const DEFAULT_BASE_URL = 'http://localhost:8400';
 
 export const MAX_RETRIES = 5;
+
+/** The most calls in one batch: the server's limit (`TRPC_MAX_BATCH_SIZE`). */
+export const MAX_BATCH_SIZE = 10;
+
+/** A batch of queries goes in the URL: past this length, the next query starts another request. */
+const MAX_BATCH_URL_LENGTH = 4000;
 
 /**
  * Mutations that are safe to send twice: those served as DELETE on REST (HTTP's idempotent
@@ -160,7 +171,7 @@ export function createLatchFetch(options: TransportOptions): typeof fetch {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const method = (init.method ?? 'GET').toUpperCase();
     const procedure = procedureOf(url);
-    const idempotent = method === 'GET' || IDEMPOTENT_MUTATIONS.has(procedure);
+    const idempotent = method === 'GET' || procedure.split(',').every((path) => IDEMPOTENT_MUTATIONS.has(path));
 
     for (let attempt = 0; ; attempt++) {
       let response: Response;
@@ -203,24 +214,30 @@ export function createLatchFetch(options: TransportOptions): typeof fetch {
 }
 
 /**
- * Error responses must be Latch's JSON, and the known-error header must name the body's code.
- * The body is read here, so a fresh Response with the same text is handed on to tRPC.
+ * Error responses must be Latch's JSON, and the known-error header must name the body's code (a
+ * batch's header lists one code per call, empty for a success). The body is read here, so a fresh
+ * Response with the same text is handed on.
  */
 async function checkResponse(response: Response, headerCode: string | null, procedure: string): Promise<Response> {
   if (response.ok && headerCode === null) return response;
   const text = await response.text();
-  let bodyCode: unknown;
+  let body: unknown;
   try {
-    const body = JSON.parse(text) as { error?: { data?: { latch?: { code?: unknown } } } };
-    bodyCode = body.error?.data?.latch?.code;
+    body = JSON.parse(text);
   } catch {
     throw new LatchAssertionError(`The Latch server answered ${procedure} with status ${response.status} and a body that is not JSON: ${text.slice(0, 200)}`);
   }
-  if (headerCode !== null && headerCode !== bodyCode) {
-    throw new LatchAssertionError(
-      `The x-latch-known-error header (${headerCode}) does not match the error code in the body (${String(bodyCode)}) of ${procedure}.`,
-    );
-  }
+  const items = Array.isArray(body) ? body : [body];
+  const headerCodes = headerCode === null ? null : Array.isArray(body) ? headerCode.split(',') : [headerCode];
+  items.forEach((item, index) => {
+    const bodyCode = (item as { error?: { data?: { latch?: { code?: unknown } } } } | null)?.error?.data?.latch?.code;
+    const expected = headerCodes?.[index];
+    if (headerCodes !== null && (expected || undefined) !== bodyCode) {
+      throw new LatchAssertionError(
+        `The x-latch-known-error header (${headerCode}) does not match the error code in the body (${String(bodyCode)}) of ${procedure.split(',')[index]}.`,
+      );
+    }
+  });
   return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
@@ -255,15 +272,108 @@ export async function buildHeaders(credentials: Credentials, context: CallContex
   return headers;
 }
 
-/** The typed tRPC client of one app. */
+type OperationType = 'query' | 'mutation';
+
+interface PendingCall {
+  type: OperationType;
+  path: string;
+  input: unknown;
+  headers: Record<string, string>;
+  resolve(data: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** One call's answer in tRPC's envelope: its data, or its error as the SDK's error. */
+function settle(call: PendingCall, item: unknown): void {
+  const envelope = item as { result?: { data?: unknown }; error?: { message?: string; data?: unknown } } | null | undefined;
+  if (envelope?.result) call.resolve(envelope.result.data);
+  else if (envelope?.error) call.reject(errorOfTrpcShape(envelope.error));
+  else call.reject(new LatchAssertionError(`The Latch server's answer to ${call.path} has neither a result nor an error.`));
+}
+
+/**
+ * The typed tRPC client of one app: `client.users.getMe.query(input, { context })` and
+ * `….mutate(…)`, as tRPC's own client, with calls of the same tick and the same headers batched.
+ */
 export function createTransport(credentials: Credentials, options: TransportOptions): LatchTrpcClient {
-  return createTRPCClient<AppRouter>({
-    links: [
-      httpLink({
-        url: `${options.baseUrl.replace(/\/+$/, '')}/api/trpc`,
-        fetch: createLatchFetch(options),
-        headers: ({ op }) => buildHeaders(credentials, op.context as CallContext),
-      }),
-    ],
-  });
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/api/trpc`;
+  const latchFetch = createLatchFetch(options);
+  const queues = new Map<string, PendingCall[]>();
+  let scheduled = false;
+
+  async function send(calls: PendingCall[]): Promise<void> {
+    const first = calls[0]!;
+    const batch = calls.length > 1;
+    const input = batch ? Object.fromEntries(calls.map((call, index) => [index, call.input])) : first.input;
+    let target = `${url}/${calls.map((call) => call.path).join(',')}${batch ? '?batch=1' : ''}`;
+    const init: RequestInit = { method: first.type === 'query' ? 'GET' : 'POST', headers: first.headers };
+    if (first.type === 'query') {
+      if (input !== undefined) target += `${batch ? '&' : '?'}input=${encodeURIComponent(JSON.stringify(input))}`;
+    } else {
+      init.headers = { ...first.headers, 'content-type': 'application/json' };
+      if (input !== undefined) init.body = JSON.stringify(input);
+    }
+    try {
+      const response = await latchFetch(target, init);
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new LatchAssertionError(
+          `The Latch server answered ${first.path} with status ${response.status} and a body that is not JSON: ${text.slice(0, 200)}`,
+        );
+      }
+      calls.forEach((call, index) => settle(call, batch ? (Array.isArray(body) ? body[index] : null) : body));
+    } catch (error) {
+      for (const call of calls) call.reject(error);
+    }
+  }
+
+  /** Sends what the tick queued: one request per group of equal headers, split at the batch limits. */
+  function flush(): void {
+    scheduled = false;
+    const groups = [...queues.values()];
+    queues.clear();
+    for (const group of groups) {
+      let chunk: PendingCall[] = [];
+      let urlLength = 0;
+      for (const call of group) {
+        const length = call.type === 'query' ? call.path.length + JSON.stringify(call.input ?? null).length * 1.5 : 0;
+        if (chunk.length === MAX_BATCH_SIZE || (chunk.length > 0 && urlLength + length > MAX_BATCH_URL_LENGTH)) {
+          void send(chunk);
+          chunk = [];
+          urlLength = 0;
+        }
+        chunk.push(call);
+        urlLength += length;
+      }
+      if (chunk.length > 0) void send(chunk);
+    }
+  }
+
+  async function enqueue(type: OperationType, path: string, input: unknown, context: CallContext): Promise<unknown> {
+    const headers = await buildHeaders(credentials, context);
+    const { 'x-latch-random-nonce': _nonce, ...same } = headers;
+    const key = `${type} ${JSON.stringify(same)}`;
+    return new Promise((resolve, reject) => {
+      queues.set(key, [...(queues.get(key) ?? []), { type, path, input, headers, resolve, reject }]);
+      if (!scheduled) {
+        scheduled = true;
+        setTimeout(flush, 0);
+      }
+    });
+  }
+
+  const at = (path: readonly string[]): unknown =>
+    new Proxy(() => undefined, {
+      get: (_target, key) => (typeof key === 'string' && key !== 'then' ? at([...path, key]) : undefined),
+      apply: (_target, _this, args: [unknown?, { context?: CallContext }?]) => {
+        const method = path[path.length - 1];
+        if (method !== 'query' && method !== 'mutate') throw new TypeError(`Not a procedure call: ${path.join('.')}`);
+        const context = args[1]?.context ?? { access: 'client' };
+        return enqueue(method === 'query' ? 'query' : 'mutation', path.slice(0, -1).join('.'), args[0], context);
+      },
+    });
+  return at([]) as LatchTrpcClient;
 }

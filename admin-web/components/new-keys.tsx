@@ -12,9 +12,10 @@ export function NewKeys({ projectId, keys }: { projectId: string; keys: CreatedI
   ];
   const present = rows.filter((row): row is [string, string, string] => row[2] !== null);
   const env = [`LATCH_API_URL=${origin}`, ...present.map(([, name, value]) => `${name}=${value}`)].join('\n');
-  // The SDK lives in this repository's sdk/ folder (no npm package yet): the import says so.
-  const snippet = `// The Latch SDK: the sdk/ folder of the Latch repository.
-import { ClientApp } from './sdk/index.js';
+  // Until @latch/sdk is published, `npm run pack:packages` in the Latch repository makes the tarball.
+  const snippet = `// npm install @latch/sdk @latch/react
+// (until they are published: npm install ./latch-sdk-0.1.0.tgz ./latch-react-0.1.0.tgz, from npm run pack:packages)
+import { ClientApp } from '@latch/sdk';
 
 export const latch = new ClientApp({
   projectId: '${projectId}',

@@ -5,7 +5,7 @@
  * the flow with the SDK, which sends the browser to the provider; the flow comes back to the
  * oauth-callback page, carrying `after_auth_return_to`.
  */
-import { OAUTH_PROVIDER_DISPLAY_NAMES } from '../../contract/config/oauth.js';
+import { OAUTH_PROVIDER_DISPLAY_NAMES } from '../../contract/config/oauth-providers.js';
 import { type ReactNode, useState } from 'react';
 import { useApp, useLatchContext, useProject } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';

@@ -19,11 +19,11 @@ import { defineQuery, type LatchQuery } from '../cache.js';
 import { AppCore, type SignInResult, USER_DATA } from '../core.js';
 import { type ExpectedErrors, KnownErrors, LatchAssertionError, type Result, toResult } from '../errors.js';
 import { knownErrorFromBody, knownErrorsByCode } from '../../contract/errors/known-errors.js';
-import type { OAuthProviderId } from '../../contract/config/oauth.js';
+import type { OAuthProviderId } from '../../contract/config/oauth-providers.js';
 import { isAnonymousToken } from '../tokens.js';
 import { type RouterInputs, type RouterOutputs, buildHeaders } from '../transport.js';
 
-export type { OAuthProviderId } from '../../contract/config/oauth.js';
+export type { OAuthProviderId } from '../../contract/config/oauth-providers.js';
 
 /** A provider account of a user (spec section 3, "OAuth provider account"); `account_id` only for server code. */
 export type OAuthProviderAccount = RouterOutputs['oauth']['createProvider'];

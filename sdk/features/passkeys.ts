@@ -3,21 +3,20 @@
  * input with `autocomplete="username webauthn"`), add one to the signed-in user, and list, rename
  * and delete them. Several passkeys per user. Uses @simplewebauthn/browser (browser-safe, no deps).
  */
-import {
-  WebAuthnAbortService,
-  WebAuthnError,
-  browserSupportsWebAuthn,
-  browserSupportsWebAuthnAutofill,
-  startAuthentication,
-  startRegistration,
-} from '@simplewebauthn/browser';
-import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, WebAuthnError } from '@simplewebauthn/browser';
 import { PASSKEY_RP_ID_PLACEHOLDER } from '../../contract/validation/passkeys.js';
 import type { LatchQuery } from '../cache.js';
 import { defineQuery } from '../cache.js';
 import { AppCore, type SignInResult, USER_DATA } from '../core.js';
 import { type ExpectedErrors, KnownErrors, type Result, VERIFICATION_CODE_ERRORS, type VerificationCodeError, toResult } from '../errors.js';
 import type { RouterOutputs } from '../transport.js';
+
+type WebAuthnBrowser = typeof import('@simplewebauthn/browser');
+/** @simplewebauthn/browser, loaded on the first passkey call: an app that never uses passkeys does not load it up front. */
+let webauthnModule: WebAuthnBrowser | undefined;
+async function webauthn(): Promise<WebAuthnBrowser> {
+  return (webauthnModule ??= await import('@simplewebauthn/browser'));
+}
 
 /** One of a user's passkeys: name, the host it works on, created and last-used times. */
 export type Passkey = RouterOutputs['passkeys']['list']['items'][number];
@@ -77,7 +76,11 @@ export const WEBAUTHN_ERROR_MESSAGES: Partial<Record<PasskeyWebAuthnCode, string
 /** A ceremony failure in the browser as the catalogued PASSKEY_WEBAUTHN_ERROR (details: message, code). */
 export function toPasskeyWebAuthnError(error: unknown): InstanceType<typeof KnownErrors.PasskeyWebAuthnError> {
   if (error instanceof KnownErrors.PasskeyWebAuthnError) return error;
-  if (error instanceof WebAuthnError) return new KnownErrors.PasskeyWebAuthnError(WEBAUTHN_ERROR_MESSAGES[error.code] ?? error.message, error.code);
+  // A WebAuthnError of @simplewebauthn/browser, known by its ERROR_ code (the module may not be loaded here).
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && typeof code === 'string' && code.startsWith('ERROR_')) {
+    return new KnownErrors.PasskeyWebAuthnError(WEBAUTHN_ERROR_MESSAGES[code as PasskeyWebAuthnCode] ?? error.message, code as WebAuthnError['code']);
+  }
   const named = error as { name?: unknown; message?: unknown } | null;
   // startRegistration/startAuthentication rethrow what they do not recognise (a NotAllowedError
   // after a failed user verification, a timeout): keep the browser's words.
@@ -100,9 +103,10 @@ function withOwnRpId<T extends { rpId?: string; rp?: { id?: string } }>(options:
   return kind === 'create' ? { ...options, rp: { ...options.rp, id: hostname } } : { ...options, rpId: hostname };
 }
 
-function requireWebAuthn(): void {
-  if (!browserSupportsWebAuthn())
-    throw new KnownErrors.PasskeyWebAuthnError(WEBAUTHN_ERROR_MESSAGES.ERROR_WEBAUTHN_NOT_SUPPORTED!, 'ERROR_WEBAUTHN_NOT_SUPPORTED');
+async function requireWebAuthn(): Promise<WebAuthnBrowser> {
+  const browser = await webauthn();
+  if (browser.browserSupportsWebAuthn()) return browser;
+  throw new KnownErrors.PasskeyWebAuthnError(WEBAUTHN_ERROR_MESSAGES.ERROR_WEBAUTHN_NOT_SUPPORTED!, 'ERROR_WEBAUTHN_NOT_SUPPORTED');
 }
 
 /** Passkey sign-in and the signed-in user's passkeys. */
@@ -114,7 +118,8 @@ export abstract class PasskeysFeature extends AppCore {
    * if (await app.passkeyAutofillSupported()) void app.signInWithPasskey({ autofill: true });
    */
   async passkeyAutofillSupported(): Promise<boolean> {
-    return browserSupportsWebAuthn() && (await browserSupportsWebAuthnAutofill());
+    const browser = await webauthn();
+    return browser.browserSupportsWebAuthn() && (await browser.browserSupportsWebAuthnAutofill());
   }
 
   /**
@@ -125,7 +130,8 @@ export abstract class PasskeysFeature extends AppCore {
    * useEffect(() => () => app.cancelPasskeyRequest(), []);
    */
   cancelPasskeyRequest(): void {
-    WebAuthnAbortService.cancelCeremony();
+    // Nothing to cancel before the module is loaded: a ceremony needs it.
+    webauthnModule?.WebAuthnAbortService.cancelCeremony();
   }
 
   /**
@@ -142,7 +148,7 @@ export abstract class PasskeysFeature extends AppCore {
   async signInWithPasskey(options: { autofill?: boolean } = {}): Promise<Result<SignInResult, PasskeySignInError>> {
     await this.session.peek(); // an app without a token store fails here, before a session is made
     const run = async () => {
-      requireWebAuthn();
+      const { startAuthentication } = await requireWebAuthn();
       const started = await this.call((context) => this.trpc.auth.passkeyInitiateAuthentication.mutate({}, { context }), { access: 'client' });
       const optionsJSON = withOwnRpId(started.options_json as unknown as PublicKeyCredentialRequestOptionsJSON, 'get');
       let response;
@@ -168,7 +174,7 @@ export abstract class PasskeysFeature extends AppCore {
    */
   async registerPasskey(options: { name?: string } = {}): Promise<Result<Passkey, PasskeyRegistrationError>> {
     const run = async () => {
-      requireWebAuthn();
+      const { startRegistration } = await requireWebAuthn();
       const started = await this.call((context) => this.trpc.auth.passkeyInitiateRegistration.mutate({}, { context }), { session: true });
       const optionsJSON = withOwnRpId(started.options_json as unknown as PublicKeyCredentialCreationOptionsJSON, 'create');
       let credential;

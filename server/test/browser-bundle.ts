@@ -14,7 +14,7 @@ export interface BrowserBundle {
   /** Every source file and package file that went in, relative to the repository root. */
   inputs: string[];
   metafile: Metafile;
-  /** The JavaScript output (one chunk). */
+  /** The JavaScript of the entry (with `splitting`, only the entry's chunk: what loads up front). */
   js: Uint8Array;
   gzippedBytes: number;
 }
@@ -36,7 +36,9 @@ export async function bundleForBrowser(entry: string, options: BuildOptions = {}
   });
   const { outputFiles, metafile } = result;
   if (!outputFiles || !metafile) throw new Error('esbuild returned no output files or no metafile');
-  const js = outputFiles.find((file) => file.path.endsWith('.js')) ?? outputFiles[0]!;
+  const entryOutput = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint)?.[0];
+  const js =
+    outputFiles.find((file) => entryOutput && file.path.endsWith(entryOutput)) ?? outputFiles.find((file) => file.path.endsWith('.js')) ?? outputFiles[0]!;
   return {
     inputs: Object.keys(metafile.inputs),
     metafile,

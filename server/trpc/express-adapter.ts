@@ -13,14 +13,20 @@ export function trpcExpressHandler(deps: Deps) {
     router: appRouter,
     // One HTTP request carried ~780 sign-ups before: every per-request defence (body size, the
     // request count a proxy sees) was one request. Larger batches are a SCHEMA_ERROR before any
-    // call runs; each call of a batch counts against the rate limits on its own. The SDK does not
-    // batch (httpLink).
+    // call runs; each call of a batch counts against the rate limits on its own. The SDK batches
+    // the calls of one tick (sdk/transport.ts).
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
     createContext: ({ req, res }) => createRequestContext(deps, req, String(res.locals.requestId)),
-    // One call: the status and known-error header of its error, as on REST. Batches keep tRPC's 207.
-    responseMeta({ errors, paths, ctx }) {
+    // One call: the status and known-error header of its error, as on REST. A batch keeps tRPC's
+    // status (207 when mixed) and its header lists each call's code in order, empty for a success,
+    // so the header rule (it names the body's code) holds per call.
+    responseMeta({ errors, paths, ctx, data }) {
       const first = errors[0];
-      if (!first || (paths?.length ?? 0) > 1) return {};
+      if (!first) return {};
+      if ((paths?.length ?? 0) > 1) {
+        const codes = data.map((item) => ('error' in item ? String((item.error.data as { latch?: { code?: string } }).latch?.code ?? '') : ''));
+        return { headers: { 'x-latch-known-error': codes.join(',') } };
+      }
       const wire = toWireError(first, ctx?.requestId ?? 'unknown');
       return { status: wire.status, headers: { 'x-latch-known-error': wire.body.code } };
     },
