@@ -41,7 +41,8 @@ export function createApp(deps: Deps): { app: express.Express; fastLane: FastLan
 
   mountHealth(app, deps);
   app.get('/metrics', metrics.route);
-  mountDocs(app, buildOpenApiDocument(appRouter));
+  // Built on the first request for it, not at start: generating the reference takes most of a second.
+  mountDocs(app, () => buildOpenApiDocument(appRouter));
 
   // Routes that are not procedures and read their own bodies come before /api/v1 (server/http/):
   app.post('/api/v1/auth/oauth/token', body.oauthBody, (req: Request, res: Response) => handleOAuthToken(deps, req, res));

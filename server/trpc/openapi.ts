@@ -1,19 +1,31 @@
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { AnyRouter } from '@trpc/server';
 import { collectRoutes } from './rest.js';
+import { procedureAccess } from './procedures.js';
+import { SECURITY_DESCRIPTION, SECURITY_HEADERS, securityRequirements } from './openapi-security.js';
+import { errorExamples, errorResponses, operationErrorCodes } from './openapi-errors.js';
+import { exampleFor } from './openapi-examples.js';
 
 type Json = Record<string, unknown>;
 
-const SECURITY_HEADERS: Record<string, string> = {
-  'x-latch-project-id': 'The project id.',
-  'x-latch-access-type': 'client, server or admin.',
-  'x-latch-publishable-client-key': 'Client access: the publishable client key (not needed for the internal project).',
-  'x-latch-secret-server-key': 'Server access: the secret server key.',
-  'x-latch-super-secret-admin-key': 'Admin access: the super secret admin key.',
-  'x-latch-admin-access-token': "Admin access: an owner's access token from the internal project.",
-  'x-latch-access-token': "The signed-in user's access token.",
-  'x-latch-refresh-token': 'The refresh token (refresh call).',
+/** Any other failure (a 500, a proxy's 413) has the same body. */
+const DEFAULT_ERROR = {
+  description: 'Any other error, with the same body',
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/Error' },
+      examples: { INTERNAL_SERVER_ERROR: { $ref: '#/components/examples/INTERNAL_SERVER_ERROR' } },
+    },
+  },
 };
+
+const TOKEN_ERRORS = [
+  'SCHEMA_ERROR',
+  'BODY_PARSING_ERROR',
+  'INVALID_OAUTH_CLIENT_ID_OR_SECRET',
+  'INVALID_AUTHORIZATION_CODE',
+  'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED',
+] as const;
 
 const ERROR_SCHEMA = {
   type: 'object',
@@ -34,19 +46,24 @@ export function buildOpenApiDocument(router: AnyRouter): Json {
   const doc = generateOpenApiDocument(router, {
     title: 'Latch API',
     version: '1.0.0',
-    description: 'Authentication and user management. Every operation is also available over tRPC at /api/trpc.',
+    description: `Authentication and user management. Every operation is also available over tRPC at /api/trpc.\n\n${SECURITY_DESCRIPTION}`,
     baseUrl: '/api/v1',
     securitySchemes: Object.fromEntries(
       Object.entries(SECURITY_HEADERS).map(([name, description]) => [name, { type: 'apiKey', in: 'header', name, description }]),
     ),
   }) as unknown as Json;
 
-  const statusByOperation = new Map(collectRoutes(router).map((r) => [`${r.method.toLowerCase()} ${r.template}`, r.successStatus]));
+  const routes = new Map(collectRoutes(router).map((r) => [`${r.method.toLowerCase()} ${r.template}`, r]));
+  const components = (doc.components ??= {}) as Json;
+  const schemas = (components.schemas ??= {}) as Json;
   const paths = doc.paths as Record<string, Record<string, Json>>;
+  const mentioned = new Set<string>();
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
+      const route = routes.get(`${method} ${path}`);
+      const access = route ? procedureAccess(route.procedure as never) : null;
       const responses = operation.responses as Record<string, Json>;
-      const status = statusByOperation.get(`${method} ${path}`) ?? 200;
+      const status = route?.successStatus ?? 200;
       if (status !== 200 && responses['200']) {
         responses[String(status)] = responses['200'];
         delete responses['200'];
@@ -54,9 +71,13 @@ export function buildOpenApiDocument(router: AnyRouter): Json {
       for (const code of Object.keys(responses)) {
         if (code !== '200' && code !== '201') delete responses[code];
       }
-      responses.default = { description: 'A catalogued error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-      // Every operation accepts the same credential headers; which ones it needs depends on its access level.
-      operation.security = Object.keys(SECURITY_HEADERS).map((name) => ({ [name]: [] }));
+      addExamples(operation, schemas);
+      const codes = operationErrorCodes(access, (operation.tags ?? []) as string[], path, operation.requestBody !== undefined);
+      Object.assign(responses, errorResponses(codes));
+      responses.default = DEFAULT_ERROR;
+      codes.forEach((code) => mentioned.add(code));
+      operation.security = securityRequirements(access, path);
+      operation['x-codeSamples'] = [{ lang: 'curl', source: curlSample(method, path, operation) }];
     }
   }
   paths['/auth/oauth/token'] = {
@@ -105,19 +126,73 @@ export function buildOpenApiDocument(router: AnyRouter): Json {
                   id_token: { type: 'string', description: 'authorization_code grant' },
                   user_id: { type: 'string', description: 'authorization_code grant' },
                   is_new_user: { type: 'boolean', description: 'authorization_code grant' },
-                  after_callback_redirect_url: { type: 'string', nullable: true, description: 'authorization_code grant' },
+                  after_callback_redirect_url: { type: ['string', 'null'], description: 'authorization_code grant' },
                 },
               },
             },
           },
         },
-        default: { description: 'A catalogued error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        default: DEFAULT_ERROR,
       },
     },
   };
-  const components = (doc.components ??= {}) as Json;
-  const schemas = (components.schemas ??= {}) as Json;
+  const token = paths['/auth/oauth/token']!.post!;
+  addExamples(token, schemas);
+  Object.assign(token.responses as Json, errorResponses(TOKEN_ERRORS));
+  token.security = [];
+  token['x-codeSamples'] = [
+    {
+      lang: 'curl',
+      source: `curl -X POST "$B/auth/oauth/token" \\\n  -d grant_type=refresh_token -d "refresh_token=$REFRESH_TOKEN" -d "client_id=$PROJECT_ID" -d "client_secret=$PUBLISHABLE_CLIENT_KEY"`,
+    },
+  ];
   schemas.Error = ERROR_SCHEMA;
+  // trpc-to-openapi's own error shapes: Latch answers {code, details, error} (Error) instead.
+  for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
+  components.examples = errorExamples([...mentioned, ...TOKEN_ERRORS, 'INTERNAL_SERVER_ERROR']);
+  components.headers = { KnownError: { description: 'The catalogued error code (as in the body).', schema: { type: 'string' } } };
   doc.paths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
   return doc;
+}
+
+/** A request example (body, or each parameter) and a response example, from the operation's schemas. */
+function addExamples(operation: Json, schemas: Json): void {
+  for (const parameter of (operation.parameters ?? []) as Json[]) {
+    parameter.example ??= exampleFor(parameter.schema as Json, schemas, parameter.name as string);
+  }
+  const bodies = [(operation.requestBody as Json | undefined)?.content, ...Object.values(operation.responses as Record<string, Json>).map((r) => r.content)];
+  for (const content of bodies as (Record<string, Json> | undefined)[]) {
+    for (const media of Object.values(content ?? {})) {
+      if (media.example === undefined && media.examples === undefined) media.example = exampleFor(media.schema as Json, schemas);
+    }
+  }
+}
+
+const CURL_HEADERS: Record<string, string> = {
+  'x-latch-project-id': '$PROJECT_ID',
+  'x-latch-access-type': '',
+  'x-latch-publishable-client-key': '$PUBLISHABLE_CLIENT_KEY',
+  'x-latch-secret-server-key': '$SECRET_SERVER_KEY',
+  'x-latch-super-secret-admin-key': '$SUPER_SECRET_ADMIN_KEY',
+  'x-latch-admin-access-token': '$ADMIN_ACCESS_TOKEN',
+  'x-latch-access-token': '$ACCESS_TOKEN',
+  'x-latch-refresh-token': '$REFRESH_TOKEN',
+};
+
+/** A curl call with the headers of the operation's first security requirement and its example body. */
+function curlSample(method: string, path: string, operation: Json): string {
+  const requirement = ((operation.security ?? []) as Record<string, string[]>[])[0] ?? {};
+  const level = 'x-latch-publishable-client-key' in requirement ? 'client' : 'x-latch-secret-server-key' in requirement ? 'server' : 'admin';
+  const headers = Object.keys(requirement).map((name) => (name === 'x-latch-access-type' ? `-H '${name}: ${level}'` : `-H "${name}: ${CURL_HEADERS[name]}"`));
+  const parameters = (operation.parameters ?? []) as Json[];
+  let url = path;
+  for (const p of parameters.filter((p) => p.in === 'path')) url = url.replace(`{${p.name as string}}`, String(p.example));
+  const query = parameters.filter((p) => p.in === 'query' && p.required).map((p) => `${p.name as string}=${encodeURIComponent(String(p.example))}`);
+  const body = (operation.requestBody as Json | undefined)?.content as Record<string, Json> | undefined;
+  const example = body?.['application/json']?.example;
+  return [
+    `curl -X ${method.toUpperCase()} "$B${url}${query.length ? `?${query.join('&')}` : ''}"`,
+    ...headers,
+    ...(example !== undefined ? ["-H 'content-type: application/json'", `-d '${JSON.stringify(example)}'`] : []),
+  ].join(' \\\n  ');
 }

@@ -70,12 +70,31 @@ export function projectAccessProcedure<const A extends readonly AccessType[]>(..
   return accessProcedureWith({ ignoreAccessToken: true, liveSession: false }, ...allowed);
 }
 
+/** What a procedure's access middleware admits: read by the API reference (openapi-security.ts), never per request. */
+export interface ProcedureAccess {
+  allowed: readonly AccessType[];
+  readsAccessToken: boolean;
+  /** It acts for the signed-in user when one is sent (a live session is required): not a way in. */
+  actsForUser: boolean;
+}
+
+const ACCESS_OF_MIDDLEWARE = new WeakMap<object, ProcedureAccess>();
+
+/** The access levels of a built procedure (null: public), found by its access middleware. */
+export function procedureAccess(procedure: { _def: { middlewares?: readonly unknown[] } }): ProcedureAccess | null {
+  for (const middleware of procedure._def.middlewares ?? []) {
+    const access = typeof middleware === 'function' ? ACCESS_OF_MIDDLEWARE.get(middleware) : undefined;
+    if (access) return access;
+  }
+  return null;
+}
+
 function accessProcedureWith<const A extends readonly AccessType[]>(
   options: { ignoreAccessToken: boolean; liveSession: boolean; scope?: AuthContext['scope'] },
   ...allowed: A
 ) {
   // One middleware, not two: tRPC copies the whole context at every level of the chain.
-  return t.procedure.use(async ({ ctx, next, getRawInput }) => {
+  const builder = t.procedure.use(async ({ ctx, next, getRawInput }) => {
     const auth = await (options.ignoreAccessToken ? ctx.getProjectAuth() : ctx.getAuth());
     if (!auth) throw authenticationRequired(allowed);
     if (!allowed.includes(auth.type)) throw new KnownErrors.InsufficientAccessType(auth.type, [...allowed]);
@@ -87,6 +106,9 @@ function accessProcedureWith<const A extends readonly AccessType[]>(
     // Merged into the context by the caller (tRPC, or run-procedure.ts on REST): no copy here.
     return next({ ctx: { auth: auth as AuthContext & { type: A[number] } } });
   });
+  const middleware = builder._def.middlewares.at(-1);
+  if (middleware) ACCESS_OF_MIDDLEWARE.set(middleware, { allowed, readsAccessToken: !options.ignoreAccessToken, actsForUser: options.liveSession });
+  return builder;
 }
 
 /** Any project credential: client (with a user's session), server or admin. */
