@@ -14,6 +14,7 @@ import { type LatchEnv, loadEnv } from './env.js';
 import { JOB_KINDS } from './job-kinds.js';
 import { startJobWorker } from './jobs/worker.js';
 import { ProjectAuthCache } from './access/project-auth-cache.js';
+import { startCacheSignals } from './access/cache-signals.js';
 
 export interface RunningLatch {
   url: string;
@@ -56,6 +57,8 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     log,
     projectAuthCache: new ProjectAuthCache(),
   };
+  // Other instances' writes to projects and keys clear this instance's cache (PostgreSQL only).
+  const cacheSignals = target.kind === 'postgres' ? startCacheSignals(deps, deps.projectAuthCache) : null;
   await ensureInternalProject(deps);
   setPasswordHashConcurrency(env.passwordHashConcurrency, env.passwordHashQueuePerProject);
   setMaxSessionsPerUser(env.quotas.sessionsPerUser);
@@ -109,6 +112,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
       });
       // Only now, with no request left that could still query it, does the database go away.
       await jobWorker.stop();
+      await cacheSignals?.close();
       await closeDb();
     },
   };
