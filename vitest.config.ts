@@ -12,8 +12,9 @@ export default defineConfig({
       'scripts/**/*.test.ts',
       'examples/**/*.test.{ts,tsx}',
     ],
-    // *.long.test.ts: durability and soak, `npm run test:long` only (vitest.long.config.ts).
-    exclude: ['**/node_modules/**', '**/*.e2e.test.ts', '**/*.long.test.ts'],
+    // *.long.test.ts: durability and soak, `npm run test:long` only (vitest.long.config.ts);
+    // *.cluster.test.ts: the local cluster, `npm run test:cluster` only (vitest.cluster.config.ts).
+    exclude: ['**/node_modules/**', '**/*.e2e.test.ts', '**/*.long.test.ts', '**/*.cluster.test.ts'],
     globalSetup: ['server/test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

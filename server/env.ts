@@ -15,6 +15,14 @@ export interface LatchEnv {
   host: string;
   /** DATABASE_URL — postgres://… runs on PostgreSQL; unset runs embedded PGlite. */
   databaseUrl: string | null;
+  /**
+   * DATABASE_DIRECT_URL — postgres://… straight to PostgreSQL, bypassing a transaction-mode pooler:
+   * one connection per instance LISTENs there for cache invalidations from the other instances
+   * (server/access/cache-signals.ts). Unset: DATABASE_URL is used for it, unless
+   * DATABASE_PREPARED_STATEMENTS=false says a transaction-mode pooler is in the way (which cannot
+   * LISTEN); then the caches only expire (5 s).
+   */
+  databaseDirectUrl?: string | null;
   /** DATABASE_POOL_SIZE — pg pool size (default 20). */
   databasePoolSize: number;
   /** DATABASE_PREPARED_STATEMENTS — hot queries as named prepared statements (default true; false behind a transaction-mode pooler). */
@@ -403,6 +411,10 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const databaseDirectUrl = source.DATABASE_DIRECT_URL?.trim() || null;
+  if (databaseDirectUrl && !/^postgres(ql)?:\/\//.test(databaseDirectUrl)) {
+    throw new Error('DATABASE_DIRECT_URL must start with postgres:// or postgresql://');
+  }
   const dataDir = path.resolve(source.LATCH_DATA_DIR?.trim() || '.latch-data');
   const logLevel = (source.LATCH_LOG_LEVEL ?? 'info') as LatchEnv['logLevel'];
   if (!['error', 'warn', 'info'].includes(logLevel)) throw new Error('LATCH_LOG_LEVEL must be error, warn or info');
@@ -410,6 +422,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     port: intFrom('PORT', source.PORT, 8400, 0, 65535),
     host: source.HOST?.trim() || '0.0.0.0',
     databaseUrl,
+    databaseDirectUrl,
     databasePoolSize: intFrom('DATABASE_POOL_SIZE', source.DATABASE_POOL_SIZE, 20, 1, 1000),
     databasePreparedStatements: boolFrom('DATABASE_PREPARED_STATEMENTS', source.DATABASE_PREPARED_STATEMENTS, true),
     passwordHashConcurrency: intFrom('LATCH_PASSWORD_HASH_CONCURRENCY', source.LATCH_PASSWORD_HASH_CONCURRENCY, defaultHashConcurrency(), 1, 64),

@@ -15,6 +15,7 @@ import { JOB_KINDS } from './job-kinds.js';
 import { startJobWorker } from './jobs/worker.js';
 import { ProjectAuthCache } from './access/project-auth-cache.js';
 import { registerUnsubscribeSigner } from './domains/notifications/unsubscribe-links.js';
+import { startCacheSignals } from './access/cache-signals.js';
 
 export interface RunningLatch {
   url: string;
@@ -57,6 +58,8 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
     log,
     projectAuthCache: new ProjectAuthCache(),
   };
+  // Other instances' writes to projects and keys clear this instance's cache (PostgreSQL only).
+  const cacheSignals = target.kind === 'postgres' ? startCacheSignals(deps, deps.projectAuthCache) : null;
   await ensureInternalProject(deps);
   const forgetUnsubscribeSigner = registerUnsubscribeSigner(deps);
   setPasswordHashConcurrency(env.passwordHashConcurrency, env.passwordHashQueuePerProject);
@@ -112,6 +115,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
       });
       // Only now, with no request left that could still query it, does the database go away.
       await jobWorker.stop();
+      await cacheSignals?.close();
       await closeDb();
     },
   };

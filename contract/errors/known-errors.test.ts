@@ -32,6 +32,7 @@ const samplesWithArguments: { [K in KeyWithArguments]: () => KnownErrorOf<K> } &
   RateLimited: () => new KnownErrors.RateLimited(30),
   QuotaExceeded: () => new KnownErrors.QuotaExceeded('api_keys', 100),
   InternalServerError: () => new KnownErrors.InternalServerError('req_123'),
+  DatabaseUnavailable: () => new KnownErrors.DatabaseUnavailable(2),
   InvalidAccessType: () => new KnownErrors.InvalidAccessType('root'),
   AccessTypeWithoutProjectId: () => new KnownErrors.AccessTypeWithoutProjectId('client'),
   InsufficientAccessType: () => new KnownErrors.InsufficientAccessType('client', ['server', 'admin']),

@@ -95,6 +95,17 @@ export const platformErrors = {
   ),
 
   /**
+   * Latch could not reach its database (it is restarting, failing over, or the pooler in front of
+   * it is): a 503 with Retry-After instead of a 500 or a hanging request, so balancers and clients
+   * retry. A write answered with it may or may not have been committed (the connection can drop
+   * during COMMIT): retry it as an idempotent request, or look before writing again.
+   */
+  DatabaseUnavailable: defineKnownError('DATABASE_UNAVAILABLE', 503, (retryAfterSeconds: number) => ({
+    message: `The database is unreachable at the moment. Retry the request in ${retryAfterSeconds} seconds.`,
+    details: { retry_after_seconds: retryAfterSeconds },
+  })),
+
+  /**
    * The catch-all for unexpected failures. The message is fixed on purpose: nothing about the
    * failure (stack, SQL, internal ids) may reach the caller; the request id is what links the
    * response to the server log.

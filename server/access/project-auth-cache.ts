@@ -4,7 +4,8 @@ import type { ProjectForRequest } from '../domains/projects/queries.js';
  * How long one instance may reuse a project + key lookup without asking the database again. It
  * bounds staleness across instances: a key revoked (or a project config changed) through another
  * instance keeps working here for at most this long. Writes made through this instance clear the
- * cache at once (`invalidate`), and a key's own `expires_at` is never overstepped.
+ * cache at once (`invalidate`), those of other instances as soon as their PostgreSQL notification
+ * arrives (access/cache-signals.ts; milliseconds), and a key's own `expires_at` is never overstepped.
  */
 export const PROJECT_AUTH_CACHE_TTL_MS = 5_000;
 const MAX_ENTRIES = 1_000;
@@ -74,8 +75,21 @@ export class ProjectAuthCache {
     this.entries.set(cacheKey, { row, until });
   }
 
-  /** After any write to projects, tenancies or API keys (call it after the commit). */
+  /** Told of every `invalidate`, to pass it on to the other instances (access/cache-signals.ts). */
+  private announce: (() => void) | null = null;
+
+  onInvalidate(announce: () => void): void {
+    this.announce = announce;
+  }
+
+  /** After any write to projects, tenancies or API keys (call it after the commit): here and, announced, on the other instances. */
   invalidate(): void {
+    this.invalidateLocal();
+    this.announce?.();
+  }
+
+  /** Clears this instance's entries only (another instance's write was announced). */
+  invalidateLocal(): void {
     this.generation++;
     this.entries.clear();
   }

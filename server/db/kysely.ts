@@ -20,6 +20,9 @@ export type DatabaseTarget =
 // numbers. Every bigint we store (millis, counters) is far below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/** How long a request waits for a database connection before it is answered 503. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
 /** PostgreSQL with the migration lock as a row lock (db/migration-lock.ts). */
 class LatchPostgresDialect extends PostgresDialect {
   override createAdapter() {
@@ -30,9 +33,16 @@ class LatchPostgresDialect extends PostgresDialect {
 /** Opens the database: a pg Pool for PostgreSQL, or embedded PGlite (in memory when dataDir is null). */
 export async function openDatabase(target: DatabaseTarget): Promise<{ db: Database; close: () => Promise<void> }> {
   if (target.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize });
+    // A bounded wait for a connection: while the database (or its pooler) is down or every pooled
+    // connection is busy, a request fails with DATABASE_UNAVAILABLE (503) instead of hanging.
+    const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
     // A pool-level error (e.g. the server restarts) must not crash the process.
     pool.on('error', (error) => console.error('[latch] PostgreSQL pool error:', error.message));
+    // pg-pool listens for errors only on idle clients: a client checked out (inside a transaction,
+    // between two statements) whose connection drops would emit 'error' to no one, and the process
+    // would die (seen in the cluster test when PgBouncer restarted). Its next query fails instead
+    // (DATABASE_UNAVAILABLE), and the pool drops it on release since it is no longer queryable.
+    pool.on('connect', (client) => client.on('error', () => {}));
     // Off behind a pooler in transaction mode (PgBouncer before 1.21), where a statement prepared on
     // one server connection is missing on the next.
     if (target.preparedStatements !== false) pool.on('connect', useNamedStatements);

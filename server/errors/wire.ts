@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import type { $ZodIssue } from 'zod/v4/core';
 import { KnownError } from '../../contract/errors/known-error.js';
 import { KnownErrors } from '../../contract/errors/known-errors.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/errors.js';
 
 export interface WireError {
   status: number;
@@ -18,6 +19,16 @@ export function findKnownError(error: unknown): KnownError | null {
     current = current instanceof Error ? current.cause : undefined;
   }
   return null;
+}
+
+/** Whether an error, or one of its causes, says the database cannot be reached right now. */
+function databaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth++) {
+    if (isDatabaseUnavailable(current)) return true;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return false;
 }
 
 function isZodError(error: unknown): error is Error & { issues: $ZodIssue[] } {
@@ -67,6 +78,12 @@ function knownErrorOfTrpc(error: TRPCError): KnownError | null {
 export function toWireError(error: unknown, requestId: string): WireError {
   const known = findKnownError(error) ?? (error instanceof TRPCError ? knownErrorOfTrpc(error) : null);
   if (known) return expected(known);
+  // A database restart, failover or pooler restart: retryable, and not the caller's mistake. It is
+  // still logged (as unexpected), so an outage shows in the server log with its request ids.
+  if (databaseUnavailable(error)) {
+    const unavailable = new KnownErrors.DatabaseUnavailable(DATABASE_RETRY_AFTER_SECONDS);
+    return { status: unavailable.status, body: unavailable.toBody(), unexpected: error };
+  }
   const internal = new KnownErrors.InternalServerError(requestId);
   return { status: internal.status, body: internal.toBody(), unexpected: error };
 }

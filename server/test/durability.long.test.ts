@@ -1,11 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import {
+  type ChildServer,
+  type Cleanups,
+  type Project,
+  call,
+  killHard,
+  freshPostgresDatabase as freshPostgresServerDb,
+  setUpProject,
+  startServer as startChild,
+} from './child-server.js';
 
 /**
  * Durability and soak (issue 8, item 9): `npm run test:long`, never part of `npm test`.
@@ -26,7 +34,6 @@ import { afterAll, describe, expect, it } from 'vitest';
  * its tests are skipped with a message when it is not reachable.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ADMIN_URL = process.env.LATCH_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SOAK_SECONDS = Number(process.env.LATCH_SOAK_SECONDS ?? 600);
 const SECRET = randomBytes(48).toString('base64url');
@@ -44,142 +51,19 @@ const postgresUp = await (async () => {
 })();
 if (!postgresUp) console.warn(`[durability] PostgreSQL is not reachable at ${ADMIN_URL}: its tests are skipped`);
 
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: Cleanups = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-interface Server {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-}
-
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: ROOT,
-    // The load comes from one IP (127.0.0.1): the per-IP sign-up and hashing limits, which would
-    // refuse it after 100 sign-ups, are switched off; this file measures durability, not limits.
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LATCH_SECRET: SECRET,
-      LATCH_LOG_LEVEL: 'error',
-      LATCH_RATE_LIMIT_SIGN_UPS_PER_IP: '0',
-      LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  cleanups.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within 60 s:\n${out}`)), 60_000);
-    const onData = () => {
-      const match = /Latch is running at (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code ?? signal}) before it was ready:\n${out}`));
-    });
-  });
-  return { url, child, output: () => out };
-}
-
-function killHard(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.child.once('exit', () => resolve());
-    server.child.kill('SIGKILL');
-  });
-}
-
-async function freshPostgresDatabase(): Promise<string> {
-  const name = `latch_durability_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const again = new pg.Client({ connectionString: ADMIN_URL });
-    await again.connect();
-    await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await again.end();
-  });
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
+const startServer = (env: Record<string, string>) => startChild({ LATCH_SECRET: SECRET, ...env }, cleanups);
+type Server = ChildServer;
+const freshPostgresDatabase = async () => (await freshPostgresServerDb(ADMIN_URL, 'latch_durability', cleanups)).url;
 
 function freshDataDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'latch-durability-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-type Headers_ = Record<string, string>;
-
-async function call(
-  base: string,
-  pathname: string,
-  options: { method?: string; headers?: Headers_; body?: unknown } = {},
-): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}/api/v1${pathname}`, {
-    method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
-    headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-interface Project {
-  id: string;
-  client: (accessToken?: string) => Headers_;
-  server: () => Headers_;
-  /** The owner's admin headers (an internal-project access token, 10 minutes). */
-  admin: () => Headers_;
-}
-
-/** An owner, a project and its keys, over HTTP. */
-async function setUpProject(base: string): Promise<Project> {
-  const internal = { 'x-latch-project-id': 'internal', 'x-latch-access-type': 'client' };
-  const owner = await call(base, '/auth/password/sign-up', {
-    headers: internal,
-    body: { email: `owner-${randomBytes(4).toString('hex')}@example.com`, password: 'owner-password-1' },
-  });
-  expect(owner.status).toBe(200);
-  const project = await call(base, '/internal/projects', {
-    headers: { ...internal, 'x-latch-access-token': owner.body.access_token },
-    body: { display_name: 'Durability' },
-  });
-  expect(project.status).toBe(201);
-  const id = project.body.id as string;
-  const keys = await call(base, '/internal/api-keys', {
-    headers: { 'x-latch-project-id': id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.body.access_token },
-    body: { description: 'durability', has_publishable_client_key: true, has_secret_server_key: true, has_super_secret_admin_key: false },
-  });
-  expect(keys.status).toBe(201);
-  return {
-    id,
-    client: (accessToken) => ({
-      'x-latch-project-id': id,
-      'x-latch-access-type': 'client',
-      'x-latch-publishable-client-key': keys.body.publishable_client_key,
-      ...(accessToken ? { 'x-latch-access-token': accessToken } : {}),
-    }),
-    server: () => ({ 'x-latch-project-id': id, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': keys.body.secret_server_key }),
-    admin: () => ({ 'x-latch-project-id': id, 'x-latch-access-type': 'admin', 'x-latch-admin-access-token': owner.body.access_token }),
-  };
 }
 
 /** Every email of the project, by recipient, through the console's list. */

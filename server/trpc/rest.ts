@@ -247,7 +247,7 @@ export function sendError(req: Request, res: Response, deps: Deps, requestId: st
   } else {
     res.status(wire.status);
   }
-  if (wire.status === 429 && typeof wire.body.details?.retry_after_seconds === 'number') {
+  if ((wire.status === 429 || wire.status === 503) && typeof wire.body.details?.retry_after_seconds === 'number') {
     res.setHeader('retry-after', String(wire.body.details.retry_after_seconds));
   }
   res.json(wire.body);
