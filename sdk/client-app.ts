@@ -15,7 +15,7 @@ import { ContactChannelsFeature } from './features/contact-channels.js';
 import { MagicLinkFeature } from './features/magic-link.js';
 import { MfaFeature } from './features/mfa.js';
 import { PasskeysFeature } from './features/passkeys.js';
-import { NotificationsFeature } from './features/notifications.js';
+import { NotificationCategoriesBase, NotificationsFeature } from './features/notifications.js';
 import { OAuthFeature } from './features/oauth.js';
 import { PasswordFeature } from './features/password.js';
 import { FeatureSupportFeature } from './features/feature-support.js';
@@ -68,6 +68,7 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
     OAuthFeature,
     FeatureSupportFeature,
     PaymentsFeature,
+    NotificationCategoriesBase,
     NotificationsFeature {}
 
 /**
@@ -101,5 +102,6 @@ composeFeatures(ClientApp, [
   OAuthFeature,
   FeatureSupportFeature,
   PaymentsFeature,
+  NotificationCategoriesBase,
   NotificationsFeature,
 ]);

@@ -23,7 +23,21 @@ import {
 import { TwoFactorSettings } from './two-factor.js';
 import { PasskeysSection } from './passkeys.js';
 import { OAuthProviderIcon, oauthProviderName } from './oauth-buttons.js';
-import { Alert, Avatar, Button, CurrentPasswordField, EmailField, Field, Link, Loading, NewPasswordFields, Page, dataOf, errorMessage, useNewPassword } from './ui.js';
+import {
+  Alert,
+  Avatar,
+  Button,
+  CurrentPasswordField,
+  EmailField,
+  Field,
+  Link,
+  Loading,
+  NewPasswordFields,
+  Page,
+  dataOf,
+  errorMessage,
+  useNewPassword,
+} from './ui.js';
 import { Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
 import { TeamManagement } from './team-management.js';
 

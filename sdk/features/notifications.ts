@@ -25,7 +25,8 @@ export interface NotificationCategory {
 
 const NOTIFICATION_DATA = ['notifications.'] as const;
 
-abstract class NotificationCategoriesBase extends AppCore {
+/** The reads and writes both the client and the server features build on: composed into both apps first. */
+export abstract class NotificationCategoriesBase extends AppCore {
   protected categoryObjects(userId: string, items: NotificationCategoryData[]): NotificationCategory[] {
     return items.map((item) => ({
       id: item.notification_category_id,

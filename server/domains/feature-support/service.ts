@@ -15,9 +15,7 @@ const CHECKS: Record<SupportCheckedFeature, (deps: Deps, auth: AuthContext) => P
       : 'Payments are not set up for this project: an admin must store the Stripe keys first (console → Payments, or POST /internal/payments/setup).',
   // The AI chat's model endpoint is a deployment setting (server/env.ts, LATCH_AI_BASE_URL).
   'ai-chat': (deps) =>
-    deps.env.ai?.baseUrl
-      ? null
-      : 'AI chat is not enabled on this server: its operator must set LATCH_AI_BASE_URL to an OpenAI-compatible endpoint.',
+    deps.env.ai?.baseUrl ? null : 'AI chat is not enabled on this server: its operator must set LATCH_AI_BASE_URL to an OpenAI-compatible endpoint.',
   'data-vault': (_deps, auth) =>
     auth.project.config.data_vault_stores.length > 0
       ? null
