@@ -26,10 +26,11 @@ describe('browser bundle of the SDK', () => {
         `(${[...sizes].map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(1)} KiB`).join(', ')})`,
     );
     // Everything the SDK exports, with lazy chunks split out (the passkeys' @simplewebauthn/browser).
-    expect(gzipped).toBeLessThan(36 * 1024);
+    // 37.0 KiB once notification preferences and the feature-support check joined (session 7's merge).
+    expect(gzipped).toBeLessThan(38 * 1024);
   });
 
-  it('an app that uses only ClientApp loads at most 32.5 KiB gzipped up front', async () => {
+  it('an app that uses only ClientApp loads at most 32.9 KiB gzipped up front (issue 20)', async () => {
     // Issue 20: at or below 32.9 KiB. 42.9 KiB before (the whole SDK in one chunk, @trpc/client's
     // runtime, @simplewebauthn/browser up front); 31.5 KiB after: sdk/package.json's
     // `sideEffects: false` lets the bundler drop ServerApp and AdminApp, the transport speaks tRPC's
@@ -46,6 +47,7 @@ describe('browser bundle of the SDK', () => {
     console.log(`SDK ClientApp-only bundle, up front: ${(gzippedBytes / 1024).toFixed(1)} KiB gzipped`);
     expect(shipped.filter((input) => /sdk\/(admin|server)-app\.ts/.test(input))).toEqual([]);
     expect(inputs.filter((input) => input.includes('node_modules/@trpc/'))).toEqual([]);
-    expect(gzippedBytes).toBeLessThan(32.5 * 1024);
+    // 32.8 KiB with notification preferences and the feature-support check (session 7's merge).
+    expect(gzippedBytes).toBeLessThanOrEqual(32.9 * 1024);
   });
 });

@@ -54,6 +54,9 @@ describe('payments through the SDK', () => {
     });
     expect(await admin.getStripeAccountInfo()).toBeNull();
     const txs = await admin.listTransactions();
-    expect(txs.transactions).toEqual([expect.objectContaining({ product_id: 'pro', test_mode: true, amount_minor: 999, currency: 'USD' })]);
+    // The purchase, beside the item changes the test made (every grant and manual change is a transaction too).
+    expect(txs.transactions.filter((t) => t.type === 'purchase')).toEqual([
+      expect.objectContaining({ product_id: 'pro', test_mode: true, amount_minor: 999, currency: 'USD' }),
+    ]);
   }, 60_000);
 });

@@ -61,7 +61,8 @@ if (result.status === 'error') console.error(result.error.message);`;
           <strong>Use the SDK</strong>
           <CopyButton value={snippet} label="Copy snippet" />
         </div>
-        <pre className="code" aria-label="SDK snippet">
+        {/* Focusable: a long snippet scrolls, and the keyboard must reach it (axe: scrollable-region-focusable). */}
+        <pre className="code" aria-label="SDK snippet" tabIndex={0}>
           {snippet}
         </pre>
       </div>

@@ -1,6 +1,6 @@
 /**
  * The fixture every UI-kit browser test starts from: a real Latch server, the example app built
- * and served (../test-host.ts) and headless Chromium, plus a page of the example app pointed at a
+ * and served (test-host.ts) and headless Chromium, plus a page of the example app pointed at a
  * test's project through `window.__LATCH_CONFIG__`.
  */
 import { createRequire } from 'node:module';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { type Harness, type ProjectFixture, type TestEnvOverrides, startHarness } from '../../server/test/harness.js';
 import { type TestBrowser, launchBrowser } from '../../server/test/browser.js';
-import { type TestHost, startTestHost } from '../test-host.js';
+import { type TestHost, startTestHost } from './test-host.js';
 
 export interface UiSuite {
   h: Harness;

@@ -81,6 +81,8 @@ let invitationId: string;
 /** U1's primary email channel, and the invitation email A queued. */
 let u1ChannelId: string;
 let aEmailId: string;
+/** An owner-defined notification category of A (a built-in one cannot be deleted by anyone). */
+let aCategoryId: string;
 let aWorkflowTokenId: string;
 const RANDOM = Math.random().toString(36).slice(2);
 /** An AI chat thread id of A's (the chat is off in this server, so nothing is ever stored under it). */
@@ -118,8 +120,8 @@ function valueOfA(path: string, name: string): string | undefined {
     case 'email_id':
       return aEmailId;
     case 'notification_category_id':
-      // Marketing: every project has it, so a stranger's write would land on A's user.
-      return '4f6f8873-3d04-46bd-8bef-18338b1a1b4c';
+      // A's own category (can be disabled and deleted): a stranger's write would land on A's data.
+      return aCategoryId;
     case 'thread_id':
       return A_THREAD;
     // Built-in ids every project has: a stranger reaches its own copy, never A's edit.
@@ -571,6 +573,11 @@ beforeAll(async () => {
   u1ChannelId = (await ok<{ items: { id: string }[] }>(h.get(`/contact-channels?user_id=${U1.userId}`, A.server()), "U1's contact channels")).items[0]!.id;
   aEmailId = (await ok<{ items: { id: string }[] }>(h.get('/internal/emails', A.admin()), "A's emails")).items[0]!.id;
   aWorkflowTokenId = (await ok<{ id: string }>(h.post('/internal/workflow-tokens', { description: "A's automation" }, A.admin()), "A's workflow token")).id;
+  const category = await ok<{ id?: string; notification_category_id?: string }>(
+    h.post('/internal/notification-categories', { name: "A's newsletter" }, A.admin()),
+    "A's notification category",
+  );
+  aCategoryId = (category.notification_category_id ?? category.id)!;
 }, 60_000);
 afterAll(async () => h?.close());
 

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { build } from 'vite';
-import { serveStatic } from '../server/test/static-host.js';
+import { serveStatic } from '../../server/test/static-host.js';
 
-const exampleDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'react-app');
+const exampleDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'react-app');
 
 export interface TestHost {
   /** `http://localhost:PORT` (a secure context, and a localhost the project trusts). */
