@@ -36,12 +36,12 @@ describe('team management in the UI kit', () => {
     await page.getByRole('button', { name: 'Manage Red team' }).click();
     let region = page.getByRole('region', { name: 'Manage Red team' });
     await region.waitFor();
-    await expect.poll(() => region.getByRole('list', { name: 'Your permissions' }).innerText()).toContain('$remove_members');
+    await expect.poll(() => region.getByRole('list', { name: 'Your permissions' }).innerText(), { timeout: 10_000 }).toContain('$remove_members');
     // Rename.
     const settings = region.getByRole('form', { name: 'Team settings' });
     await settings.getByRole('textbox', { name: 'Team name' }).fill('Blue team');
     await settings.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(async () => (await server.getTeam(team.id))?.display_name).toBe('Blue team');
+    await expect.poll(async () => (await server.getTeam(team.id))?.display_name, { timeout: 10_000 }).toBe('Blue team');
     // The page follows the new name at once.
     region = page.getByRole('region', { name: 'Manage Blue team' });
     await region.waitFor();
@@ -52,12 +52,12 @@ describe('team management in the UI kit', () => {
     await region.getByRole('list', { name: 'Pending invitations' }).getByText(invitee).waitFor();
     // Remove a member.
     const members = region.getByRole('list', { name: 'Members' });
-    await expect.poll(() => members.getByRole('listitem').count()).toBe(3);
+    await expect.poll(() => members.getByRole('listitem').count(), { timeout: 10_000 }).toBe(3);
     await members
       .getByRole('button', { name: /^Remove / })
       .first()
       .click();
-    await expect.poll(async () => (await server.listTeamUsers(team.id)).length).toBe(2);
+    await expect.poll(async () => (await server.listTeamUsers(team.id)).length, { timeout: 10_000 }).toBe(2);
     await asAdmin.context.close();
 
     const asMember = await openAppPage(ui, project, { timeoutMs: 10_000 });
