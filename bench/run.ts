@@ -975,6 +975,7 @@ function buildReport(input: ReportInput) {
     met: verdict(signIn && peerSignIn?.req_per_s_avg ? signIn.result.rps >= 5 * peerSignIn.req_per_s_avg : null),
   });
   const ceiling = input.ceiling && !('error' in input.ceiling) ? input.ceiling : null;
+  const okRate = (row: Measured) => (row.result.total > 0 ? row.result.rps * (1 - (row.result.non2xx + row.result.errors) / row.result.total) : 0);
   const signUp = get('latch', 'sign-up');
   for (const [what, row, perSecond, op] of [
     ['sign-in', signIn, ceiling?.verifyPerSecond, 'verifications'],
@@ -982,8 +983,9 @@ function buildReport(input: ReportInput) {
   ] as const) {
     v.push({
       target: `${what} ≥ 0.85× the argon2id ceiling (${op}/s with ${input.argonParams} on all cores, bench/argon-ceiling.ts)`,
-      measured: row && perSecond ? `${fmt(row.result.rps, 1)} vs ${fmt(perSecond, 1)}/s = ${ratio(row.result.rps, perSecond)}` : 'not measured',
-      met: verdict(row && perSecond ? row.result.rps >= 0.85 * perSecond : null),
+      // Only answered sign-ins count: a 429 (a per-email or queue bound) costs no hash.
+      measured: row && perSecond ? `${fmt(okRate(row), 1)} successful vs ${fmt(perSecond, 1)}/s = ${ratio(okRate(row), perSecond)}` : 'not measured',
+      met: verdict(row && perSecond ? okRate(row) >= 0.85 * perSecond : null),
     });
   }
   // "Blocked" = synchronous work on the event loop. At 1 connection the CPU is not saturated, so a
