@@ -11,8 +11,6 @@ export const featureSupportRouter = router({
     clientProcedure,
     'POST /check-feature-support',
     'Whether this server and project support a feature (by name and client version), with the reason when not',
-  )
-    .input(schemas.featureSupportQuerySchema)
-    .output(schemas.featureSupportSchema)
-    .mutation(({ ctx, input }) => service.checkFeatureSupport(ctx.deps, ctx.auth, input)),
+    { input: schemas.featureSupportQuerySchema, output: schemas.featureSupportSchema },
+  ).mutation(({ ctx, input }) => service.checkFeatureSupport(ctx.deps, ctx.auth, input)),
 });

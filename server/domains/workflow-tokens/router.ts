@@ -20,28 +20,23 @@ function toDto(row: WorkflowTokenRow) {
 }
 
 export const workflowTokensRouter = router({
-  list: op(adminProcedure, 'GET /internal/workflow-tokens', "The project's workflow tokens, expired ones included (never the tokens themselves)")
-    .input(z.object({}))
-    .output(shortList(schemas.workflowTokenSchema))
-    .query(async ({ ctx }) => ({ items: (await service.listWorkflowTokens(ctx.deps, ctx.auth)).map(toDto), is_paginated: false as const })),
+  list: op(adminProcedure, 'GET /internal/workflow-tokens', "The project's workflow tokens, expired ones included (never the tokens themselves)", {
+    input: z.object({}),
+    output: shortList(schemas.workflowTokenSchema),
+  }).query(async ({ ctx }) => ({ items: (await service.listWorkflowTokens(ctx.deps, ctx.auth)).map(toDto), is_paginated: false as const })),
 
   create: op(
     adminProcedure,
     'POST /internal/workflow-tokens',
     'A workflow token: server access to this project until it expires; shown only in this response',
-    {
-      successStatus: 201,
-    },
-  )
-    .input(schemas.workflowTokenCreateSchema)
-    .output(schemas.workflowTokenWithSecretSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { row, token } = await service.createWorkflowToken(ctx.deps, ctx.auth, input);
-      return { ...toDto(row), token };
-    }),
+    { input: schemas.workflowTokenCreateSchema, output: schemas.workflowTokenWithSecretSchema, successStatus: 201 },
+  ).mutation(async ({ ctx, input }) => {
+    const { row, token } = await service.createWorkflowToken(ctx.deps, ctx.auth, input);
+    return { ...toDto(row), token };
+  }),
 
-  revoke: op(adminProcedure, 'DELETE /internal/workflow-tokens/{token_id}', 'Revoke a workflow token (refused from the next request on)')
-    .input(schemas.workflowTokenIdSchema)
-    .output(successSchema)
-    .mutation(succeedAfter(({ ctx, input }) => service.revokeWorkflowToken(ctx.deps, ctx.auth, input.token_id))),
+  revoke: op(adminProcedure, 'DELETE /internal/workflow-tokens/{token_id}', 'Revoke a workflow token (refused from the next request on)', {
+    input: schemas.workflowTokenIdSchema,
+    output: successSchema,
+  }).mutation(succeedAfter(({ ctx, input }) => service.revokeWorkflowToken(ctx.deps, ctx.auth, input.token_id))),
 });
