@@ -29,7 +29,7 @@ import type { Tenancy } from '../../access/context.js';
 import { proveChannel } from '../contact-channels/claims.js';
 import type { ContactChannelRow } from '../contact-channels/queries.js';
 import { mintAccessToken } from '../sessions/access-token.js';
-import { deleteSessionsBeyond, insertSession } from '../sessions/queries.js';
+import { insertSessionKeepingNewest } from '../sessions/queries.js';
 import { findUser } from '../users/queries.js';
 import { issueAttemptCode } from '../mfa/service.js';
 import { emitWebhookEvent } from '../webhooks/events.js';
@@ -203,16 +203,19 @@ export async function startSession(
   const refreshToken = randomSecret();
   const sessionId = randomUUID();
   const expiresAt = new Date(Date.now() + (attempt.expiresInMillis ?? DEFAULT_SESSION_MILLIS));
-  await insertSession(db, {
-    tenancy_id: tenancy.id,
-    id: sessionId,
-    user_id: user.id,
-    refresh_token_hash: hashSecret(refreshToken),
-    is_impersonation: attempt.isImpersonation ?? false,
-    expires_at: expiresAt,
-    last_used_ip: attempt.ip,
-  });
-  await deleteSessionsBeyond(db, tenancy.id, user.id, sessionId, maxSessionsPerUser);
+  await insertSessionKeepingNewest(
+    db,
+    {
+      tenancy_id: tenancy.id,
+      id: sessionId,
+      user_id: user.id,
+      refresh_token_hash: hashSecret(refreshToken),
+      is_impersonation: attempt.isImpersonation ?? false,
+      expires_at: expiresAt,
+      last_used_ip: attempt.ip,
+    },
+    maxSessionsPerUser,
+  );
   // session.created, with the way in, in the caller's executor (the sign-in's transaction where it has one).
   await emitWebhookEvent(db, tenancy.id, 'session.created', {
     id: sessionId,

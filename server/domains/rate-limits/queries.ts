@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
+import { precompiled } from '../../db/precompiled.js';
 
 /**
  * The rate_limits table: one fixed-window counter per (bucket, key). Keys carry the tenancy id
@@ -39,25 +40,39 @@ function anyOf(keys: readonly CounterKey[]) {
  */
 export async function hitCounters(db: Executor, hits: readonly (CounterKey & { windowSeconds: number })[]): Promise<CounterState[]> {
   if (hits.length === 0) return [];
+  const sorted = [...hits].sort(byKey);
+  const params = sorted.flatMap((hit) => [hit.bucket, hit.key, 1, hit.windowSeconds]);
+  // Every sign-in and sign-up hits 1 to 3 counters: those shapes run precompiled (prepared on PostgreSQL).
+  if (sorted.length <= PRECOMPILED_HITS) return hitQueries[sorted.length - 1]!(db, ...params);
+  return hitStatement(db, params).execute();
+}
+
+const PRECOMPILED_HITS = 3;
+
+/** The hit statement; its parameters are (bucket, key, 1, windowSeconds) per counter. */
+function hitStatement(db: Executor, params: readonly unknown[]) {
+  const rows = [];
+  for (let i = 0; i < params.length; i += 4) {
+    rows.push({
+      bucket: params[i] as string,
+      key: params[i + 1] as string,
+      count: params[i + 2] as number,
+      window_ends_at: sql<Date>`now() + ${params[i + 3] as number}::integer * interval '1 second'`,
+    });
+  }
   return db
     .insertInto('rate_limits')
-    .values(
-      [...hits].sort(byKey).map((hit) => ({
-        bucket: hit.bucket,
-        key: hit.key,
-        count: 1,
-        window_ends_at: sql<Date>`now() + ${hit.windowSeconds}::integer * interval '1 second'`,
-      })),
-    )
+    .values(rows)
     .onConflict((oc) =>
       oc.columns(['bucket', 'key']).doUpdateSet({
         count: sql<number>`CASE WHEN rate_limits.window_ends_at <= now() THEN 1 ELSE rate_limits.count + 1 END`,
         window_ends_at: sql<Date>`CASE WHEN rate_limits.window_ends_at <= now() THEN excluded.window_ends_at ELSE rate_limits.window_ends_at END`,
       }),
     )
-    .returning(['bucket', 'key', 'count', retryAfter])
-    .execute();
+    .returning(['bucket', 'key', 'count', retryAfter]);
 }
+
+const hitQueries = Array.from({ length: PRECOMPILED_HITS }, () => precompiled((db, ...params: unknown[]) => hitStatement(db, params)));
 
 /** The live counters among these keys (an expired window counts as zero and is not returned). */
 export async function readCounters(db: Executor, keys: readonly CounterKey[]): Promise<CounterState[]> {
@@ -70,20 +85,26 @@ export async function readCounters(db: Executor, keys: readonly CounterKey[]): P
     .execute();
 }
 
-/** Takes one back from each live counter (an attempt that turned out not to count), never below zero. */
+/**
+ * Takes one back from each live counter (an attempt that turned out not to count), never below
+ * zero, in one statement. The rows are locked first in hitCounters' (bucket, key) order (the
+ * `ord` column carries it; the database's collation may sort the keys otherwise): a plain UPDATE …
+ * OR … locked them in scan order and deadlocked against concurrent hits (seen under 50 concurrent
+ * sign-ins).
+ */
 export async function unhitCounters(db: Executor, keys: readonly CounterKey[]): Promise<void> {
-  // One row per statement, in hitCounters' (bucket, key) order: a single UPDATE … OR … locked the
-  // rows in scan order and deadlocked against concurrent hits (seen under 50 concurrent sign-ins).
-  for (const k of [...keys].sort(byKey)) {
-    await db
-      .updateTable('rate_limits')
-      .set((eb) => ({ count: eb('count', '-', 1) }))
-      .where('bucket', '=', k.bucket)
-      .where('key', '=', k.key)
-      .where('window_ends_at', '>', sql<Date>`now()`)
-      .where('count', '>', 0)
-      .execute();
-  }
+  if (keys.length === 0) return;
+  const sorted = [...keys].sort(byKey);
+  const values = sql.join(sorted.map((k, i) => sql`(${i}::integer, ${k.bucket}::text, ${k.key}::text)`));
+  await sql`with locked as (
+      select r.bucket, r.key from (values ${values}) as v(ord, bucket, key)
+      join rate_limits r on r.bucket = v.bucket and r.key = v.key
+      where r.window_ends_at > now() and r.count > 0
+      order by v.ord
+      for update of r
+    )
+    update rate_limits set count = rate_limits.count - 1 from locked
+    where rate_limits.bucket = locked.bucket and rate_limits.key = locked.key`.execute(db);
 }
 
 /**

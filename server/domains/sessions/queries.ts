@@ -4,19 +4,14 @@ import type { Executor } from '../../db/executor.js';
 import { precompiled } from '../../db/precompiled.js';
 import { SESSION_COLUMNS } from '../../db/columns.js';
 
-export async function insertSession(
-  db: Executor,
-  session: {
-    tenancy_id: string;
-    id: string;
-    user_id: string;
-    refresh_token_hash: string;
-    is_impersonation: boolean;
-    expires_at: Date | null;
-    last_used_ip: string | null;
-  },
-): Promise<void> {
-  await db.insertInto('sessions').values(session).execute();
+export interface NewSession {
+  tenancy_id: string;
+  id: string;
+  user_id: string;
+  refresh_token_hash: string;
+  is_impersonation: boolean;
+  expires_at: Date | null;
+  last_used_ip: string | null;
 }
 
 /** The session of a refresh token hash, with its user, when it is live and of this tenancy. */
@@ -84,23 +79,77 @@ export async function deleteSession(db: Executor, tenancyId: string, sessionId: 
  * Signs a user out of all but their `keep` newest sessions, never `newSessionId` (just created:
  * inside a transaction its created_at is the transaction's start, so it may not sort newest).
  */
-export async function deleteSessionsBeyond(db: Executor, tenancyId: string, userId: string, newSessionId: string, keep: number): Promise<void> {
-  await db
-    .deleteFrom('sessions')
-    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId }))
-    .where('id', '!=', newSessionId)
-    .where('id', 'not in', (eb) =>
-      eb
-        .selectFrom('sessions as newest')
-        .select('newest.id')
-        .where((eb) => eb.and({ 'newest.tenancy_id': tenancyId, 'newest.user_id': userId }))
-        .where('newest.id', '!=', newSessionId)
-        .orderBy('newest.created_at', 'desc')
-        .orderBy('newest.id', 'desc')
-        .limit(Math.max(0, keep - 1)),
-    )
-    .execute();
+/**
+ * Creates a session and, in the same statement, signs out the user's sessions beyond the newest
+ * `keep` (the new one counted): a client that signs in in a loop cannot grow the table without
+ * bound. The DELETE does not see the row its WITH inserts (one snapshot), and leaves it alone by id.
+ * Precompiled: every sign-in runs it.
+ */
+export async function insertSessionKeepingNewest(db: Executor, session: NewSession, keep: number): Promise<void> {
+  const { tenancy_id, id, user_id } = session;
+  await insertSessionQuery(
+    db,
+    tenancy_id,
+    id,
+    user_id,
+    session.refresh_token_hash,
+    session.is_impersonation,
+    session.expires_at,
+    session.last_used_ip,
+    tenancy_id,
+    user_id,
+    id,
+    tenancy_id,
+    user_id,
+    id,
+    Math.max(0, keep - 1),
+  );
 }
+
+const insertSessionQuery = precompiled(
+  (
+    db,
+    tenancyId: string,
+    id: string,
+    userId: string,
+    refreshTokenHash: string,
+    isImpersonation: boolean,
+    expiresAt: Date | null,
+    lastUsedIp: string | null,
+    oldTenancyId: string,
+    oldUserId: string,
+    newId: string,
+    newestTenancyId: string,
+    newestUserId: string,
+    newestNewId: string,
+    othersKept: number,
+  ) =>
+    db
+      .with('inserted', (w) =>
+        w.insertInto('sessions').values({
+          tenancy_id: tenancyId,
+          id,
+          user_id: userId,
+          refresh_token_hash: refreshTokenHash,
+          is_impersonation: isImpersonation,
+          expires_at: expiresAt,
+          last_used_ip: lastUsedIp,
+        }),
+      )
+      .deleteFrom('sessions')
+      .where((eb) => eb.and({ tenancy_id: oldTenancyId, user_id: oldUserId }))
+      .where('id', '!=', newId)
+      .where('id', 'not in', (eb) =>
+        eb
+          .selectFrom('sessions as newest')
+          .select('newest.id')
+          .where((eb) => eb.and({ 'newest.tenancy_id': newestTenancyId, 'newest.user_id': newestUserId }))
+          .where('newest.id', '!=', newestNewId)
+          .orderBy('newest.created_at', 'desc')
+          .orderBy('newest.id', 'desc')
+          .limit(othersKept),
+      ),
+);
 
 export async function deleteSessionsOfUser(db: Executor, tenancyId: string, userId: string, exceptSessionId: string | null): Promise<void> {
   let query = db.deleteFrom('sessions').where('tenancy_id', '=', tenancyId).where('user_id', '=', userId);

@@ -3,6 +3,7 @@ import type { NewUser, UserRow, UserUpdate } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
 import { precompiled } from '../../db/precompiled.js';
 import { USER_COLUMNS, qualified } from '../../db/columns.js';
+import type { OAuthProviderView } from './dto.js';
 
 export async function findUser(db: Executor, tenancyId: string, userId: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').select(USER_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', userId).executeTakeFirst();
@@ -18,7 +19,7 @@ export async function findSessionUser(
   userId: string,
   sessionId: string,
   options: { forUpdate?: boolean } = {},
-): Promise<UserRow | undefined> {
+): Promise<SessionUserRow | undefined> {
   // Every GET /users/me: the precompiled form.
   if (!options.forUpdate) return (await sessionUserQuery(db, tenancyId, userId, sessionId))[0];
   let query = db
@@ -32,11 +33,32 @@ export async function findSessionUser(
   return query.executeTakeFirst();
 }
 
+/**
+ * The session's user with its connected OAuth accounts (the user object's `oauth_providers`), as
+ * the precompiled lookup reads them: GET /users/me answers from this one statement instead of a
+ * second round trip (null when the user has none).
+ */
+export type SessionUserRow = UserRow & { oauth_providers?: OAuthProviderView[] | null };
+
 const sessionUserQuery = precompiled((db, tenancyId: string, userId: string, sessionId: string) =>
   db
     .selectFrom('users as u')
     .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
     .select(qualified('u', USER_COLUMNS))
+    .select((eb) =>
+      eb
+        .selectFrom('oauth_accounts as oa')
+        .select(
+          sql<
+            OAuthProviderView[] | null
+          >`json_agg(json_build_object('id', oa.provider_config_id, 'type', oa.provider_config_id, 'provider_user_id', oa.provider_account_id) order by oa.created_at, oa.id)`.as(
+            'list',
+          ),
+        )
+        .whereRef('oa.tenancy_id', '=', 'u.tenancy_id')
+        .whereRef('oa.user_id', '=', 'u.id')
+        .as('oauth_providers'),
+    )
     .where('u.tenancy_id', '=', tenancyId)
     .where('u.id', '=', userId)
     .where('s.id', '=', sessionId),
@@ -47,20 +69,24 @@ const sessionUserQuery = precompiled((db, tenancyId: string, userId: string, ses
  * address, else the newest unverified claim (contact-channels/queries.ts, findAuthChannel).
  */
 export async function findUserByAuthEmail(db: Executor, tenancyId: string, email: string): Promise<UserRow | undefined> {
-  return db
+  return (await userByAuthEmailQuery(db, tenancyId, email.toLowerCase()))[0];
+}
+
+// Every password sign-in: the precompiled form.
+const userByAuthEmailQuery = precompiled((db, tenancyId: string, lowerEmail: string) =>
+  db
     .selectFrom('contact_channels as c')
     .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 'c.tenancy_id').onRef('u.id', '=', 'c.user_id'))
     .select(qualified('u', USER_COLUMNS))
     .where('c.tenancy_id', '=', tenancyId)
-    .where('c.type', '=', 'email')
-    .where(sql`lower(c.value)`, '=', email.toLowerCase())
-    .where('c.used_for_auth', '=', true)
+    .where('c.type', '=', sql.lit('email'))
+    .where(sql`lower(c.value)`, '=', lowerEmail)
+    .where('c.used_for_auth', '=', sql.lit(true))
     .orderBy('c.is_verified', 'desc')
     .orderBy('c.created_at', 'desc')
     .orderBy('c.id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-}
+    .limit(sql.lit(1)),
+);
 
 export async function insertUser(db: Executor, user: NewUser): Promise<UserRow> {
   return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();

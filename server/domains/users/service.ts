@@ -7,7 +7,7 @@ import { encrypt } from '../../crypto/encryption.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, isSupportedPasswordHash } from '../../crypto/passwords.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { AuthContext, Tenancy } from '../../access/context.js';
-import { loadUserFor, resolveUserId } from '../../access/policy.js';
+import { isOwnUser, liveSessionUser, loadUserFor, resolveUserId } from '../../access/policy.js';
 import type { ProjectConfig } from '../../../contract/config/project-config.js';
 import type { Executor } from '../../db/executor.js';
 import { isTeamMember } from '../projects/queries.js';
@@ -21,6 +21,7 @@ import { insertTeamWithCreator } from '../teams/service.js';
 import { type ClientUser, type ServerUser, toUserDto } from './dto.js';
 import { oauthProviderViews } from '../oauth/oauth-providers.js';
 import * as q from './queries.js';
+import type { SessionUserRow } from './queries.js';
 import { clearTotpSurroundings } from '../mfa/queries.js';
 import { emitWebhookEvent } from '../webhooks/events.js';
 import type { clientUserUpdateSchema, serverUserUpdateSchema, userCreateSchema, userListQuerySchema } from '../../../contract/schemas/users.js';
@@ -186,6 +187,11 @@ export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<t
 
 export async function getUser(deps: Deps, auth: AuthContext, userIdParam: string): Promise<ClientUser | ServerUser> {
   const userId = resolveUserId(auth, userIdParam);
+  // The caller's own user comes from the session lookup, which carries its OAuth accounts already.
+  if (isOwnUser(auth, userId)) {
+    const own: SessionUserRow = await liveSessionUser(deps, auth);
+    if (own.oauth_providers !== undefined) return toUserDto(own, auth.type, own.oauth_providers ?? []);
+  }
   const [user, providers] = await Promise.all([loadUserFor(deps, auth, userId), oauthProviderViews(deps.db, auth.tenancy.id, [userId])]);
   return toUserDto(user, auth.type, providers.get(userId));
 }

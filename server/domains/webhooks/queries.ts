@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.js';
+import { precompiled } from '../../db/precompiled.js';
 
 export const ENDPOINT_COLUMNS = [
   'id',
@@ -49,8 +50,13 @@ export async function listEndpoints(db: Executor, tenancyId: string): Promise<En
 
 /** The endpoints an event goes to: enabled ones (their event filter is applied by the caller). */
 export async function listEnabledEndpoints(db: Executor, tenancyId: string): Promise<{ id: string; event_types: string | null }[]> {
-  return db.selectFrom('webhook_endpoints').select(['id', 'event_types']).where('tenancy_id', '=', tenancyId).where('enabled', '=', true).execute();
+  return enabledEndpointsQuery(db, tenancyId);
 }
+
+// Precompiled: every sign-in and sign-up asks it (session.created, user.created), mostly to find none.
+const enabledEndpointsQuery = precompiled((db, tenancyId: string) =>
+  db.selectFrom('webhook_endpoints').select(['id', 'event_types']).where('tenancy_id', '=', tenancyId).where('enabled', '=', sql.lit(true)),
+);
 
 export async function findEndpoint(db: Executor, tenancyId: string, id: string): Promise<EndpointRow | undefined> {
   return db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
