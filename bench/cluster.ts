@@ -110,7 +110,9 @@ export async function runClusterBench(options: {
     let balancer: Daemon = await startHaproxy(ports, cleanups, balancerPort);
     await waitForPort(balancerPort);
     const fixture = await setUpProject(base, USERS, PASSWORD, { concurrency: 5 });
-    log(`cluster: project ${fixture.projectId}, ${fixture.users.length} users; PgBouncer :${pgbouncer.port}, HAProxy :${balancerPort}, instances :${ports.join(', :')}`);
+    log(
+      `cluster: project ${fixture.projectId}, ${fixture.users.length} users; PgBouncer :${pgbouncer.port}, HAProxy :${balancerPort}, instances :${ports.join(', :')}`,
+    );
     const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)]!;
     const loads = {
       me: {
@@ -136,7 +138,14 @@ export async function runClusterBench(options: {
       const serving = instances.slice(0, n);
       for (const id of ['me', 'refresh'] as const) {
         const load = loads[id];
-        const opts = { url: `${base}${load.path}`, connections, method: load.method, headers: load.headers, vary: load.vary, ...('body' in load ? { body: load.body } : {}) };
+        const opts = {
+          url: `${base}${load.path}`,
+          connections,
+          method: load.method,
+          headers: load.headers,
+          vary: load.vary,
+          ...('body' in load ? { body: load.body } : {}),
+        };
         await runLoad({ ...opts, durationSec: warmupSec });
         const cpuBefore = serving.map((proc) => cpuMs(proc.pid) ?? 0);
         const proxyBefore = (cpuMs(balancer.child.pid!) ?? 0) + (cpuMs(pgbouncer.child.pid!) ?? 0);

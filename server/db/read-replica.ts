@@ -156,6 +156,6 @@ class ReadRouterDialect implements Dialect {
  * `deps.readDb` over a replica (a Kysely on DATABASE_READ_URL) with the primary as its fallback.
  * Destroying it closes the replica's pool only; the primary belongs to its opener.
  */
-export function readReplicaDatabase(replica: Database, primary: Database, warn: Warn): Database {
-  return new Kysely<DB>({ dialect: new ReadRouterDialect(new ReadRouter(replica, primary, warn)) });
+export function readReplicaDatabase(replica: Database, primary: Database, warn: Warn, now: () => number = Date.now): Database {
+  return new Kysely<DB>({ dialect: new ReadRouterDialect(new ReadRouter(replica, primary, warn, now)) });
 }
