@@ -80,6 +80,9 @@ export class ReadRouter {
         readReplicaStats.replica++;
         return result;
       } catch (error) {
+        // A statement the replica refused as a write (a data-modifying CTE the guard above cannot
+        // see) is a bug to surface, not a read to rerun.
+        if ((error as { code?: unknown } | null)?.code === '25006') throw error;
         readReplicaStats.fallbacks++;
         if (isDatabaseUnavailable(error)) {
           // Only an unreachable replica is skipped for a while; a query it refused for another
