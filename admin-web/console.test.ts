@@ -286,10 +286,27 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByText('Password set.').waitFor();
     expect((await h.post('/auth/password/sign-in', { email, password: 'a-new-password-1' }, project.client())).status).toBe(200);
 
-    // A session of the user's own, then revoke it from the console.
+    // Impersonation: after a confirmation, a new tab opens the app's /handler/impersonate with a
+    // single-use code (no token shown in the console). The project has no trusted domain here, so
+    // the handler is typed; the code then starts an impersonation session, once.
     await page.getByRole('button', { name: 'Impersonate' }).click();
-    await page.getByText('Impersonation session').waitFor();
-    await page.getByRole('button', { name: 'Close' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Impersonate this user?' });
+    await dialog.getByLabel("Your app's handler").fill(`${h.url}/handler`);
+    const popup = context.waitForEvent('page');
+    await dialog.getByRole('button', { name: 'Open as this user' }).click();
+    const tab = await popup;
+    await tab.waitForURL(/\/handler\/impersonate\?code=/);
+    const code = new URL(tab.url()).searchParams.get('code')!;
+    expect(await tab.evaluate(() => window.opener)).toBeNull();
+    await tab.close();
+    await dialog.getByRole('status').getByText(`Opened ${h.url}/handler/impersonate in a new tab.`).waitFor();
+    expect(await page.getByText(/access token|refresh token/i).count()).toBe(0);
+    const impersonated = await h.post('/auth/impersonation/sign-in', { code }, project.client());
+    expect(impersonated.status).toBe(200);
+    expect(impersonated.body.user_id).toBe(userId);
+    expect((await h.post('/auth/impersonation/sign-in', { code }, project.client())).body.code).toBe('ALREADY_USED');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    // The impersonation session in the user's list, then revoke a session from the console.
     await page.reload();
     await page.getByRole('table', { name: 'Sessions' }).waitFor();
     expect(await page.getByText('impersonation', { exact: true }).count()).toBe(1);

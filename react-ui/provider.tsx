@@ -2,6 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { type ReactNode, useCallback, useEffect, useInsertionEffect, useMemo, useState } from 'react';
 import type { ClientApp } from '../sdk/index.js';
 import { UnhandledErrorAlerts, useUnhandledErrors } from './async-errors.js';
+import { ImpersonationBanner } from './components/impersonation-banner.js';
 import { LatchRoot } from './components/ui.js';
 import { LatchContext, type LatchContextValue } from './context.js';
 import { type RedirectMethod, redirectTo } from './navigation.js';
@@ -52,6 +53,7 @@ export function LatchProvider({ app, handlerPath, urls, redirectMethod = 'window
   return (
     <QueryClientProvider client={app.queryClient}>
       <LatchContext.Provider value={value}>
+        <ImpersonationBanner />
         {children}
         {unhandled.errors.length > 0 ? (
           <LatchRoot>

@@ -543,3 +543,43 @@ describe('accessibility', () => {
     await context.close();
   });
 });
+
+describe('impersonation', () => {
+  it('the impersonate page signs in with the single-use code, the banner shows on every page of this tab only, and ends it', async () => {
+    const { page, context, project, server } = await setup();
+    const user = await ui.h.signUpUser(project);
+    // What the console does: a code from the admin (here the server) key, opened in a new tab.
+    const { code } = await server.createImpersonationCode(user.userId);
+    await page.goto(`${ui.host.url}/handler/impersonate?code=${encodeURIComponent(code)}`);
+    const banner = page.getByRole('status', { name: 'Impersonation' });
+    await expect.poll(() => banner.innerText(), { timeout: 10_000 }).toContain(`You are impersonating ${user.email}`);
+    // After-sign-in (home) with the banner still there.
+    await page.waitForURL(`${ui.host.url}/`);
+    await expect.poll(() => page.getByTestId('greeting').innerText()).toContain(user.email);
+    expect(await banner.count()).toBe(1);
+    await shot(page, 'impersonation-banner');
+    const sessions = await server.listSessions({ userId: user.userId });
+    expect(sessions.filter((session) => session.is_impersonation)).toHaveLength(1);
+
+    // Another tab of the same app shares the session (cookies) but is not marked: no banner there.
+    const other = await context.newPage();
+    await other.goto(`${ui.host.url}/`);
+    await expect.poll(() => other.getByTestId('greeting').innerText()).toContain(user.email);
+    expect(await other.getByRole('status', { name: 'Impersonation' }).count()).toBe(0);
+    await other.close();
+
+    // The same link again: used.
+    const again = await context.newPage();
+    await again.goto(`${ui.host.url}/handler/impersonate?code=${encodeURIComponent(code)}`);
+    await expect.poll(() => again.getByRole('alert').innerText()).toContain('Impersonation links work once, for 60 seconds');
+    await again.close();
+
+    await banner.getByRole('button', { name: 'End impersonation' }).click();
+    await expect.poll(() => page.getByRole('main').innerText()).toContain('You are signed out.');
+    expect(await banner.count()).toBe(0);
+    // Signed out on the server too (read over HTTP: the ServerApp's cached list is from before).
+    const after = await ui.h.get(`/auth/sessions?user_id=${user.userId}`, project.server());
+    expect(after.body.items.filter((session: { is_impersonation: boolean }) => session.is_impersonation)).toHaveLength(0);
+    await context.close();
+  });
+});

@@ -45,6 +45,7 @@ export const HANDLER_ROUTES = [
   'team-invitation',
   'mfa',
   'cli-auth-confirm',
+  'impersonate',
 ] as const;
 
 export type HandlerRoute = (typeof HANDLER_ROUTES)[number];
@@ -69,6 +70,7 @@ export interface LatchUrls {
   teamInvitation: string;
   mfa: string;
   cliAuthConfirm: string;
+  impersonate: string;
 }
 
 /**
@@ -96,6 +98,7 @@ const ROUTE_KEYS: Record<HandlerRoute, keyof LatchUrls> = {
   'team-invitation': 'teamInvitation',
   mfa: 'mfa',
   'cli-auth-confirm': 'cliAuthConfirm',
+  impersonate: 'impersonate',
 };
 
 /**

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { serverUserUpdateSchema } from '../../contract/schemas/users.js';
 import { contactChannelCreateSchema } from '../../contract/schemas/contact-channels.js';
-import type { ServerUser, SessionTokens } from '../../sdk/index.js';
+import type { ServerUser } from '../../sdk/index.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';
 import { MfaCard } from '../components/mfa-card.js';
@@ -32,7 +32,7 @@ import {
 import type { PageProps } from './page-props.js';
 
 /** One user: profile, emails, two-factor status and reset, passkeys, metadata, connected accounts (unlink), sessions (revoke), impersonation and deletion. */
-export function UserDetailPage({ projectId, admin, userId }: PageProps & { userId: string }) {
+export function UserDetailPage({ projectId, admin, project, userId }: PageProps & { userId: string }) {
   const user = useQuery(admin.userQuery(userId), admin.queryClient);
   return (
     <QueryView query={user} loadingLabel="Loading the user…">
@@ -42,18 +42,15 @@ export function UserDetailPage({ projectId, admin, userId }: PageProps & { userI
             <Link href={`/projects/${projectId}/users`}>Back to users</Link>
           </Empty>
         ) : (
-          <UserDetail projectId={projectId} admin={admin} user={data} />
+          <UserDetail projectId={projectId} admin={admin} project={project} user={data} />
         )
       }
     </QueryView>
   );
 }
 
-function UserDetail({ projectId, admin, user }: { projectId: string; admin: PageProps['admin']; user: ServerUser }) {
-  const [impersonation, setImpersonation] = useState<SessionTokens | null>(null);
-  const impersonate = useAction(async () =>
-    setImpersonation(await admin.createSession({ user_id: user.id, is_impersonation: true, expires_in_millis: 3_600_000 })),
-  );
+function UserDetail({ projectId, admin, project, user }: { projectId: string; admin: PageProps['admin']; project: PageProps['project']; user: ServerUser }) {
+  const [impersonating, setImpersonating] = useState(false);
   return (
     <>
       <p>
@@ -64,7 +61,7 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
         description={<span className="mono small">{user.id}</span>}
         actions={
           <>
-            <button type="button" className="button" onClick={() => void impersonate.run()}>
+            <button type="button" className="button" onClick={() => setImpersonating(true)}>
               Impersonate
             </button>
             <ConfirmButton
@@ -83,27 +80,7 @@ function UserDetail({ projectId, admin, user }: { projectId: string; admin: Page
           </>
         }
       />
-      <ErrorMessage error={impersonate.error} title="Could not impersonate" />
-      <Modal title="Impersonation session" open={impersonation !== null} onClose={() => setImpersonation(null)} wide>
-        {impersonation ? (
-          <div className="stack">
-            <p className="muted">
-              A one-hour session of this user, marked as an impersonation in their session list. Use these tokens in your app (for example as the SDK's token
-              store) to see it as they do.
-            </p>
-            <div className="key-row">
-              <strong>Access token</strong>
-              <div className="key-value">{impersonation.access_token.slice(0, 40)}…</div>
-              <CopyButton value={impersonation.access_token} />
-            </div>
-            <div className="key-row">
-              <strong>Refresh token</strong>
-              <div className="key-value">{impersonation.refresh_token}</div>
-              <CopyButton value={impersonation.refresh_token} />
-            </div>
-          </div>
-        ) : null}
-      </Modal>
+      <ImpersonateDialog admin={admin} project={project} user={user} open={impersonating} onClose={() => setImpersonating(false)} />
       <ProfileCard admin={admin} user={user} />
       <EmailsCard admin={admin} user={user} />
       <PasswordCard admin={admin} user={user} />
@@ -394,5 +371,94 @@ function UserKeysCard({ admin, userId }: { admin: PageProps['admin']; userId: st
       enabled={project.data?.config.allow_user_api_keys ?? false}
       onRevoke={(id) => admin.revokeUserApiKey(id)}
     />
+  );
+}
+
+/** The app pages an impersonation can open: each trusted domain's handler, or a typed one while localhost is allowed. */
+function handlerUrls(project: PageProps['project']): string[] {
+  return project.config.domains.map((entry) => `${entry.domain.replace(/\/+$/, '')}${entry.handler_path.replace(/\/+$/, '')}`);
+}
+
+/**
+ * Impersonation (README "Impersonation"): after a confirmation, a single-use 60-second code opens
+ * the project's own app at /handler/impersonate in a new tab, signed in as this user with a banner
+ * to end it. The console never shows a token. The tab is opened in the click itself (so no popup
+ * blocker stops it) and pointed at the app once the code exists; it gets no opener.
+ */
+function ImpersonateDialog({
+  admin,
+  project,
+  user,
+  open,
+  onClose,
+}: {
+  admin: PageProps['admin'];
+  project: PageProps['project'];
+  user: ServerUser;
+  open: boolean;
+  onClose: () => void;
+}) {
+  const choices = handlerUrls(project);
+  const [handler, setHandler] = useState(choices[0] ?? 'http://localhost:3000/handler');
+  const [opened, setOpened] = useState<string | null>(null);
+  const start = useAction(async () => {
+    const tab = window.open('about:blank', '_blank');
+    try {
+      const { code } = await admin.createImpersonationCode(user.id);
+      const url = `${handler.replace(/\/+$/, '')}/impersonate?code=${encodeURIComponent(code)}`;
+      if (!tab) throw new Error('The browser blocked the new tab. Allow pop-ups for the console and try again.');
+      tab.opener = null;
+      tab.location.href = url;
+      setOpened(handler);
+    } catch (error) {
+      tab?.close();
+      throw error;
+    }
+  });
+  const close = () => {
+    setOpened(null);
+    onClose();
+  };
+  return (
+    <Modal title="Impersonate this user?" open={open} onClose={close}>
+      <div className="stack">
+        <p>
+          Opens your app in a new tab signed in as <strong>{user.primary_email ?? user.display_name ?? user.id}</strong>, with a banner to end it. Everything
+          you do there is done as this user; the session is marked as an impersonation in their session list and lasts at most one hour.
+        </p>
+        {choices.length > 1 || choices.length === 0 ? (
+          <Field label="Your app's handler">
+            {(props) =>
+              choices.length > 1 ? (
+                <select {...props} className="input" value={handler} onChange={(event) => setHandler(event.target.value)}>
+                  {choices.map((choice) => (
+                    <option key={choice} value={choice}>
+                      {choice}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <input {...props} className="input" value={handler} onChange={(event) => setHandler(event.target.value)} />
+              )
+            }
+          </Field>
+        ) : (
+          <p className="muted small">
+            Opens <span className="mono">{choices[0]}/impersonate</span>.
+          </p>
+        )}
+        {choices.length === 0 ? <p className="muted small">The project has no trusted domain yet (Domains): type where your app's handler runs.</p> : null}
+        <ErrorMessage error={start.error} title="Could not impersonate" />
+        {opened ? <p role="status">Opened {opened}/impersonate in a new tab.</p> : null}
+        <div className="actions end">
+          <button type="button" className="button" onClick={close}>
+            {opened ? 'Done' : 'Cancel'}
+          </button>
+          <button type="button" className="button primary" disabled={start.pending} onClick={() => void start.run()}>
+            Open as this user
+          </button>
+        </div>
+      </div>
+    </Modal>
   );
 }

@@ -9,6 +9,7 @@ import { CliAuthConfirmPage } from './cli-auth-confirm.js';
 import { EmailVerificationPage } from './email-verification.js';
 import { ErrorPage } from './error.js';
 import { ForgotPasswordPage } from './forgot-password.js';
+import { ImpersonatePage } from './impersonate.js';
 import { MagicLinkCallbackPage } from './magic-link-callback.js';
 import { MfaPage } from './mfa.js';
 import { OAuthCallbackPage } from './oauth-callback.js';
@@ -33,6 +34,7 @@ const PAGES: Record<HandlerRoute, () => ReactNode> = {
   'team-invitation': () => <TeamInvitationPage />,
   mfa: () => <MfaPage />,
   'cli-auth-confirm': () => <CliAuthConfirmPage />,
+  impersonate: () => <ImpersonatePage />,
 };
 
 export interface LatchHandlerProps {
@@ -46,7 +48,8 @@ export interface LatchHandlerProps {
 /**
  * Serves every handler route under the provider's handler path (default `/handler`): sign-in,
  * sign-up, sign-out, email-verification, password-reset, forgot-password, oauth-callback,
- * magic-link-callback, account-settings, error, team-invitation, mfa and cli-auth-confirm.
+ * magic-link-callback, account-settings, error, team-invitation, mfa, cli-auth-confirm and
+ * impersonate (beyond the spec: the console's impersonation links).
  * Mount it on every path under the handler path; no router library is needed.
  *
  * @example

@@ -1,7 +1,7 @@
 /** Sessions: signing out, a user's sessions and ending them (all levels); creating one (server). */
 import type { LatchQuery } from '../cache.js';
 import { defineQuery } from '../cache.js';
-import { AppCore, isSignedOutError } from '../core.js';
+import { AppCore, isSignedOutError, type SignInResult } from '../core.js';
 import { isKnownErrorInGroup } from '../errors.js';
 import type { RouterInputs, RouterOutputs } from '../transport.js';
 
@@ -10,6 +10,8 @@ export type UserSession = RouterOutputs['sessions']['list']['items'][number];
 export type SessionCreateInput = RouterInputs['sessions']['create'];
 /** The tokens of a session created by the server (impersonation, your own sign-in flows). */
 export type SessionTokens = RouterOutputs['sessions']['create'];
+/** A single-use code that opens an impersonation session (`/handler/impersonate?code=…`). */
+export type ImpersonationCode = RouterOutputs['auth']['impersonationCreateCode'];
 
 /** Sign-out and the sessions of a user. */
 export abstract class SessionsFeature extends AppCore {
@@ -31,6 +33,18 @@ export abstract class SessionsFeature extends AppCore {
     } finally {
       await this.session.clear();
     }
+  }
+
+  /**
+   * Signs in with an impersonation code (what the UI kit's /handler/impersonate page does with
+   * its `code`): a session of the code's user marked `is_impersonation`, for 1 hour by default.
+   * The code works once, within 60 seconds.
+   *
+   * @example
+   * await app.signInWithImpersonationCode(new URL(location.href).searchParams.get('code')!);
+   */
+  async signInWithImpersonationCode(code: string): Promise<SignInResult> {
+    return this.startSession(this.call((context) => this.trpc.auth.impersonationSignIn.mutate({ code }, { context }), { access: 'client' }));
   }
 
   /**
@@ -79,5 +93,19 @@ export abstract class ServerSessionsFeature extends AppCore {
    */
   async createSession(input: SessionCreateInput): Promise<SessionTokens> {
     return this.mutate(['sessions.'], (context) => this.trpc.sessions.create.mutate(input, { context }));
+  }
+
+  /**
+   * A single-use code (valid 60 seconds) that opens an impersonation session of a user: open
+   * `${yourApp}/handler/impersonate?code=…` in a new tab and the UI kit signs in as that user
+   * there, with a banner to end it. No token is shown to anyone.
+   *
+   * @example
+   * const { code } = await admin.createImpersonationCode(user.id);
+   * window.open(`https://app.example.com/handler/impersonate?code=${encodeURIComponent(code)}`, '_blank');
+   */
+  async createImpersonationCode(userId: string, options: { sessionExpiresInMillis?: number } = {}): Promise<ImpersonationCode> {
+    const input = { user_id: userId, ...(options.sessionExpiresInMillis === undefined ? {} : { session_expires_in_millis: options.sessionExpiresInMillis }) };
+    return this.call((context) => this.trpc.auth.impersonationCreateCode.mutate(input, { context }));
   }
 }

@@ -158,6 +158,7 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'POST /auth/password/update': () => ({ old_password: U1.password, new_password: 'pwned-password-1' }),
   'POST /auth/password/set': () => ({ password: 'pwned-password-1' }),
   'POST /auth/sessions': () => ({ user_id: U1.userId, is_impersonation: true }),
+  'POST /auth/impersonation/codes': () => ({ user_id: U1.userId }),
   // A refresh token (B's user's by default) presented for the caller's project; foreign callers
   // present it to A with A's publishable key (which is public by design).
   'POST /auth/oauth/token': (c) => {
@@ -247,6 +248,7 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'POST /auth/password/reset': () => ({ code: 'not-a-code-of-anyone', password: 'pwned-password-1' }),
   'POST /auth/otp/sign-in': () => ({ code: 'not-a-code-of-anyone' }),
   'POST /auth/cli/poll': () => ({ polling_code: 'not-a-code-of-anyone' }),
+  'POST /auth/impersonation/sign-in': () => ({ code: 'not-a-code-of-anyone' }),
   'POST /auth/cli/complete': () => ({ login_code: 'not-a-code-of-anyone' }),
   'POST /auth/mfa/sign-in': () => ({ type: 'totp', totp: '123456', code: 'not-a-code-of-anyone' }),
   'POST /users/me/mfa/totp/confirm': () => ({ totp: '123456' }),

@@ -40,6 +40,7 @@ const NOT_ACTING_FOR_A_USER = new Set([
   'POST /auth/anonymous/sign-up',
   'POST /auth/cli', // a CLI that is not signed in asks for its codes
   'POST /auth/cli/poll', // authenticates by the polling code
+  'POST /auth/impersonation/sign-in', // authenticates by the impersonation code
   'POST /auth/mfa/sign-in', // the second step of a way in: the attempt code says who, not a session
   'POST /auth/passkey/initiate-passkey-authentication', // a passkey sign-in starts signed out
   'POST /auth/passkey/sign-in', // the passkey says who

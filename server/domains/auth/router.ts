@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { restOperations, succeedAfter } from '../../trpc/operation.js';
-import { clientProcedure, signInProcedure } from '../../trpc/procedures.js';
+import { clientProcedure, serverProcedure, signInProcedure } from '../../trpc/procedures.js';
 import { admitPasswordCalls } from '../../trpc/password-admission.js';
 import { successSchema } from '../../../contract/validation/schemas.js';
 import * as magicLink from './magic-link.js';
@@ -14,6 +14,8 @@ import * as password from './password.js';
 import * as mfa from './mfa.js';
 import { mfaSignInSchema } from '../../../contract/schemas/mfa.js';
 import * as passkey from './passkey.js';
+import * as impersonation from './impersonation.js';
+import * as impersonationSchemas from '../../../contract/schemas/impersonation.js';
 import * as passkeySchemas from '../../../contract/schemas/passkeys.js';
 
 const op = restOperations(['Auth']);
@@ -87,6 +89,23 @@ export const authRouter = router({
     'Finish a sign-in that answered MULTI_FACTOR_AUTHENTICATION_REQUIRED: the attempt code and a TOTP (or recovery) code',
     { input: mfaSignInSchema, output: schemas.authResponseSchema },
   ).mutation(({ ctx, input }) => mfa.signInWithMfa(ctx.deps, ctx.auth, input, ctx.ip)),
+
+  impersonationCreateCode: op(
+    serverProcedure,
+    'POST /auth/impersonation/codes',
+    "A single-use code (60 s) that opens an impersonation session of a user in the app's /handler/impersonate page",
+    { input: impersonationSchemas.impersonationCodeCreateSchema, output: impersonationSchemas.impersonationCodeSchema, successStatus: 201 },
+  ).mutation(({ ctx, input }) => impersonation.createImpersonationCode(ctx.deps, ctx.auth, input)),
+
+  impersonationSignIn: op(
+    signInProcedure('client'),
+    'POST /auth/impersonation/sign-in',
+    'Start an impersonation session with a code from POST /auth/impersonation/codes',
+    {
+      input: impersonationSchemas.impersonationSignInSchema,
+      output: schemas.authResponseSchema,
+    },
+  ).mutation(({ ctx, input }) => impersonation.signInWithImpersonationCode(ctx.deps, ctx.auth, input.code, ctx.ip)),
 
   cliCreate: op(signInProcedure('client'), 'POST /auth/cli', 'Start a CLI login: a polling code for the CLI, a login code for the confirm page', {
     input: cliSchemas.cliCreateSchema,

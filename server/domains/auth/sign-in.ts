@@ -35,7 +35,7 @@ import { issueAttemptCode } from '../mfa/service.js';
 import { emitWebhookEvent } from '../webhooks/events.js';
 
 /** How a session came to be. `server`: a server key created it (POST /auth/sessions). */
-export type SignInMethod = 'password' | 'anonymous' | 'magic_link' | 'oauth' | 'passkey' | 'cli' | 'server';
+export type SignInMethod = 'password' | 'anonymous' | 'magic_link' | 'oauth' | 'passkey' | 'cli' | 'server' | 'impersonation';
 
 export interface SignInAttempt {
   tenancy: Tenancy;
