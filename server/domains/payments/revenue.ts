@@ -22,11 +22,13 @@ function schemaError(path: string, message: string): never {
 export function revenueRange(input: { from?: string; to?: string; days?: number }, now = new Date()): { from: Date; to: Date } {
   if (input.from !== undefined || input.to !== undefined) {
     if (input.days !== undefined) schemaError('days', 'cannot be given with from and to');
-    if (input.from === undefined || input.to === undefined) schemaError(input.from === undefined ? 'from' : 'to', 'is required with the other end of the range');
+    if (input.from === undefined || input.to === undefined)
+      schemaError(input.from === undefined ? 'from' : 'to', 'is required with the other end of the range');
     const from = new Date(`${input.from}T00:00:00.000Z`);
     const to = new Date(`${input.to}T00:00:00.000Z`);
     if (to < from) schemaError('to', 'must not be before from');
-    if ((to.getTime() - from.getTime()) / DAY_MS + 1 > REVENUE_MAX_DAYS) schemaError('to', `must be at most ${REVENUE_MAX_DAYS} days after from (both included)`);
+    if ((to.getTime() - from.getTime()) / DAY_MS + 1 > REVENUE_MAX_DAYS)
+      schemaError('to', `must be at most ${REVENUE_MAX_DAYS} days after from (both included)`);
     return { from, to };
   }
   const to = new Date(`${isoDay(now)}T00:00:00.000Z`);
