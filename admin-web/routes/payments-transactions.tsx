@@ -45,7 +45,7 @@ export function TransactionsCard({ projectId, admin, customer }: Pick<PageProps,
   return (
     <Card title={customer ? "This customer's transactions" : 'Transactions'}>
       <div className="row">
-        <Field label="Type">
+        <Field label="Transaction type">
           {(props) => (
             <select
               {...props}

@@ -13,7 +13,7 @@ import { TransactionsCard } from './payments-transactions.js';
 import type { PageProps } from './page-props.js';
 
 const TABS = [
-  { id: null, label: 'Overview' },
+  { id: null, label: 'Stripe and revenue' },
   { id: 'catalogue', label: 'Catalogue' },
   { id: 'customers', label: 'Customers' },
   { id: 'transactions', label: 'Transactions' },
@@ -175,7 +175,7 @@ function RevenueCard({ projectId, admin }: PageProps) {
       actions={
         <div className="row">
           <label className="visually-hidden" htmlFor="revenue-days">
-            Range
+            Revenue range
           </label>
           <select id="revenue-days" value={days} onChange={(e) => setDays(Number(e.target.value))}>
             {[7, 30, 90, REVENUE_MAX_DAYS].map((n) => (
@@ -185,7 +185,7 @@ function RevenueCard({ projectId, admin }: PageProps) {
             ))}
           </select>
           <label className="visually-hidden" htmlFor="revenue-mode">
-            Mode
+            Revenue mode
           </label>
           <select id="revenue-mode" value={mode} onChange={(e) => setMode(e.target.value as 'live' | 'test')}>
             <option value="live">Live</option>
@@ -194,7 +194,7 @@ function RevenueCard({ projectId, admin }: PageProps) {
           {currencies.length > 1 ? (
             <>
               <label className="visually-hidden" htmlFor="revenue-currency">
-                Currency
+                Revenue currency
               </label>
               <select id="revenue-currency" value={currency ?? ''} onChange={(e) => setChosen(e.target.value)}>
                 {currencies.map((c) => (
