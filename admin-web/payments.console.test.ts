@@ -60,6 +60,7 @@ describe('payments in the console', { timeout: 180_000 }, () => {
     const usd = dialog.getByLabel('USD amount');
     await usd.fill('9.999');
     await dialog.getByText('Too many decimals; USD only has 2 decimals').waitFor();
+    await browser.screenshot(page, 'payments', 'money-message');
     expect(await usd.getAttribute('aria-invalid')).toBe('true');
     await usd.fill('09.99');
     await dialog.getByText('Money amount must not have leading zeros').waitFor();
