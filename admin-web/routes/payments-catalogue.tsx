@@ -12,7 +12,7 @@ import {
   priceSchema,
   productSchema,
 } from '../../contract/config/payments.js';
-import { saveConfig } from '../components/config.js';
+import { paymentsOf, saveConfig } from '../components/config.js';
 import { Card, ConfirmButton, DialogFooter, Empty, ErrorMessage, Field, Modal, PrimaryButton, SmallButton, Table, useAction } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
@@ -25,7 +25,7 @@ import type { PageProps } from './page-props.js';
  * priceSchema, so the spec's messages show under the very field.
  */
 export function CatalogueTab({ admin, project }: PageProps) {
-  const payments = project.config.payments as unknown as PaymentsSettings;
+  const payments = paymentsOf(project);
   const save = (next: Partial<PaymentsSettings>) => saveConfig(admin, { payments: { ...payments, ...next } as never });
   return (
     <>

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { CUSTOMER_TYPES, type CustomerType, type PaymentsSettings } from '../../contract/config/payments.js';
+import { CUSTOMER_TYPES, type CustomerType } from '../../contract/config/payments.js';
+import { paymentsOf } from '../components/config.js';
 import { Card, Empty, ErrorMessage, Field, Pager, QueryView, SmallButton, Table, useAction, useDebounced } from '../components/ui.js';
 import { TransactionsCard } from './payments-transactions.js';
 import type { PageProps } from './page-props.js';
@@ -125,7 +126,7 @@ function CustomerPicker({ admin, onPick }: PageProps & { onPick: (customer: Cust
 }
 
 function CustomerCard({ projectId, admin, project, customer }: PageProps & { customer: Customer }) {
-  const payments = project.config.payments as unknown as PaymentsSettings;
+  const payments = paymentsOf(project);
   const who = { customerType: customer.type, customerId: customer.id };
   const itemIds = Object.entries(payments.items)
     .filter(([, item]) => item.customerType === customer.type)
