@@ -141,3 +141,14 @@ export type {
   NotificationCategoryData,
   OwnerNotificationCategory,
 } from './features/notifications.js';
+export type {
+  CustomerProduct,
+  PaymentCustomer,
+  PaymentItem,
+  PaymentTransactions,
+  PaymentTransactionsQuery,
+  Revenue,
+  RevenueDay,
+  RevenueQuery,
+  StripeAccountInfo,
+} from './features/payments.js';

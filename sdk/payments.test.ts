@@ -58,5 +58,16 @@ describe('payments through the SDK', () => {
     expect(txs.transactions.filter((t) => t.type === 'purchase')).toEqual([
       expect.objectContaining({ product_id: 'pro', test_mode: true, amount_minor: 999, currency: 'USD' }),
     ]);
+    // Revenue: the test-mode purchase, apart from live money (grants and manual changes move none).
+    const today = new Date().toISOString().slice(0, 10);
+    const revenue = await admin.getRevenue({ from: new Date(), to: today });
+    expect(revenue).toEqual({
+      from: today,
+      to: today,
+      live: [],
+      test: [{ date: today, currency: 'USD', gross_minor: 999, refunds_minor: 0, net_minor: 999 }],
+    });
+    expect((await admin.getRevenue()).test).toEqual(revenue.test);
+    await expect(admin.getRevenue({ days: 367 })).rejects.toBeInstanceOf(KnownErrors.SchemaError);
   }, 60_000);
 });

@@ -83,3 +83,72 @@ export function ProportionBars({ items }: { items: Array<{ label: string; value:
     </div>
   );
 }
+
+/**
+ * Money per day for one currency: net bars (a day with more refunded than sold goes below the zero
+ * line), gross and refunds in each bar's tooltip. Amounts are integer minor units; `format` turns
+ * them into text (the currency's decimals), so no float ever reaches a label.
+ */
+export function MoneyBarChart({
+  data,
+  label,
+  format,
+  height = 180,
+  width = 600,
+}: {
+  data: Array<{ date: string; gross: number; refunds: number; net: number }>;
+  label: string;
+  format: (minor: number) => string;
+  height?: number;
+  width?: number;
+}) {
+  const padding = { top: 10, right: 8, bottom: 22, left: 64 };
+  const top = Math.max(0, ...data.map((d) => d.net));
+  const bottom = Math.min(0, ...data.map((d) => d.net));
+  const span = Math.max(1, top - bottom);
+  const innerWidth = width - padding.left - padding.right;
+  const innerHeight = height - padding.top - padding.bottom;
+  const y = (value: number) => padding.top + ((top - value) / span) * innerHeight;
+  const slot = innerWidth / Math.max(1, data.length);
+  const total = data.reduce((sum, d) => sum + d.net, 0);
+  const ticks = [...new Set([top, 0, bottom])];
+  return (
+    <figure style={{ margin: 0 }}>
+      <svg className="chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${label}: ${format(total)} net over ${data.length} days`}>
+        {ticks.map((tick) => (
+          <g key={tick}>
+            <line className="gridline" x1={padding.left} x2={width - padding.right} y1={y(tick)} y2={y(tick)} />
+            <text className="axis" x={padding.left - 6} y={y(tick) + 3} textAnchor="end">
+              {format(tick)}
+            </text>
+          </g>
+        ))}
+        {data.map((d, i) => {
+          const from = y(Math.max(0, d.net));
+          const barHeight = Math.abs(y(d.net) - y(0));
+          return (
+            <rect
+              key={d.date}
+              className={d.net < 0 ? 'bar negative' : 'bar'}
+              x={padding.left + i * slot + slot * 0.15}
+              y={from}
+              width={slot * 0.7}
+              height={Math.max(barHeight, d.net !== 0 ? 1 : 0)}
+              rx={2}
+            >
+              <title>{`${d.date}: ${format(d.net)} net (${format(d.gross)} sold, ${format(d.refunds)} refunded or disputed)`}</title>
+            </rect>
+          );
+        })}
+        {data.map((d, i) =>
+          (data.length - 1 - i) % 7 === 0 ? (
+            <text key={`label-${d.date}`} className="axis" x={padding.left + i * slot + slot / 2} y={height - 6} textAnchor="middle">
+              {d.date.slice(5)}
+            </text>
+          ) : null,
+        )}
+      </svg>
+      <figcaption className="visually-hidden">{data.map((d) => `${d.date}: ${format(d.net)}`).join(', ')}</figcaption>
+    </figure>
+  );
+}

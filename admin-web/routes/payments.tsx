@@ -1,33 +1,70 @@
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useMemo, useState } from 'react';
-import { type CurrencyCode, CURRENCY_CODES, formatMinorUnits, paymentsConfigSchema } from '../../contract/config/payments.js';
+import { REVENUE_MAX_DAYS } from '../../contract/schemas/payments.js';
+import type { Revenue } from '../../sdk/index.js';
+import { MoneyBarChart } from '../components/charts.js';
 import { saveConfig } from '../components/config.js';
-import { Card, Empty, ErrorMessage, Field, PageHeader, QueryView, Table, formatDate, useAction } from '../components/ui.js';
+import { formatMoney } from '../components/money.js';
+import { Link } from '../components/router.js';
+import { Card, Empty, ErrorMessage, Field, PageHeader, QueryView, Switch, useAction } from '../components/ui.js';
+import { CatalogueTab } from './payments-catalogue.js';
+import { CustomersTab } from './payments-customers.js';
+import { TransactionsCard } from './payments-transactions.js';
 import type { PageProps } from './page-props.js';
 
-/** Amount in minor units → "9.99 USD" (no floating point: contract/config/payments.ts). */
-function money(minor: number | null, currency: string | null): string {
-  if (minor === null || currency === null) return '—';
-  return CURRENCY_CODES.includes(currency as CurrencyCode) ? `${formatMinorUnits(minor, currency as CurrencyCode)} ${currency}` : `${minor} ${currency}`;
-}
+const TABS = [
+  { id: null, label: 'Stripe and revenue' },
+  { id: 'catalogue', label: 'Catalogue' },
+  { id: 'customers', label: 'Customers' },
+  { id: 'transactions', label: 'Transactions' },
+] as const;
 
 /**
- * Payments: the Stripe connection, the items/product lines/products config (edited as JSON and
- * checked with the server's own schema, so money problems show their exact message inline), and
- * the transactions table with its filters.
+ * Payments, in four tabs (each its own URL): the Stripe connection, test mode and the revenue
+ * chart; the catalogue (items, product lines, products) saved to the project config; customer
+ * lookup (balances, products, grants, quantity changes); and the transaction log.
  */
-export function PaymentsPage({ projectId, admin, project }: PageProps) {
+export function PaymentsPage(props: PageProps & { tab: string | null }) {
+  const { projectId, tab } = props;
+  let content;
+  if (tab === 'catalogue') content = <CatalogueTab {...props} />;
+  else if (tab === 'customers') content = <CustomersTab {...props} />;
+  else if (tab === 'transactions') content = <TransactionsCard {...props} />;
+  else if (tab === null) {
+    content = (
+      <>
+        <StripeCard {...props} />
+        <RevenueCard {...props} />
+      </>
+    );
+  } else content = <ErrorMessage error={new Error(`There is no payments tab "${tab}".`)} title="Not found" />;
   return (
     <>
       <PageHeader title="Payments" description="Items, products and Stripe Checkout for your users, teams and custom customers." />
-      <StripeCard projectId={projectId} admin={admin} project={project} />
-      <ConfigCard projectId={projectId} admin={admin} project={project} />
-      <TransactionsCard projectId={projectId} admin={admin} project={project} />
+      <nav className="tabs" aria-label="Payments">
+        {TABS.map((entry) => (
+          <Link
+            key={entry.label}
+            className="tab"
+            href={`/projects/${projectId}/payments${entry.id ? `/${entry.id}` : ''}`}
+            aria-current={entry.id === tab ? 'page' : undefined}
+          >
+            {entry.label}
+          </Link>
+        ))}
+      </nav>
+      {content}
     </>
   );
 }
 
-function StripeCard({ projectId, admin }: PageProps) {
+/**
+ * The Stripe connection: the account Stripe reports for the stored key (or "not connected"), the
+ * form that stores the keys (write-only: the server seals them and never sends them back), and
+ * test mode, which the server reads on every checkout (createPurchaseUrl grants at once without
+ * Stripe) and in check-feature-support.
+ */
+function StripeCard({ projectId, admin, project }: PageProps) {
   const info = useQuery({ queryKey: ['payments', projectId, 'stripe-account'], queryFn: () => admin.getStripeAccountInfo() }, admin.queryClient);
   const [secretKey, setSecretKey] = useState('');
   const [webhookSecret, setWebhookSecret] = useState('');
@@ -39,6 +76,7 @@ function StripeCard({ projectId, admin }: PageProps) {
     setWebhookSecret('');
     await info.refetch();
   });
+  const testMode = useAction((on: boolean) => saveConfig(admin, { payments: { ...project.config.payments, test_mode: on } as never }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void connecting.run();
@@ -51,10 +89,11 @@ function StripeCard({ projectId, admin }: PageProps) {
             <div className="stack">
               <div className="alert alert-ok" role="status">
                 Connected to <code>{account.account_id}</code>: charges {account.charges_enabled ? 'enabled' : 'not enabled'}, payouts{' '}
-                {account.payouts_enabled ? 'enabled' : 'not enabled'}.
+                {account.payouts_enabled ? 'enabled' : 'not enabled'}, details {account.details_submitted ? 'submitted' : 'not submitted'}.
               </div>
               <p className="small">
-                Webhook endpoint to register in Stripe (checkout.session.* events): <code>{account.webhook_url}</code>
+                Webhook endpoint to register in Stripe (checkout.session.*, customer.subscription.*, invoice.paid, invoice.payment_failed, charge.refunded,
+                charge.dispute.created): <code>{account.webhook_url}</code>
               </p>
             </div>
           ) : (
@@ -64,8 +103,15 @@ function StripeCard({ projectId, admin }: PageProps) {
           )
         }
       </QueryView>
+      <Switch
+        label="Test mode"
+        description="Purchases are granted at once without Stripe and marked as test in transactions and revenue. Turn off to sell through Stripe Checkout."
+        checked={project.config.payments.test_mode}
+        onChange={(on) => testMode.run(on)}
+      />
+      <ErrorMessage error={testMode.error} title="Could not change test mode" />
       <form className="stack" onSubmit={submit} aria-label="Connect Stripe">
-        <Field label="Stripe secret key">
+        <Field label="Stripe secret key" hint={info.data ? 'A key is stored. Saving replaces it.' : undefined}>
           {(props) => (
             <input {...props} type="password" autoComplete="off" value={secretKey} onChange={(e) => setSecretKey(e.target.value)} placeholder="sk_live_…" />
           )}
@@ -82,7 +128,7 @@ function StripeCard({ projectId, admin }: PageProps) {
             />
           )}
         </Field>
-        {connecting.error ? <ErrorMessage error={connecting.error} /> : null}
+        <ErrorMessage error={connecting.error} title="Could not save the Stripe keys" />
         {webhookUrl ? (
           <p className="small" role="status">
             Saved. Register <code>{webhookUrl}</code> in Stripe.
@@ -98,125 +144,94 @@ function StripeCard({ projectId, admin }: PageProps) {
   );
 }
 
-function ConfigCard({ admin, project }: PageProps) {
-  const [text, setText] = useState(() => JSON.stringify(project.config.payments, null, 2));
-  const checked = useMemo(() => {
-    try {
-      const result = paymentsConfigSchema.safeParse(JSON.parse(text));
-      return result.success
-        ? { value: result.data, problems: [] }
-        : { value: null, problems: result.error.issues.map((i) => `${i.path.join('.') || 'payments'}: ${i.message}`) };
-    } catch {
-      return { value: null, problems: ['Not valid JSON'] };
-    }
-  }, [text]);
-  const saving = useAction(async () => {
-    if (checked.value) await saveConfig(admin, { payments: checked.value as never });
-  });
-  return (
-    <Card title="Items, product lines and products">
-      <p className="muted small">
-        Prices are decimal strings per currency (USD, EUR, GBP, JPY, INR, AUD, CAD; JPY has no decimals), for example{' '}
-        <code>{'{"monthly": {"USD": "9.99", "interval": [1, "month"]}}'}</code>.
-      </p>
-      <Field label="Payments config (JSON)" error={checked.problems[0]}>
-        {(props) => <textarea {...props} className="mono" rows={16} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} />}
-      </Field>
-      {checked.problems.length > 1 ? (
-        <ul aria-label="Config problems" className="small">
-          {checked.problems.slice(1).map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      ) : null}
-      {saving.error ? <ErrorMessage error={saving.error} /> : null}
-      <div className="actions">
-        <button className="button" type="button" disabled={!checked.value || saving.pending} onClick={() => void saving.run()}>
-          Save payments config
-        </button>
-        {saving.done ? <span className="muted small">Saved.</span> : null}
-      </div>
-    </Card>
-  );
+const DAY_MS = 86_400_000;
+
+/** Every day of the answered range, each currency's days filled in (days without money are 0). */
+function revenueSeries(revenue: Revenue, mode: 'live' | 'test', currency: string) {
+  const byDay = new Map(revenue[mode].filter((d) => d.currency === currency).map((d) => [d.date, d]));
+  const series = [];
+  for (let at = Date.parse(`${revenue.from}T00:00:00Z`); at <= Date.parse(`${revenue.to}T00:00:00Z`); at += DAY_MS) {
+    const date = new Date(at).toISOString().slice(0, 10);
+    const day = byDay.get(date);
+    series.push({ date, gross: day?.gross_minor ?? 0, refunds: day?.refunds_minor ?? 0, net: day?.net_minor ?? 0 });
+  }
+  return series;
 }
 
-function TransactionsCard({ projectId, admin }: PageProps) {
-  const [customerType, setCustomerType] = useState<'' | 'user' | 'team' | 'custom'>('');
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors.at(-1);
-  const page = useQuery(
-    {
-      queryKey: ['payments', projectId, 'transactions', customerType, cursor ?? null],
-      queryFn: () => admin.listTransactions({ ...(customerType ? { customer_type: customerType } : {}), ...(cursor ? { cursor } : {}), limit: 25 }),
-    },
+/** Revenue per UTC day (GET /internal/payments/revenue): one currency at a time, live or test mode. */
+function RevenueCard({ projectId, admin }: PageProps) {
+  const [days, setDays] = useState(30);
+  const [mode, setMode] = useState<'live' | 'test'>('live');
+  const [chosen, setChosen] = useState<string | null>(null);
+  const revenue = useQuery(
+    { queryKey: ['payments', projectId, 'revenue', days], queryFn: () => admin.getRevenue({ days }), placeholderData: keepPreviousData },
     admin.queryClient,
   );
+  const currencies = useMemo(() => [...new Set((revenue.data?.[mode] ?? []).map((d) => d.currency))].sort(), [revenue.data, mode]);
+  const currency = chosen && currencies.includes(chosen) ? chosen : (currencies[0] ?? null);
   return (
-    <Card title="Transactions">
-      <Field label="Customer type">
-        {(props) => (
-          <select
-            {...props}
-            value={customerType}
-            onChange={(e) => {
-              setCustomerType(e.target.value as typeof customerType);
-              setCursors([]);
-            }}
-          >
-            <option value="">All</option>
-            <option value="user">Users</option>
-            <option value="team">Teams</option>
-            <option value="custom">Custom</option>
+    <Card
+      title="Revenue"
+      actions={
+        <div className="row">
+          <label className="visually-hidden" htmlFor="revenue-days">
+            Revenue range
+          </label>
+          <select id="revenue-days" value={days} onChange={(e) => setDays(Number(e.target.value))}>
+            {[7, 30, 90, REVENUE_MAX_DAYS].map((n) => (
+              <option key={n} value={n}>
+                Last {n} days
+              </option>
+            ))}
           </select>
-        )}
-      </Field>
-      <QueryView query={page} loadingLabel="Loading transactions…">
-        {(data) =>
-          data.transactions.length === 0 ? (
-            <Empty title="No transactions yet">Purchases through Stripe Checkout and test-mode purchases show here.</Empty>
-          ) : (
+          <label className="visually-hidden" htmlFor="revenue-mode">
+            Revenue mode
+          </label>
+          <select id="revenue-mode" value={mode} onChange={(e) => setMode(e.target.value as 'live' | 'test')}>
+            <option value="live">Live</option>
+            <option value="test">Test mode</option>
+          </select>
+          {currencies.length > 1 ? (
             <>
-              <Table
-                label="Transactions"
-                columns={['When', 'Customer', 'Product', 'Amount', 'Type']}
-                items={data.transactions}
-                row={(t) => (
-                  <tr key={t.id}>
-                    <td>{formatDate(t.created_at_millis)}</td>
-                    <td className="mono">
-                      {t.customer_type}:{t.customer_id}
-                    </td>
-                    <td>
-                      {t.product_display_name ??
-                        Object.entries(t.items)
-                          .map(([item, n]) => `${item} ${n > 0 ? '+' : ''}${n}`)
-                          .join(', ')}
-                      {t.quantity !== null && t.quantity > 1 ? ` × ${t.quantity}` : ''}
-                    </td>
-                    <td>{money(t.amount_minor, t.currency)}</td>
-                    <td>
-                      {t.type.replace('_', ' ')}
-                      {t.test_mode ? <span className="muted small"> (test)</span> : null}
-                    </td>
-                  </tr>
-                )}
-              />
-              <div className="actions">
-                {cursors.length > 0 ? (
-                  <button className="button small" type="button" onClick={() => setCursors(cursors.slice(0, -1))}>
-                    Previous
-                  </button>
-                ) : null}
-                {data.next_cursor ? (
-                  <button className="button small" type="button" onClick={() => setCursors([...cursors, data.next_cursor!])}>
-                    Next
-                  </button>
-                ) : null}
-              </div>
+              <label className="visually-hidden" htmlFor="revenue-currency">
+                Revenue currency
+              </label>
+              <select id="revenue-currency" value={currency ?? ''} onChange={(e) => setChosen(e.target.value)}>
+                {currencies.map((c) => (
+                  <option key={c}>{c}</option>
+                ))}
+              </select>
             </>
+          ) : null}
+        </div>
+      }
+    >
+      <QueryView query={revenue} loadingLabel="Loading revenue…">
+        {(data) =>
+          currency === null ? (
+            <Empty title={mode === 'live' ? 'No revenue in this range' : 'No test-mode purchases in this range'}>
+              Paid purchases and renewals show per UTC day, less refunds and disputes on the day they happen.
+            </Empty>
+          ) : (
+            <div className="stack">
+              <MoneyBarChart
+                label={`${mode === 'live' ? 'Revenue' : 'Test-mode revenue'} in ${currency}`}
+                data={revenueSeries(data, mode, currency)}
+                format={(minor) => formatMoney(minor, currency)}
+              />
+              <p className="small muted" data-testid="revenue-total">
+                {data.from} to {data.to} (UTC), {mode === 'test' ? 'test mode, ' : ''}
+                {currency}: {formatMoney(sum(data, mode, currency, 'gross_minor'), currency)} sold,{' '}
+                {formatMoney(sum(data, mode, currency, 'refunds_minor'), currency)} refunded or disputed,{' '}
+                <strong>{formatMoney(sum(data, mode, currency, 'net_minor'), currency)} net</strong>.
+              </p>
+            </div>
           )
         }
       </QueryView>
     </Card>
   );
 }
+
+const sum = (data: Revenue, mode: 'live' | 'test', currency: string, key: 'gross_minor' | 'refunds_minor' | 'net_minor') =>
+  data[mode].filter((d) => d.currency === currency).reduce((total, d) => total + d[key], 0);

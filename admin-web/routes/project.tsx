@@ -76,7 +76,7 @@ export function ProjectPage({ projectId, page, itemId }: { projectId: string; pa
         content = <DomainsPage {...props} />;
         break;
       case 'payments':
-        content = <PaymentsPage {...props} />;
+        content = <PaymentsPage {...props} tab={itemId} />;
         break;
       case 'webhooks':
         content = <WebhooksPage {...props} />;

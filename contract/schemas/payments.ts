@@ -129,3 +129,42 @@ export const transactionSchema = z.object({
 });
 
 export const transactionListSchema = z.object({ transactions: z.array(transactionSchema), next_cursor: z.string().nullable() });
+
+/** The longest range GET /internal/payments/revenue answers, in days (both ends count). */
+export const REVENUE_MAX_DAYS = 366;
+/** The range without from/to/days: the last 30 UTC days, today included. */
+export const REVENUE_DEFAULT_DAYS = 30;
+
+/**
+ * Revenue query: an inclusive UTC date range (`from` and `to`, YYYY-MM-DD) or the last `days` days
+ * ending today (UTC). The service checks the range (both or neither of from/to, from ≤ to, at most
+ * REVENUE_MAX_DAYS days) and answers SCHEMA_ERROR otherwise.
+ */
+export const revenueQuerySchema = z.strictObject({
+  from: z.iso.date().optional(),
+  to: z.iso.date().optional(),
+  days: z.coerce.number().int().min(1).max(REVENUE_MAX_DAYS).optional(),
+});
+
+/** One UTC day of one currency. Integer minor units; refunds_minor counts refunds and disputes (≥ 0). */
+export const revenueDaySchema = z.object({
+  date: z.string(),
+  currency: z.string(),
+  /** Purchases and renewals paid that day. */
+  gross_minor: z.number().int(),
+  /** Refunds and disputes made that day (whatever day the payment was), as a positive amount. */
+  refunds_minor: z.number().int(),
+  /** gross_minor − refunds_minor; negative on a day with more refunded than sold. */
+  net_minor: z.number().int(),
+});
+
+/**
+ * Revenue per UTC day and currency, only days with money movement (sorted by date, then currency).
+ * Live (Stripe) and test-mode purchases are kept apart: test mode moves no money.
+ */
+export const revenueSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  live: z.array(revenueDaySchema),
+  test: z.array(revenueDaySchema),
+});

@@ -19,6 +19,11 @@ export type CheckoutInput = PaymentCustomer & { productId: string; priceId?: str
 export type StripeAccountInfo = RouterOutputs['payments']['stripeAccountInfo'];
 export type PaymentTransactions = RouterOutputs['payments']['transactions'];
 export type PaymentTransactionsQuery = RouterInputs['payments']['transactions'];
+/** Revenue per UTC day and currency (integer minor units), live and test mode apart. */
+export type Revenue = RouterOutputs['payments']['revenue'];
+export type RevenueDay = Revenue['live'][number];
+/** An inclusive UTC day range (dates as `YYYY-MM-DD` or Dates, read in UTC), or the last `days` days ending today. */
+export type RevenueQuery = { from: string | Date; to: string | Date } | { days?: number };
 
 const customer = (c: PaymentCustomer) => ({ customer_type: c.customerType, customer_id: c.customerId });
 
@@ -193,5 +198,20 @@ export abstract class AdminPaymentsFeature extends AppCore {
   /** A page of transactions, newest first. */
   async listTransactions(query: PaymentTransactionsQuery = {}): Promise<PaymentTransactions> {
     return this.call((context) => this.trpc.payments.transactions.query(query, { context }));
+  }
+
+  /**
+   * Revenue per UTC day and currency: purchases and renewals, less refunds and disputes on the day
+   * they happened, in integer minor units; test-mode purchases are listed apart (`test`). At most
+   * 366 days; the last 30 days by default.
+   *
+   * @example
+   * const { live } = await admin.getRevenue({ days: 7 });
+   * const januaryUsd = (await admin.getRevenue({ from: '2026-01-01', to: '2026-01-31' })).live.filter((d) => d.currency === 'USD');
+   */
+  async getRevenue(query: RevenueQuery = {}): Promise<Revenue> {
+    const day = (value: string | Date) => (typeof value === 'string' ? value : value.toISOString().slice(0, 10));
+    const input = 'from' in query ? { from: day(query.from), to: day(query.to) } : query.days !== undefined ? { days: query.days } : {};
+    return this.call((context) => this.trpc.payments.revenue.query(input, { context }));
   }
 }

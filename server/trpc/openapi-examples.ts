@@ -29,6 +29,7 @@ function stringExample(schema: Json, name: string): string {
   if (schema.format === 'uri' || schema.format === 'url') return 'https://app.example.com/handler';
   if (schema.format === 'uuid') return UUID;
   if (schema.format === 'date-time') return '2026-01-01T00:00:00.000Z';
+  if (schema.format === 'date') return '2026-01-01';
   const byName = BY_NAME.find(([re, value]) => re.test(name) && typeof value === 'string');
   let value = (byName?.[1] as string | undefined) ?? 'example';
   if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value)) {

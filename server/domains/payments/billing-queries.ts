@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { PaymentTransactionsTable, StripeSubscriptionsTable } from '../../db/schema.js';
@@ -149,4 +150,48 @@ export async function markPurchaseRefunded(trx: Executor, tenancyId: string, pur
     .returning('id')
     .executeTakeFirst();
   return marked !== undefined;
+}
+
+export interface RevenueRow {
+  date: string;
+  currency: string;
+  test_mode: boolean;
+  gross_minor: number;
+  refunds_minor: number;
+}
+
+/**
+ * Money moved per UTC day, currency and mode in [from, to): one aggregate over the transaction log,
+ * a range scan of payment_transactions_created_idx (tenancy_id, created_at, id). Purchases and
+ * renewals count on the day they were paid, refunds and disputes (stored negative) on the day they
+ * were made. Failed payments, grants and manual changes move no money and are left out.
+ */
+export async function revenueByDay(db: Executor, tenancyId: string, from: Date, to: Date): Promise<RevenueRow[]> {
+  const day = sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+  const rows = await db
+    .selectFrom('payment_transactions')
+    .select([
+      day.as('date'),
+      'currency',
+      'test_mode',
+      sql<string | number>`COALESCE(SUM(amount_minor) FILTER (WHERE type IN ('purchase', 'renewal')), 0)::bigint`.as('gross_minor'),
+      sql<string | number>`COALESCE(-SUM(amount_minor) FILTER (WHERE type IN ('refund', 'dispute')), 0)::bigint`.as('refunds_minor'),
+    ])
+    .where('tenancy_id', '=', tenancyId)
+    .where('created_at', '>=', from)
+    .where('created_at', '<', to)
+    .where('type', 'in', ['purchase', 'renewal', 'refund', 'dispute'])
+    .where('currency', 'is not', null)
+    .where('amount_minor', 'is not', null)
+    .groupBy([day, 'currency', 'test_mode'])
+    .orderBy(day)
+    .orderBy('currency')
+    .execute();
+  return rows.map((r) => ({
+    date: r.date,
+    currency: r.currency ?? '',
+    test_mode: r.test_mode,
+    gross_minor: Number(r.gross_minor),
+    refunds_minor: Number(r.refunds_minor),
+  }));
 }

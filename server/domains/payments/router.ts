@@ -6,6 +6,7 @@ import * as schemas from '../../../contract/schemas/payments.js';
 import * as service from './service.js';
 import * as purchases from './purchases.js';
 import * as transactions from './transactions.js';
+import * as revenue from './revenue.js';
 
 const op = restOperations(['Payments']);
 
@@ -107,4 +108,13 @@ export const paymentsRouter = router({
     .input(schemas.transactionsQuerySchema)
     .output(schemas.transactionListSchema)
     .query(({ ctx, input }) => transactions.listTransactions(ctx.deps, ctx.auth, input)),
+
+  revenue: op(
+    adminProcedure,
+    'GET /internal/payments/revenue',
+    'Revenue per UTC day and currency (from/to dates, or the last `days` days; at most 366): purchases and renewals less refunds and disputes on the day they happen, live and test mode apart',
+  )
+    .input(schemas.revenueQuerySchema)
+    .output(schemas.revenueSchema)
+    .query(({ ctx, input }) => revenue.getRevenue(ctx.deps, ctx.auth, input)),
 });
