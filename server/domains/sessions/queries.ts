@@ -33,7 +33,16 @@ const liveSessionQuery = precompiled((db, tokenHash: string, tenancyId: string) 
   db
     .selectFrom('sessions as s')
     .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 's.tenancy_id').onRef('u.id', '=', 's.user_id'))
-    .select(['u.id', 'u.display_name', 'u.primary_email', 'u.primary_email_verified', 'u.selected_team_id', 'u.is_anonymous', 'u.signed_up_at', 'u.requires_totp_mfa'])
+    .select([
+      'u.id',
+      'u.display_name',
+      'u.primary_email',
+      'u.primary_email_verified',
+      'u.selected_team_id',
+      'u.is_anonymous',
+      'u.signed_up_at',
+      'u.requires_totp_mfa',
+    ])
     .select(['s.id as session_id', 's.last_used_at as session_last_used_at', 's.expires_at as session_expires_at'])
     .where('s.refresh_token_hash', '=', tokenHash)
     .where('s.tenancy_id', '=', tenancyId)
