@@ -75,8 +75,10 @@ describe('the README walk-through through openapi-fetch', () => {
     expect(refreshed.response.status).toBe(200);
     expect(decodeJwt(refreshed.data!.access_token).sub).toBe(userId);
 
-    // Teams: create one, list the user's teams, read it.
-    const team = await api.POST('/teams', { headers: client(accessToken), body: { display_name: 'Ann & co', creator_user_id: 'me' } });
+    // Teams: the server creates one with the user as its creator (client-side creation is off by
+    // default: client_team_creation_enabled), the user lists and reads it.
+    const team = await api.POST('/teams', { headers: server, body: { display_name: 'Ann & co', creator_user_id: userId } });
+    expect(team.error).toBeUndefined();
     expect(team.response.status).toBe(201);
     const teamId = team.data!.id;
     const teams = await api.GET('/teams', { headers: client(accessToken), params: { query: { user_id: 'me' } } });
