@@ -22,5 +22,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default', './server/test/summary-reporter.ts'],
+    // The Stack Auth SDK (server/compat/stack-sdk.test.ts) ships ESM with extensionless relative
+    // imports that Node's resolver refuses: let vite resolve and transform it.
+    server: { deps: { inline: [/@stackframe\/(js|stack-shared)/] } },
   },
 });

@@ -35,6 +35,10 @@ function claims(overrides: Partial<Omit<AccessTokenClaims, 'iat' | 'exp'>> = {})
     email_verified: true,
     selected_team_id: null,
     is_anonymous: false,
+    signed_up_at: 1_700_000_000,
+    is_restricted: false,
+    restricted_reason: null,
+    requires_totp_mfa: false,
     ...overrides,
   };
 }

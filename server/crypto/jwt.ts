@@ -17,6 +17,15 @@ export interface AccessTokenClaims {
   email_verified: boolean;
   selected_team_id: string | null;
   is_anonymous: boolean;
+  /**
+   * The claims the Stack Auth SDKs (2.8+) validate besides the ones above, so that their apps accept
+   * Latch's tokens unchanged: sign-up time (seconds), whether the user is restricted and why (Latch
+   * restricts anonymous users only: `{type: 'anonymous'}`), and whether the user has TOTP MFA.
+   */
+  signed_up_at: number;
+  is_restricted: boolean;
+  restricted_reason: { type: 'anonymous' } | null;
+  requires_totp_mfa: boolean;
 }
 
 /**
@@ -233,6 +242,10 @@ export class Keyring {
       email_verified: claims.email_verified,
       selected_team_id: claims.selected_team_id,
       is_anonymous: claims.is_anonymous,
+      signed_up_at: claims.signed_up_at,
+      is_restricted: claims.is_restricted,
+      restricted_reason: claims.restricted_reason,
+      requires_totp_mfa: claims.requires_totp_mfa,
       sub: claims.sub,
       iss: claims.iss,
       aud: claims.aud,

@@ -36,6 +36,7 @@ function headersOf(error: KnownError, requestId: string, body: string): [string,
     ['content-length', String(Buffer.byteLength(body))],
     ['cache-control', 'no-store'],
     ['x-latch-known-error', error.code],
+    ['x-stack-known-error', error.code],
     ['x-latch-request-id', requestId],
     // The request could not be framed, so the connection cannot carry another one.
     ['connection', 'close'],

@@ -2,34 +2,19 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Deps } from '../deps.js';
+import { ALL_REQUEST_HEADER_NAMES } from '../trpc/header-dialect.js';
 
 export type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 
 /** One year; sent only over https (see requestTagger). */
 const HSTS = 'max-age=31536000';
 
-/** Allowed on cross-origin requests: every x-latch-* request header, and our response headers exposed. */
-const ALLOWED_HEADERS = [
-  'content-type',
-  'authorization',
-  'x-latch-project-id',
-  'x-latch-branch-id',
-  'x-latch-access-type',
-  'x-latch-client-version',
-  'x-latch-access-token',
-  'x-latch-refresh-token',
-  'x-latch-publishable-client-key',
-  'x-latch-secret-server-key',
-  'x-latch-super-secret-admin-key',
-  'x-latch-admin-access-token',
-  'x-latch-allow-anonymous-user',
-  'x-latch-random-nonce',
-  'x-latch-override-error-status',
-  'x-latch-workflow-token',
-  'x-latch-auth',
-  'trpc-accept',
-].join(', ');
-const EXPOSED_HEADERS = 'x-latch-known-error, x-latch-request-id, x-latch-actual-status, retry-after';
+/**
+ * Allowed on cross-origin requests: every x-latch-* request header and its x-stack-* alias (the Stack
+ * SDKs' names, trpc/header-dialect.ts), and our response headers exposed.
+ */
+const ALLOWED_HEADERS = ['content-type', 'authorization', ...ALL_REQUEST_HEADER_NAMES, 'trpc-accept'].join(', ');
+const EXPOSED_HEADERS = 'x-latch-known-error, x-stack-known-error, x-latch-request-id, x-latch-actual-status, x-stack-actual-status, retry-after';
 
 /**
  * Gives every request its id (x-latch-request-id), HSTS when served over https, and reports each

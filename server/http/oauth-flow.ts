@@ -12,6 +12,7 @@
  * and `error_description` (the message).
  */
 import type { Request, Response } from 'express';
+import { setKnownErrorHeaders } from '../trpc/header-dialect.js';
 import type { Deps } from '../deps.js';
 import { toWireError } from '../errors/wire.js';
 import { clientIp } from '../trpc/context.js';
@@ -51,7 +52,7 @@ function sendErrorPage(deps: Deps, req: Request, res: Response, error: unknown):
   }
   if (res.headersSent) return;
   res.status(wire.status);
-  res.setHeader('x-latch-known-error', wire.body.code);
+  setKnownErrorHeaders(res, wire.body.code);
   res.setHeader('cache-control', 'no-store');
   res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
   res

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { setKnownErrorHeaders } from '../trpc/header-dialect.js';
 import type { Deps } from '../deps.js';
 import { KnownErrors } from '../../contract/errors/known-errors.js';
 import { toWireError } from '../errors/wire.js';
@@ -51,7 +52,7 @@ export async function handleUnsubscribePage(deps: Deps, req: Request, res: Respo
   } catch (error) {
     const wire = toWireError(error, String(res.locals.requestId));
     if (wire.unexpected) throw error;
-    res.setHeader('x-latch-known-error', wire.body.code);
+    setKnownErrorHeaders(res, wire.body.code);
     page(res, wire.status, 'This link does not work', `<p>${escapeHtml(wire.body.error)}</p>`);
   }
 }

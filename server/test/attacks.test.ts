@@ -255,6 +255,10 @@ describe('access tokens: what the JWT tests do not already cover', () => {
       email_verified: false,
       selected_team_id: null,
       is_anonymous: false,
+      signed_up_at: 0,
+      is_restricted: false,
+      restricted_reason: null,
+      requires_totp_mfa: false,
     };
     const signWith = async (gen: typeof older, kid: string) => {
       const jwk = { ...deriveProjectKey(gen.seed, 'p', gen.generation).publicJwk, d: deriveProjectScalar(gen.seed, 'p', gen.generation).toString('base64url') };

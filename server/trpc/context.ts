@@ -1,5 +1,5 @@
 /**
- * The tRPC request context: reads the x-latch-* headers and the client IP of a request, and resolves
+ * The tRPC request context: reads the x-latch-* headers (or their x-stack-* aliases) and the client IP of a request, and resolves
  * the caller lazily (once, memoised) through the access layer (server/access/resolve.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,7 @@ import type { Deps } from '../deps.js';
 import type { AuthContext, LatchHeaders } from '../access/context.js';
 import { resolveAuth } from '../access/resolve.js';
 import { resolveClientIp, type TrustProxyFn } from './client-ip.js';
+import { headerNames } from './header-dialect.js';
 
 export interface RequestContext {
   deps: Deps;
@@ -26,20 +27,22 @@ function header(req: IncomingMessage, name: string): string | null {
   return first === undefined || first === '' ? null : first;
 }
 
+/** The caller's credential headers, in its dialect (header-dialect.ts: x-latch-*, or Stack's x-stack-*). */
 export function parseLatchHeaders(req: IncomingMessage): LatchHeaders {
+  const names = headerNames(req.headers);
   return {
-    projectId: header(req, 'x-latch-project-id'),
-    branchId: header(req, 'x-latch-branch-id'),
-    accessType: header(req, 'x-latch-access-type'),
-    accessToken: header(req, 'x-latch-access-token'),
-    refreshToken: header(req, 'x-latch-refresh-token'),
-    publishableClientKey: header(req, 'x-latch-publishable-client-key'),
-    secretServerKey: header(req, 'x-latch-secret-server-key'),
-    superSecretAdminKey: header(req, 'x-latch-super-secret-admin-key'),
-    adminAccessToken: header(req, 'x-latch-admin-access-token'),
-    allowAnonymousUser: header(req, 'x-latch-allow-anonymous-user') === 'true',
-    workflowToken: header(req, 'x-latch-workflow-token'),
-    authHeader: header(req, 'x-latch-auth'),
+    projectId: header(req, names.projectId),
+    branchId: header(req, names.branchId),
+    accessType: header(req, names.accessType),
+    accessToken: header(req, names.accessToken),
+    refreshToken: header(req, names.refreshToken),
+    publishableClientKey: header(req, names.publishableClientKey),
+    secretServerKey: header(req, names.secretServerKey),
+    superSecretAdminKey: header(req, names.superSecretAdminKey),
+    adminAccessToken: header(req, names.adminAccessToken),
+    allowAnonymousUser: header(req, names.allowAnonymousUser) === 'true',
+    workflowToken: header(req, names.workflowToken),
+    authHeader: header(req, names.auth),
   };
 }
 

@@ -28,7 +28,7 @@ export function trpcExpressHandler(deps: Deps) {
         return { headers: { 'x-latch-known-error': codes.join(',') } };
       }
       const wire = toWireError(first, ctx?.requestId ?? 'unknown');
-      return { status: wire.status, headers: { 'x-latch-known-error': wire.body.code } };
+      return { status: wire.status, headers: { 'x-latch-known-error': wire.body.code, 'x-stack-known-error': wire.body.code } };
     },
     onError({ error, ctx }) {
       if (error.code === 'INTERNAL_SERVER_ERROR' && !(error.cause && 'status' in error.cause)) {

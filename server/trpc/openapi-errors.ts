@@ -190,7 +190,10 @@ export function errorResponses(codes: readonly KnownErrorCode[]): Record<string,
       String(status),
       {
         description: list.map((c) => `\`${c}\``).join(', '),
-        headers: { 'x-latch-known-error': { $ref: '#/components/headers/KnownError' } },
+        headers: {
+          'x-latch-known-error': { $ref: '#/components/headers/KnownError' },
+          'x-stack-known-error': { $ref: '#/components/headers/StackKnownError' },
+        },
         content: {
           'application/json': {
             schema: { $ref: '#/components/schemas/Error' },

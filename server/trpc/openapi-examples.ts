@@ -9,7 +9,9 @@ const BY_NAME: [RegExp, unknown][] = [
   [/password$/, 'correct-horse-battery-staple'],
   [/display_name$/, 'Ada Lovelace'],
   [/_url$/, 'https://app.example.com/handler'],
-  [/^(access|refresh)_token$/, 'eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl'],
+  [/^access_token$/, 'eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl'],
+  // Refresh tokens are opaque (224 random bits, base64url), not JWTs.
+  [/^refresh_token$/, 'bGF0Y2ggZXhhbXBsZSByZWZyZXNoIHRva2VuIQ'],
   [/_millis$/, 1767225600000],
   [/^(code|nonce)$/, 'ABC123'],
   [/(^|_)id$/, UUID],

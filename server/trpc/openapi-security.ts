@@ -54,6 +54,8 @@ export const SECURITY_DESCRIPTION = [
   '- **server** (your backend): `x-latch-project-id`, `x-latch-access-type: server`, `x-latch-secret-server-key`, optionally `x-latch-access-token` to act as a user.',
   "- **admin**: `x-latch-project-id`, `x-latch-access-type: admin`, and `x-latch-super-secret-admin-key` or an owner's `x-latch-admin-access-token`.",
   '',
+  'Every `x-latch-*` request header is also accepted as `x-stack-*` (the names the Stack Auth SDKs send); a request uses one prefix throughout, chosen by its project-id or access-type header.',
+  '',
   '## Errors',
-  'A failure answers `{code, details, error}` with the code also in the `x-latch-known-error` header; each operation lists the catalogued codes it can answer, by status.',
+  'A failure answers `{code, details, error}` with the code also in the `x-latch-known-error` and `x-stack-known-error` headers; each operation lists the catalogued codes it can answer, by status.',
 ].join('\n');

@@ -72,6 +72,11 @@ export function buildOpenApiDocument(router: AnyRouter): Json {
         if (code !== '200' && code !== '201') delete responses[code];
       }
       addExamples(operation, schemas);
+      // A body with no required field may be left out: the dispatcher reads a missing body as {}
+      // (rest.ts), as the README's `curl -X POST …/refresh` does. trpc-to-openapi marks every body required.
+      const requestBody = operation.requestBody as Json | undefined;
+      const bodySchema = (requestBody?.content as Record<string, Json> | undefined)?.['application/json']?.schema as Json | undefined;
+      if (requestBody && bodySchema && !(Array.isArray(bodySchema.required) && bodySchema.required.length > 0)) requestBody.required = false;
       const codes = operationErrorCodes(access, (operation.tags ?? []) as string[], path, operation.requestBody !== undefined);
       Object.assign(responses, errorResponses(codes));
       responses.default = DEFAULT_ERROR;
@@ -150,7 +155,13 @@ export function buildOpenApiDocument(router: AnyRouter): Json {
   // trpc-to-openapi's own error shapes: Latch answers {code, details, error} (Error) instead.
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   components.examples = errorExamples([...mentioned, ...TOKEN_ERRORS, 'INTERNAL_SERVER_ERROR']);
-  components.headers = { KnownError: { description: 'The catalogued error code (as in the body).', schema: { type: 'string' } } };
+  components.headers = {
+    KnownError: { description: 'The catalogued error code (as in the body).', schema: { type: 'string' } },
+    StackKnownError: {
+      description: 'The same code under the name the Stack Auth SDKs read (README, "Migrating from Stack Auth").',
+      schema: { type: 'string' },
+    },
+  };
   doc.paths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
   return doc;
 }

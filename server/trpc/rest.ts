@@ -4,6 +4,7 @@ import { KnownErrors } from '../../contract/errors/known-errors.js';
 import { toWireError } from '../errors/wire.js';
 import type { Deps } from '../deps.js';
 import { createRequestContext } from './context.js';
+import { ACTUAL_STATUS_HEADER, STACK_ACTUAL_STATUS_HEADER, headerNames, setKnownErrorHeaders } from './header-dialect.js';
 import { type ProcedureRunner, procedureRunner } from './run-procedure.js';
 import type { LatchMeta } from './init.js';
 
@@ -231,7 +232,7 @@ function sendJson(res: Response, status: number, data: unknown): void {
   res.end(body);
 }
 
-/** Writes any error as `{code, details, error}` with x-latch-known-error; 500s are logged, never detailed. */
+/** Writes any error as `{code, details, error}` with x-latch-known-error (and x-stack-known-error); 500s are logged, never detailed. */
 export function sendError(req: Request, res: Response, deps: Deps, requestId: string, error: unknown): void {
   const wire = toWireError(error, requestId);
   if (wire.unexpected) {
@@ -240,9 +241,11 @@ export function sendError(req: Request, res: Response, deps: Deps, requestId: st
     });
   }
   if (res.headersSent) return;
-  res.setHeader('x-latch-known-error', wire.body.code);
-  if (req.headers['x-latch-override-error-status'] === 'true') {
-    res.setHeader('x-latch-actual-status', String(wire.status));
+  setKnownErrorHeaders(res, wire.body.code);
+  if (req.headers[headerNames(req.headers).overrideErrorStatus] === 'true') {
+    // Both names: the Stack SDK sends X-Stack-Override-Error-Status and reads x-stack-actual-status.
+    res.setHeader(ACTUAL_STATUS_HEADER, String(wire.status));
+    res.setHeader(STACK_ACTUAL_STATUS_HEADER, String(wire.status));
     res.status(200);
   } else {
     res.status(wire.status);

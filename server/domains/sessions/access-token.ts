@@ -2,6 +2,8 @@ import type { Deps } from '../../deps.js';
 import type { Tenancy } from '../../access/context.js';
 import type { TokenUser } from './queries.js';
 
+const ANONYMOUS_RESTRICTION = Object.freeze({ type: 'anonymous' as const });
+
 /**
  * Signs an access token (ES256, 10 minutes by default) for a user's session. The token never
  * outlives its session: most routes check only the signature, so a short session (impersonation,
@@ -23,6 +25,10 @@ export function mintAccessToken(deps: Deps, tenancy: Tenancy, user: TokenUser, s
       email_verified: user.primary_email_verified,
       selected_team_id: user.selected_team_id,
       is_anonymous: user.is_anonymous,
+      signed_up_at: Math.floor(user.signed_up_at.getTime() / 1000),
+      is_restricted: user.is_anonymous,
+      restricted_reason: user.is_anonymous ? ANONYMOUS_RESTRICTION : null,
+      requires_totp_mfa: user.requires_totp_mfa,
     },
     Math.max(0, Math.min(deps.env.accessTokenTtlSeconds, untilSessionEnds)),
   );

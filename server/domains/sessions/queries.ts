@@ -21,7 +21,10 @@ export async function findLiveSessionByTokenHash(db: Executor, tenancyId: string
 }
 
 /** The user fields an access token carries (its claims), nothing more. */
-export type TokenUser = Pick<UserRow, 'id' | 'display_name' | 'primary_email' | 'primary_email_verified' | 'selected_team_id' | 'is_anonymous'>;
+export type TokenUser = Pick<
+  UserRow,
+  'id' | 'display_name' | 'primary_email' | 'primary_email_verified' | 'selected_team_id' | 'is_anonymous' | 'signed_up_at' | 'requires_totp_mfa'
+>;
 type LiveSessionUser = TokenUser & { session_id: string; session_last_used_at: Date; session_expires_at: Date | null };
 
 // Only the token's claims: every column fetched is also described, parsed and converted per call
@@ -30,7 +33,16 @@ const liveSessionQuery = precompiled((db, tokenHash: string, tenancyId: string) 
   db
     .selectFrom('sessions as s')
     .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 's.tenancy_id').onRef('u.id', '=', 's.user_id'))
-    .select(['u.id', 'u.display_name', 'u.primary_email', 'u.primary_email_verified', 'u.selected_team_id', 'u.is_anonymous'])
+    .select([
+      'u.id',
+      'u.display_name',
+      'u.primary_email',
+      'u.primary_email_verified',
+      'u.selected_team_id',
+      'u.is_anonymous',
+      'u.signed_up_at',
+      'u.requires_totp_mfa',
+    ])
     .select(['s.id as session_id', 's.last_used_at as session_last_used_at', 's.expires_at as session_expires_at'])
     .where('s.refresh_token_hash', '=', tokenHash)
     .where('s.tenancy_id', '=', tenancyId)

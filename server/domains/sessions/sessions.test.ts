@@ -563,7 +563,12 @@ describe('JWKS', () => {
       name: null,
       selected_team_id: null,
       is_anonymous: false,
+      // The claims the Stack Auth SDKs validate besides those (README, "Migrating from Stack Auth").
+      is_restricted: false,
+      restricted_reason: null,
+      requires_totp_mfa: false,
     });
+    expect(payload.signed_up_at).toBe(Math.floor((await h.get(`/users/${user.userId}`, project.server())).body.signed_up_at_millis / 1000));
     expect(payload.exp! - payload.iat!).toBe(600);
     expect(Math.abs(payload.iat! - Date.now() / 1000)).toBeLessThan(60);
 

@@ -25,6 +25,10 @@ export async function mintWebhooksToken(deps: Deps, auth: AuthContext): Promise<
       email_verified: false,
       selected_team_id: null,
       is_anonymous: false,
+      signed_up_at: 0,
+      is_restricted: false,
+      restricted_reason: null,
+      requires_totp_mfa: false,
     },
     WEBHOOKS_TOKEN_TTL_SECONDS,
   );
