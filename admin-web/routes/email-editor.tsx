@@ -317,7 +317,7 @@ function ItemEditor({
             </label>
           ) : null}
         </div>
-        <section className="stack" aria-label="Preview" style={{ minWidth: 0 }}>
+        <section className="stack" aria-label="Preview" style={{ minWidth: 0, overflowX: 'auto' }}>
           <div className="row" role="tablist" aria-label="Preview as">
             {(['desktop', 'mobile', 'text'] as const).map((v) => (
               <button
@@ -357,7 +357,7 @@ function ItemEditor({
                   title="Email preview"
                   sandbox=""
                   srcDoc={rendered.html}
-                  style={{ width: view === 'mobile' ? 375 : '100%', maxWidth: '100%', height: 560 }}
+                  style={view === 'mobile' ? { width: 375, height: 640 } : { width: '100%', minWidth: 600, height: 560 }}
                 />
               )}
             </>
