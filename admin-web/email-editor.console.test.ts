@@ -4,6 +4,7 @@ import { type Harness, type OwnerSession, type ProjectFixture, startHarness } fr
 import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
 import { SMTP_PASSWORD, SMTP_USER, type SmtpSink, startSmtpSink } from '../server/test/smtp-sink.js';
 import { expectStatus } from '../server/test/team-fixtures.js';
+import { startAiFake } from '../server/test/ai-fake.js';
 import { buildAdminIfStale } from './build.js';
 
 /**
@@ -90,6 +91,8 @@ describe('email editor in the console', { timeout: 240_000 }, () => {
 
     await expect.poll(() => previewText(page), { timeout: 60_000 }).toContain('Kiwi for Ada Lovelace');
     expect(await page.getByTestId('preview-subject').textContent()).toBe('Hello Kiwi');
+    // This server has no LATCH_AI_BASE_URL: the assistant beside the source says how to turn it on, before anyone asks.
+    await expect.poll(() => page.getByRole('region', { name: 'AI assistant' }).textContent()).toContain('set LATCH_AI_BASE_URL');
 
     // Typing re-renders the preview (debounced), with no save.
     await replaceSource(page, source('Mango'));
@@ -187,5 +190,38 @@ describe('email editor in the console', { timeout: 240_000 }, () => {
     const sentRow = page.getByRole('table', { name: 'Sent emails' }).getByRole('row').filter({ hasText: picked.email });
     await expect.poll(() => sentRow.textContent(), { timeout: 30_000 }).toContain('Hello Launch');
     await context.close();
+  });
+
+  it("applies the AI assistant's proposal (rendered by the server first) to the editor, and the preview follows", async () => {
+    const fake = await startAiFake();
+    const ai = await startHarness({ ai: { baseUrl: fake.baseUrl, apiKey: 'sk-test-key', model: 'fake-model' } });
+    try {
+      const owner = await ai.signUpOwner();
+      const project = await ai.createProject({ owner });
+      const created = await ai.post('/internal/email-templates', { display_name: 'AI', tsx_source: source('Plum'), theme_id: false }, project.admin());
+      expectStatus(created, 201);
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      page.setDefaultTimeout(30_000);
+      await page.goto(`${ai.url}/projects/${project.id}/email-editor/template:${created.body.id}`);
+      await page.getByLabel('Email').fill(owner.email);
+      await page.getByLabel('Password').fill(OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('.cm-content').waitFor({ timeout: 60_000 });
+      await expect.poll(() => previewText(page), { timeout: 60_000 }).toContain('Plum for Ada Lovelace');
+
+      await page.getByLabel('Message to the AI assistant').fill('propose');
+      await page.getByLabel('Message to the AI assistant').press('Enter');
+      await page.getByRole('button', { name: 'Use this' }).click({ timeout: 60_000 });
+      await expect.poll(() => page.locator('.cm-content').textContent(), { timeout: 30_000 }).toContain('Fresh news');
+      await expect.poll(() => previewText(page), { timeout: 60_000 }).toContain('Hi Ada Lovelace, here is the news.');
+      // The model saw the source that was in the editor.
+      expect(JSON.stringify(fake.requests.at(-1)?.body.messages)).toContain('Plum for');
+      expect(await page.getByRole('region', { name: 'AI assistant' }).textContent()).not.toContain('LATCH_AI_BASE_URL');
+      await context.close();
+    } finally {
+      await ai.close();
+      await fake.close();
+    }
   });
 });
