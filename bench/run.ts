@@ -8,7 +8,9 @@
  *   BENCH_CONNECTIONS=50     concurrent connections for the throughput scenarios
  *   BENCH_USERS=1000000      users bulk-seeded into the list/search project
  *   BENCH_TEAM_MEMBERS=10000 members of the team of the recursive permission check (from those users)
- *   BENCH_ONLY=me,refresh    run only these scenario ids (no RESULTS.md then); ids in SCENARIOS below
+ *   BENCH_ONLY=me,refresh    run only these scenario ids (no RESULTS.md then); ids in SCENARIOS below;
+ *                            `cluster` (only when named) runs bench/cluster.ts: /users/me and refresh
+ *                            through HAProxy over 1, 2 and 3 instances on PgBouncer (about 2 minutes)
  *   BENCH_SKIP_PEER=1        do not run Better Auth
  *   BENCH_PEER=/path/run.sh  another location of the peer's run.sh
  *   BENCH_PROFILE=1          one Latch process per scenario under `node --cpu-prof`; prints the top
@@ -48,6 +50,7 @@ import { PERMISSION_DEPTH, type PermissionSeed, permissionLevel, seedTeamPermiss
 import { databaseUrl, queryRows, setUpProject as setUpBenchProject } from './lib/setup.js';
 import { formatSummary, summarizeProfile } from './profile-summary.js';
 import { buildServerIfStale } from '../scripts/server-build.js';
+import { clusterTable, runClusterBench } from './cluster.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -640,6 +643,16 @@ async function main(): Promise<void> {
     );
   if (await buildServerIfStale()) log('built the server into dist/server (it was missing or older than its sources)');
   ensurePostgres();
+  if (ONLY?.has('cluster')) {
+    log('cluster: HAProxy over 1, 2 and 3 instances, PgBouncer in transaction mode (bench/cluster.ts)…');
+    const cluster = await runClusterBench({ adminUrl: ADMIN_URL, durationSec: DURATION, warmupSec: WARMUP, connections: CONNECTIONS, log });
+    log('');
+    log(clusterTable(cluster));
+    if (ONLY.size === 1) {
+      log(`\nwhole run: ${((Date.now() - started) / 1000).toFixed(0)} s (BENCH_ONLY=cluster: bench/RESULTS.md not written)`);
+      return;
+    }
+  }
   const [{ version: pgVersion }] = (await adminQuery<{ version: string }>("SELECT current_setting('server_version') AS version")) as [{ version: string }];
   await adminQuery(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE ${DB_NAME}`);

@@ -20,6 +20,8 @@ export interface LatchContextValue {
   sessionGeneration: number;
   /** Navigates with the redirect method (relative URLs only); false when the method is 'none'. */
   navigate: (to: string) => Promise<boolean>;
+  /** Shows an error nobody handled in the provider's alert (see async-errors.tsx). */
+  reportError: (error: unknown) => void;
 }
 
 export const LatchContext = createContext<LatchContextValue | null>(null);

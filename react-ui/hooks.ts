@@ -83,7 +83,7 @@ function guardUser<U extends object>(user: U): U {
 export function useUser(options: Omit<GetUserOptions, 'tokenStore'> & { or: 'redirect' | 'throw' | 'anonymous' }): ClientUser;
 export function useUser(options?: Omit<GetUserOptions, 'tokenStore'>): ClientUser | null;
 export function useUser(options: Omit<GetUserOptions, 'tokenStore'> = {}): ClientUser | null {
-  const { app, urls, navigate } = useLatchContext();
+  const { app, urls, navigate, reportError } = useLatchContext();
   const or = options.or ?? 'return-null';
   const user = useSuspenseQuery(app.currentUserQuery()).data;
   if (user && (!user.is_anonymous || or === 'anonymous')) return guardUser(user);
@@ -102,7 +102,9 @@ export function useUser(options: Omit<GetUserOptions, 'tokenStore'> = {}): Clien
         setTimeout(() => {
           const stillHere = typeof window === 'undefined' || currentRelativeUrl(window.location) === here;
           if (!stillHere || isLeavingPage()) return void redirecting.delete(app);
-          void navigate(to).finally(() => setTimeout(() => redirecting.delete(app), 2000));
+          navigate(to)
+            .catch(reportError)
+            .finally(() => setTimeout(() => redirecting.delete(app), 2000));
         }, 0);
       }
       return use(NEVER);

@@ -30,3 +30,4 @@ export {
   resolveUrls,
 } from './urls.js';
 export { STYLESHEET } from './styles.js';
+export { useRunAsync } from './async-errors.js';

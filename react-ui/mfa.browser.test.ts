@@ -67,6 +67,17 @@ describe('two-factor authentication in the UI kit', () => {
     await expect.poll(() => list.getByRole('listitem').count()).toBe(10);
     const codes = await list.getByRole('listitem').allInnerTexts();
     await shot(page, 'mfa-recovery-codes');
+    // An async failure nobody handles (here the clipboard refusing) shows the provider's alert
+    // (spec section 8: unhandled async errors show an alert), which the user can dismiss.
+    await page.evaluate(() => {
+      Object.defineProperty(navigator.clipboard, 'writeText', { configurable: true, value: () => Promise.reject(new Error('Clipboard access denied')) });
+    });
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    const unhandled = page.locator('.latch-unhandled-alert');
+    await expect.poll(() => unhandled.innerText(), { timeout: 10_000 }).toContain('An unhandled error occurred: Clipboard access denied');
+    expect(await unhandled.getAttribute('role')).toBe('alert');
+    await unhandled.getByRole('button', { name: 'Dismiss' }).click();
+    await expect.poll(() => unhandled.count(), { timeout: 10_000 }).toBe(0);
     await page.getByRole('button', { name: 'I saved them' }).click();
     await expect.poll(() => page.getByTestId('recovery-codes-left').innerText()).toBe('10 of 10 recovery codes left.');
     expect((await ui.h.get(`/users/${user.userId}`, project.server())).body.requires_totp_mfa).toBe(true);

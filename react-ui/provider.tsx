@@ -1,6 +1,8 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { type ReactNode, useCallback, useEffect, useInsertionEffect, useMemo, useState } from 'react';
 import type { ClientApp } from '../sdk/index.js';
+import { UnhandledErrorAlerts, useUnhandledErrors } from './async-errors.js';
+import { LatchRoot } from './components/ui.js';
 import { LatchContext, type LatchContextValue } from './context.js';
 import { type RedirectMethod, redirectTo } from './navigation.js';
 import { injectStyles } from './styles.js';
@@ -42,13 +44,21 @@ export function LatchProvider({ app, handlerPath, urls, redirectMethod = 'window
   const resolved = useMemo(() => resolveUrls({ handlerPath, urls }), [handlerPath, urlsKey]);
   // Stable across session changes, so a page's pending delayed redirect is not restarted by one.
   const navigate = useCallback((to: string) => redirectTo(redirectMethod, to), [redirectMethod]);
+  const unhandled = useUnhandledErrors();
   const value = useMemo<LatchContextValue>(
-    () => ({ app, urls: resolved, redirectMethod, theme, sessionGeneration, navigate }),
-    [app, resolved, redirectMethod, theme, sessionGeneration, navigate],
+    () => ({ app, urls: resolved, redirectMethod, theme, sessionGeneration, navigate, reportError: unhandled.report }),
+    [app, resolved, redirectMethod, theme, sessionGeneration, navigate, unhandled.report],
   );
   return (
     <QueryClientProvider client={app.queryClient}>
-      <LatchContext.Provider value={value}>{children}</LatchContext.Provider>
+      <LatchContext.Provider value={value}>
+        {children}
+        {unhandled.errors.length > 0 ? (
+          <LatchRoot>
+            <UnhandledErrorAlerts errors={unhandled.errors} dismiss={unhandled.dismiss} />
+          </LatchRoot>
+        ) : null}
+      </LatchContext.Provider>
     </QueryClientProvider>
   );
 }

@@ -98,6 +98,8 @@ export const STYLESHEET = `
 .latch-alert { border-radius: calc(var(--latch-radius) - 4px); padding: 10px 12px; font-size: 14px; margin: 0 0 14px; }
 .latch-form > .latch-alert, .latch-list-item .latch-alert { margin: 0; }
 .latch-alert-error { background: var(--latch-danger-bg); color: var(--latch-danger); }
+.latch-unhandled { position: fixed; left: 50%; bottom: 16px; transform: translateX(-50%); z-index: 2147483000; width: min(560px, calc(100vw - 32px)); display: grid; gap: 8px; }
+.latch-unhandled-alert { margin: 0; display: flex; gap: 12px; justify-content: space-between; align-items: center; box-shadow: 0 4px 16px rgb(0 0 0 / 0.18); }
 .latch-alert-success { background: var(--latch-success-bg); color: var(--latch-success); }
 .latch-alert-info { background: var(--latch-muted-bg); color: var(--latch-fg); }
 .latch-divider { display: flex; align-items: center; gap: 12px; color: var(--latch-muted-fg); font-size: 13px; margin: 18px 0; }

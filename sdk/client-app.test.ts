@@ -206,3 +206,17 @@ describe('ClientApp: sign-up, sign-in, the user, sign-out', () => {
     expect(memoryTokenStore().get()).toBeNull();
   });
 });
+
+describe('ClientApp: unique identifier (spec section 8)', () => {
+  it('refuses a second app with the same unique identifier, and allows other identifiers and apps without one', () => {
+    const options = { projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: proxy.url, tokenStore: 'memory' as const };
+    const identifier = `app-${h.uniqueEmail()}`;
+    const first = new ClientApp({ ...options, uniqueIdentifier: identifier });
+    expect(first.projectId).toBe(project.id);
+    expect(() => new ClientApp({ ...options, uniqueIdentifier: identifier })).toThrow(`A Latch app with the unique identifier "${identifier}" already exists.`);
+    expect(() => new ServerApp({ ...options, secretServerKey: project.secretServerKey, uniqueIdentifier: identifier })).toThrow('already exists');
+    expect(new ClientApp({ ...options, uniqueIdentifier: `${identifier}-other` }).projectId).toBe(project.id);
+    expect(new ClientApp(options).projectId).toBe(project.id);
+    expect(new ClientApp(options).projectId).toBe(project.id);
+  });
+});

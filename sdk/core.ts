@@ -43,6 +43,12 @@ export interface ClientAppOptions {
   /** The project's branch (default `main`). */
   branchId?: string;
   /**
+   * A name for this app, unique in the process (spec section 8): a second app made with the same
+   * one throws, so two copies of the SDK (or an app made twice by hot reloading) cannot quietly
+   * share a cookie store with different settings. Omit it to allow any number of apps.
+   */
+  uniqueIdentifier?: string;
+  /**
    * Where the session's tokens live: `'cookie'` (default in browsers), `'memory'` (default
    * elsewhere), your own `{ get, set }` store, fixed `{ accessToken, refreshToken }`, or `null`.
    */
@@ -132,6 +138,9 @@ export function isSignedOutError(error: unknown): boolean {
   );
 }
 
+/** The unique identifiers of the apps made in this process (`ClientAppOptions.uniqueIdentifier`). */
+const appIdentifiers = new Set<string>();
+
 // ─── The app core ─────────────────────────────────────────────────────────────────────────────────
 
 /**
@@ -154,6 +163,10 @@ export abstract class AppCore {
   readonly #sessionListeners = new Set<() => void>();
 
   constructor(options: ClientAppOptions = {}) {
+    if (options.uniqueIdentifier !== undefined) {
+      if (appIdentifiers.has(options.uniqueIdentifier)) throw new Error(`A Latch app with the unique identifier "${options.uniqueIdentifier}" already exists.`);
+      appIdentifiers.add(options.uniqueIdentifier);
+    }
     this.options = options;
     this.credentials = this.resolveCredentials(options);
     this.projectId = this.credentials.projectId;

@@ -5,7 +5,7 @@ import { ClientApp } from './client-app.js';
 import { KnownErrors, LatchAssertionError, LatchNetworkError, OFFLINE_MESSAGE } from './errors.js';
 import { type Fault, latchErrorBody, useProxy } from './test/proxy.js';
 import { appRouter } from '../server/router.js';
-import { IDEMPOTENT_MUTATIONS, MAX_RETRIES, parseRetryAfterMs, retryDelayMs } from './transport.js';
+import { isIdempotentMutation, MAX_RETRIES, parseRetryAfterMs, retryDelayMs } from './transport.js';
 
 const h = useHarness();
 const proxy = useProxy(h);
@@ -204,12 +204,19 @@ describe('transport rules (spec section 7), through a flaky proxy in front of th
 });
 
 describe('idempotent mutations', () => {
-  it('include every procedure served as a DELETE on REST, so network failures retry them', () => {
-    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { openapi?: { method?: string } } } }>;
-    const deletes = Object.entries(procedures)
-      .filter(([, procedure]) => procedure._def.meta?.openapi?.method === 'DELETE')
-      .map(([path]) => path);
+  it('are exactly the procedures served as a DELETE on REST, plus the refresh, so network failures retry them and nothing else', () => {
+    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: { openapi?: { method?: string } } } }>;
+    const mutations = Object.entries(procedures).filter(([, procedure]) => procedure._def.type === 'mutation');
+    const deletes = mutations.filter(([, procedure]) => procedure._def.meta?.openapi?.method === 'DELETE').map(([path]) => path);
     expect(deletes.length).toBeGreaterThan(10);
-    expect(deletes.filter((path) => !IDEMPOTENT_MUTATIONS.has(path))).toEqual([]);
+    expect(
+      mutations
+        .map(([path]) => path)
+        .filter(isIdempotentMutation)
+        .sort(),
+    ).toEqual([...deletes, 'sessions.refresh'].sort());
+    // Batched calls: every call of the batch must be idempotent.
+    expect(isIdempotentMutation('teams.delete')).toBe(true);
+    expect(isIdempotentMutation('teams.create')).toBe(false);
   });
 });

@@ -6,6 +6,12 @@ import type { ProjectAuthCache } from './access/project-auth-cache.js';
 /** What services need from the running server; built once in app start-up, passed in ctx. */
 export interface Deps {
   db: Database;
+  /**
+   * Lag-tolerant heavy reads (lists, search, metrics): a streaming replica when DATABASE_READ_URL is
+   * set, with the primary as fallback; otherwise the same object as `db`. Single statements only,
+   * never writes, never a read that must see the caller's own last write (db/read-replica.ts).
+   */
+  readDb: Database;
   env: LatchEnv;
   keyring: KeyringHolder;
   /** Public base URL (no trailing slash), e.g. http://localhost:8400. */

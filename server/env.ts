@@ -23,6 +23,13 @@ export interface LatchEnv {
    * LISTEN); then the caches only expire (5 s).
    */
   databaseDirectUrl?: string | null;
+  /**
+   * DATABASE_READ_URL — postgres://… of a streaming replica (hot standby) of DATABASE_URL's database:
+   * lag-tolerant heavy reads (lists, search, metrics) go there, everything else to DATABASE_URL;
+   * while the replica cannot be reached they go to DATABASE_URL too (server/db/read-replica.ts).
+   * Needs DATABASE_URL. Its pool has DATABASE_POOL_SIZE connections.
+   */
+  databaseReadUrl?: string | null;
   /** DATABASE_POOL_SIZE — pg pool size (default 20). */
   databasePoolSize: number;
   /** DATABASE_PREPARED_STATEMENTS — hot queries as named prepared statements (default true; false behind a transaction-mode pooler). */
@@ -415,6 +422,11 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
   if (databaseDirectUrl && !/^postgres(ql)?:\/\//.test(databaseDirectUrl)) {
     throw new Error('DATABASE_DIRECT_URL must start with postgres:// or postgresql://');
   }
+  const databaseReadUrl = source.DATABASE_READ_URL?.trim() || null;
+  if (databaseReadUrl && !/^postgres(ql)?:\/\//.test(databaseReadUrl)) {
+    throw new Error('DATABASE_READ_URL must start with postgres:// or postgresql://');
+  }
+  if (databaseReadUrl && !databaseUrl) throw new Error('DATABASE_READ_URL needs DATABASE_URL (a replica of embedded PGlite does not exist)');
   const dataDir = path.resolve(source.LATCH_DATA_DIR?.trim() || '.latch-data');
   const logLevel = (source.LATCH_LOG_LEVEL ?? 'info') as LatchEnv['logLevel'];
   if (!['error', 'warn', 'info'].includes(logLevel)) throw new Error('LATCH_LOG_LEVEL must be error, warn or info');
@@ -423,6 +435,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
     host: source.HOST?.trim() || '0.0.0.0',
     databaseUrl,
     databaseDirectUrl,
+    databaseReadUrl,
     databasePoolSize: intFrom('DATABASE_POOL_SIZE', source.DATABASE_POOL_SIZE, 20, 1, 1000),
     databasePreparedStatements: boolFrom('DATABASE_PREPARED_STATEMENTS', source.DATABASE_PREPARED_STATEMENTS, true),
     passwordHashConcurrency: intFrom('LATCH_PASSWORD_HASH_CONCURRENCY', source.LATCH_PASSWORD_HASH_CONCURRENCY, defaultHashConcurrency(), 1, 64),

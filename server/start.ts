@@ -5,7 +5,8 @@ import { handleClientError } from './http/client-error.js';
 import { deriveKey } from './crypto/encryption.js';
 import { setPasswordHashConcurrency, warmPasswordHashing } from './crypto/passwords.js';
 import { setMaxSessionsPerUser } from './domains/auth/sign-in.js';
-import { type DatabaseTarget, openDatabase } from './db/kysely.js';
+import { type DatabaseTarget, openDatabase, openPostgres } from './db/kysely.js';
+import { REPLICA_CONNECT_TIMEOUT_MS, readReplicaDatabase } from './db/read-replica.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Deps, createLogger } from './deps.js';
 import { KeyringHolder } from './access/keyring.js';
@@ -48,9 +49,24 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
   const applied = await migrateToLatest(db);
   if (applied.length) log.info(`applied migrations: ${applied.join(', ')}`);
 
+  // The replica's pool connects lazily: a replica that is down at start-up only means its reads go
+  // to the primary until it answers.
+  const readDb =
+    target.kind === 'postgres' && env.databaseReadUrl
+      ? readReplicaDatabase(
+          openPostgres(
+            { url: env.databaseReadUrl, poolSize: env.databasePoolSize, preparedStatements: env.databasePreparedStatements },
+            REPLICA_CONNECT_TIMEOUT_MS,
+          ),
+          db,
+          log.warn,
+        )
+      : db;
+
   let port = env.port;
   const deps: Deps = {
     db,
+    readDb,
     env,
     keyring: await KeyringHolder.load(db, deriveKey(env.secret, 'signing-keys')),
     baseUrl: () => env.baseUrl ?? `http://localhost:${port}`,
@@ -89,7 +105,9 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
   // Runs the outbox's jobs, email delivery among them (every instance runs one; they share it safely).
   const jobWorker = startJobWorker(deps, JOB_KINDS, { pollIntervalMs: env.email.pollIntervalMs });
   const url = env.baseUrl ?? `http://localhost:${port}`;
-  log.info(`storage: ${target.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite (${target.dataDir ?? 'in memory'})`}`);
+  log.info(
+    `storage: ${target.kind === 'postgres' ? `PostgreSQL${readDb !== db ? ' (lag-tolerant reads on DATABASE_READ_URL)' : ''}` : `embedded PGlite (${target.dataDir ?? 'in memory'})`}`,
+  );
 
   return {
     url,
@@ -116,6 +134,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
       // Only now, with no request left that could still query it, does the database go away.
       await jobWorker.stop();
       await cacheSignals?.close();
+      if (readDb !== db) await readDb.destroy();
       await closeDb();
     },
   };

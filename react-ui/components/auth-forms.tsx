@@ -12,6 +12,7 @@ import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../
 import { validateEmail, validateForm, validateOneTimeCode, validatePassword, validatePasswordConfirmation } from '../validation.js';
 import { OAuthButtons } from './oauth-buttons.js';
 import { Alert, Button, CurrentPasswordField, EmailField, Field, Link, NewPasswordFields, Page, SubmitForm, useFormAction, useNewPassword } from './ui.js';
+import { useRunAsync } from '../async-errors.js';
 
 type Kind = 'sign-in' | 'sign-up';
 
@@ -319,6 +320,7 @@ const PASSKEY_AUTOFILL_RENEW_MS = 100_000;
 export function PasskeySignIn() {
   const app = useApp();
   const { signIn, manual } = usePasskeySignIn();
+  const runAsync = useRunAsync();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const live = useRef(true);
@@ -327,7 +329,8 @@ export function PasskeySignIn() {
   const startAutofill = useRef<() => void>(() => undefined);
   startAutofill.current = () => {
     if (done.current || !document.querySelector("input[autocomplete$='webauthn']")) return;
-    void app.passkeyAutofillSupported().then(async (supported) => {
+    runAsync(async () => {
+      const supported = await app.passkeyAutofillSupported();
       if (!supported || !live.current || done.current) return;
       const outcome = await signIn(true);
       if (outcome === 'done') done.current = true;

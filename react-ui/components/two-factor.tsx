@@ -10,6 +10,7 @@ import { type FormEvent, useEffect, useId, useState } from 'react';
 import type { MfaProof, TotpEnrollment } from '../../sdk/index.js';
 import { useApp } from '../hooks.js';
 import { Alert, Button, Field, TotpCodeField, dataOf, errorMessage } from './ui.js';
+import { useRunAsync } from '../async-errors.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -23,15 +24,17 @@ function proofOf(typed: string): MfaProof {
 /** The otpauth URI as an SVG QR code, drawn in the browser. */
 function QrCode({ uri }: { uri: string }) {
   const [src, setSrc] = useState<string | null>(null);
+  const runAsync = useRunAsync();
   useEffect(() => {
     let live = true;
-    void QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }).then((svg) => {
+    runAsync(async () => {
+      const svg = await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
       if (live) setSrc(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`);
     });
     return () => {
       live = false;
     };
-  }, [uri]);
+  }, [uri, runAsync]);
   return src ? (
     <img className="latch-qr" src={src} width={180} height={180} alt="QR code for your authenticator app" />
   ) : (
@@ -42,6 +45,7 @@ function QrCode({ uri }: { uri: string }) {
 /** The recovery codes, once: copy, download, then "I saved them". */
 function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
+  const runAsync = useRunAsync();
   const text = `${codes.join('\n')}\n`;
   const download = () => {
     const url = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
@@ -62,7 +66,7 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
         ))}
       </ul>
       <div className="latch-row">
-        <Button variant="secondary" onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}>
+        <Button variant="secondary" onClick={() => runAsync(async () => (await navigator.clipboard?.writeText(text), setCopied(true)))}>
           {copied ? 'Copied' : 'Copy'}
         </Button>
         <Button variant="secondary" onClick={download}>

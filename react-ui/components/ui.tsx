@@ -16,6 +16,7 @@ import {
   useState,
 } from 'react';
 import { useLatchContext } from '../hooks.js';
+import { useRunAsync } from '../async-errors.js';
 
 /** The scope of the kit's styles and theme variables. */
 export function LatchRoot({ children, className }: { children: ReactNode; className?: string }) {
@@ -301,13 +302,14 @@ export function Alert({ kind, children }: { kind: 'error' | 'success' | 'info'; 
 /** A link to one of the app's pages that navigates with the provider's redirect method. */
 export function Link({ href, children, onClick, className = 'latch-link', ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
   const { navigate, redirectMethod } = useLatchContext();
+  const runAsync = useRunAsync();
   const follow = (event: MouseEvent<HTMLAnchorElement>) => {
     onClick?.(event);
     // Let the browser do modified clicks (new tab) and plain page loads itself.
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     if (redirectMethod === 'window' || redirectMethod === 'none') return;
     event.preventDefault();
-    void navigate(href);
+    runAsync(navigate(href));
   };
   return (
     <a className={className} href={href} onClick={follow} {...rest}>

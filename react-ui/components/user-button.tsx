@@ -7,6 +7,7 @@ import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import { useLatchContext, useUser } from '../hooks.js';
 import { withReturnTo } from '../urls.js';
 import { Avatar, LatchRoot, Link } from './ui.js';
+import { useRunAsync } from '../async-errors.js';
 
 /**
  * The signed-in user's avatar and menu, or a "Sign in" link when nobody is signed in.
@@ -17,6 +18,7 @@ import { Avatar, LatchRoot, Link } from './ui.js';
 export function UserButton() {
   const user = useUser();
   const { urls, navigate } = useLatchContext();
+  const runAsync = useRunAsync();
   const [open, setOpen] = useState(false);
   const anchor = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
@@ -67,7 +69,7 @@ export function UserButton() {
   };
   const go = (to: string) => {
     setOpen(false);
-    void navigate(to);
+    runAsync(navigate(to));
   };
 
   return (

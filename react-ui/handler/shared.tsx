@@ -8,6 +8,7 @@ import { Alert, NoticePage, Page, errorMessage } from '../components/ui.js';
 import { useLatchContext } from '../hooks.js';
 import { usePageLocation } from '../location.js';
 import { REDIRECT_WAIT_MS } from '../urls.js';
+import { useRunAsync } from '../async-errors.js';
 
 const calls = new Map<string, Promise<unknown>>();
 
@@ -27,11 +28,12 @@ export function useOnce<T>(key: string, run: () => Promise<T>): T {
 /** Navigates to `to` after the spec's redirect wait (2000 ms), so the message can be read first. */
 export function useDelayedRedirect(to: string | null): void {
   const { navigate } = useLatchContext();
+  const runAsync = useRunAsync();
   useEffect(() => {
     if (!to) return;
-    const timer = setTimeout(() => void navigate(to), REDIRECT_WAIT_MS);
+    const timer = setTimeout(() => runAsync(navigate(to)), REDIRECT_WAIT_MS);
     return () => clearTimeout(timer);
-  }, [to, navigate]);
+  }, [to, navigate, runAsync]);
 }
 
 /** The state of a route whose feature this project (or this version of Latch) does not offer. */

@@ -30,23 +30,35 @@ class LatchPostgresDialect extends PostgresDialect {
   }
 }
 
+/**
+ * A Kysely over a pg Pool: bounded waits, no crash on a dropped connection, named statements unless
+ * a transaction-mode pooler is in the way. Used for the primary and for the read replica.
+ */
+export function openPostgres(
+  target: { url: string; poolSize: number; preparedStatements?: boolean },
+  connectTimeoutMs = CONNECT_TIMEOUT_MS,
+  label = 'PostgreSQL',
+): Database {
+  // A bounded wait for a connection: while the database (or its pooler) is down or every pooled
+  // connection is busy, a request fails with DATABASE_UNAVAILABLE (503) instead of hanging.
+  const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize, connectionTimeoutMillis: connectTimeoutMs, keepAlive: true });
+  // A pool-level error (e.g. the server restarts) must not crash the process.
+  pool.on('error', (error) => console.error(`[latch] ${label} pool error:`, error.message));
+  // pg-pool listens for errors only on idle clients: a client checked out (inside a transaction,
+  // between two statements) whose connection drops would emit 'error' to no one, and the process
+  // would die (seen in the cluster test when PgBouncer restarted). Its next query fails instead
+  // (DATABASE_UNAVAILABLE), and the pool drops it on release since it is no longer queryable.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  // Off behind a pooler in transaction mode (PgBouncer before 1.21), where a statement prepared on
+  // one server connection is missing on the next.
+  if (target.preparedStatements !== false) pool.on('connect', useNamedStatements);
+  return new RetryingKysely<DB>({ dialect: new LatchPostgresDialect({ pool }) });
+}
+
 /** Opens the database: a pg Pool for PostgreSQL, or embedded PGlite (in memory when dataDir is null). */
 export async function openDatabase(target: DatabaseTarget): Promise<{ db: Database; close: () => Promise<void> }> {
   if (target.kind === 'postgres') {
-    // A bounded wait for a connection: while the database (or its pooler) is down or every pooled
-    // connection is busy, a request fails with DATABASE_UNAVAILABLE (503) instead of hanging.
-    const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
-    // A pool-level error (e.g. the server restarts) must not crash the process.
-    pool.on('error', (error) => console.error('[latch] PostgreSQL pool error:', error.message));
-    // pg-pool listens for errors only on idle clients: a client checked out (inside a transaction,
-    // between two statements) whose connection drops would emit 'error' to no one, and the process
-    // would die (seen in the cluster test when PgBouncer restarted). Its next query fails instead
-    // (DATABASE_UNAVAILABLE), and the pool drops it on release since it is no longer queryable.
-    pool.on('connect', (client) => client.on('error', () => {}));
-    // Off behind a pooler in transaction mode (PgBouncer before 1.21), where a statement prepared on
-    // one server connection is missing on the next.
-    if (target.preparedStatements !== false) pool.on('connect', useNamedStatements);
-    const db = new RetryingKysely<DB>({ dialect: new LatchPostgresDialect({ pool }) });
+    const db = openPostgres(target);
     return { db, close: () => db.destroy() };
   }
   let unlock = () => {};

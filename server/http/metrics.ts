@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { sendError } from '../trpc/rest.js';
 import { metricsAccessError } from './metrics-access.js';
 import { transactionRetries } from '../db/retrying-kysely.js';
+import { readReplicaStats } from '../db/read-replica.js';
 
 /** The process's counters and GET /metrics (Prometheus text), for whoever metrics-access.ts lets in. */
 export interface HttpMetrics {
@@ -36,6 +37,20 @@ export function httpMetrics(deps: Deps): HttpMetrics {
       '# TYPE latch_db_transaction_retries_total counter',
       `latch_db_transaction_retries_total ${transactionRetries.count}`,
     );
+    if (readReplicaStats.up !== null) {
+      lines.push(
+        '# HELP latch_db_read_replica_queries_total Lag-tolerant reads (DATABASE_READ_URL) by who answered them: the replica, or the primary while the replica failed.',
+        '# TYPE latch_db_read_replica_queries_total counter',
+        `latch_db_read_replica_queries_total{served_by="replica"} ${readReplicaStats.replica}`,
+        `latch_db_read_replica_queries_total{served_by="primary"} ${readReplicaStats.primary}`,
+        '# HELP latch_db_read_replica_fallbacks_total Replica failures whose read the primary ran again.',
+        '# TYPE latch_db_read_replica_fallbacks_total counter',
+        `latch_db_read_replica_fallbacks_total ${readReplicaStats.fallbacks}`,
+        '# HELP latch_db_read_replica_up 1 while lag-tolerant reads go to the replica, 0 while it is skipped after it could not be reached.',
+        '# TYPE latch_db_read_replica_up gauge',
+        `latch_db_read_replica_up ${readReplicaStats.up}`,
+      );
+    }
     if (loopDelay) {
       // The histogram counts the 10 ms sampling interval itself; subtract it to get the delay.
       const ms = (ns: number) => Math.max(0, ns / 1e6 - 10).toFixed(2);

@@ -92,7 +92,8 @@ function toSentEmailDto(row: q.OutboxRow): SentEmail {
 
 /** The project's emails, newest first: the console's sent-mail list and, without SMTP, its inbox. */
 export async function listEmails(deps: Deps, auth: AuthContext, input: z.infer<typeof emailListQuerySchema>) {
-  return keysetPage(input, (options) => q.listEmails(deps.db, auth.tenancy.id, options), toSentEmailDto);
+  // Lag-tolerant: the read replica when there is one (a just-queued email shows on the next refresh).
+  return keysetPage(input, (options) => q.listEmails(deps.readDb, auth.tenancy.id, options), toSentEmailDto);
 }
 
 /** One page of a keyset-paginated list (newest first): fetches one row more to know whether another page follows. */

@@ -29,10 +29,11 @@ export async function getMetrics(deps: Deps, auth: AuthContext, input: z.infer<t
   const now = new Date();
   const days = lastDays(now);
   const since = new Date(`${days[0]}T00:00:00.000Z`);
+  // Counts over a whole tenancy: the read replica's (lag of a few rows changes nothing here).
   const [totals, daily, dailyActive] = await Promise.all([
-    q.userTotals(deps.db, auth.tenancy.id, includeAnonymous),
-    q.dailyCounts(deps.db, auth.tenancy.id, since, includeAnonymous),
-    q.dailyActiveUsers(deps.db, auth.tenancy.id, since, includeAnonymous),
+    q.userTotals(deps.readDb, auth.tenancy.id, includeAnonymous),
+    q.dailyCounts(deps.readDb, auth.tenancy.id, since, includeAnonymous),
+    q.dailyActiveUsers(deps.readDb, auth.tenancy.id, since, includeAnonymous),
   ]);
   return {
     total_users: totals.total,

@@ -108,8 +108,10 @@ export async function listTransactions(
   input: { cursor?: string; limit?: number; type?: bq.TransactionType; customer_type?: CustomerType; customer_id?: string },
 ): Promise<{ transactions: TransactionDto[]; next_cursor: string | null }> {
   const limit = input.limit ?? 50;
+  // The ledger's history for dashboards: lag-tolerant, so the read replica when there is one.
+  // Balances and grants that decide anything are read on the primary (service.ts).
   const rows = await bq.listTransactions(
-    deps.db,
+    deps.readDb,
     auth.tenancy.id,
     { type: input.type, customerType: input.customer_type, customerId: input.customer_id },
     input.cursor ? decodeKeysetCursor(input.cursor) : null,

@@ -95,7 +95,10 @@ export async function listTeams(deps: Deps, auth: AuthContext, input: z.infer<ty
   } else if (input.user_id !== undefined) {
     userId = await resolveExistingUserId(deps, auth, input.user_id);
   }
-  const rows = await q.listTeams(deps.db, auth.tenancy.id, userId);
+  // A client's own teams come from the primary: the SDK lists them again right after the client
+  // creates or joins one (read-your-writes). Server and admin listings, all of a tenancy's teams,
+  // tolerate the replica's lag.
+  const rows = await q.listTeams(auth.type === 'client' ? deps.db : deps.readDb, auth.tenancy.id, userId);
   return rows.map((row) => toTeamDto(row, auth.type));
 }
 

@@ -330,7 +330,9 @@ function decodeCursor(cursor: string): { signedUpAt: Date; id: string } {
 
 export async function listUsers(deps: Deps, auth: AuthContext, input: z.infer<typeof userListQuerySchema>) {
   const limit = input.limit ?? 100;
-  const rows = await q.listUsers(deps.db, auth.tenancy.id, {
+  // Listing and search (ILIKE, trigram) scan the most of any request: the read replica serves them
+  // when there is one. GET /users/{id} and every read that follows a write stay on the primary.
+  const rows = await q.listUsers(deps.readDb, auth.tenancy.id, {
     limit: limit + 1,
     desc: input.desc ?? false,
     after: input.cursor ? decodeCursor(input.cursor) : null,
@@ -341,7 +343,7 @@ export async function listUsers(deps: Deps, auth: AuthContext, input: z.infer<ty
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const providers = await oauthProviderViews(
-    deps.db,
+    deps.readDb,
     auth.tenancy.id,
     page.map((row) => row.id),
   );

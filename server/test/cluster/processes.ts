@@ -132,10 +132,11 @@ export async function startPgBouncer(postgres: { host: string; port: number; use
  * misses): a killed instance leaves the rotation within about a second, while an instance whose
  * database is down stays in and answers its own catalogued 503. A request whose connection is
  * refused is sent to another instance (retry-on conn-failure; it never reached Latch, so that is
- * safe for any method).
+ * safe for any method). `port` picks the balancer's port (the bench restarts it on one port with
+ * 1, 2 and 3 backends, so the instances' LATCH_BASE_URL stays right); a free one by default.
  */
-export async function startHaproxy(backendPorts: number[], cleanups: Cleanups): Promise<Daemon> {
-  const port = await freePort();
+export async function startHaproxy(backendPorts: number[], cleanups: Cleanups, port?: number): Promise<Daemon> {
+  port ??= await freePort();
   const dir = configDir(cleanups, 'latch-haproxy-');
   const cfg = path.join(dir, 'haproxy.cfg');
   writeFileSync(

@@ -127,7 +127,8 @@ function toDto(row: q.SentRow): SentUserEmail {
 
 /** `GET /internal/emails/sent`: what send-email rendered (or skipped), newest first; each id is also the outbox email's. */
 export function listSent(deps: Deps, auth: AuthContext, input: z.infer<typeof emailListQuerySchema>) {
-  return keysetPage(input, (options) => q.listSent(deps.db, auth.tenancy.id, options), toDto);
+  // The console's list (lag-tolerant: the read replica when there is one).
+  return keysetPage(input, (options) => q.listSent(deps.readDb, auth.tenancy.id, options), toDto);
 }
 
 /** `GET /internal/emails/scheduled`: send-email calls waiting for their time, soonest first. */
