@@ -11,6 +11,7 @@
 import type { LatchQuery } from './cache.js';
 import { defineQuery } from './cache.js';
 import { type CallOptions, clientCredentials, composeFeatures, envVar } from './core.js';
+import { EmailContentFeature } from './features/email-content.js';
 import { EmailsFeature } from './features/emails.js';
 import { InternalApiKeysFeature } from './features/internal-api-keys.js';
 import { MetricsFeature } from './features/metrics.js';
@@ -24,6 +25,7 @@ import { type ServerAppOptions, ServerApp } from './server-app.js';
 import type { TokenStoreInit } from './tokens.js';
 import type { AccessLevel, Credentials } from './transport.js';
 
+export type * from './features/email-content.js';
 export type * from './features/emails.js';
 export type * from './features/internal-api-keys.js';
 export type * from './features/metrics.js';
@@ -48,6 +50,7 @@ export interface AdminApp
     AdminPermissionsFeature,
     MetricsFeature,
     EmailsFeature,
+    EmailContentFeature,
     WebhooksFeature,
     AdminPaymentsFeature,
     AdminNotificationsFeature {}
@@ -128,6 +131,7 @@ composeFeatures(AdminApp, [
   AdminPermissionsFeature,
   MetricsFeature,
   EmailsFeature,
+  EmailContentFeature,
   WebhooksFeature,
   AdminPaymentsFeature,
   AdminNotificationsFeature,

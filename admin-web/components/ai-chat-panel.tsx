@@ -1,4 +1,4 @@
-import { type FormEvent, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { type AdminApp, type AiChatAnswer, KnownError } from '../../sdk/index.js';
 import type { AiChatContextType } from '../../contract/schemas/ai-chat.js';
 import { errorMessage } from '../api.js';
@@ -28,6 +28,14 @@ export function AiChatPanel({ admin, contextType, currentSource, onUse }: AiChat
   const [streaming, setStreaming] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+
+  // Asks once, on open, whether the server has an AI provider (LATCH_AI_BASE_URL), so the panel
+  // says how to turn it on before anyone types a message.
+  useEffect(() => {
+    admin.getAiChatThread(threadId).catch((caught: unknown) => {
+      if (caught instanceof KnownError && caught.code === 'AI_CHAT_NOT_CONFIGURED') setError(caught);
+    });
+  }, [admin, threadId]);
 
   const send = async (event: FormEvent) => {
     event.preventDefault();

@@ -40,6 +40,7 @@ export function EmailsPage({ projectId, admin, project, emailId }: PageProps & {
       <PageHeader title="Emails" description="Where emails are sent from, and what was sent." />
       <ServerCard admin={admin} config={project.config.email_config} />
       <InvitationCard admin={admin} domains={project.config.domains} />
+      <ScheduledCard projectId={projectId} admin={admin} />
       <OutboxCard projectId={projectId} admin={admin} />
       {emailId ? <EmailDialog projectId={projectId} admin={admin} emailId={emailId} /> : null}
     </>
@@ -268,6 +269,8 @@ function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps[
                       <th scope="col">To</th>
                       <th scope="col">Subject</th>
                       <th scope="col">State</th>
+                      <th scope="col">Sent at</th>
+                      <th scope="col">Error</th>
                       <th scope="col">Created</th>
                     </tr>
                   </thead>
@@ -285,6 +288,8 @@ function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps[
                             {email.state}
                           </span>
                         </td>
+                        <td>{formatDate(email.sent_at_millis)}</td>
+                        <td className="small">{email.error ?? ''}</td>
                         <td>{formatDate(email.created_at_millis)}</td>
                       </tr>
                     ))}
@@ -296,6 +301,47 @@ function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps[
           )
         }
       </QueryView>
+    </Card>
+  );
+}
+
+/** send-email calls scheduled for later (drafts sent from the email editor with "Send later"), until they go out. */
+function ScheduledCard({ projectId, admin }: { projectId: string; admin: PageProps['admin'] }) {
+  const scheduled = useQuery({ queryKey: ['console', 'email-content', 'scheduled'], queryFn: () => admin.listScheduledEmails() }, admin.queryClient);
+  if (!scheduled.data || scheduled.data.length === 0) return null;
+  return (
+    <Card title="Scheduled">
+      <div className="table-wrap">
+        <table aria-label="Scheduled emails">
+          <thead>
+            <tr>
+              <th scope="col">Goes out</th>
+              <th scope="col">What</th>
+              <th scope="col">Recipients</th>
+            </tr>
+          </thead>
+          <tbody>
+            {scheduled.data.map((send) => (
+              <tr key={send.id}>
+                <td>
+                  <span className="badge">scheduled</span> {formatDate(send.scheduled_at_millis)}
+                </td>
+                <td>
+                  {send.draft_id ? (
+                    <Link href={`/projects/${projectId}/email-editor/draft:${send.draft_id}`}>Draft</Link>
+                  ) : send.template_id ? (
+                    <Link href={`/projects/${projectId}/email-editor/template:${send.template_id}`}>Template</Link>
+                  ) : (
+                    'HTML'
+                  )}
+                  {send.subject ? ` · ${send.subject}` : ''}
+                </td>
+                <td>{send.recipient_count}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </Card>
   );
 }
@@ -312,7 +358,8 @@ function EmailDialog({ projectId, admin, emailId }: { projectId: string; admin: 
           ) : (
             <div className="stack">
               <div className="small muted">
-                To {data.to} · {formatDate(data.created_at_millis)} · <span className={STATE_BADGE[data.state]}>{data.state}</span>
+                To {data.to} · created {formatDate(data.created_at_millis)} · sent {formatDate(data.sent_at_millis)} ·{' '}
+                <span className={STATE_BADGE[data.state]}>{data.state}</span>
               </div>
               {data.error ? (
                 <div className={data.state === 'not-delivered' ? 'alert alert-warn' : 'alert alert-error'} role="note">

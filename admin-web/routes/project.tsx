@@ -12,6 +12,7 @@ import { DomainsPage } from './domains.js';
 import { PaymentsPage } from './payments.js';
 import { EmailsPage } from './emails.js';
 import { AiChatPage } from './ai-chat.js';
+import { EmailEditorPage } from './email-editor.js';
 import { OverviewPage } from './overview.js';
 import { PermissionsPage } from './permissions.js';
 import { OwnerFooter } from './projects.js';
@@ -29,6 +30,7 @@ export const PAGES: Array<{ id: string; label: string; section: string }> = [
   { id: 'domains', label: 'Domains', section: 'Configuration' },
   { id: 'api-keys', label: 'API keys', section: 'Configuration' },
   { id: 'emails', label: 'Emails', section: 'Configuration' },
+  { id: 'email-editor', label: 'Email editor', section: 'Configuration' },
   { id: 'ai-chat', label: 'AI assistant', section: 'Configuration' },
   { id: 'payments', label: 'Payments', section: 'Configuration' },
   { id: 'webhooks', label: 'Webhooks', section: 'Configuration' },
@@ -89,6 +91,9 @@ export function ProjectPage({ projectId, page, itemId }: { projectId: string; pa
         break;
       case 'emails':
         content = <EmailsPage {...props} emailId={itemId} />;
+        break;
+      case 'email-editor':
+        content = <EmailEditorPage {...props} itemId={itemId} />;
         break;
       case 'ai-chat':
         content = <AiChatPage {...props} />;

@@ -67,4 +67,33 @@ export const emailErrors = {
     message: `These users do not exist in this project: ${userIds.slice(0, 10).join(', ')}${userIds.length > 10 ? ', …' : ''}. Nothing was sent.`,
     details: { user_ids: userIds.slice(0, 100) },
   })),
+
+  /**
+   * Latch addition (the console's "Send a test to me"): a preview goes only to the signed-in
+   * owner's own address, so it needs an owner's session (an admin key has no person behind it) whose
+   * user has a primary email.
+   */
+  EmailPreviewNeedsOwner: defineKnownError('EMAIL_PREVIEW_NEEDS_OWNER', 400, (reason: 'no_owner_session' | 'no_owner_email') => ({
+    message:
+      reason === 'no_owner_session'
+        ? "A preview is sent to the signed-in project owner's own email: call with an owner's admin access token (the console), not an admin key."
+        : 'Your account has no primary email to send the preview to. Add one in your account settings.',
+    details: { reason },
+  })),
+
+  /**
+   * Latch addition: the project's own SMTP server did not take a message sent right away (a
+   * preview). `message` is Latch's wording of the failure with the SMTP reply code when there is
+   * one (transport.ts smtpFailure: never the server's own text).
+   */
+  EmailServerSendFailed: defineKnownError('EMAIL_SERVER_SEND_FAILED', 400, (reason: string, message: string) => ({
+    message: `The project's email server did not take the e-mail: ${message}`,
+    details: { reason, smtp_error: message },
+  })),
+
+  /** Latch addition: send-email's scheduled_at_millis is at most 30 days ahead. */
+  EmailScheduleTooFar: defineKnownError('EMAIL_SCHEDULE_TOO_FAR', 400, (scheduledAtMillis: number, maxScheduledAtMillis: number) => ({
+    message: `An e-mail can be scheduled at most 30 days ahead (until ${new Date(maxScheduledAtMillis).toISOString()}). Nothing was sent.`,
+    details: { scheduled_at_millis: scheduledAtMillis, max_scheduled_at_millis: maxScheduledAtMillis },
+  })),
 } as const;

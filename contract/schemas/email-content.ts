@@ -67,6 +67,8 @@ export const emailDraftSchema = z.object({
   theme_id: themeChoiceSchema,
   /** When it was sent with send-email, or null. */
   sent_at_millis: z.number().nullable(),
+  /** When a send of it scheduled for later (send-email's scheduled_at_millis) goes out, or null. */
+  scheduled_at_millis: z.number().nullable(),
   created_at_millis: z.number(),
 });
 export const emailDraftCreateSchema = z.strictObject({
@@ -94,6 +96,12 @@ export const sendEmailSchema = z
     theme_id: themeChoiceSchema.optional(),
     /** Overrides the template's `<NotificationCategory>`; html emails default to Transactional. */
     notification_category_name: z.string().min(1).max(256).optional(),
+    /**
+     * Latch addition: send later, at this time (ms since epoch, at most 30 days ahead:
+     * EMAIL_SCHEDULE_TOO_FAR). Everything is checked and the content fixed now; the jobs render and
+     * send at that time. A time already past sends at once.
+     */
+    scheduled_at_millis: z.number().int().min(0).optional(),
   })
   .refine((v) => (v.user_ids === undefined) !== (v.all_users === undefined), {
     message: 'Give exactly one of user_ids and all_users',
@@ -108,28 +116,59 @@ export const sendEmailSchema = z
 export const sendEmailResultSchema = z.object({
   /** One per recipient, queued: each is rendered and sent by a job, and appears in the sent list. */
   results: z.array(z.object({ user_id: z.string(), email_id: z.string() })),
+  /** When the emails go out, for a send scheduled for later (listed in GET /internal/emails/scheduled until then), else null. */
+  scheduled_at_millis: z.number().nullable(),
+});
+
+/** How far ahead send-email may be scheduled. */
+export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
+
+/** A send-email call scheduled for later whose jobs have not started yet. */
+export const scheduledSendSchema = z.object({
+  id: z.string(),
+  scheduled_at_millis: z.number(),
+  /** The request's subject, or null (the template's own `<Subject>`). */
+  subject: z.string().nullable(),
+  draft_id: z.string().nullable(),
+  template_id: z.string().nullable(),
+  recipient_count: z.number(),
+  created_at_millis: z.number(),
+});
+
+/** `POST /internal/emails/send-preview`: what render-email takes; the preview goes to the signed-in owner. */
+export const sendEmailPreviewSchema = renderEmailSchemaBase();
+export const sendEmailPreviewResultSchema = z.object({
+  /** The owner's address it went to. */
+  to: z.string(),
+  subject: z.string(),
+  /** The id it has in the project's email list (GET /internal/emails/{email_id}). */
+  email_id: z.string(),
 });
 
 /** `POST /emails/render-email`: a source, or a stored template / draft; a theme source or a theme choice. */
-export const renderEmailSchema = z
-  .strictObject({
-    template_tsx_source: tsxSourceSchema.optional(),
-    template_id: uuidSchema.optional(),
-    draft_id: uuidSchema.optional(),
-    /** Null or absent (without theme_id): no theme, the template's element is the whole email. */
-    theme_tsx_source: tsxSourceSchema.nullable().optional(),
-    /** A stored theme, `false` for none, null for the project's. */
-    theme_id: themeChoiceSchema.optional(),
-    variables: emailVariablesSchema.optional(),
-  })
-  .refine((v) => [v.template_tsx_source, v.template_id, v.draft_id].filter((x) => x !== undefined).length <= 1, {
-    message: 'Give at most one of template_tsx_source, template_id and draft_id',
-    path: ['template_tsx_source'],
-  })
-  .refine((v) => v.theme_tsx_source === undefined || v.theme_id === undefined, {
-    message: 'Give at most one of theme_tsx_source and theme_id',
-    path: ['theme_tsx_source'],
-  });
+export const renderEmailSchema = renderEmailSchemaBase();
+
+function renderEmailSchemaBase() {
+  return z
+    .strictObject({
+      template_tsx_source: tsxSourceSchema.optional(),
+      template_id: uuidSchema.optional(),
+      draft_id: uuidSchema.optional(),
+      /** Null or absent (without theme_id): no theme, the template's element is the whole email. */
+      theme_tsx_source: tsxSourceSchema.nullable().optional(),
+      /** A stored theme, `false` for none, null for the project's. */
+      theme_id: themeChoiceSchema.optional(),
+      variables: emailVariablesSchema.optional(),
+    })
+    .refine((v) => [v.template_tsx_source, v.template_id, v.draft_id].filter((x) => x !== undefined).length <= 1, {
+      message: 'Give at most one of template_tsx_source, template_id and draft_id',
+      path: ['template_tsx_source'],
+    })
+    .refine((v) => v.theme_tsx_source === undefined || v.theme_id === undefined, {
+      message: 'Give at most one of theme_tsx_source and theme_id',
+      path: ['theme_tsx_source'],
+    });
+}
 export const renderEmailResultSchema = z.object({
   html: z.string(),
   text: z.string(),

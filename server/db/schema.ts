@@ -584,6 +584,19 @@ export interface EmailSentTable {
   created_at: Timestamp;
 }
 
+/** send-email calls scheduled for later (migration 0022): listed as scheduled until their jobs start. */
+export interface EmailScheduledSendsTable {
+  tenancy_id: string;
+  id: string;
+  scheduled_at: Date;
+  subject: string | null;
+  draft_id: string | null;
+  template_id: string | null;
+  recipient_count: number;
+  created_at: Timestamp;
+  started_at: Date | null;
+}
+
 export interface DB {
   projects: ProjectsTable;
   tenancies: TenanciesTable;
@@ -629,6 +642,7 @@ export interface DB {
   email_templates: EmailTemplatesTable;
   email_drafts: EmailDraftsTable;
   email_sent: EmailSentTable;
+  email_scheduled_sends: EmailScheduledSendsTable;
   stripe_subscriptions: StripeSubscriptionsTable;
   payment_transactions: PaymentTransactionsTable;
   workflow_tokens: WorkflowTokensTable;

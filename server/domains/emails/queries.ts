@@ -86,3 +86,14 @@ export async function listEmails(
 export async function findEmail(db: Executor, tenancyId: string, id: string): Promise<OutboxRow | undefined> {
   return db.selectFrom('email_outbox').select(EMAIL_OUTBOX_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
 }
+
+/**
+ * An email sent right away, outside the outbox's jobs (a preview), recorded with its outcome so
+ * the console's list shows it beside the rest: sent, or failed with the reason the caller was told.
+ */
+export async function insertSettledEmail(db: Executor, email: NewEmail & { state: 'sent' | 'failed'; error: string | null }): Promise<void> {
+  await db
+    .insertInto('email_outbox')
+    .values({ ...email, attempts: 1, sent_at: email.state === 'sent' ? new Date() : null, created_at: new Date() })
+    .execute();
+}

@@ -1,12 +1,14 @@
 import { router } from '../../trpc/init.js';
-import { restOperations, succeedAfter } from '../../trpc/operation.js';
+import { asShortList, restOperations, succeedAfter } from '../../trpc/operation.js';
 import { adminProcedure, serverProcedure } from '../../trpc/procedures.js';
 import * as content from '../../../contract/schemas/email-content.js';
 import * as send from './send/service.js';
-import { successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/emails.js';
 import * as service from './service.js';
 import { renderEmailPreview } from './owner-render.js';
+import { sendEmailPreview } from './send-preview.js';
+import { z } from 'zod';
+import { shortList, successSchema } from '../../../contract/validation/schemas.js';
 
 const op = restOperations(['Emails'], { protect: true });
 
@@ -20,6 +22,18 @@ export const emailsRouter = router({
     .input(schemas.emailListQuerySchema)
     .output(content.sentUserEmailListSchema)
     .query(({ ctx, input }) => send.listSent(ctx.deps, ctx.auth, input)),
+
+  listScheduled: op(adminProcedure, 'GET /internal/emails/scheduled', 'send-email calls scheduled for later that have not gone out yet, soonest first', {
+    input: z.object({}),
+    output: shortList(content.scheduledSendSchema),
+  }).query(asShortList(({ ctx }) => send.listScheduled(ctx.deps, ctx.auth))),
+
+  sendPreview: op(
+    adminProcedure,
+    'POST /internal/emails/send-preview',
+    'Render a template, draft or theme source (as render-email does) and send it now through the project\'s own email server to the signed-in owner: the editor\'s "Send a test to me"',
+    { input: content.sendEmailPreviewSchema, output: content.sendEmailPreviewResultSchema },
+  ).mutation(({ ctx, input }) => sendEmailPreview(ctx.deps, ctx.auth, input, ctx.ip)),
 
   sendEmail: op(
     serverProcedure,

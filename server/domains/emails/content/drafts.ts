@@ -20,6 +20,7 @@ function toDto(row: q.DraftRow): EmailDraft {
     tsx_source: row.tsx_source,
     theme_id: fromThemeColumns(row),
     sent_at_millis: row.sent_at?.getTime() ?? null,
+    scheduled_at_millis: row.scheduled_at === null ? null : new Date(row.scheduled_at).getTime(),
     created_at_millis: row.created_at.getTime(),
   };
 }

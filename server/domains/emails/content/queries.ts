@@ -21,11 +21,17 @@ export interface TemplateRow extends ThemeRow {
 export interface DraftRow extends TemplateRow {
   sent_at: Date | null;
   created_at: Date;
+  /** The earliest send of the draft scheduled for later whose jobs have not started, or null. */
+  scheduled_at: Date | null;
 }
 
 const THEME_COLUMNS = ['id', 'display_name', 'tsx_source'] as const;
 const TEMPLATE_COLUMNS = ['id', 'type', 'display_name', 'tsx_source', 'theme_mode', 'theme_id'] as const;
 const DRAFT_COLUMNS = ['id', 'display_name', 'tsx_source', 'theme_mode', 'theme_id', 'sent_at', 'created_at'] as const;
+
+/** A draft's pending scheduled send (migration 0022), in the same statement as the draft. */
+const draftScheduledAt = sql<Date | null>`(select min(s.scheduled_at) from email_scheduled_sends s
+  where s.tenancy_id = email_drafts.tenancy_id and s.draft_id = email_drafts.id and s.started_at is null)`.as('scheduled_at');
 
 export async function listThemes(db: Executor, tenancyId: string): Promise<ThemeRow[]> {
   return db.selectFrom('email_themes').select(THEME_COLUMNS).where('tenancy_id', '=', tenancyId).orderBy('created_at').orderBy('id').execute();
@@ -74,6 +80,7 @@ export async function listDrafts(db: Executor, tenancyId: string): Promise<Draft
   return db
     .selectFrom('email_drafts')
     .select(DRAFT_COLUMNS)
+    .select(draftScheduledAt)
     .select(sql<null>`null`.as('type'))
     .where('tenancy_id', '=', tenancyId)
     .orderBy('created_at', 'desc')
@@ -85,13 +92,14 @@ export async function findDraft(db: Executor, tenancyId: string, id: string): Pr
   return db
     .selectFrom('email_drafts')
     .select(DRAFT_COLUMNS)
+    .select(draftScheduledAt)
     .select(sql<null>`null`.as('type'))
     .where('tenancy_id', '=', tenancyId)
     .where('id', '=', id)
     .executeTakeFirst();
 }
 
-export async function insertDraft(db: Executor, tenancyId: string, row: Omit<DraftRow, 'sent_at' | 'created_at' | 'type'>): Promise<void> {
+export async function insertDraft(db: Executor, tenancyId: string, row: Omit<DraftRow, 'sent_at' | 'created_at' | 'type' | 'scheduled_at'>): Promise<void> {
   await db
     .insertInto('email_drafts')
     .values({ tenancy_id: tenancyId, ...row })
@@ -182,4 +190,60 @@ export async function findRecipients(db: Executor, tenancyId: string, userIds: s
 /** What a project's emails show of it: its name and logos. */
 export async function findProjectBranding(db: Executor, projectId: string) {
   return db.selectFrom('projects').select(['display_name', 'logo_url', 'full_logo_url']).where('id', '=', projectId).executeTakeFirstOrThrow();
+}
+
+export interface ScheduledSendRow {
+  id: string;
+  scheduled_at: Date;
+  subject: string | null;
+  draft_id: string | null;
+  template_id: string | null;
+  recipient_count: number;
+  created_at: Date;
+}
+
+export async function insertScheduledSend(db: Executor, tenancyId: string, row: ScheduledSendRow): Promise<void> {
+  await db
+    .insertInto('email_scheduled_sends')
+    .values({ tenancy_id: tenancyId, ...row })
+    .execute();
+}
+
+/** The tenancy's sends still waiting for their time, soonest first. */
+export async function listScheduledSends(db: Executor, tenancyId: string): Promise<ScheduledSendRow[]> {
+  return db
+    .selectFrom('email_scheduled_sends')
+    .select(['id', 'scheduled_at', 'subject', 'draft_id', 'template_id', 'recipient_count', 'created_at'])
+    .where('tenancy_id', '=', tenancyId)
+    .where('started_at', 'is', null)
+    .orderBy('scheduled_at')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * Marks a scheduled send started (its first job runs); returns its draft id when this call did it,
+ * so the draft is marked sent once (the other batches of the same send find it started).
+ */
+export async function startScheduledSend(db: Executor, tenancyId: string, id: string): Promise<{ draft_id: string | null } | undefined> {
+  return db
+    .updateTable('email_scheduled_sends')
+    .set({ started_at: sql`now()` })
+    .where('tenancy_id', '=', tenancyId)
+    .where('id', '=', id)
+    .where('started_at', 'is', null)
+    .returning('draft_id')
+    .executeTakeFirst();
+}
+
+/** An owner (a user of the internal project) by id: where their previews go. */
+export async function findOwnerEmail(db: Executor, internalProjectId: string, userId: string): Promise<string | null | undefined> {
+  const row = await db
+    .selectFrom('users as u')
+    .innerJoin('tenancies as t', 't.id', 'u.tenancy_id')
+    .select('u.primary_email')
+    .where('t.project_id', '=', internalProjectId)
+    .where('u.id', '=', userId)
+    .executeTakeFirst();
+  return row ? row.primary_email : undefined;
 }

@@ -82,6 +82,14 @@ export const sendEmailJobKind = defineJobKind<SendBatchPayload, { sent: number }
         )
       ).map((u) => [u.id, u]),
     );
+    if (payload.scheduled_send_id !== undefined) {
+      // A scheduled send leaves the scheduled list when its first batch runs; its draft counts as
+      // sent from then (not from when it was scheduled).
+      await deps.db.transaction().execute(async (trx) => {
+        const started = await q.startScheduledSend(trx, tenancy.id, payload.scheduled_send_id!);
+        if (started?.draft_id) await q.markDraftSent(trx, tenancy.id, started.draft_id);
+      });
+    }
     const project = await q.findProjectBranding(deps.db, payload.project_id);
     const todo: SendBatchPayload['recipients'] = [];
     for (const recipient of payload.recipients) {

@@ -17,6 +17,8 @@ export interface SendBatchPayload {
     draft_id: string | null;
   };
   recipients: { user_id: string; email_id: string }[];
+  /** For a send scheduled for later: its row in email_scheduled_sends (the first batch to run marks it started). */
+  scheduled_send_id?: string;
 }
 
 export function parseSendBatchPayload(payload: unknown): SendBatchPayload {

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { KnownErrors } from '../../../../contract/errors/known-errors.js';
-import type { sendEmailResultSchema, sendEmailSchema, sentUserEmailSchema } from '../../../../contract/schemas/email-content.js';
+import {
+  MAX_SCHEDULE_AHEAD_MS,
+  type scheduledSendSchema,
+  type sendEmailResultSchema,
+  type sendEmailSchema,
+  type sentUserEmailSchema,
+} from '../../../../contract/schemas/email-content.js';
 import type { emailListQuerySchema } from '../../../../contract/schemas/emails.js';
 import type { AuthContext } from '../../../access/context.js';
 import type { Deps } from '../../../deps.js';
@@ -43,6 +49,10 @@ async function sourceOf(deps: Deps, auth: AuthContext, input: SendEmailInput): P
 export async function sendEmail(deps: Deps, auth: AuthContext, input: SendEmailInput): Promise<z.infer<typeof sendEmailResultSchema>> {
   // The deployment's shared server carries sign-in emails; an owner's own mailings need their own server.
   if (auth.project.config.email_config.type !== 'standard') throw new KnownErrors.RequiresCustomEmailServer();
+  const now = Date.now();
+  // A time already past (or the client's clock a little behind) sends at once, unscheduled.
+  const runAt = input.scheduled_at_millis !== undefined && input.scheduled_at_millis > now ? new Date(input.scheduled_at_millis) : null;
+  if (runAt && runAt.getTime() > now + MAX_SCHEDULE_AHEAD_MS) throw new KnownErrors.EmailScheduleTooFar(runAt.getTime(), now + MAX_SCHEDULE_AHEAD_MS);
   const users = await q.findRecipients(deps.db, auth.tenancy.id, input.all_users ? 'all' : input.user_ids!);
   if (input.user_ids) {
     const found = new Set(users.map((u) => u.id));
@@ -68,7 +78,19 @@ export async function sendEmail(deps: Deps, auth: AuthContext, input: SendEmailI
     draft_id: input.draft_id ?? null,
   };
   const results = users.map((u) => ({ user_id: u.id, email_id: randomUUID() }));
+  const scheduledSendId = runAt ? randomUUID() : undefined;
   await deps.db.transaction().execute(async (trx) => {
+    if (runAt) {
+      await q.insertScheduledSend(trx, auth.tenancy.id, {
+        id: scheduledSendId!,
+        scheduled_at: runAt,
+        subject: input.subject ?? null,
+        draft_id: input.draft_id ?? null,
+        template_id: input.template_id ?? null,
+        recipient_count: results.length,
+        created_at: new Date(now),
+      });
+    }
     for (let i = 0; i < results.length; i += BATCH_SIZE) {
       const payload: SendBatchPayload = {
         tenancy_id: auth.tenancy.id,
@@ -76,12 +98,15 @@ export async function sendEmail(deps: Deps, auth: AuthContext, input: SendEmailI
         branch_id: auth.tenancy.branchId,
         content,
         recipients: results.slice(i, i + BATCH_SIZE),
+        ...(scheduledSendId ? { scheduled_send_id: scheduledSendId } : {}),
       };
-      await enqueue(trx, sendEmailJobKind, payload, { tenancyId: auth.tenancy.id });
+      // A scheduled send's batches are ordinary jobs whose first attempt is due at that time.
+      await enqueue(trx, sendEmailJobKind, payload, { tenancyId: auth.tenancy.id, ...(runAt ? { runAt } : {}) });
     }
-    if (input.draft_id !== undefined) await q.markDraftSent(trx, auth.tenancy.id, input.draft_id);
+    // A scheduled draft is marked sent by its first batch (job.ts), when it really goes out.
+    if (input.draft_id !== undefined && !runAt) await q.markDraftSent(trx, auth.tenancy.id, input.draft_id);
   });
-  return { results };
+  return { results, scheduled_at_millis: runAt?.getTime() ?? null };
 }
 
 type SentUserEmail = z.infer<typeof sentUserEmailSchema>;
@@ -104,4 +129,17 @@ function toDto(row: q.SentRow): SentUserEmail {
 export function listSent(deps: Deps, auth: AuthContext, input: z.infer<typeof emailListQuerySchema>) {
   // The console's list (lag-tolerant: the read replica when there is one).
   return keysetPage(input, (options) => q.listSent(deps.readDb, auth.tenancy.id, options), toDto);
+}
+
+/** `GET /internal/emails/scheduled`: send-email calls waiting for their time, soonest first. */
+export async function listScheduled(deps: Deps, auth: AuthContext): Promise<z.infer<typeof scheduledSendSchema>[]> {
+  return (await q.listScheduledSends(deps.db, auth.tenancy.id)).map((row) => ({
+    id: row.id,
+    scheduled_at_millis: new Date(row.scheduled_at).getTime(),
+    subject: row.subject,
+    draft_id: row.draft_id,
+    template_id: row.template_id,
+    recipient_count: Number(row.recipient_count),
+    created_at_millis: new Date(row.created_at).getTime(),
+  }));
 }
