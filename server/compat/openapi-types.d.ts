@@ -69,6 +69,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/impersonation/codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A single-use code (60 s) that opens an impersonation session of a user in the app's /handler/impersonate page */
+        post: operations["auth-impersonationCreateCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/impersonation/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start an impersonation session with a code from POST /auth/impersonation/codes */
+        post: operations["auth-impersonationSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/mfa/sign-in": {
         parameters: {
             query?: never;
@@ -851,6 +885,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/internal/emails/scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** send-email calls scheduled for later that have not gone out yet, soonest first */
+        get: operations["emails-listScheduled"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/emails/send-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Render a template, draft or theme source (as render-email does) and send it now through the project's own email server to the signed-in owner: the editor's "Send a test to me" */
+        post: operations["emails-sendPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/internal/emails/sent": {
         parameters: {
             query?: never;
@@ -915,6 +983,23 @@ export interface paths {
         post?: never;
         /** Delete an owner's notification category and the preferences users set for it */
         delete: operations["notifications-deleteCategory"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/payments/revenue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Revenue per UTC day and currency (from/to dates, or the last `days` days; at most 366): purchases and renewals less refunds and disputes on the day they happen, live and test mode apart */
+        get: operations["payments-revenue"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2365,6 +2450,222 @@ export interface operations {
             };
             /** @description `ACCESS_TOKEN_EXPIRED`, `CLIENT_AUTHENTICATION_REQUIRED`, `INSUFFICIENT_ACCESS_TYPE`, `INVALID_PROJECT_FOR_ACCESS_TOKEN`, `INVALID_PUBLISHABLE_CLIENT_KEY`, `PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT`, `REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED`, `UNPARSABLE_ACCESS_TOKEN`, `USER_AUTHENTICATION_REQUIRED` */
             401: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, with the same body */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "auth-impersonationCreateCode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
+                 *       "session_expires_in_millis": 60000
+                 *     }
+                 */
+                "application/json": {
+                    user_id: string;
+                    session_expires_in_millis?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ABC123",
+                     *       "user_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
+                     *       "expires_at_millis": 1767225600000
+                     *     }
+                     */
+                    "application/json": {
+                        code: string;
+                        user_id: string;
+                        expires_at_millis: number;
+                    };
+                };
+            };
+            /** @description `ACCESS_TYPE_WITHOUT_PROJECT_ID`, `BODY_PARSING_ERROR`, `BRANCH_DOES_NOT_EXIST`, `CURRENT_PROJECT_NOT_FOUND`, `EXPIRED`, `INVALID_ACCESS_TYPE`, `MAX_ATTEMPTS_REACHED`, `PROJECT_KEY_WITHOUT_ACCESS_TYPE`, `SCHEMA_ERROR`, `USER_ID_DOES_NOT_EXIST`, `VERIFICATION_ERROR` */
+            400: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ACCESS_TOKEN_EXPIRED`, `ADMIN_ACCESS_TOKEN_EXPIRED`, `ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN`, `INSUFFICIENT_ACCESS_TYPE`, `INVALID_ADMIN_ACCESS_TOKEN`, `INVALID_PROJECT_FOR_ACCESS_TOKEN`, `INVALID_PROJECT_FOR_ADMIN_ACCESS_TOKEN`, `INVALID_SECRET_SERVER_KEY`, `INVALID_SUPER_SECRET_ADMIN_KEY`, `SERVER_OR_ADMIN_AUTHENTICATION_REQUIRED`, `UNPARSABLE_ACCESS_TOKEN`, `UNPARSABLE_ADMIN_ACCESS_TOKEN` */
+            401: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `CODE_NOT_FOUND` */
+            404: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ALREADY_USED` */
+            409: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, with the same body */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "auth-impersonationSignIn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "ABC123"
+                 *     }
+                 */
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl",
+                     *       "refresh_token": "bGF0Y2ggZXhhbXBsZSByZWZyZXNoIHRva2VuIQ",
+                     *       "user_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
+                     *       "is_new_user": true
+                     *     }
+                     */
+                    "application/json": {
+                        access_token: string;
+                        refresh_token: string;
+                        user_id: string;
+                        is_new_user: boolean;
+                    };
+                };
+            };
+            /** @description `ACCESS_TYPE_WITHOUT_PROJECT_ID`, `BODY_PARSING_ERROR`, `BRANCH_DOES_NOT_EXIST`, `CANNOT_GET_OWN_USER_WITHOUT_USER`, `CURRENT_PROJECT_NOT_FOUND`, `EXPIRED`, `INVALID_ACCESS_TYPE`, `MAX_ATTEMPTS_REACHED`, `PROJECT_KEY_WITHOUT_ACCESS_TYPE`, `SCHEMA_ERROR`, `USER_ID_DOES_NOT_EXIST`, `VERIFICATION_ERROR` */
+            400: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ACCESS_TOKEN_EXPIRED`, `CLIENT_AUTHENTICATION_REQUIRED`, `INSUFFICIENT_ACCESS_TYPE`, `INVALID_PROJECT_FOR_ACCESS_TOKEN`, `INVALID_PUBLISHABLE_CLIENT_KEY`, `PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT`, `UNPARSABLE_ACCESS_TOKEN`, `USER_AUTHENTICATION_REQUIRED` */
+            401: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `CODE_NOT_FOUND` */
+            404: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ALREADY_USED` */
+            409: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
                 headers: {
                     "x-latch-known-error": components["headers"]["KnownError"];
                     "x-stack-known-error": components["headers"]["StackKnownError"];
@@ -6008,7 +6309,8 @@ export interface operations {
                  *       "draft_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
                  *       "subject": "example",
                  *       "theme_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
-                 *       "notification_category_name": "example"
+                 *       "notification_category_name": "example",
+                 *       "scheduled_at_millis": 1767225600000
                  *     }
                  */
                 "application/json": {
@@ -6024,6 +6326,7 @@ export interface operations {
                     subject?: string;
                     theme_id?: (string | false) | null;
                     notification_category_name?: string;
+                    scheduled_at_millis?: number;
                 };
             };
         };
@@ -6041,7 +6344,8 @@ export interface operations {
                      *           "user_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
                      *           "email_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "scheduled_at_millis": 1767225600000
                      *     }
                      */
                     "application/json": {
@@ -6049,6 +6353,7 @@ export interface operations {
                             user_id: string;
                             email_id: string;
                         }[];
+                        scheduled_at_millis: number | null;
                     };
                 };
             };
@@ -7159,6 +7464,7 @@ export interface operations {
                      *           "tsx_source": "example",
                      *           "theme_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
                      *           "sent_at_millis": 1767225600000,
+                     *           "scheduled_at_millis": 1767225600000,
                      *           "created_at_millis": 1767225600000
                      *         }
                      *       ],
@@ -7172,6 +7478,7 @@ export interface operations {
                             tsx_source: string;
                             theme_id: (string | false) | null;
                             sent_at_millis: number | null;
+                            scheduled_at_millis: number | null;
                             created_at_millis: number;
                         }[];
                         /** @constant */
@@ -7282,6 +7589,7 @@ export interface operations {
                      *       "tsx_source": "example",
                      *       "theme_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
                      *       "sent_at_millis": 1767225600000,
+                     *       "scheduled_at_millis": 1767225600000,
                      *       "created_at_millis": 1767225600000
                      *     }
                      */
@@ -7291,6 +7599,7 @@ export interface operations {
                         tsx_source: string;
                         theme_id: (string | false) | null;
                         sent_at_millis: number | null;
+                        scheduled_at_millis: number | null;
                         created_at_millis: number;
                     };
                 };
@@ -7386,6 +7695,7 @@ export interface operations {
                      *       "tsx_source": "example",
                      *       "theme_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
                      *       "sent_at_millis": 1767225600000,
+                     *       "scheduled_at_millis": 1767225600000,
                      *       "created_at_millis": 1767225600000
                      *     }
                      */
@@ -7395,6 +7705,7 @@ export interface operations {
                         tsx_source: string;
                         theme_id: (string | false) | null;
                         sent_at_millis: number | null;
+                        scheduled_at_millis: number | null;
                         created_at_millis: number;
                     };
                 };
@@ -7600,6 +7911,7 @@ export interface operations {
                      *       "tsx_source": "example",
                      *       "theme_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
                      *       "sent_at_millis": 1767225600000,
+                     *       "scheduled_at_millis": 1767225600000,
                      *       "created_at_millis": 1767225600000
                      *     }
                      */
@@ -7609,6 +7921,7 @@ export interface operations {
                         tsx_source: string;
                         theme_id: (string | false) | null;
                         sent_at_millis: number | null;
+                        scheduled_at_millis: number | null;
                         created_at_millis: number;
                     };
                 };
@@ -8899,6 +9212,236 @@ export interface operations {
             };
         };
     };
+    "emails-listScheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
+                     *           "scheduled_at_millis": 1767225600000,
+                     *           "subject": "example",
+                     *           "draft_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
+                     *           "template_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
+                     *           "recipient_count": 1,
+                     *           "created_at_millis": 1767225600000
+                     *         }
+                     *       ],
+                     *       "is_paginated": false
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            id: string;
+                            scheduled_at_millis: number;
+                            subject: string | null;
+                            draft_id: string | null;
+                            template_id: string | null;
+                            recipient_count: number;
+                            created_at_millis: number;
+                        }[];
+                        /** @constant */
+                        is_paginated: false;
+                    };
+                };
+            };
+            /** @description `ACCESS_TYPE_WITHOUT_PROJECT_ID`, `BRANCH_DOES_NOT_EXIST`, `CURRENT_PROJECT_NOT_FOUND`, `EMAIL_RECIPIENTS_NOT_FOUND`, `EMAIL_RENDERING_ERROR`, `EMAIL_SERVER_HOST_NOT_ALLOWED`, `EMAIL_SERVER_PORT_NOT_ALLOWED`, `INVALID_ACCESS_TYPE`, `PROJECT_KEY_WITHOUT_ACCESS_TYPE`, `REQUIRES_CUSTOM_EMAIL_SERVER`, `SCHEMA_ERROR` */
+            400: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ACCESS_TOKEN_EXPIRED`, `ADMIN_ACCESS_TOKEN_EXPIRED`, `ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN`, `ADMIN_AUTHENTICATION_REQUIRED`, `INSUFFICIENT_ACCESS_TYPE`, `INVALID_ADMIN_ACCESS_TOKEN`, `INVALID_PROJECT_FOR_ACCESS_TOKEN`, `INVALID_PROJECT_FOR_ADMIN_ACCESS_TOKEN`, `INVALID_SUPER_SECRET_ADMIN_KEY`, `UNPARSABLE_ACCESS_TOKEN`, `UNPARSABLE_ADMIN_ACCESS_TOKEN` */
+            401: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `EMAIL_CONTENT_NOT_FOUND`, `EMAIL_NOT_FOUND` */
+            404: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `EMAIL_TEMPLATE_ALREADY_EXISTS` */
+            409: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `EMAIL_RATE_LIMITED`, `RATE_LIMITED` */
+            429: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, with the same body */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "emails-sendPreview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "template_tsx_source": "example",
+                 *       "template_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
+                 *       "draft_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
+                 *       "theme_tsx_source": "example",
+                 *       "theme_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
+                 *       "variables": {}
+                 *     }
+                 */
+                "application/json": {
+                    template_tsx_source?: string;
+                    template_id?: string;
+                    draft_id?: string;
+                    theme_tsx_source?: string | null;
+                    theme_id?: (string | false) | null;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "to": "example",
+                     *       "subject": "example",
+                     *       "email_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c"
+                     *     }
+                     */
+                    "application/json": {
+                        to: string;
+                        subject: string;
+                        email_id: string;
+                    };
+                };
+            };
+            /** @description `ACCESS_TYPE_WITHOUT_PROJECT_ID`, `BODY_PARSING_ERROR`, `BRANCH_DOES_NOT_EXIST`, `CURRENT_PROJECT_NOT_FOUND`, `EMAIL_RECIPIENTS_NOT_FOUND`, `EMAIL_RENDERING_ERROR`, `EMAIL_SERVER_HOST_NOT_ALLOWED`, `EMAIL_SERVER_PORT_NOT_ALLOWED`, `INVALID_ACCESS_TYPE`, `PROJECT_KEY_WITHOUT_ACCESS_TYPE`, `REQUIRES_CUSTOM_EMAIL_SERVER`, `SCHEMA_ERROR` */
+            400: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ACCESS_TOKEN_EXPIRED`, `ADMIN_ACCESS_TOKEN_EXPIRED`, `ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN`, `ADMIN_AUTHENTICATION_REQUIRED`, `INSUFFICIENT_ACCESS_TYPE`, `INVALID_ADMIN_ACCESS_TOKEN`, `INVALID_PROJECT_FOR_ACCESS_TOKEN`, `INVALID_PROJECT_FOR_ADMIN_ACCESS_TOKEN`, `INVALID_SUPER_SECRET_ADMIN_KEY`, `UNPARSABLE_ACCESS_TOKEN`, `UNPARSABLE_ADMIN_ACCESS_TOKEN` */
+            401: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `EMAIL_CONTENT_NOT_FOUND`, `EMAIL_NOT_FOUND` */
+            404: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `EMAIL_TEMPLATE_ALREADY_EXISTS` */
+            409: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `EMAIL_RATE_LIMITED`, `RATE_LIMITED` */
+            429: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, with the same body */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "emails-listSent": {
         parameters: {
             query?: {
@@ -9405,6 +9948,127 @@ export interface operations {
             };
             /** @description `NOTIFICATION_CATEGORY_ALREADY_EXISTS` */
             409: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, with the same body */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "payments-revenue": {
+        parameters: {
+            query?: {
+                /** @example 2026-01-01 */
+                from?: string;
+                /** @example 2026-01-01 */
+                to?: string;
+                /** @example 1 */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "example",
+                     *       "to": "example",
+                     *       "live": [
+                     *         {
+                     *           "date": "example",
+                     *           "currency": "example",
+                     *           "gross_minor": 1,
+                     *           "refunds_minor": 1,
+                     *           "net_minor": 1
+                     *         }
+                     *       ],
+                     *       "test": [
+                     *         {
+                     *           "date": "example",
+                     *           "currency": "example",
+                     *           "gross_minor": 1,
+                     *           "refunds_minor": 1,
+                     *           "net_minor": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        from: string;
+                        to: string;
+                        live: {
+                            date: string;
+                            currency: string;
+                            gross_minor: number;
+                            refunds_minor: number;
+                            net_minor: number;
+                        }[];
+                        test: {
+                            date: string;
+                            currency: string;
+                            gross_minor: number;
+                            refunds_minor: number;
+                            net_minor: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description `ACCESS_TYPE_WITHOUT_PROJECT_ID`, `BRANCH_DOES_NOT_EXIST`, `CURRENT_PROJECT_NOT_FOUND`, `CUSTOMER_DOES_NOT_EXIST`, `INVALID_ACCESS_TYPE`, `ITEM_CUSTOMER_TYPE_DOES_NOT_MATCH`, `ITEM_QUANTITY_INSUFFICIENT_AMOUNT`, `PRODUCT_ALREADY_GRANTED`, `PRODUCT_CUSTOMER_TYPE_DOES_NOT_MATCH`, `PRODUCT_DOES_NOT_EXIST`, `PROJECT_KEY_WITHOUT_ACCESS_TYPE`, `SCHEMA_ERROR` */
+            400: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ACCESS_TOKEN_EXPIRED`, `ADMIN_ACCESS_TOKEN_EXPIRED`, `ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN`, `ADMIN_AUTHENTICATION_REQUIRED`, `INSUFFICIENT_ACCESS_TYPE`, `INVALID_ADMIN_ACCESS_TOKEN`, `INVALID_PROJECT_FOR_ACCESS_TOKEN`, `INVALID_PROJECT_FOR_ADMIN_ACCESS_TOKEN`, `INVALID_SUPER_SECRET_ADMIN_KEY`, `UNPARSABLE_ACCESS_TOKEN`, `UNPARSABLE_ADMIN_ACCESS_TOKEN` */
+            401: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ITEM_NOT_FOUND`, `STRIPE_ACCOUNT_INFO_NOT_FOUND` */
+            404: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYMENT_PROVIDER_REQUEST_FAILED` */
+            502: {
                 headers: {
                     "x-latch-known-error": components["headers"]["KnownError"];
                     "x-stack-known-error": components["headers"]["StackKnownError"];
