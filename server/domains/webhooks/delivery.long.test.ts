@@ -68,7 +68,6 @@ function startReceiver() {
     events: new Map<string, string>(),
     deliveriesById: new Map<string, number>(),
     rejected: [] as string[],
-    log: [] as string[],
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -86,7 +85,6 @@ function startReceiver() {
       }
       const id = String(req.headers['webhook-id']);
       state.deliveriesById.set(id, (state.deliveriesById.get(id) ?? 0) + 1);
-      state.log.push(`${Date.now() % 1_000_000} ${id.slice(-6)} ${state.holding ? 'hold' : 'now'}`);
       if (event.type === 'user.created') state.events.set(id, event.data.id);
       const answer = () => {
         state.inFlight--;
@@ -113,9 +111,16 @@ function startReceiver() {
 
 async function killMidDelivery(database: Record<string, string>) {
   const env = { ...SERVER_ENV, ...database };
+  const started = Date.now();
+  const phases: string[] = [];
+  const phase = (name: string) => {
+    phases.push(`${name} ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    console.info(`[webhooks kill -9] ${phases.at(-1)}`);
+  };
   const receiver = startReceiver();
   const receiverUrl = await receiver.listen();
   let server = await startServer(env, cleanups);
+  phase('started');
   const project = await setUpProject(server.url, 'Webhooks kill -9');
   const endpoint = await call(server.url, '/internal/webhooks/endpoints', {
     headers: project.admin(),
@@ -139,6 +144,7 @@ async function killMidDelivery(database: Record<string, string>) {
     }
   };
   await Promise.all(Array.from({ length: 4 }, creator));
+  phase('users created');
   expect(userIds).toHaveLength(EVENTS);
 
   // Kill -9 while the receiver holds requests (sent, not answered: their jobs are leased).
@@ -146,13 +152,16 @@ async function killMidDelivery(database: Record<string, string>) {
   const inFlightAtKill = receiver.state.inFlight;
   expect(inFlightAtKill, 'deliveries in flight at the kill').toBeGreaterThan(0);
   await killHard(server);
+  phase('killed');
   const deliveredAtKill = receiver.state.events.size;
   expect(deliveredAtKill, 'events the receiver had seen at the kill').toBeLessThan(EVENTS);
 
   receiver.state.holding = false;
   server = await startServer(env, cleanups);
+  phase('restarted');
   try {
     for (let waited = 0; receiver.state.events.size < EVENTS && waited < 90_000; waited += 250) await sleep(250);
+    phase('all received');
     expect(receiver.state.rejected, 'requests whose signature did not verify').toEqual([]);
     // At least once, deduped exactly once: the N events, naming exactly the N users.
     expect(receiver.state.events.size).toBe(EVENTS);
@@ -171,16 +180,17 @@ async function killMidDelivery(database: Record<string, string>) {
       await sleep(250);
     }
     expect(log.map((d) => d.state)).toEqual(Array.from({ length: EVENTS }, () => 'sent'));
+    phase('log all sent');
     const histogram: Record<number, number> = {};
     for (const n of receiver.state.deliveriesById.values()) histogram[n] = (histogram[n] ?? 0) + 1;
-    return { inFlightAtKill, deliveredAtKill, duplicates, requests: receiver.state.requests, histogram, log: receiver.state.log };
+    return { inFlightAtKill, deliveredAtKill, duplicates, requests: receiver.state.requests, histogram, phases };
   } finally {
     await killHard(server);
   }
 }
 
 describe('webhooks: kill -9 mid-delivery', () => {
-  it('PGlite on disk: every event arrives after a restart (the receiver dedupes)', { timeout: 180_000 }, async () => {
+  it('PGlite on disk: every event arrives after a restart (the receiver dedupes)', { timeout: 400_000 }, async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'latch-webhooks-kill-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const result = await killMidDelivery({ DATABASE_URL: '', LATCH_DATA_DIR: dir });
