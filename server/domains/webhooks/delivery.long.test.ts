@@ -61,6 +61,8 @@ function startReceiver() {
   const state = {
     secret: '',
     holding: true,
+    /** Bumped at the kill: a request held before it is never answered, so it is surely cut off. */
+    generation: 0,
     /** Requests received and not answered yet. */
     inFlight: 0,
     requests: 0,
@@ -86,10 +88,10 @@ function startReceiver() {
       const id = String(req.headers['webhook-id']);
       state.deliveriesById.set(id, (state.deliveriesById.get(id) ?? 0) + 1);
       if (event.type === 'user.created') state.events.set(id, event.data.id);
+      const generation = state.generation;
       const answer = () => {
         state.inFlight--;
-        // The sender may be dead by now (kill -9): its socket is gone, and that is the point.
-        if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+        if (generation === state.generation && !res.destroyed) res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       };
       state.inFlight++;
       if (state.holding) setTimeout(answer, HOLD_MS);
@@ -149,6 +151,7 @@ async function killMidDelivery(database: Record<string, string>) {
 
   // Kill -9 while the receiver holds requests (sent, not answered: their jobs are leased).
   for (let waited = 0; receiver.state.inFlight === 0 && waited < 60_000; waited += 20) await sleep(20);
+  receiver.state.generation++;
   const inFlightAtKill = receiver.state.inFlight;
   expect(inFlightAtKill, 'deliveries in flight at the kill').toBeGreaterThan(0);
   await killHard(server);
