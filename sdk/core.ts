@@ -167,12 +167,8 @@ export abstract class AppCore {
     this.credentials = this.resolveCredentials(options);
     this.projectId = this.credentials.projectId;
     this.baseUrl = (options.baseUrl ?? envVar('LATCH_API_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-    this.trpc = createTransport(this.credentials, {
-      baseUrl: this.baseUrl,
-      fetch: options.fetch,
-      retryBaseDelayMs: options.retryBaseDelayMs,
-      overrideErrorStatus: options.overrideErrorStatus,
-    });
+    // fetch, retryBaseDelayMs and overrideErrorStatus are the transport's options of the same names.
+    this.trpc = createTransport(this.credentials, { ...options, baseUrl: this.baseUrl });
     this.queryClient = createQueryClient();
     const store = resolveTokenStore(options.tokenStore === undefined ? this.defaultTokenStore() : options.tokenStore, this.projectId);
     this.session = this.tokenSessionFor(store, () => this.#sessionChanged());

@@ -95,9 +95,7 @@ describe('requestCookieTokenStore (server rendering)', () => {
     const { userId, tokens } = await signedIn();
     // Only the refresh token (the access cookie expired after a day): the render must refresh.
     const cookie = browserCookies({ accessToken: null, refreshToken: tokens.refreshToken });
-    await expect(appFor(requestCookieTokenStore({ headers: { cookie } }, { projectId: project.id })).getUser()).rejects.toThrow(
-      SERVER_RENDER_COOKIE_MESSAGE,
-    );
+    await expect(appFor(requestCookieTokenStore({ headers: { cookie } }, { projectId: project.id })).getUser()).rejects.toThrow(SERVER_RENDER_COOKIE_MESSAGE);
     const store = requestCookieTokenStore({ headers: { cookie } }, { projectId: project.id, noop: true });
     const app = appFor(store);
     expect((await app.getUser())?.id).toBe(userId);
@@ -127,7 +125,10 @@ describe('requestCookieTokenStore (server rendering)', () => {
     // A sign-out in a route handler that returns a fetch Response: both cookies are deleted.
     const headers = new Headers();
     const handlerApp = appFor(
-      requestCookieTokenStore(new Request('http://localhost:3000/sign-out', { headers: { cookie: document.cookie } }), { projectId: project.id, response: headers }),
+      requestCookieTokenStore(new Request('http://localhost:3000/sign-out', { headers: { cookie: document.cookie } }), {
+        projectId: project.id,
+        response: headers,
+      }),
     );
     await handlerApp.signOut();
     const deletions = headers.getSetCookie();

@@ -19,7 +19,8 @@ export const SERVER_RENDER_COOKIE_MESSAGE =
 export type CookieSource = string | Headers | { headers: Headers | Record<string, string | string[] | undefined>; url?: string };
 
 /** Where new cookies go: a fetch `Headers` (of the response you will return) or a Node `ServerResponse`. */
-export type CookieSink = Headers | { appendHeader(name: string, value: string): unknown } | { getHeader(name: string): unknown; setHeader(name: string, value: string[]): unknown };
+export type CookieSink =
+  Headers | { appendHeader(name: string, value: string): unknown } | { getHeader(name: string): unknown; setHeader(name: string, value: string[]): unknown };
 
 export interface RequestCookieOptions {
   /** The project whose cookies to read. Default: `LATCH_PROJECT_ID`. */
@@ -35,7 +36,8 @@ export interface RequestCookieOptions {
 function cookieHeader(source: CookieSource): string {
   if (typeof source === 'string') return source;
   const headers = 'headers' in source ? source.headers : source;
-  const value = typeof (headers as Headers).get === 'function' ? (headers as Headers).get('cookie') : (headers as Record<string, string | string[] | undefined>).cookie;
+  const value =
+    typeof (headers as Headers).get === 'function' ? (headers as Headers).get('cookie') : (headers as Record<string, string | string[] | undefined>).cookie;
   return Array.isArray(value) ? value.join('; ') : (value ?? '');
 }
 

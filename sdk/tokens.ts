@@ -172,7 +172,8 @@ export function sessionCookies(projectId: string, tokens: TokenPair | null): [st
  * const app = new ClientApp({ projectId, publishableClientKey, tokenStore: 'cookie' });
  */
 export function cookieTokenStore(projectId: string): TokenStore {
-  const [refreshName] = sessionCookieNames(projectId);
+  const refreshName = `latch-refresh-${projectId}`;
+  const accessName = `latch-access-${projectId}`;
   const readCookies = () => parseCookies(document.cookie);
   const requireBrowser = () => {
     if (typeof document === 'undefined') throw new Error(COOKIE_ON_SERVER_MESSAGE);
@@ -208,11 +209,22 @@ export function cookieTokenStore(projectId: string): TokenStore {
     },
     get() {
       requireBrowser();
-      return tokensOfCookies(readCookies(), projectId);
+      // The same reading as tokensOfCookies, inline: this store is in every browser bundle.
+      const cookies = readCookies();
+      const refreshToken = cookies.get(refreshName) || null;
+      let accessToken: string | null = null;
+      try {
+        const pair: unknown = JSON.parse(cookies.get(accessName) ?? 'null');
+        if (Array.isArray(pair) && pair[0] === refreshToken && typeof pair[1] === 'string') accessToken = pair[1];
+      } catch {
+        accessToken = null;
+      }
+      return refreshToken || accessToken ? { accessToken, refreshToken } : null;
     },
     set(tokens) {
       requireBrowser();
-      for (const [name, value, maxAge] of sessionCookies(projectId, tokens)) writeCookie(name, value, maxAge);
+      writeCookie(refreshName, tokens?.refreshToken ?? null, REFRESH_COOKIE_MAX_AGE_SECONDS);
+      writeCookie(accessName, tokens?.accessToken ? JSON.stringify([tokens.refreshToken, tokens.accessToken]) : null, ACCESS_COOKIE_MAX_AGE_SECONDS);
       // Our own write is not news to our own listeners (the app already knows it signed in or out).
       lastSeen = tokens?.refreshToken ?? null;
     },

@@ -310,7 +310,7 @@ export function createTransport(credentials: Credentials, options: TransportOpti
     const batch = calls.length > 1;
     const input = batch ? Object.fromEntries(calls.map((call, index) => [index, call.input])) : first.input;
     let target = `${url}/${calls.map((call) => call.path).join(',')}${batch ? '?batch=1' : ''}`;
-    const headers = options.overrideErrorStatus ? { ...first.headers, 'x-latch-override-error-status': 'true' } : first.headers;
+    const headers = { ...first.headers, ...(options.overrideErrorStatus && { 'x-latch-override-error-status': 'true' }) };
     const init: RequestInit = { method: first.type === 'query' ? 'GET' : 'POST', headers };
     if (first.type === 'query') {
       if (input !== undefined) target += `${batch ? '&' : '?'}input=${encodeURIComponent(JSON.stringify(input))}`;

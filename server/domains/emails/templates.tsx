@@ -213,7 +213,9 @@ export function WebhookEndpointDisabledEmail({
         The webhook endpoint {endpoint} of your project {projectDisplayName} was disabled.
       </Text>
       <Text style={styles.text}>{reason}</Text>
-      <Text style={styles.text}>Events that happen while it is disabled are not sent to it. Once it is enabled again, you can replay them from the console.</Text>
+      <Text style={styles.text}>
+        Events that happen while it is disabled are not sent to it. Once it is enabled again, you can replay them from the console.
+      </Text>
       <Action link={link} label="Open the webhooks of the project" />
     </Layout>
   );
