@@ -71,6 +71,15 @@ export interface ClientAppOptions {
   fetch?: typeof fetch;
   /** Base of the network-retry backoff in ms (default 1000). For tests. */
   retryBaseDelayMs?: number;
+  /**
+   * Ask the server to answer errors with status 200 (the real status in `x-latch-actual-status`),
+   * for platforms that hide the body of a non-2xx response from the code that made the request.
+   * Errors still reach you as the same known errors. Default false.
+   *
+   * @example
+   * const app = new ClientApp({ projectId, publishableClientKey, overrideErrorStatus: true });
+   */
+  overrideErrorStatus?: boolean;
 }
 
 /** Options of `call`. */
@@ -171,7 +180,8 @@ export abstract class AppCore {
     this.credentials = this.resolveCredentials(options);
     this.projectId = this.credentials.projectId;
     this.baseUrl = (options.baseUrl ?? envVar('LATCH_API_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-    this.trpc = createTransport(this.credentials, { baseUrl: this.baseUrl, fetch: options.fetch, retryBaseDelayMs: options.retryBaseDelayMs });
+    // fetch, retryBaseDelayMs and overrideErrorStatus are the transport's options of the same names.
+    this.trpc = createTransport(this.credentials, { ...options, baseUrl: this.baseUrl });
     this.queryClient = createQueryClient();
     const store = resolveTokenStore(options.tokenStore === undefined ? this.defaultTokenStore() : options.tokenStore, this.projectId);
     this.session = this.tokenSessionFor(store, () => this.#sessionChanged());

@@ -141,6 +141,7 @@ export {
 export { FeatureNotSupportedError, type FeatureSupport } from './features/feature-support.js';
 export { OAUTH_OUTER_STATE_COOKIE_PREFIX, OAUTH_OUTER_STATE_COOKIE_SECONDS, codeChallengeS256 } from './features/oauth.js';
 export { cookieTokenStore, memoryTokenStore, type TokenPair, type TokenStore, type TokenStoreInit } from './tokens.js';
+export { type CookieSink, type CookieSource, type RequestCookieOptions, SERVER_RENDER_COOKIE_MESSAGE, requestCookieTokenStore } from './request-cookies.js';
 export { DEFAULT_BASE_URL, type RouterInputs, type RouterOutputs } from './transport.js';
 export type {
   AiChatAnswer,

@@ -110,9 +110,10 @@ export function memoryTokenStore(initial: Partial<TokenPair> = {}): TokenStore {
   };
 }
 
-function readCookies(): Map<string, string> {
+/** The cookies of a `Cookie` header (or `document.cookie`), URI-decoded. */
+export function parseCookies(header: string): Map<string, string> {
   const cookies = new Map<string, string>();
-  for (const part of document.cookie.split(';')) {
+  for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;
     try {
@@ -132,6 +133,34 @@ function writeCookie(name: string, value: string | null, maxAgeSeconds: number):
       : `${name}=${encodeURIComponent(value)}; path=/; max-age=${maxAgeSeconds}; samesite=lax${secure}`;
 }
 
+/** The names of a project's session cookies: the refresh token's, then the access token's. */
+export function sessionCookieNames(projectId: string): [string, string] {
+  return [`latch-refresh-${projectId}`, `latch-access-${projectId}`];
+}
+
+/** The session in a project's cookies (as cookieTokenStore writes them), or null. */
+export function tokensOfCookies(cookies: Map<string, string>, projectId: string): TokenPair | null {
+  const [refreshName, accessName] = sessionCookieNames(projectId);
+  const refreshToken = cookies.get(refreshName) || null;
+  let accessToken: string | null = null;
+  try {
+    const pair: unknown = JSON.parse(cookies.get(accessName) ?? 'null');
+    if (Array.isArray(pair) && pair[0] === refreshToken && typeof pair[1] === 'string') accessToken = pair[1];
+  } catch {
+    accessToken = null;
+  }
+  return refreshToken || accessToken ? { accessToken, refreshToken } : null;
+}
+
+/** The cookies that store `tokens` (null: sign-out), as [name, value or null to delete, max-age]. */
+export function sessionCookies(projectId: string, tokens: TokenPair | null): [string, string | null, number][] {
+  const [refreshName, accessName] = sessionCookieNames(projectId);
+  return [
+    [refreshName, tokens?.refreshToken ?? null, REFRESH_COOKIE_MAX_AGE_SECONDS],
+    [accessName, tokens?.accessToken ? JSON.stringify([tokens.refreshToken, tokens.accessToken]) : null, ACCESS_COOKIE_MAX_AGE_SECONDS],
+  ];
+}
+
 /**
  * Browser cookies, named after the project so several projects can share a domain: the refresh
  * token in `latch-refresh-<projectId>` for 1 year, the access token in `latch-access-<projectId>`
@@ -145,6 +174,7 @@ function writeCookie(name: string, value: string | null, maxAgeSeconds: number):
 export function cookieTokenStore(projectId: string): TokenStore {
   const refreshName = `latch-refresh-${projectId}`;
   const accessName = `latch-access-${projectId}`;
+  const readCookies = () => parseCookies(document.cookie);
   const requireBrowser = () => {
     if (typeof document === 'undefined') throw new Error(COOKIE_ON_SERVER_MESSAGE);
   };
@@ -179,6 +209,7 @@ export function cookieTokenStore(projectId: string): TokenStore {
     },
     get() {
       requireBrowser();
+      // The same reading as tokensOfCookies, inline: this store is in every browser bundle.
       const cookies = readCookies();
       const refreshToken = cookies.get(refreshName) || null;
       let accessToken: string | null = null;

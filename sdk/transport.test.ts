@@ -15,6 +15,7 @@ beforeAll(async () => {
 });
 beforeEach(() => {
   proxy.fault = null;
+  proxy.hideErrorBodies = false;
 });
 
 /** Backoff base 5 ms instead of 1000 ms, so the retry tests take milliseconds. */
@@ -200,6 +201,71 @@ describe('transport rules (spec section 7), through a flaky proxy in front of th
       'x-latch-publishable-client-key': project.publishableClientKey,
     });
     expect(last?.headers['x-latch-random-nonce']).toBeTruthy();
+  });
+});
+
+describe('overrideErrorStatus, for platforms that hide the body of a non-2xx answer', () => {
+  function overriding(options: { projectId?: string } = {}) {
+    return new ClientApp({
+      projectId: options.projectId ?? project.id,
+      publishableClientKey: project.publishableClientKey,
+      baseUrl: proxy.url,
+      tokenStore: 'memory',
+      retryBaseDelayMs: 5,
+      overrideErrorStatus: true,
+    });
+  }
+
+  it('behind such a platform, errors still arrive as their known errors (without the option, only an unreadable answer does)', async () => {
+    proxy.hideErrorBodies = true;
+    // Without the option: a 400 with its body hidden is all the SDK gets.
+    await expect(clientApp().updateUser({ display_name: 'x' })).rejects.toBeInstanceOf(LatchAssertionError);
+
+    const before = proxy.requests.length;
+    await expect(overriding().updateUser({ display_name: 'x' })).rejects.toBeInstanceOf(KnownErrors.CannotGetOwnUserWithoutUser);
+    const missing = await overriding({ projectId: 'does-not-exist' })
+      .getProject()
+      .catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(KnownErrors.CurrentProjectNotFound);
+    expect(missing).toMatchObject({ code: 'CURRENT_PROJECT_NOT_FOUND', status: 400 });
+    // Results keep working: a wrong password is a result error, not a throw.
+    await expect(overriding().signInWithPassword({ email: h.uniqueEmail(), password: 'wrong-password-1' })).resolves.toMatchObject({
+      status: 'error',
+      error: { code: 'EMAIL_PASSWORD_MISMATCH' },
+    });
+    // Successes are untouched, and every call sent the header.
+    expect((await overriding().getProject()).id).toBe(project.id);
+    const sent = proxy.requests.slice(before);
+    expect(sent.length).toBeGreaterThanOrEqual(4);
+    for (const request of sent) expect(request.headers['x-latch-override-error-status']).toBe('true');
+  });
+
+  it('a batch of one tick settles each call on its own', async () => {
+    proxy.hideErrorBodies = true;
+    const app = overriding();
+    const [project_, me] = await Promise.allSettled([app.getProject(), app.updateUser({ display_name: 'x' })]);
+    expect(project_).toMatchObject({ status: 'fulfilled', value: { id: project.id } });
+    expect(me).toMatchObject({ status: 'rejected', reason: expect.any(KnownErrors.CannotGetOwnUserWithoutUser) });
+  });
+
+  it('429 and 508 are read from x-latch-actual-status: retried as usual', async () => {
+    faultFirst('projects.current', 1, {
+      status: 200,
+      headers: { 'x-latch-actual-status': '429', 'retry-after': '0', 'x-latch-known-error': 'RATE_LIMITED' },
+      body: latchErrorBody('RATE_LIMITED', 'Too many requests.', 429),
+    });
+    let before = proxy.count('projects.current');
+    expect((await overriding().getProject()).id).toBe(project.id);
+    expect(proxy.count('projects.current') - before).toBe(2);
+
+    faultFirst('projects.current', 1, {
+      status: 200,
+      headers: { 'x-latch-actual-status': '508', 'x-latch-known-error': 'INFINITE_LOOP_DETECTED' },
+      body: latchErrorBody('INFINITE_LOOP_DETECTED', 'Loop.', 508),
+    });
+    before = proxy.count('projects.current');
+    expect((await overriding().getProject()).id).toBe(project.id);
+    expect(proxy.count('projects.current') - before).toBe(2);
   });
 });
 

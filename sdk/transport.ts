@@ -89,6 +89,8 @@ export interface TransportOptions {
    * tests.
    */
   retryBaseDelayMs?: number;
+  /** Send `x-latch-override-error-status: true` (see ClientAppOptions.overrideErrorStatus). */
+  overrideErrorStatus?: boolean;
 }
 
 function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
@@ -175,15 +177,17 @@ export function createLatchFetch(options: TransportOptions): typeof fetch {
         );
       }
       const code = response.headers.get('x-latch-known-error');
+      // With x-latch-override-error-status, an error comes as a 200 that names its real status.
+      const status = Number(response.headers.get('x-latch-actual-status')) || response.status;
       if (attempt < MAX_RETRIES) {
         // Both mean the request was not processed: safe to repeat even when not idempotent.
-        const retryAfter = response.status === 429 ? parseRetryAfterMs(response.headers.get('retry-after')) : null;
+        const retryAfter = status === 429 ? parseRetryAfterMs(response.headers.get('retry-after')) : null;
         if (retryAfter !== null) {
           await response.body?.cancel();
           await sleep(retryAfter, init.signal);
           continue;
         }
-        if (response.status === 508 && code === 'INFINITE_LOOP_DETECTED') {
+        if (status === 508 && code === 'INFINITE_LOOP_DETECTED') {
           await response.body?.cancel();
           await sleep(retryDelayMs(attempt, baseDelay), init.signal);
           continue;
@@ -287,11 +291,12 @@ export function createTransport(credentials: Credentials, options: TransportOpti
     const batch = calls.length > 1;
     const input = batch ? Object.fromEntries(calls.map((call, index) => [index, call.input])) : first.input;
     let target = `${url}/${calls.map((call) => call.path).join(',')}${batch ? '?batch=1' : ''}`;
-    const init: RequestInit = { method: first.type === 'query' ? 'GET' : 'POST', headers: first.headers };
+    const headers = { ...first.headers, ...(options.overrideErrorStatus && { 'x-latch-override-error-status': 'true' }) };
+    const init: RequestInit = { method: first.type === 'query' ? 'GET' : 'POST', headers };
     if (first.type === 'query') {
       if (input !== undefined) target += `${batch ? '&' : '?'}input=${encodeURIComponent(JSON.stringify(input))}`;
     } else {
-      init.headers = { ...first.headers, 'content-type': 'application/json' };
+      init.headers = { ...headers, 'content-type': 'application/json' };
       if (input !== undefined) init.body = JSON.stringify(input);
     }
     try {

@@ -218,6 +218,13 @@ export interface EmailSettings {
   extraCa: string | null;
   /** LATCH_EMAIL_POLL_INTERVAL_MS — how often the outbox worker (server/jobs/) looks for due jobs, emails among them (default 1000). */
   pollIntervalMs: number;
+  /**
+   * LATCH_JOB_LEASE_MS — how long a claimed job stays reserved for the worker that claimed it
+   * (default 300000). A worker killed mid-attempt leaves its jobs leased: they run again when the
+   * lease runs out, so a shorter lease recovers sooner after a crash. It must outlast the longest
+   * attempt (a webhook POST times out after 15 s), or a slow attempt is run twice.
+   */
+  jobLeaseMs: number;
 }
 
 export const DEFAULT_EMAIL_SETTINGS: EmailSettings = {
@@ -233,6 +240,7 @@ export const DEFAULT_EMAIL_SETTINGS: EmailSettings = {
   sharedEmail: 'internal',
   extraCa: null,
   pollIntervalMs: 1000,
+  jobLeaseMs: 300_000,
 };
 
 /**
@@ -546,6 +554,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
       sharedEmail: sharedEmailFrom(source.LATCH_SHARED_EMAIL),
       extraCa: source.LATCH_SMTP_CA_FILE?.trim() ? readFileSync(source.LATCH_SMTP_CA_FILE.trim(), 'utf8') : null,
       pollIntervalMs: intFrom('LATCH_EMAIL_POLL_INTERVAL_MS', source.LATCH_EMAIL_POLL_INTERVAL_MS, DEFAULT_EMAIL_SETTINGS.pollIntervalMs, 10, 3_600_000),
+      jobLeaseMs: intFrom('LATCH_JOB_LEASE_MS', source.LATCH_JOB_LEASE_MS, DEFAULT_EMAIL_SETTINGS.jobLeaseMs, 1000, 86_400_000),
     },
     quotas: {
       metadataMaxBytes: intFrom('LATCH_METADATA_MAX_BYTES', source.LATCH_METADATA_MAX_BYTES, DEFAULT_QUOTAS.metadataMaxBytes, 1024, 100_000_000),

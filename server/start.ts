@@ -103,7 +103,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
   });
   port = (server.address() as AddressInfo).port;
   // Runs the outbox's jobs, email delivery among them (every instance runs one; they share it safely).
-  const jobWorker = startJobWorker(deps, JOB_KINDS, { pollIntervalMs: env.email.pollIntervalMs });
+  const jobWorker = startJobWorker(deps, JOB_KINDS, { pollIntervalMs: env.email.pollIntervalMs, leaseMs: env.email.jobLeaseMs });
   const url = env.baseUrl ?? `http://localhost:${port}`;
   log.info(
     `storage: ${target.kind === 'postgres' ? `PostgreSQL${readDb !== db ? ' (lag-tolerant reads on DATABASE_READ_URL)' : ''}` : `embedded PGlite (${target.dataDir ?? 'in memory'})`}`,

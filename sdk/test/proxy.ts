@@ -24,6 +24,11 @@ export interface TestProxy {
   count(procedure: string): number;
   /** Decides per request whether to inject a fault (return null to forward). */
   fault: ((request: SeenRequest, index: number) => Fault | null) | null;
+  /**
+   * Behave like a platform that hides the body of a non-2xx response from the code that made the
+   * request: an answer with status 300 or more is forwarded with an empty body.
+   */
+  hideErrorBodies: boolean;
   close(): Promise<void>;
 }
 
@@ -40,6 +45,7 @@ export async function startProxy(target: string): Promise<TestProxy> {
     requests: [],
     count: (procedure) => proxy.requests.filter((r) => r.procedure === procedure).length,
     fault: null,
+    hideErrorBodies: false,
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());
@@ -73,8 +79,9 @@ export async function startProxy(target: string): Promise<TestProxy> {
     upstream.headers.forEach((value, key) => {
       if (!HOP_BY_HOP.has(key)) out[key] = value;
     });
+    const body = Buffer.from(await upstream.arrayBuffer());
     res.writeHead(upstream.status, out);
-    res.end(Buffer.from(await upstream.arrayBuffer()));
+    res.end(proxy.hideErrorBodies && upstream.status >= 300 ? undefined : body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -57,7 +57,7 @@ export interface JobKindDefinition<P, R> {
    * Records the outcome in the kind's own tables, in the transaction that settles the job, and
    * only if this worker still held it (a worker whose lease ran out settles nothing).
    */
-  settle?: (trx: Transaction<DB>, job: ClaimedJob<P>, settlement: JobSettlement<R>) => Promise<void>;
+  settle?: (trx: Transaction<DB>, job: ClaimedJob<P>, settlement: JobSettlement<R>, context: { deps: Deps }) => Promise<void>;
 }
 
 export interface JobKind<P, R = unknown> extends Readonly<JobKindDefinition<P, R>> {

@@ -148,7 +148,7 @@ export class JobWorker {
     const outcome: q.JobOutcome = settlement.status === 'done' ? { status: 'done' } : settlement;
     await this.deps.db.transaction().execute(async (trx) => {
       if (!(await q.settleJob(trx, job, outcome))) return;
-      await kind?.settle?.(trx, job, settlement);
+      await kind?.settle?.(trx, job, settlement, { deps: this.deps });
     });
   }
 }

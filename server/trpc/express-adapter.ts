@@ -1,4 +1,6 @@
+import type { ServerResponse } from 'node:http';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import type { RequestHandler } from 'express';
 import type { Deps } from '../deps.js';
 import { toWireError } from '../errors/wire.js';
 import { appRouter } from '../router.js';
@@ -8,8 +10,8 @@ import { createRequestContext } from './context.js';
 export const TRPC_MAX_BATCH_SIZE = 10;
 
 /** The /api/trpc transport: every procedure, as tRPC calls (the SDK's transport). */
-export function trpcExpressHandler(deps: Deps) {
-  return createExpressMiddleware({
+export function trpcExpressHandler(deps: Deps): RequestHandler {
+  const trpc = createExpressMiddleware({
     router: appRouter,
     // One HTTP request carried ~780 sign-ups before: every per-request defence (body size, the
     // request count a proxy sees) was one request. Larger batches are a SCHEMA_ERROR before any
@@ -36,4 +38,25 @@ export function trpcExpressHandler(deps: Deps) {
       }
     },
   });
+  return (req, res, next) => {
+    if (req.headers['x-latch-override-error-status'] === 'true') overrideErrorStatus(res);
+    return trpc(req, res, next);
+  };
+}
+
+/**
+ * `x-latch-override-error-status: true`, as on REST (trpc/rest.ts, sendError): an answer that
+ * would be an error status (3xx-5xx) goes out as 200 with the real one in `x-latch-actual-status`,
+ * for platforms that hide the body of a non-2xx answer. Done where the status is written, so it
+ * covers every answer of this transport, also those tRPC makes before any context exists (an
+ * unreadable `?input=`, a batch over the limit); a batch's 207 is a 2xx and stays.
+ */
+function overrideErrorStatus(res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, statusCode: number, ...rest: unknown[]) {
+    if (statusCode < 300) return writeHead.call(this, statusCode, ...(rest as []));
+    this.setHeader('x-latch-actual-status', String(statusCode));
+    // A reason phrase given for the error status ("Not Found") would be wrong on a 200.
+    return writeHead.call(this, 200, ...((typeof rest[0] === 'string' ? rest.slice(1) : rest) as []));
+  } as ServerResponse['writeHead'];
 }

@@ -273,6 +273,43 @@ describe('x-latch-override-error-status', () => {
     expect(res.headers.get('x-latch-actual-status')).toBe('400');
     expectKnownError(res, 'BODY_PARSING_ERROR');
   });
+
+  it('applies to the tRPC transport: one call, a batch, errors before any call runs; the body is unchanged', async () => {
+    const override = { 'x-latch-override-error-status': 'true' };
+    const cases: [string, () => (headers: Headers_) => Promise<ApiResponse>][] = [
+      ['no user', () => (headers) => trpcGet('users.getMe', {}, { ...project.client(), ...headers })],
+      ['bad input', () => (headers) => trpcGet('users.get', { user_id: 'x' }, { ...project.server(), ...headers })],
+      ['unknown procedure', () => (headers) => trpcGet('nope.nope', {}, headers)],
+      ['unreadable input', () => (headers) => call('/api/trpc/projects.current?input=%7B', { method: 'GET', headers: { ...project.client(), ...headers } })],
+      [
+        'a batch whose calls all fail',
+        () => (headers) =>
+          call(`/api/trpc/users.getMe,users.getMe?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: {}, 1: {} }))}`, {
+            method: 'GET',
+            headers: { ...project.client(), ...headers },
+          }),
+      ],
+    ];
+    for (const [label, make] of cases) {
+      const send = make();
+      const plain = await send({});
+      const overridden = await send(override);
+      expect(plain.status, label).toBeGreaterThanOrEqual(400);
+      expect(overridden.status, label).toBe(200);
+      expect(overridden.headers.get('x-latch-actual-status'), label).toBe(String(plain.status));
+      expect(overridden.headers.get('x-latch-known-error'), label).toBe(plain.headers.get('x-latch-known-error'));
+      expect(overridden.body, label).toEqual(plain.body);
+    }
+    expectTrpcKnownError({ ...(await trpcGet('users.getMe', {}, { ...project.client(), ...override })), status: 400 }, 'CANNOT_GET_OWN_USER_WITHOUT_USER', 400);
+    // A success, and a mixed batch (207, a 2xx whose body every platform shows), are left alone.
+    const ok = await trpcGet('projects.current', {}, { ...project.client(), ...override });
+    expect([ok.status, ok.headers.get('x-latch-actual-status')]).toEqual([200, null]);
+    const mixed = await call(`/api/trpc/projects.current,users.getMe?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: {}, 1: {} }))}`, {
+      method: 'GET',
+      headers: { ...project.client(), ...override },
+    });
+    expect([mixed.status, mixed.headers.get('x-latch-actual-status')]).toEqual([207, null]);
+  });
 });
 
 describe('x-latch-auth', () => {

@@ -9,6 +9,7 @@ import {
   SignInInvitationEmail,
   TeamInvitationEmail,
   TestEmail,
+  WebhookEndpointDisabledEmail,
 } from './templates.js';
 
 /**
@@ -30,6 +31,7 @@ export const SUBJECTS = {
   'team-invitation': 'You are invited to join a team',
   'sign-in-invitation': 'You are invited to sign in',
   test: 'Test email',
+  'webhook-endpoint-disabled': 'A webhook endpoint was disabled',
 } as const satisfies Record<BuiltInEmail['type'], string>;
 
 export function compose(branding: EmailBranding, email: BuiltInEmail): { subject: string; element: ReactElement } {
@@ -50,6 +52,19 @@ export function compose(branding: EmailBranding, email: BuiltInEmail): { subject
       return { subject, element: <SignInInvitationEmail branding={branding} link={email.link} /> };
     case 'test':
       return { subject, element: <TestEmail branding={branding} /> };
+    case 'webhook-endpoint-disabled':
+      return {
+        subject,
+        element: (
+          <WebhookEndpointDisabledEmail
+            branding={branding}
+            link={email.link}
+            projectDisplayName={email.projectDisplayName}
+            endpoint={email.endpoint}
+            reason={email.reason}
+          />
+        ),
+      };
   }
 }
 

@@ -10,7 +10,9 @@ export type BuiltInEmail =
   | { type: 'magic-link'; link: string; otp: string; expiresAt: Date | null }
   | { type: 'team-invitation'; link: string; teamDisplayName: string; expiresAt: Date | null }
   | { type: 'sign-in-invitation'; link: string }
-  | { type: 'test' };
+  | { type: 'test' }
+  /** To a project's owners, from the internal project (server/domains/webhooks/disabled-notice.ts); not owner-editable. */
+  | { type: 'webhook-endpoint-disabled'; link: string; projectDisplayName: string; endpoint: string; reason: string };
 
 export interface RenderedEmail {
   subject: string;

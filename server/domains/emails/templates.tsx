@@ -188,3 +188,35 @@ export function TestEmail({ branding }: { branding: EmailBranding }) {
     </Layout>
   );
 }
+
+/**
+ * To a project's owners (sent from the deployment's own project, whose name is in the header): one
+ * of their webhook endpoints failed for days and was disabled. The endpoint is named by host and
+ * path only: a query string may carry the receiver's own token.
+ */
+export function WebhookEndpointDisabledEmail({
+  branding,
+  link,
+  projectDisplayName,
+  endpoint,
+  reason,
+}: {
+  branding: EmailBranding;
+  link: string;
+  projectDisplayName: string;
+  endpoint: string;
+  reason: string;
+}) {
+  return (
+    <Layout branding={branding} preview="A webhook endpoint was disabled" title="A webhook endpoint was disabled">
+      <Text style={styles.text}>
+        The webhook endpoint {endpoint} of your project {projectDisplayName} was disabled.
+      </Text>
+      <Text style={styles.text}>{reason}</Text>
+      <Text style={styles.text}>
+        Events that happen while it is disabled are not sent to it. Once it is enabled again, you can replay them from the console.
+      </Text>
+      <Action link={link} label="Open the webhooks of the project" />
+    </Layout>
+  );
+}

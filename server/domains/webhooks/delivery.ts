@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../db/executor.js';
+import type { Deps } from '../../deps.js';
 import { defineJobKind, JobFailure, type JobSettlement, type ClaimedJob } from '../../jobs/kinds.js';
 import { enqueue } from '../../jobs/outbox.js';
+import { emailOwnersOfDisabledEndpoint } from './disabled-notice.js';
 import { openWebhookSecret, signWebhook } from './signing.js';
 import { postWebhook, resolveWebhookTarget, WebhookTargetRefused } from './outbound.js';
 import * as q from './queries.js';
@@ -16,7 +18,8 @@ import * as q from './queries.js';
  *
  * Retries follow a Svix-like schedule with ±20 % jitter: immediately, then 5 s, 5 min, 30 min,
  * 2 h, 5 h, 10 h, 10 h (about 28 h in all), then the delivery is `dead`. An endpoint whose
- * deliveries keep failing for 5 days (no success in between) is disabled, with the reason on it.
+ * deliveries keep failing for 5 days (no success in between) is disabled, with the reason on it,
+ * and its project's owners are emailed (disabled-notice.ts).
  */
 
 export const WEBHOOK_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
@@ -109,10 +112,10 @@ export const webhookJobKind = defineJobKind<WebhookJobPayload, WebhookDelivered>
     throw new JobFailure(message);
   },
 
-  settle: (trx, job, settlement) => recordOutcome(trx, job, settlement),
+  settle: (trx, job, settlement, { deps }) => recordOutcome(trx, deps, job, settlement),
 });
 
-async function recordOutcome(trx: Executor, job: ClaimedJob<WebhookJobPayload>, settlement: JobSettlement<WebhookDelivered>): Promise<void> {
+async function recordOutcome(trx: Executor, deps: Deps, job: ClaimedJob<WebhookJobPayload>, settlement: JobSettlement<WebhookDelivered>): Promise<void> {
   const { tenancy_id: tenancyId, delivery_id: deliveryId } = job.payload;
   if (settlement.status === 'done' && settlement.result.state === 'skipped') return;
   const state = settlement.status === 'done' ? 'sent' : settlement.status === 'dead' ? 'dead' : 'pending';
@@ -120,8 +123,10 @@ async function recordOutcome(trx: Executor, job: ClaimedJob<WebhookJobPayload>, 
   const endpointId = await q.endpointOfDelivery(trx, tenancyId, deliveryId);
   if (!endpointId) return;
   if (state === 'sent') await q.markEndpointHealthy(trx, tenancyId, endpointId);
-  // Disabling is said on the endpoint (disabled_reason, shown in the console); no email is sent.
-  else await q.markEndpointFailing(trx, tenancyId, endpointId, WEBHOOK_DISABLE_AFTER_MS, WEBHOOK_DISABLED_REASON);
+  // Disabling is said on the endpoint (disabled_reason, shown in the console) and emailed to the
+  // project's owners, in this transaction: once, when the endpoint goes from enabled to disabled.
+  else if (await q.markEndpointFailing(trx, tenancyId, endpointId, WEBHOOK_DISABLE_AFTER_MS, WEBHOOK_DISABLED_REASON))
+    await emailOwnersOfDisabledEndpoint(trx, deps, tenancyId, endpointId, WEBHOOK_DISABLED_REASON);
 }
 
 /** Queues one delivery of a stored message to one endpoint, in the caller's transaction. */

@@ -210,3 +210,50 @@ export async function listMessagesSince(db: Executor, tenancyId: string, since: 
     .limit(limit)
     .execute();
 }
+
+/**
+ * What the email about a disabled endpoint needs: the endpoint's URL, its project, the internal
+ * project (the sender: owners are its users) and the owners' verified primary addresses (members
+ * of the project's owner team in the internal project; an unproven address is never written to,
+ * so nobody can point these emails at someone else's inbox).
+ */
+export async function findDisabledEndpointNotice(db: Executor, tenancyId: string, endpointId: string) {
+  const { rows } = await sql<{
+    url: string;
+    project_id: string;
+    project_display_name: string;
+    internal_tenancy_id: string;
+    internal_display_name: string;
+    internal_logo_url: string | null;
+    internal_full_logo_url: string | null;
+    owner_email: string | null;
+  }>`
+    SELECT e.url, p.id AS project_id, p.display_name AS project_display_name,
+           it.id AS internal_tenancy_id, ip.display_name AS internal_display_name,
+           ip.logo_url AS internal_logo_url, ip.full_logo_url AS internal_full_logo_url,
+           u.primary_email AS owner_email
+    FROM webhook_endpoints e
+    JOIN tenancies t ON t.id = e.tenancy_id
+    JOIN projects p ON p.id = t.project_id
+    JOIN tenancies it ON it.project_id = 'internal' AND it.branch_id = 'main'
+    JOIN projects ip ON ip.id = 'internal'
+    LEFT JOIN team_members m ON m.tenancy_id = it.id AND m.team_id = p.owner_team_id
+    LEFT JOIN users u ON u.tenancy_id = it.id AND u.id = m.user_id AND u.primary_email_verified AND u.primary_email IS NOT NULL
+    WHERE e.tenancy_id = ${tenancyId} AND e.id = ${endpointId}
+    ORDER BY u.primary_email
+  `.execute(db);
+  const first = rows[0];
+  if (!first) return undefined;
+  return {
+    url: first.url,
+    projectId: first.project_id,
+    projectDisplayName: first.project_display_name,
+    internal: {
+      tenancyId: first.internal_tenancy_id,
+      displayName: first.internal_display_name,
+      logoUrl: first.internal_logo_url,
+      fullLogoUrl: first.internal_full_logo_url,
+    },
+    ownerEmails: [...new Set(rows.flatMap((row) => (row.owner_email ? [row.owner_email] : [])))],
+  };
+}

@@ -8,8 +8,15 @@ import { BUILT_IN_TEMPLATES, type BuiltInTemplateType, DEFAULT_LIGHT_THEME_ID } 
 import * as q from './queries.js';
 import { fromThemeColumns, themeSourceFor } from './render.js';
 
-/** The editable template of each built-in email (the console's test email stays fixed). */
-const TEMPLATE_TYPE: Record<Exclude<BuiltInEmail['type'], 'test'>, BuiltInTemplateType> = {
+/**
+ * Emails with no editable template: the console's test email, and the notices the deployment
+ * sends project owners from its own project (an owner of another project has no say in them).
+ */
+type FixedEmail = Extract<BuiltInEmail, { type: 'test' | 'webhook-endpoint-disabled' }>;
+const isFixed = (email: BuiltInEmail): email is FixedEmail => email.type === 'test' || email.type === 'webhook-endpoint-disabled';
+
+/** The editable template of each built-in email. */
+const TEMPLATE_TYPE: Record<Exclude<BuiltInEmail, FixedEmail>['type'], BuiltInTemplateType> = {
   'email-verification': 'email_verification',
   'password-reset': 'password_reset',
   'magic-link': 'magic_link',
@@ -18,7 +25,7 @@ const TEMPLATE_TYPE: Record<Exclude<BuiltInEmail['type'], 'test'>, BuiltInTempla
 };
 
 /** What a built-in email gives its template as `variables` (the schema of each default source). */
-function variablesOf(email: Exclude<BuiltInEmail, { type: 'test' }>): Record<string, unknown> {
+function variablesOf(email: Exclude<BuiltInEmail, FixedEmail>): Record<string, unknown> {
   const expiresAt = 'expiresAt' in email && email.expiresAt ? { expiresAt: email.expiresAt.toUTCString() } : {};
   switch (email.type) {
     case 'magic-link':
@@ -44,7 +51,7 @@ export interface BuiltInSender {
  * blocks a sign-in email. The subject is the template's `<Subject>`, else the fixed one.
  */
 export async function renderBuiltInEmail(db: Executor, log: Logger, sender: BuiltInSender, email: BuiltInEmail): Promise<RenderedEmail> {
-  if (email.type === 'test') return renderEmail(sender.branding, email);
+  if (isFixed(email)) return renderEmail(sender.branding, email);
   const type = TEMPLATE_TYPE[email.type];
   const row = await q.findTemplateByType(db, sender.tenancy.id, type);
   const projectTheme = sender.config?.email_theme ?? null;
