@@ -1,7 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { type ReactNode, useCallback, useEffect, useInsertionEffect, useMemo, useState } from 'react';
 import type { ClientApp } from '../sdk/index.js';
-import { LatchContext, type LatchContextValue } from './context.js';
+import { LatchContext, type LatchContextValue, type PaymentItemsChoice } from './context.js';
 import { type RedirectMethod, redirectTo } from './navigation.js';
 import { injectStyles } from './styles.js';
 import { type LatchUrls, resolveUrls } from './urls.js';
@@ -17,6 +17,12 @@ export interface LatchProviderProps {
   redirectMethod?: RedirectMethod;
   /** Force a colour scheme; default: follow the system (`prefers-color-scheme`). */
   theme?: 'light' | 'dark';
+  /**
+   * The items the billing sections show with their quantities: `user` ids in account settings,
+   * `team` ids in team management (default: none, only the products held), e.g.
+   * `{ user: ['credits'], team: ['seats'] }`.
+   */
+  paymentItems?: PaymentItemsChoice;
   children?: ReactNode;
 }
 
@@ -33,7 +39,7 @@ export interface LatchProviderProps {
  *   </LatchProvider>,
  * );
  */
-export function LatchProvider({ app, handlerPath, urls, redirectMethod = 'window', theme, children }: LatchProviderProps) {
+export function LatchProvider({ app, handlerPath, urls, redirectMethod = 'window', theme, paymentItems, children }: LatchProviderProps) {
   useInsertionEffect(() => injectStyles(), []);
   const [sessionGeneration, setSessionGeneration] = useState(0);
   useEffect(() => app.onSessionChange(() => setSessionGeneration((n) => n + 1)), [app]);
@@ -42,9 +48,11 @@ export function LatchProvider({ app, handlerPath, urls, redirectMethod = 'window
   const resolved = useMemo(() => resolveUrls({ handlerPath, urls }), [handlerPath, urlsKey]);
   // Stable across session changes, so a page's pending delayed redirect is not restarted by one.
   const navigate = useCallback((to: string) => redirectTo(redirectMethod, to), [redirectMethod]);
+  const itemsKey = JSON.stringify(paymentItems ?? {});
+  const items = useMemo<PaymentItemsChoice>(() => JSON.parse(itemsKey) as PaymentItemsChoice, [itemsKey]);
   const value = useMemo<LatchContextValue>(
-    () => ({ app, urls: resolved, redirectMethod, theme, sessionGeneration, navigate }),
-    [app, resolved, redirectMethod, theme, sessionGeneration, navigate],
+    () => ({ app, urls: resolved, redirectMethod, theme, sessionGeneration, navigate, paymentItems: items }),
+    [app, resolved, redirectMethod, theme, sessionGeneration, navigate, items],
   );
   return (
     <QueryClientProvider client={app.queryClient}>
