@@ -45,7 +45,6 @@ export {
   type ClientUser,
   type ClientUserUpdate,
   type CheckoutOptions,
-  type CheckoutProduct,
   type CustomerProduct,
   type CustomerProductPage,
   type InlineProduct,

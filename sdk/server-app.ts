@@ -12,7 +12,7 @@ import { ServerApiKeysFeature } from './features/api-keys.js';
 import { ServerOAuthFeature } from './features/oauth.js';
 import { ServerNotificationsFeature } from './features/notifications.js';
 import { ServerDataVaultFeature } from './features/data-vault.js';
-import { type PaymentCustomerRef, type ServerPaymentCustomer, ServerPaymentsFeature, serverCustomer } from './features/payments.js';
+import { ServerPaymentsFeature } from './features/payments.js';
 import { ServerPermissionsFeature } from './features/permissions.js';
 import { ServerSessionsFeature } from './features/sessions.js';
 import { type ServerTeamViews, ServerTeamsFeature } from './features/teams.js';
@@ -74,21 +74,6 @@ export class ServerApp extends ClientApp<ServerUser, ServerTeamViews> {
     if (!secretServerKey)
       throw new Error('No secret server key: pass secretServerKey to the ServerApp, or set the LATCH_SECRET_SERVER_KEY environment variable.');
     return { ...super.resolveCredentials(options), secretServerKey };
-  }
-
-  /**
-   * One customer's payments as a handle (Stack Auth's server `Customer`): the client handle's
-   * reads, checkout and billing portal, plus `updateItemQuantity`, `tryDecreaseItemQuantity`,
-   * `grantProduct`, and items with `increaseQuantity` / `decreaseQuantity` / `tryDecreaseQuantity`.
-   * (An override of the client feature's `customer`, so it lives in the class.)
-   *
-   * @example
-   * const org = server.customer({ customCustomerId: 'org-42' });
-   * const credits = await org.getItem('credits');
-   * if (!(await credits.tryDecreaseQuantity(1))) throw new Error('Out of credits');
-   */
-  override customer(ref: PaymentCustomerRef): ServerPaymentCustomer {
-    return serverCustomer(this, ref);
   }
 }
 

@@ -74,23 +74,23 @@ class BillingErrorBoundary extends Component<{ title: string; children: ReactNod
 function Billing({ customer = { userId: 'me' }, items, title = 'Billing', openPortal }: BillingSectionProps) {
   const app = useApp();
   const { paymentItems } = useLatchContext();
-  const handle = app.customer(customer);
-  const itemIds = items ?? (handle.type === 'team' ? paymentItems.team : handle.type === 'user' ? paymentItems.user : undefined) ?? [];
-  const quantities = useSuspenseQueries({ queries: itemIds.map((itemId) => handle.itemQuery(itemId)) });
-  const products = useSuspenseQuery(handle.productsQuery({ limit: 100 })).data.items;
+  const isTeam = 'teamId' in customer;
+  const itemIds = items ?? (isTeam ? paymentItems.team : 'userId' in customer ? paymentItems.user : undefined) ?? [];
+  const quantities = useSuspenseQueries({ queries: itemIds.map((itemId) => app.itemQuery({ ...customer, itemId })) });
+  const products = useSuspenseQuery(app.productsQuery({ ...customer, limit: 100 })).data.items;
   const portal = useFeatureSupported('billing-portal');
   const action = useAction();
   const manage = () =>
     void action.run(async () => {
-      const url = await handle.createBillingPortalUrl({ returnUrl: window.location.href });
+      const url = await app.createBillingPortalUrl({ ...customer, returnUrl: window.location.href });
       if (!url) return 'Billing is not available for this project yet.';
       (openPortal ?? ((to: string) => window.location.assign(to)))(url);
       return null;
     });
   return (
-    <Section title={title} description={handle.type === 'team' ? "The team's plan and what it includes." : 'Your plan and what it includes.'}>
+    <Section title={title} description={isTeam ? "The team's plan and what it includes." : 'Your plan and what it includes.'}>
       {itemIds.length ? (
-        <ul className="latch-list" aria-label={handle.type === 'team' ? 'Team items' : 'Your items'}>
+        <ul className="latch-list" aria-label={isTeam ? 'Team items' : 'Your items'}>
           {quantities.map(({ data: item }) => (
             <li key={item.id} className="latch-list-item">
               <span>{item.display_name}</span>
@@ -100,7 +100,7 @@ function Billing({ customer = { userId: 'me' }, items, title = 'Billing', openPo
         </ul>
       ) : null}
       {products.length ? (
-        <ul className="latch-list" aria-label={handle.type === 'team' ? 'Team plans and purchases' : 'Your plans and purchases'}>
+        <ul className="latch-list" aria-label={isTeam ? 'Team plans and purchases' : 'Your plans and purchases'}>
           {products.map((product, index) => (
             <li key={`${product.id ?? 'inline'}:${index}`} className="latch-list-item">
               <span>{product.product.display_name}</span>

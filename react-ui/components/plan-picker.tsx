@@ -55,7 +55,7 @@ function HeldPlanPicker(props: PlanPickerProps) {
 
 function SignedInPlanPicker(props: PlanPickerProps) {
   const app = useApp();
-  const held = useSuspenseQuery(app.customer(props.customer ?? { userId: 'me' }).productsQuery({ limit: 100 })).data.items;
+  const held = useSuspenseQuery(app.productsQuery({ ...(props.customer ?? { userId: 'me' }), limit: 100 })).data.items;
   const ids = new Set(props.plans.map((plan) => plan.productId));
   return <PlanCards {...props} current={held.find((product) => product.id !== null && ids.has(product.id))?.id ?? null} signedIn />;
 }

@@ -2,8 +2,9 @@
  * Payments: items, products, checkout and the billing portal for users, teams and custom
  * customers (issue 18). A customer is named as Stack Auth names it: `{ userId }` (a user id, or
  * `'me'`), `{ teamId }` or `{ customCustomerId }` (your own id; servers only). Users and teams are
- * plain data in this SDK, so Stack's `user.getItem(…)` / `team.createCheckoutUrl(…)` are
- * `app.customer({ userId: user.id }).getItem(…)` / `app.customer({ teamId: team.id }).createCheckoutUrl(…)`.
+ * plain data in this SDK, so Stack's `user.getItem('credits')` is `app.getItem({ userId: 'me',
+ * itemId: 'credits' })` on a client, and `server.customer({ userId }).getItem('credits')` on a
+ * server (the handle is server-only: it would add to every ClientApp bundle).
  */
 import type { z } from 'zod';
 import type { inlineProductSchema } from '../../contract/config/payments.js';
@@ -24,9 +25,14 @@ export type CustomerProductPage = RouterOutputs['payments']['listProducts'];
 export type PaymentCustomerRef = { userId: string } | { teamId: string } | { customCustomerId: string };
 /** A product given inline instead of by id, in the spec's snake-case form (servers only). */
 export type InlineProduct = z.input<typeof inlineProductSchema>;
-/** What to buy: a product of the project's config (and which of its prices), or an inline product (servers only). */
-export type CheckoutProduct = { productId: string; priceId?: string } | { product: InlineProduct; priceId?: string };
-export type CheckoutOptions = CheckoutProduct & {
+/**
+ * What to buy: a product of the project's config, and which of its prices (needed when it has
+ * several). Inline products are bought through REST (`inline_product`, servers only), not the SDK:
+ * every ClientApp bundle would carry it.
+ */
+export type CheckoutOptions = {
+  productId: string;
+  priceId?: string;
   /** Stackable products only. */
   quantity?: number;
   /** Where Stripe sends the buyer back (default: the current page in a browser). */
@@ -44,12 +50,12 @@ export interface ItemQuantityChangeOptions {
 }
 
 /**
- * One customer's items, products, checkout and billing portal, from `app.customer(…)`.
+ * One customer's items, products, checkout and billing portal (the read part of `server.customer(…)`).
  *
  * @example
- * const me = app.customer({ userId: 'me' });
- * const credits = await me.getItem('credits');
- * location.href = await me.createCheckoutUrl({ productId: 'pro', priceId: 'monthly' });
+ * const team = server.customer({ teamId });
+ * const seats = await team.getItem('seats');
+ * const url = await team.createCheckoutUrl({ productId: 'team_plan', priceId: 'monthly', returnUrl });
  */
 export interface PaymentCustomer {
   readonly type: 'user' | 'team' | 'custom';
@@ -60,7 +66,7 @@ export interface PaymentCustomer {
   productsQuery(page?: { cursor?: string; limit?: number }): LatchQuery<CustomerProductPage>;
   listProducts(page?: { cursor?: string; limit?: number }): Promise<CustomerProductPage>;
   createCheckoutUrl(options: CheckoutOptions): Promise<string>;
-  createBillingPortalUrl(options?: { returnUrl?: string }): Promise<string | null>;
+  createBillingPortalUrl(options: { returnUrl: string }): Promise<string | null>;
 }
 
 /** A customer's item on a server, with the Stack-style quantity changes. */
@@ -80,32 +86,23 @@ export interface ServerPaymentCustomer extends Omit<PaymentCustomer, 'getItem'> 
   grantProduct(product: { productId: string } | { product: InlineProduct }, options?: { quantity?: number }): Promise<CustomerProduct>;
 }
 
-/** The wire's customer_type and customer_id of a customer reference (exactly one of its forms). */
+/**
+ * The wire's customer_type and customer_id of a customer reference. (Kept small: it ships in every
+ * ClientApp bundle; a reference naming no customer is the server's SCHEMA_ERROR.)
+ */
 export function customerOf(ref: PaymentCustomerRef): { customer_type: 'user' | 'team' | 'custom'; customer_id: string } {
-  const forms = ['userId', 'teamId', 'customCustomerId'].filter((key) => typeof (ref as Record<string, unknown>)[key] === 'string');
-  if (forms.length !== 1) throw new TypeError('Name the customer with exactly one of userId, teamId or customCustomerId.');
-  if ('userId' in ref) return { customer_type: 'user', customer_id: ref.userId };
-  if ('teamId' in ref) return { customer_type: 'team', customer_id: ref.teamId };
-  return { customer_type: 'custom', customer_id: ref.customCustomerId };
-}
-
-/** What a payment write can change: items, products (and the admin's transaction list). */
-const PAYMENTS_DATA = ['payments.'] as const;
-
-/** The current page in a browser, else an error naming what to pass. */
-function defaultReturnUrl(given: string | undefined, method: string): string {
-  if (given) return given;
-  if (typeof window !== 'undefined' && typeof window.location?.href === 'string') return window.location.href;
-  throw new Error(`${method} needs a returnUrl outside a browser (where Stripe sends the customer back).`);
+  return 'userId' in ref
+    ? { customer_type: 'user', customer_id: ref.userId }
+    : 'teamId' in ref
+      ? { customer_type: 'team', customer_id: ref.teamId }
+      : { customer_type: 'custom', customer_id: ref.customCustomerId };
 }
 
 /** Items, products, checkout and the billing portal (clients: their own user and their teams). */
 export abstract class PaymentsFeature extends FeatureSupportFeature {
-  /** Whether a call about this customer runs as the session's user (clients always; servers for `'me'`). */
-  private paymentsAsSession(ref: PaymentCustomerRef): boolean {
-    return this.sessionFor('userId' in ref ? ref.userId : undefined, false);
-  }
-
+  // Calls about a customer run as the session's user on clients, and on servers for `{ userId: 'me' }`
+  // (sessionFor). Without a returnUrl, checkout sends the customer back to the current page in a
+  // browser; elsewhere there is none, which the server refuses (SCHEMA_ERROR).
   /**
    * A customer's quantity of an item as a cached query (for `useQuery` or `subscribe`).
    *
@@ -113,10 +110,10 @@ export abstract class PaymentsFeature extends FeatureSupportFeature {
    * app.subscribe(() => app.itemQuery({ userId: 'me', itemId: 'credits' }), (state) => console.log(state.data?.quantity));
    */
   itemQuery(options: PaymentCustomerRef & { itemId: string }): LatchQuery<PaymentItem> {
-    const asSession = this.paymentsAsSession(options);
+    const session = this.sessionFor((options as { userId?: string }).userId, false);
     const input = { ...customerOf(options), item_id: options.itemId };
-    return defineQuery(this.readKey(asSession, 'payments.getItem', input), () =>
-      this.call((context) => this.trpc.payments.getItem.query(input, { context }), { session: asSession }),
+    return defineQuery(this.readKey(session, 'payments.getItem', input), () =>
+      this.call((context) => this.trpc.payments.getItem.query(input, { context }), { session }),
     );
   }
 
@@ -127,7 +124,7 @@ export abstract class PaymentsFeature extends FeatureSupportFeature {
    * const credits = await app.getItem({ userId: 'me', itemId: 'credits' });
    * const seats = await server.getItem({ teamId: team.id, itemId: 'seats' });
    */
-  async getItem(options: PaymentCustomerRef & { itemId: string }): Promise<PaymentItem> {
+  getItem(options: PaymentCustomerRef & { itemId: string }): Promise<PaymentItem> {
     return this.queryClient.fetchQuery(this.itemQuery(options));
   }
 
@@ -138,10 +135,11 @@ export abstract class PaymentsFeature extends FeatureSupportFeature {
    * app.subscribe(() => app.productsQuery({ userId: 'me' }), (state) => console.log(state.data?.items));
    */
   productsQuery(options: PaymentCustomerRef & { cursor?: string; limit?: number }): LatchQuery<CustomerProductPage> {
-    const asSession = this.paymentsAsSession(options);
-    const input = { ...customerOf(options), ...(options.cursor ? { cursor: options.cursor } : {}), ...(options.limit ? { limit: options.limit } : {}) };
-    return defineQuery(this.readKey(asSession, 'payments.listProducts', input), () =>
-      this.call((context) => this.trpc.payments.listProducts.query(input, { context }), { session: asSession }),
+    // Unset cursor and limit are left out of the request and of the cache key (JSON drops undefined).
+    const session = this.sessionFor((options as { userId?: string }).userId, false);
+    const input = { ...customerOf(options), cursor: options.cursor, limit: options.limit };
+    return defineQuery(this.readKey(session, 'payments.listProducts', input), () =>
+      this.call((context) => this.trpc.payments.listProducts.query(input, { context }), { session }),
     );
   }
 
@@ -152,14 +150,14 @@ export abstract class PaymentsFeature extends FeatureSupportFeature {
    * @example
    * const { items } = await app.listProducts({ teamId: team.id });
    */
-  async listProducts(options: PaymentCustomerRef & { cursor?: string; limit?: number }): Promise<CustomerProductPage> {
+  listProducts(options: PaymentCustomerRef & { cursor?: string; limit?: number }): Promise<CustomerProductPage> {
     return this.queryClient.fetchQuery(this.productsQuery(options));
   }
 
   /**
    * A Stripe Checkout URL for a product; send the browser there. In test mode the product is
    * granted at once and the URL is `returnUrl`. Clients buy for themselves, and for a team only
-   * with the team's `$update_team` permission; inline products are for servers.
+   * with the team's `$update_team` permission.
    *
    * @example
    * location.href = await app.createCheckoutUrl({ userId: 'me', productId: 'pro', priceId: 'monthly' });
@@ -169,13 +167,13 @@ export abstract class PaymentsFeature extends FeatureSupportFeature {
     await this.requireFeatureSupport('payments');
     const input = {
       ...customerOf(options),
-      ...('productId' in options ? { product_id: options.productId } : { inline_product: options.product as Record<string, unknown> }),
-      return_url: defaultReturnUrl(options.returnUrl, 'createCheckoutUrl'),
-      ...(options.priceId ? { price_id: options.priceId } : {}),
-      ...(options.quantity ? { quantity: options.quantity } : {}),
+      product_id: options.productId,
+      return_url: options.returnUrl ?? (globalThis.location?.href as string),
+      price_id: options.priceId,
+      quantity: options.quantity,
     };
-    const { url } = await this.mutate(PAYMENTS_DATA, (context) => this.trpc.payments.createPurchaseUrl.mutate(input, { context }), {
-      session: this.paymentsAsSession(options),
+    const { url } = await this.mutate(['payments.'], (context) => this.trpc.payments.createPurchaseUrl.mutate(input, { context }), {
+      session: this.sessionFor((options as { userId?: string }).userId, false),
     });
     return url;
   }
@@ -187,64 +185,45 @@ export abstract class PaymentsFeature extends FeatureSupportFeature {
    * and a team with its `$update_team` permission.
    *
    * @example
-   * const url = await app.createBillingPortalUrl({ userId: 'me' });
+   * const url = await app.createBillingPortalUrl({ userId: 'me', returnUrl: location.href });
    * if (url) location.href = url;
    */
-  async createBillingPortalUrl(options: PaymentCustomerRef & { returnUrl?: string }): Promise<string | null> {
-    const input = { ...customerOf(options), return_url: defaultReturnUrl(options.returnUrl, 'createBillingPortalUrl') };
+  async createBillingPortalUrl(options: PaymentCustomerRef & { returnUrl: string }): Promise<string | null> {
+    const input = { ...customerOf(options), return_url: options.returnUrl };
     try {
-      const { url } = await this.call((context) => this.trpc.payments.billingPortal.mutate(input, { context }), { session: this.paymentsAsSession(options) });
+      const { url } = await this.call((context) => this.trpc.payments.billingPortal.mutate(input, { context }), {
+        session: this.sessionFor((options as { userId?: string }).userId, false),
+      });
       return url;
     } catch (error) {
       if (error instanceof KnownErrors.StripeAccountInfoNotFound) return null;
       throw error;
     }
   }
-
-  /**
-   * One customer's payments as a handle (Stack Auth's `Customer`): `getItem(itemId)`,
-   * `listProducts()`, `createCheckoutUrl(…)`, `createBillingPortalUrl()`. A `ServerApp`'s handle
-   * also changes quantities and grants products.
-   *
-   * @example
-   * const team = app.customer({ teamId });
-   * const { items } = await team.listProducts();
-   */
-  customer(ref: PaymentCustomerRef): PaymentCustomer {
-    return clientCustomer(this, ref);
-  }
 }
 
-type PaymentsApp = Pick<PaymentsFeature, 'itemQuery' | 'getItem' | 'productsQuery' | 'listProducts' | 'createCheckoutUrl' | 'createBillingPortalUrl'>;
-
-function clientCustomer(app: PaymentsApp, ref: PaymentCustomerRef): PaymentCustomer {
+/** The customer handle of `ServerApp.customer`. */
+function serverCustomer(app: ServerPaymentsFeature, ref: PaymentCustomerRef): ServerPaymentCustomer {
   const { customer_type, customer_id } = customerOf(ref);
-  return {
-    type: customer_type,
-    id: customer_id,
-    itemQuery: (itemId) => app.itemQuery({ ...ref, itemId }),
-    getItem: (itemId) => app.getItem({ ...ref, itemId }),
-    productsQuery: (page = {}) => app.productsQuery({ ...ref, ...page }),
-    listProducts: (page = {}) => app.listProducts({ ...ref, ...page }),
-    createCheckoutUrl: (options) => app.createCheckoutUrl({ ...ref, ...options }),
-    createBillingPortalUrl: (options = {}) => app.createBillingPortalUrl({ ...ref, ...options }),
-  };
-}
-
-/** The server's customer handle (`ServerApp.customer`): the client handle plus quantity changes and grants. */
-export function serverCustomer(app: PaymentsApp & ServerPaymentsFeature, ref: PaymentCustomerRef): ServerPaymentCustomer {
-  const base = clientCustomer(app, ref);
+  if (typeof customer_id !== 'string') throw new TypeError('Name the customer with userId, teamId or customCustomerId.');
+  const getItem = (itemId: string) => app.getItem({ ...ref, itemId });
   const updateItemQuantity: ServerPaymentCustomer['updateItemQuantity'] = (itemId, delta, options = {}) =>
     app.updateItemQuantity({ ...ref, itemId, delta, ...options });
   const tryDecreaseItemQuantity: ServerPaymentCustomer['tryDecreaseItemQuantity'] = (itemId, amount, options = {}) =>
     app.tryDecreaseItemQuantity({ ...ref, itemId, amount, ...options });
   return {
-    ...base,
+    type: customer_type,
+    id: customer_id,
+    itemQuery: (itemId) => app.itemQuery({ ...ref, itemId }),
+    productsQuery: (page = {}) => app.productsQuery({ ...ref, ...page }),
+    listProducts: (page = {}) => app.listProducts({ ...ref, ...page }),
+    createCheckoutUrl: (options) => app.createCheckoutUrl({ ...ref, ...options }),
+    createBillingPortalUrl: (options) => app.createBillingPortalUrl({ ...ref, ...options }),
     updateItemQuantity,
     tryDecreaseItemQuantity,
     grantProduct: (product, options = {}) => app.grantProduct({ ...ref, ...product, ...options }),
     getItem: async (itemId) => ({
-      ...(await base.getItem(itemId)),
+      ...(await getItem(itemId)),
       increaseQuantity: (amount, options) => updateItemQuantity(itemId, amount, options),
       decreaseQuantity: (amount, options) => updateItemQuantity(itemId, -amount, { ...options, allowNegative: true }),
       tryDecreaseQuantity: (amount, options) => tryDecreaseItemQuantity(itemId, amount, options),
@@ -252,8 +231,24 @@ export function serverCustomer(app: PaymentsApp & ServerPaymentsFeature, ref: Pa
   };
 }
 
-/** Changing quantities and granting products (server). */
-export abstract class ServerPaymentsFeature extends AppCore {
+/** Changing quantities and granting products, and the customer handle (server). */
+export abstract class ServerPaymentsFeature extends PaymentsFeature {
+  /**
+   * One customer's payments as a handle (Stack Auth's server `Customer`): `getItem(itemId)` (an
+   * item with `increaseQuantity` / `decreaseQuantity` / `tryDecreaseQuantity`), `listProducts()`,
+   * `createCheckoutUrl(…)`, `createBillingPortalUrl()`, `updateItemQuantity`,
+   * `tryDecreaseItemQuantity` and `grantProduct`. (Server only, so a browser bundle of
+   * `ClientApp` does not carry it; clients name the customer on each call.)
+   *
+   * @example
+   * const org = server.customer({ customCustomerId: 'org-42' });
+   * const credits = await org.getItem('credits');
+   * if (!(await credits.tryDecreaseQuantity(1))) throw new Error('Out of credits');
+   */
+  customer(ref: PaymentCustomerRef): ServerPaymentCustomer {
+    return serverCustomer(this, ref);
+  }
+
   /**
    * Changes an item's quantity by `delta`; a decrease below zero throws ItemQuantityInsufficientAmount
    * unless `allowNegative`.
@@ -272,7 +267,7 @@ export abstract class ServerPaymentsFeature extends AppCore {
       ...(options.description ? { description: options.description } : {}),
       ...(options.allowNegative ? { allow_negative: true } : {}),
     };
-    return this.mutate(PAYMENTS_DATA, (context) => this.trpc.payments.updateItemQuantity.mutate(input, { context }));
+    return this.mutate(['payments.'], (context) => this.trpc.payments.updateItemQuantity.mutate(input, { context }));
   }
 
   /**
@@ -308,7 +303,7 @@ export abstract class ServerPaymentsFeature extends AppCore {
       ...('productId' in options ? { product_id: options.productId } : { product_inline: options.product as Record<string, unknown> }),
       ...(options.quantity ? { quantity: options.quantity } : {}),
     };
-    return this.mutate(PAYMENTS_DATA, (context) => this.trpc.payments.grantProduct.mutate(input, { context }));
+    return this.mutate(['payments.'], (context) => this.trpc.payments.grantProduct.mutate(input, { context }));
   }
 }
 
