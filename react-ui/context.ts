@@ -22,6 +22,17 @@ export interface LatchContextValue {
   navigate: (to: string) => Promise<boolean>;
   /** Shows an error nobody handled in the provider's alert (see async-errors.tsx). */
   reportError: (error: unknown) => void;
+  /** The item ids the billing sections show, per customer type (the provider's `paymentItems`). */
+  paymentItems: PaymentItemsChoice;
+}
+
+/**
+ * Which items of the project's payments config the billing sections show: clients cannot read the
+ * config, so the app names them (`user` in account settings, `team` in team management).
+ */
+export interface PaymentItemsChoice {
+  user?: readonly string[];
+  team?: readonly string[];
 }
 
 export const LatchContext = createContext<LatchContextValue | null>(null);

@@ -14,6 +14,8 @@ export { UserButton } from './components/user-button.js';
 export { TeamSwitcher } from './components/team-switcher.js';
 export { TeamManagement } from './components/team-management.js';
 export { type Plan, PlanPicker, type PlanPickerProps } from './components/plan-picker.js';
+export { BillingSection, type BillingSectionProps } from './components/billing.js';
+export type { PaymentItemsChoice } from './context.js';
 export { Loading } from './components/ui.js';
 export { type RedirectMethod, redirectTo } from './navigation.js';
 export { type PageLocation } from './location.js';

@@ -4,7 +4,7 @@ import type { ClientApp } from '../sdk/index.js';
 import { UnhandledErrorAlerts, useUnhandledErrors } from './async-errors.js';
 import { ImpersonationBanner } from './components/impersonation-banner.js';
 import { LatchRoot } from './components/ui.js';
-import { LatchContext, type LatchContextValue } from './context.js';
+import { LatchContext, type LatchContextValue, type PaymentItemsChoice } from './context.js';
 import { type RedirectMethod, redirectTo } from './navigation.js';
 import { injectStyles } from './styles.js';
 import { type LatchUrls, resolveUrls } from './urls.js';
@@ -20,6 +20,12 @@ export interface LatchProviderProps {
   redirectMethod?: RedirectMethod;
   /** Force a colour scheme; default: follow the system (`prefers-color-scheme`). */
   theme?: 'light' | 'dark';
+  /**
+   * The items the billing sections show with their quantities: `user` ids in account settings,
+   * `team` ids in team management (default: none, only the products held), e.g.
+   * `{ user: ['credits'], team: ['seats'] }`.
+   */
+  paymentItems?: PaymentItemsChoice;
   children?: ReactNode;
 }
 
@@ -36,7 +42,7 @@ export interface LatchProviderProps {
  *   </LatchProvider>,
  * );
  */
-export function LatchProvider({ app, handlerPath, urls, redirectMethod = 'window', theme, children }: LatchProviderProps) {
+export function LatchProvider({ app, handlerPath, urls, redirectMethod = 'window', theme, paymentItems, children }: LatchProviderProps) {
   useInsertionEffect(() => injectStyles(), []);
   const [sessionGeneration, setSessionGeneration] = useState(0);
   useEffect(() => app.onSessionChange(() => setSessionGeneration((n) => n + 1)), [app]);
@@ -46,9 +52,11 @@ export function LatchProvider({ app, handlerPath, urls, redirectMethod = 'window
   // Stable across session changes, so a page's pending delayed redirect is not restarted by one.
   const navigate = useCallback((to: string) => redirectTo(redirectMethod, to), [redirectMethod]);
   const unhandled = useUnhandledErrors();
+  const itemsKey = JSON.stringify(paymentItems ?? {});
+  const items = useMemo<PaymentItemsChoice>(() => JSON.parse(itemsKey) as PaymentItemsChoice, [itemsKey]);
   const value = useMemo<LatchContextValue>(
-    () => ({ app, urls: resolved, redirectMethod, theme, sessionGeneration, navigate, reportError: unhandled.report }),
-    [app, resolved, redirectMethod, theme, sessionGeneration, navigate, unhandled.report],
+    () => ({ app, urls: resolved, redirectMethod, theme, sessionGeneration, navigate, reportError: unhandled.report, paymentItems: items }),
+    [app, resolved, redirectMethod, theme, sessionGeneration, navigate, unhandled.report, items],
   );
   return (
     <QueryClientProvider client={app.queryClient}>

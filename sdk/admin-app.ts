@@ -32,6 +32,7 @@ export type * from './features/metrics.js';
 export type * from './features/webhooks.js';
 export type * from './features/permissions.js';
 export type * from './features/projects.js';
+export type * from './features/payments.js';
 
 export interface AdminAppOptions extends Omit<ServerAppOptions, 'secretServerKey'> {
   /** The project's super secret admin key. Default: `LATCH_SUPER_SECRET_ADMIN_KEY`. */

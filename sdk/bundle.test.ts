@@ -48,6 +48,9 @@ describe('browser bundle of the SDK', () => {
     expect(shipped.filter((input) => /sdk\/(admin|server)-app\.ts/.test(input))).toEqual([]);
     expect(inputs.filter((input) => input.includes('node_modules/@trpc/'))).toEqual([]);
     // 32.8 KiB with notification preferences and the feature-support check (session 7's merge).
+    // 33,689 bytes (+55 from 33,634) with issue 18's client payments: Stack-style customers, cached
+    // item and product reads and the billing portal; the customer handle, quantity changes and
+    // grants stay in ServerApp. At the limit: the next client feature needs room found first.
     expect(gzippedBytes).toBeLessThanOrEqual(32.9 * 1024);
   });
 });

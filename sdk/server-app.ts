@@ -22,6 +22,7 @@ import type { AccessLevel, Credentials } from './transport.js';
 
 export type * from './features/api-keys.js';
 export type * from './features/data-vault.js';
+export type * from './features/payments.js';
 export type * from './features/permissions.js';
 export type * from './features/sessions.js';
 export type * from './features/teams.js';

@@ -1,3 +1,4 @@
+import type { PaymentCustomerRef } from '../../sdk/index.js';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { CUSTOMER_TYPES, type CustomerType } from '../../contract/config/payments.js';
@@ -127,7 +128,8 @@ function CustomerPicker({ admin, onPick }: PageProps & { onPick: (customer: Cust
 
 function CustomerCard({ projectId, admin, project, customer }: PageProps & { customer: Customer }) {
   const payments = paymentsOf(project);
-  const who = { customerType: customer.type, customerId: customer.id };
+  const who: PaymentCustomerRef =
+    customer.type === 'user' ? { userId: customer.id } : customer.type === 'team' ? { teamId: customer.id } : { customCustomerId: customer.id };
   const itemIds = Object.entries(payments.items)
     .filter(([, item]) => item.customerType === customer.type)
     .map(([id]) => id);

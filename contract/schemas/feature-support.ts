@@ -5,7 +5,7 @@ import { z } from 'zod';
  * project? A self-hosted server may not have everything enabled (payments without Stripe keys, AI
  * chat without a model), so the SDK asks before it calls such a feature and caches the answer.
  */
-export const SUPPORT_CHECKED_FEATURES = ['payments', 'ai-chat', 'data-vault', 'webhooks', 'workflow-tokens'] as const;
+export const SUPPORT_CHECKED_FEATURES = ['payments', 'billing-portal', 'ai-chat', 'data-vault', 'webhooks', 'workflow-tokens'] as const;
 export type SupportCheckedFeature = (typeof SUPPORT_CHECKED_FEATURES)[number];
 
 export const featureSupportQuerySchema = z.strictObject({

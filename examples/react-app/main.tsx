@@ -7,7 +7,17 @@
 import { StrictMode, Suspense, useSyncExternalStore } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ClientApp } from '../../sdk/index.js';
-import { LatchHandler, LatchProvider, Loading, TeamSwitcher, UserButton, useUser } from '../../react-ui/index.js';
+import {
+  LatchHandler,
+  LatchProvider,
+  Loading,
+  type PaymentItemsChoice,
+  type Plan,
+  PlanPicker,
+  TeamSwitcher,
+  UserButton,
+  useUser,
+} from '../../react-ui/index.js';
 import { example } from './example.css.js';
 
 interface ExampleConfig {
@@ -17,7 +27,20 @@ interface ExampleConfig {
   inboxUrl?: string;
   /** How the kit navigates (default 'history': no page loads). */
   redirectMethod?: 'window' | 'history';
+  /** The items account settings and team management show (the project's payments config names them). */
+  paymentItems?: PaymentItemsChoice;
+  /** The pricing page's plans (default: {@link PLANS}). */
+  plans?: Plan[];
 }
+
+/**
+ * The pricing page's plans: products `starter` and `pro` of one product line in the project's
+ * payments config, each with a `monthly` price (see README, "Payments").
+ */
+const PLANS: Plan[] = [
+  { productId: 'starter', priceId: 'monthly', name: 'Starter', price: '$5 / month', features: ['10 credits a month'] },
+  { productId: 'pro', priceId: 'monthly', name: 'Pro', price: '$20 / month', features: ['100 credits a month', 'Priority support'] },
+];
 
 declare global {
   interface Window {
@@ -51,6 +74,9 @@ function Header({ config }: { config: ExampleConfig }) {
       <nav style={example.nav}>
         <a href="/protected" onClick={go} style={example.navLink}>
           Protected page
+        </a>
+        <a href="/pricing" onClick={go} style={example.navLink}>
+          Pricing
         </a>
         {config.inboxUrl ? (
           <a href={config.inboxUrl} target="_blank" rel="noreferrer" style={example.navLink}>
@@ -116,6 +142,16 @@ function Protected() {
   );
 }
 
+/** Plans for the signed-in user; buying one goes through Stripe Checkout and comes back here. */
+function Pricing({ plans }: { plans: Plan[] }) {
+  return (
+    <main style={example.main}>
+      <h1>Pricing</h1>
+      <PlanPicker plans={plans} />
+    </main>
+  );
+}
+
 function App({ config }: { config: ExampleConfig }) {
   const pathname = usePathname();
   // The header stays on the handler's pages too: a name changed in account settings shows in
@@ -123,7 +159,13 @@ function App({ config }: { config: ExampleConfig }) {
   return (
     <>
       <Header config={config} />
-      {pathname.startsWith('/handler/') ? <LatchHandler /> : <Suspense fallback={<Loading />}>{pathname === '/protected' ? <Protected /> : <Home />}</Suspense>}
+      {pathname.startsWith('/handler/') ? (
+        <LatchHandler />
+      ) : (
+        <Suspense fallback={<Loading />}>
+          {pathname === '/protected' ? <Protected /> : pathname === '/pricing' ? <Pricing plans={config.plans ?? PLANS} /> : <Home />}
+        </Suspense>
+      )}
     </>
   );
 }
@@ -135,7 +177,7 @@ async function main() {
   if (!root) throw new Error('no #root element');
   createRoot(root).render(
     <StrictMode>
-      <LatchProvider app={app} redirectMethod={config.redirectMethod ?? 'history'}>
+      <LatchProvider app={app} redirectMethod={config.redirectMethod ?? 'history'} paymentItems={config.paymentItems}>
         <App config={config} />
       </LatchProvider>
     </StrictMode>,

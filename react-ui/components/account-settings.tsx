@@ -1,6 +1,6 @@
 /**
  * Account settings: profile (display name, image), emails (contact channels), password, two-factor
- * authentication (two-factor.tsx), passkeys, sessions, teams, connected accounts (OAuth), API keys
+ * authentication (two-factor.tsx), passkeys, sessions, billing (billing.tsx), teams, connected accounts (OAuth), API keys
  * and account deletion, each section shown when the project allows it. Every
  * change goes through the SDK, which updates or invalidates its cache: the rest of the page (and
  * the user button, and every `useUser`) shows it at once.
@@ -40,6 +40,7 @@ import {
 } from './ui.js';
 import { Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
 import { TeamManagement } from './team-management.js';
+import { BillingSection } from './billing.js';
 
 /** Reads an image file's size and dimensions, for the under-100-KB-and-square rule. */
 async function readImage(file: File): Promise<{ dataUrl: string; width: number; height: number }> {
@@ -599,6 +600,7 @@ export function AccountSettings() {
       {project.config.passkey_enabled ? <PasskeysSection /> : null}
       <SessionsSection />
       <NotificationsSection />
+      <BillingSection />
       <TeamsSection user={user} />
       {project.config.enabled_oauth_providers.length || user.oauth_providers.length ? (
         <ConnectedAccountsSection providers={project.config.enabled_oauth_providers.map((provider) => provider.id)} />

@@ -2,11 +2,16 @@
  * A plan picker for one product line: a card per plan with a button that starts checkout
  * (issue 18, UI kit). The plans are given by the app (their product and price ids from the
  * project's payments config, and the label and price to show), since clients cannot read the
- * config. The button asks the server for a Checkout URL and sends the browser there.
+ * config. The plan the customer holds now (one of these products) is marked current; the button
+ * asks the server for a Checkout URL and sends the browser there; a signed-out visitor is sent to
+ * sign in first and brought back.
  */
-import { useState } from 'react';
-import { useApp } from '../hooks.js';
-import { Alert, Button, LatchRoot, errorMessage } from './ui.js';
+import { useSuspenseQuery } from '@tanstack/react-query';
+import { Suspense, useState } from 'react';
+import type { PaymentCustomerRef } from '../../sdk/index.js';
+import { useApp, useLatchContext, useUser } from '../hooks.js';
+import { withReturnTo } from '../urls.js';
+import { Alert, Button, LatchRoot, Loading, errorMessage } from './ui.js';
 
 export interface Plan {
   productId: string;
@@ -18,12 +23,13 @@ export interface Plan {
 }
 
 export interface PlanPickerProps {
+  /** The plans of one product line (products of a line are mutually exclusive: buying one replaces the other). */
   plans: Plan[];
-  /** Whose plan: the signed-in user (default) or one of their teams. */
-  customer?: { customerType: 'user'; customerId?: 'me' } | { customerType: 'team'; customerId: string };
+  /** Whose plan: the signed-in user (default, `{ userId: 'me' }`) or one of their teams (`{ teamId }`, needs `$update_team` to buy). */
+  customer?: PaymentCustomerRef;
   /** Where Stripe sends the buyer back (default: this page). */
   returnUrl?: string;
-  /** The product id the customer holds now, shown as current. */
+  /** The product id the customer holds now; default: read from the customer's products. */
   currentProductId?: string | null;
   /** Opens the Checkout URL (default: window.location.assign; the URL is Stripe's, from the server). */
   openCheckout?: (url: string) => void;
@@ -33,17 +39,49 @@ export interface PlanPickerProps {
  * @example
  * <PlanPicker plans={[{ productId: 'starter', priceId: 'monthly', name: 'Starter', price: '$9.99 / month' }]} />
  */
-export function PlanPicker({ plans, customer = { customerType: 'user' }, returnUrl, currentProductId, openCheckout }: PlanPickerProps) {
+export function PlanPicker(props: PlanPickerProps) {
+  if (props.currentProductId !== undefined) return <PlanCards {...props} current={props.currentProductId} signedIn />;
+  return (
+    <Suspense fallback={<Loading label="Loading plans…" />}>
+      <HeldPlanPicker {...props} />
+    </Suspense>
+  );
+}
+
+function HeldPlanPicker(props: PlanPickerProps) {
+  const user = useUser();
+  return user ? <SignedInPlanPicker {...props} /> : <PlanCards {...props} current={null} signedIn={false} />;
+}
+
+function SignedInPlanPicker(props: PlanPickerProps) {
   const app = useApp();
+  const held = useSuspenseQuery(app.productsQuery({ ...(props.customer ?? { userId: 'me' }), limit: 100 })).data.items;
+  const ids = new Set(props.plans.map((plan) => plan.productId));
+  return <PlanCards {...props} current={held.find((product) => product.id !== null && ids.has(product.id))?.id ?? null} signedIn />;
+}
+
+function PlanCards({
+  plans,
+  customer = { userId: 'me' },
+  returnUrl,
+  openCheckout,
+  current,
+  signedIn,
+}: PlanPickerProps & { current: string | null; signedIn: boolean }) {
+  const app = useApp();
+  const { urls, navigate } = useLatchContext();
   const [pending, setPending] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const choose = async (plan: Plan) => {
+    if (!signedIn) {
+      await navigate(withReturnTo(urls.signIn, `${window.location.pathname}${window.location.search}`));
+      return;
+    }
     setPending(plan.productId);
     setError(null);
     try {
       const url = await app.createCheckoutUrl({
-        customerType: customer.customerType,
-        customerId: customer.customerId ?? 'me',
+        ...customer,
         productId: plan.productId,
         ...(plan.priceId ? { priceId: plan.priceId } : {}),
         returnUrl: returnUrl ?? window.location.href,
@@ -63,9 +101,9 @@ export function PlanPicker({ plans, customer = { customerType: 'user' }, returnU
         style={{ display: 'grid', gap: 12, gridTemplateColumns: 'repeat(auto-fit, minmax(180px, 1fr))', padding: 0, listStyle: 'none' }}
       >
         {plans.map((plan) => {
-          const current = plan.productId === currentProductId;
+          const isCurrent = plan.productId === current;
           return (
-            <li key={`${plan.productId}:${plan.priceId ?? ''}`} className="latch-card" aria-current={current || undefined}>
+            <li key={`${plan.productId}:${plan.priceId ?? ''}`} className="latch-card" aria-current={isCurrent || undefined} aria-label={plan.name}>
               <h3 className="latch-title">{plan.name}</h3>
               <p className="latch-subtitle">{plan.price}</p>
               {plan.features?.length ? (
@@ -75,8 +113,8 @@ export function PlanPicker({ plans, customer = { customerType: 'user' }, returnU
                   ))}
                 </ul>
               ) : null}
-              <Button block disabled={current || pending !== null} loading={pending === plan.productId} onClick={() => void choose(plan)}>
-                {current ? 'Current plan' : `Choose ${plan.name}`}
+              <Button block disabled={isCurrent || pending !== null} loading={pending === plan.productId} onClick={() => void choose(plan)}>
+                {isCurrent ? 'Current plan' : `Choose ${plan.name}`}
               </Button>
             </li>
           );

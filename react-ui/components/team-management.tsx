@@ -1,7 +1,7 @@
 /**
  * One team, managed by its own people: its settings, members, invitations, the caller's own
- * permissions, leaving and deleting — each part shown only to a member who holds the system
- * permission the server checks for it ($update_team, $read_members, $invite_members,
+ * permissions, leaving and deleting, and its billing — each part shown only to a member who holds the system
+ * permission the server checks for it ($update_team (settings, billing), $read_members, $invite_members,
  * $remove_members, $delete_team), so the page never offers what would be refused. Projects created
  * in the console give a team's creator `team_admin` (all of them) and later members `team_member`
  * ($read_members, $invite_members).
@@ -11,6 +11,7 @@ import { type FormEvent, useState } from 'react';
 import { useApp, useLatchContext, useUser } from '../hooks.js';
 import { absoluteUrl } from '../location.js';
 import { validateDisplayName, validateEmail } from '../validation.js';
+import { BillingSection } from './billing.js';
 import { Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
 import { Avatar, Button, EmailField, Field } from './ui.js';
 
@@ -22,6 +23,8 @@ export function TeamManagement({ teamId }: { teamId: string }) {
   return (
     <div className="latch-team-management" aria-label={`Manage ${team.display_name}`} role="region">
       {held.has('$update_team') ? <TeamSettings teamId={teamId} displayName={team.display_name} /> : null}
+      {/* The team's billing: $update_team, as the server asks of a client for the team's checkout and billing portal. */}
+      {held.has('$update_team') ? <BillingSection customer={{ teamId }} title="Team billing" /> : null}
       {held.has('$read_members') ? <Members teamId={teamId} canRemove={held.has('$remove_members')} /> : null}
       {held.has('$invite_members') ? <Invitations teamId={teamId} canList={held.has('$read_members')} canWithdraw={held.has('$remove_members')} /> : null}
       <Section title="Your permissions in this team">

@@ -54,13 +54,15 @@ export interface AppPageOptions {
   redirectMethod?: 'window' | 'history';
   /** Playwright's default timeout in the context: a stuck step fails inside the test's own timeout. */
   timeoutMs?: number;
+  /** More of the example app's config (`paymentItems`, `plans`). */
+  config?: Record<string, unknown>;
 }
 
 /** A new browser context whose pages run the example app against `project`, and its first page. */
 export async function openAppPage(
   suite: Pick<UiSuite, 'h' | 'browser'>,
   project: ProjectFixture,
-  { redirectMethod = 'history', timeoutMs = 10_000 }: AppPageOptions = {},
+  { redirectMethod = 'history', timeoutMs = 10_000, config = {} }: AppPageOptions = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await suite.browser.newContext();
   context.setDefaultTimeout(timeoutMs);
@@ -68,7 +70,7 @@ export async function openAppPage(
     (latchConfig) => {
       (window as unknown as { __LATCH_CONFIG__: unknown }).__LATCH_CONFIG__ = latchConfig;
     },
-    { projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: suite.h.url, redirectMethod },
+    { ...config, projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: suite.h.url, redirectMethod },
   );
   return { context, page: await context.newPage() };
 }

@@ -17,8 +17,7 @@
  */
 import { defineQuery, type LatchQuery } from '../cache.js';
 import { AppCore, type SignInResult, USER_DATA } from '../core.js';
-import { type ExpectedErrors, KnownErrors, LatchAssertionError, type Result, toResult } from '../errors.js';
-import { knownErrorFromBody, knownErrorsByCode } from '../../contract/errors/known-errors.js';
+import { type ExpectedErrors, KnownErrors, type Result, toResult } from '../errors.js';
 import type { OAuthProviderId } from '../../contract/config/oauth-providers.js';
 import { isAnonymousToken } from '../tokens.js';
 import { type RouterInputs, type RouterOutputs, buildHeaders } from '../transport.js';
@@ -165,46 +164,6 @@ function writeOuterState(state: string, value: OuterState): void {
   document.cookie = `${OAUTH_OUTER_STATE_COOKIE_PREFIX}${state}=${encodeURIComponent(JSON.stringify(value))}; path=/; max-age=${OAUTH_OUTER_STATE_COOKIE_SECONDS}; samesite=lax${secure}`;
 }
 
-/** Reads and deletes the state's cookie: a state is consumed once. */
-function takeOuterState(state: string): OuterState | null {
-  if (!hasCookies()) return null;
-  const name = `${OAUTH_OUTER_STATE_COOKIE_PREFIX}${state}`;
-  const entry = document.cookie.split('; ').find((part) => part.startsWith(`${name}=`));
-  document.cookie = `${name}=; path=/; max-age=0; samesite=lax`;
-  if (!entry) return null;
-  try {
-    const value = JSON.parse(decodeURIComponent(entry.slice(name.length + 1))) as Partial<OuterState>;
-    if (typeof value.v !== 'string' || typeof value.r !== 'string') return null;
-    return { v: value.v, r: value.r, t: value.t === 'link' ? 'link' : 'authenticate' };
-  } catch {
-    return null;
-  }
-}
-
-function jwtSubject(token: string): string | null {
-  try {
-    const payload = token.split('.')[1] ?? '';
-    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
-    return typeof sub === 'string' ? sub : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The token endpoint's answer to the authorization_code grant (spec section 7). */
-interface AuthorizationCodeResponse {
-  access_token: string;
-  refresh_token: string;
-  token_type?: string;
-  expires_in?: number;
-  scope?: string;
-  id_token?: string;
-  is_new_user?: boolean;
-  user_id?: string;
-  after_callback_redirect_url?: string | null;
-}
-
 /** OAuth: sign-in and linking with a provider, the callback, connected accounts and provider accounts. */
 export abstract class OAuthFeature extends AppCore {
   // ─── The flow ──────────────────────────────────────────────────────────────────────────────────
@@ -311,52 +270,16 @@ export abstract class OAuthFeature extends AppCore {
    * if (result) location.assign(result.is_new_user ? '/welcome' : '/');
    */
   async callOAuthCallback(options: OAuthCallbackOptions = {}): Promise<OAuthCallbackResult | null> {
-    const inBrowser = typeof window !== 'undefined' && typeof window.location?.href === 'string';
-    const href = options.url ?? (inBrowser ? window.location.href : null);
-    if (!href) throw new Error('callOAuthCallback needs the callback URL outside a browser: pass { url, codeVerifier, redirectUri }.');
-    const params = new URL(href).searchParams;
-    const failure = oauthErrorOf(params);
-    if (failure) {
-      if (inBrowser && options.url === undefined)
-        cleanAddressBar(['errorCode', 'message', 'details', 'error', 'error_description', 'error_uri', 'code', 'state']);
-      throw failure;
-    }
-    const code = params.get('code');
-    const state = params.get('state');
-    if (!code || !state) {
-      console.warn('Latch OAuth callback: the URL has no code and state; nothing to do.');
-      return null;
-    }
-    let outer: OuterState | null = null;
-    if (options.codeVerifier !== undefined) {
-      outer = { v: options.codeVerifier, r: options.redirectUri ?? withoutCodeAndState(href), t: options.type ?? 'authenticate' };
-    } else {
-      outer = takeOuterState(state);
-    }
-    // The spec's order: consume the cookie, then clean the query (a reload cannot replay the code).
-    if (inBrowser && options.url === undefined) cleanAddressBar(['code', 'state']);
-    if (!outer) {
-      console.warn(
-        'Latch OAuth callback: no sign-in was started in this browser for this state (the outer-state cookie is missing): ' +
-          'the page was reloaded, opened in another browser, or the flow is older than an hour. Sign in again.',
-      );
-      return null;
-    }
-    await this.session.peek(); // an app without a token store fails here, before the code is spent
-    const response = await this.oauthTokenRequest<AuthorizationCodeResponse>({
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: outer.v,
-      redirect_uri: outer.r,
+    // Loaded on first use: only the callback page needs it, so it stays out of every other page's bundle.
+    const { completeOAuthCallback } = await import('./oauth-callback.js');
+    return completeOAuthCallback(options, {
+      beforeExchange: () => this.session.peek(), // an app without a token store fails here, before the code is spent
+      exchange: (form) => this.oauthTokenRequest(form),
+      store: async (tokens) => {
+        await this.session.setTokens(tokens);
+        this.invalidate(['users.', 'sessions.', 'oauth.']);
+      },
     });
-    await this.session.setTokens({ accessToken: response.access_token, refreshToken: response.refresh_token });
-    this.invalidate(['users.', 'sessions.', 'oauth.']);
-    return {
-      user_id: response.user_id ?? jwtSubject(response.access_token) ?? '',
-      is_new_user: response.is_new_user === true,
-      type: outer.t,
-      after_callback_redirect_url: response.after_callback_redirect_url ?? null,
-    };
   }
 
   // ─── Connected accounts ────────────────────────────────────────────────────────────────────────
@@ -465,68 +388,19 @@ export abstract class OAuthFeature extends AppCore {
    * become catalogue errors; an OAuth-style `{error, error_description}` becomes an Error.
    */
   protected async oauthTokenRequest<T>(form: Record<string, string>): Promise<T> {
-    const fetcher = this.options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+    const { tokenRequest } = await import('./oauth-callback.js');
     return this.call(
-      async (context) => {
-        const headers = { ...(await buildHeaders(this.credentials, context)), 'content-type': 'application/x-www-form-urlencoded' };
-        const body = new URLSearchParams({ ...form, client_id: this.projectId });
-        if (this.credentials.publishableClientKey) body.set('client_secret', this.credentials.publishableClientKey);
-        const response = await fetcher(`${this.baseUrl}/api/v1/auth/oauth/token`, { method: 'POST', headers, body: body.toString() });
-        const text = await response.text();
-        let parsed: unknown = null;
-        try {
-          parsed = text ? JSON.parse(text) : null;
-        } catch {
-          throw new LatchAssertionError(
-            `The Latch server answered /auth/oauth/token with status ${response.status} and a body that is not JSON: ${text.slice(0, 200)}`,
-          );
-        }
-        if (response.ok) return parsed as T;
-        const error = parsed as { code?: unknown; error?: unknown; details?: unknown; error_description?: unknown } | null;
-        if (error && typeof error.code === 'string') {
-          throw knownErrorFromBody({ code: error.code, error: String(error.error ?? ''), details: error.details });
-        }
-        const description = typeof error?.error_description === 'string' ? `: ${error.error_description}` : '';
-        throw new Error(`The code exchange failed with status ${response.status} (${String(error?.error ?? 'no error code')}${description}).`);
-      },
+      async (context) =>
+        tokenRequest<T>(form, {
+          projectId: this.projectId,
+          baseUrl: this.baseUrl,
+          publishableClientKey: this.credentials.publishableClientKey,
+          headers: await buildHeaders(this.credentials, context),
+          fetch: this.options.fetch,
+        }),
       { access: 'client' },
     );
   }
-}
-
-/**
- * A failed flow's error, as Latch's error redirect puts it in the URL (`error`: the catalogue code,
- * or a plain OAuth code such as `access_denied`; `errorCode` is read too). Only the code is read: the URL is anyone's to craft, so its free text (`message`,
- * `error_description`) never becomes a message the app shows; the catalogue's own message does.
- */
-function oauthErrorOf(params: URLSearchParams): Error | null {
-  const errorCode = params.get('errorCode') ?? params.get('error_code');
-  const error = params.get('error');
-  if (!errorCode && !error) return null;
-  if (error === 'access_denied') return new KnownErrors.OAuthProviderAccessDenied();
-  // Latch puts its catalogue code in `error` (OAuth's own field), with the message in `error_description`.
-  const candidate = errorCode ?? error;
-  const code = candidate && /^[A-Z0-9_]{1,64}$/.test(candidate) ? candidate : null;
-  const cls = code ? knownErrorsByCode.get(code) : undefined;
-  if (cls) {
-    try {
-      // Errors with parameters get them from their arguments, absent here: keep only a clean message.
-      const known = new (cls as unknown as new () => Error)();
-      if (!/undefined/.test(known.message)) return known;
-    } catch {
-      // a catalogue builder that needs its arguments: the generic message below
-    }
-    return knownErrorFromBody({ code: cls.code, error: `The sign-in failed (${cls.code}). Please try again.` });
-  }
-  return new Error(`The sign-in failed (${code ?? (error && /^[a-z0-9_]{1,64}$/i.test(error) ? error : 'unknown error')}). Please try again.`);
-}
-
-/** Removes query parameters from the address bar without a navigation (a reload must not replay them). */
-function cleanAddressBar(names: readonly string[]): void {
-  if (typeof history === 'undefined' || typeof history.replaceState !== 'function') return;
-  const url = new URL(window.location.href);
-  for (const name of names) url.searchParams.delete(name);
-  if (url.href !== window.location.href) history.replaceState(history.state, '', url.href);
 }
 
 /** Provider accounts made by server code. */

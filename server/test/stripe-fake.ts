@@ -203,6 +203,8 @@ export async function startStripeFake(options: { port?: number; webhookSecret: s
     requests.push(route);
     const page = /^(GET|POST) \/pay\/([^/]+)$/.exec(route);
     if (page?.[2]) return checkoutPage(res, page[1] === 'POST', decodeURIComponent(page[2]));
+    const portal = /^GET \/portal\/([^/]+)$/.exec(route);
+    if (portal?.[1]) return portalPage(res, decodeURIComponent(portal[1]));
     if (!/^Bearer (sk|rk)_/.test(req.headers.authorization ?? '')) {
       send(res, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
       return;
@@ -314,6 +316,23 @@ export async function startStripeFake(options: { port?: number; webhookSecret: s
       res.writeHead(303, { location: session.success_url ?? '/' });
       res.end();
     })();
+  };
+
+  /** The hosted billing portal: the customer's subscriptions, and a link back to return_url. */
+  const portalPage = (res: ServerResponse, id: string) => {
+    const session = objects.get(id);
+    if (!session || session.object !== 'billing_portal.session') {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('No such billing portal session');
+      return;
+    }
+    const subscriptions = [...objects.values()].filter((o) => o.object === 'subscription' && o.customer === session.customer);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(
+      `<!doctype html><html lang="en"><head><title>Fake Stripe billing portal</title></head><body><main><h1>Fake Stripe billing portal</h1>` +
+        `<ul aria-label="Subscriptions">${subscriptions.map((s) => `<li>${escapeHtml(`${s.id}: ${String(s.status)}`)}</li>`).join('')}</ul>` +
+        `<a href="${escapeHtml(String(session.return_url ?? '/'))}">Return</a></main></body></html>`,
+    );
   };
 
   const server: Server = createServer((req, res) => {

@@ -47,7 +47,7 @@ describe('POST /check-feature-support', () => {
     expect((await first).supported).toBe(false);
     const user = await server.createUser({ primary_email: h.uniqueEmail('buyer') });
     const failure = await server
-      .createCheckoutUrl({ customerType: 'user', customerId: user.id, productId: 'pro', returnUrl: 'http://localhost:3000/back' })
+      .createCheckoutUrl({ userId: user.id, productId: 'pro', returnUrl: 'http://localhost:3000/back' })
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(FeatureNotSupportedError);
     expect((failure as FeatureNotSupportedError).reason).toContain('Stripe');

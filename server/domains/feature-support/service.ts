@@ -13,6 +13,11 @@ const CHECKS: Record<SupportCheckedFeature, (deps: Deps, auth: AuthContext) => P
     auth.project.config.payments.test_mode || (await stripeKeys(deps, deps.db, auth.tenancy.id))
       ? null
       : 'Payments are not set up for this project: an admin must store the Stripe keys first (console → Payments, or POST /internal/payments/setup).',
+  // The Stripe Billing Portal needs the project's Stripe account (test mode has none).
+  'billing-portal': async (deps, auth) =>
+    (await stripeKeys(deps, deps.db, auth.tenancy.id))
+      ? null
+      : 'The billing portal needs a Stripe account: an admin must store the Stripe keys first (console → Payments, or POST /internal/payments/setup).',
   // The AI chat's model endpoint is a deployment setting (server/env.ts, LATCH_AI_BASE_URL).
   'ai-chat': (deps) =>
     deps.env.ai?.baseUrl ? null : 'AI chat is not enabled on this server: its operator must set LATCH_AI_BASE_URL to an OpenAI-compatible endpoint.',

@@ -111,7 +111,7 @@ export async function billingPortalUrl(
   auth: AuthContext,
   input: { customer_type: CustomerType; customer_id: string; return_url: string },
 ): Promise<{ url: string }> {
-  const customer = await authorizeCustomer(deps, auth, input.customer_type, input.customer_id);
+  const customer = await authorizeCustomer(deps, auth, input.customer_type, input.customer_id, '$update_team');
   const keys = await stripeKeys(deps, deps.db, auth.tenancy.id);
   if (!keys) throw new KnownErrors.StripeAccountInfoNotFound();
   const stripe = stripeClient(deps, keys.secretKey);
@@ -186,7 +186,7 @@ export async function createPurchaseUrl(deps: Deps, auth: AuthContext, input: Pu
       issues: [{ path: 'quantity', message: 'must be 1 for a product that is not stackable' }],
     });
   }
-  const customer = await authorizeCustomer(deps, auth, input.customer_type, input.customer_id);
+  const customer = await authorizeCustomer(deps, auth, input.customer_type, input.customer_id, '$update_team');
   await requireBaseProduct(deps, customer, product);
   const { priceId, price } = pickPrice(product, input.price_id, isClient);
   const { currency, minor } = priceAmount(price);

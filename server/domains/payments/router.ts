@@ -62,7 +62,7 @@ export const paymentsRouter = router({
   createPurchaseUrl: op(
     clientProcedure,
     'POST /payments/purchases/create-purchase-url',
-    'A Stripe Checkout URL for a product (test mode: granted at once, answers return_url)',
+    'A Stripe Checkout URL for a product (test mode: granted at once, answers return_url); clients: for themselves, and for a team with $update_team',
   )
     .input(schemas.createPurchaseUrlSchema)
     .output(schemas.purchaseUrlSchema)
@@ -71,7 +71,7 @@ export const paymentsRouter = router({
   billingPortal: op(
     clientProcedure,
     'POST /payments/billing-portal/{customer_type}/{customer_id}',
-    'A Stripe Billing Portal URL for the customer (subscriptions, payment methods, invoices); clients: their own user and teams',
+    'A Stripe Billing Portal URL for the customer (subscriptions, payment methods, invoices); clients: their own user, and a team with $update_team',
   )
     .input(schemas.billingPortalSchema)
     .output(schemas.purchaseUrlSchema)

@@ -4,6 +4,7 @@ import type { Executor } from '../../db/executor.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { AuthContext } from '../../access/context.js';
 import { authorizeTeamAction, clientOwnUserId, resolveUserId } from '../../access/policy.js';
+import type { SystemTeamPermission } from '../../../contract/schemas/permissions.js';
 import { type CustomerType, type Product, inlineProductSchema } from '../../../contract/config/payments.js';
 import { type LedgerEntry, foldLedger, productGrants } from './ledger.js';
 import * as q from './queries.js';
@@ -20,8 +21,20 @@ import { itemsOf, recordGrantOrChange } from './transactions.js';
  * requests serialise per customer and none reads a balance another is about to spend.
  */
 
-/** Who a request is about, after the access rules: clients only themselves and their teams; custom ids only from servers. */
-export async function authorizeCustomer(deps: Deps, auth: AuthContext, type: CustomerType, idParam: string): Promise<q.CustomerKey> {
+/**
+ * Who a request is about, after the access rules: clients only themselves and their teams; custom
+ * ids only from servers. `teamPermission` is what a client must also hold in a team customer:
+ * reading a team's items and products needs membership only, while buying for it and opening its
+ * billing portal (payment methods, cancelling its subscription) need `$update_team`, the team
+ * admin's permission (Stack Auth asks for its `team_admin` there).
+ */
+export async function authorizeCustomer(
+  deps: Deps,
+  auth: AuthContext,
+  type: CustomerType,
+  idParam: string,
+  teamPermission: SystemTeamPermission | null = null,
+): Promise<q.CustomerKey> {
   const tenancyId = auth.tenancy.id;
   // Users and teams are named by their uuid: anything else names no customer (and never reaches a uuid column).
   if (type !== 'custom' && !(type === 'user' && idParam === 'me') && !uuidSchema.safeParse(idParam).success)
@@ -34,7 +47,7 @@ export async function authorizeCustomer(deps: Deps, auth: AuthContext, type: Cus
   }
   if (type === 'team') {
     if (auth.type === 'client') {
-      await authorizeTeamAction(deps, auth, idParam, null);
+      await authorizeTeamAction(deps, auth, idParam, teamPermission);
       return { tenancyId, type, id: idParam };
     }
     if (!(await q.teamExists(deps.db, tenancyId, idParam))) throw new KnownErrors.CustomerDoesNotExist(idParam);
