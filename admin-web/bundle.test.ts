@@ -46,9 +46,16 @@ describe('browser bundle of the admin console', () => {
       define: { 'process.env.NODE_ENV': '"production"' },
     });
     const outputs = Object.entries(metafile.outputs);
-    const [, entry] = outputs.find(([, output]) => output.entryPoint)!;
-    const entryInputs = Object.keys(entry.inputs);
-    expect(entryInputs.filter((input) => input.includes('@codemirror/') || input.includes('@lezer/'))).toEqual([]);
+    // What loads up front: the entry chunk and the chunks it imports statically (bundleForBrowser's js).
+    const upFront = new Set<string>();
+    const visit = (name: string) => {
+      if (upFront.has(name)) return;
+      upFront.add(name);
+      for (const imported of metafile.outputs[name]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
+    };
+    visit(outputs.find(([, output]) => output.entryPoint)![0]);
+    const upFrontInputs = [...upFront].flatMap((name) => Object.keys(metafile.outputs[name]!.inputs));
+    expect(upFrontInputs.filter((input) => input.includes('@codemirror/') || input.includes('@lezer/'))).toEqual([]);
     // CodeMirror's chunk is reached only through the editor module's dynamic import.
     const editorChunk = outputs.find(([, output]) => Object.keys(output.inputs).includes('admin-web/editor/code-editor.tsx'));
     expect(editorChunk).toBeDefined();
@@ -57,9 +64,11 @@ describe('browser bundle of the admin console', () => {
       outputs.find(([, output]) => Object.keys(output.inputs).includes('admin-web/routes/project.tsx'))![0],
     );
     console.log(
-      `Admin console first load (esbuild, entry chunk): ${(js.length / 1024).toFixed(1)} KiB minified, ${(gzippedBytes / 1024).toFixed(1)} KiB gzipped`,
+      `Admin console first load (esbuild, entry chunk and its static imports): ${(js.length / 1024).toFixed(1)} KiB minified, ${(gzippedBytes / 1024).toFixed(1)} KiB gzipped`,
     );
-    expect(gzippedBytes).toBeLessThan(100 * 1024);
+    // 209 KiB with the email editor, payments and owners pages (React, the SDK and every page but the
+    // editor load up front); CodeMirror's ~130 KiB stays in its own chunk.
+    expect(gzippedBytes).toBeLessThan(230 * 1024);
   });
 
   it(

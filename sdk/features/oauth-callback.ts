@@ -4,10 +4,20 @@
  * exchange at `/auth/oauth/token` and the error a failed flow's redirect carries. Only the
  * callback page runs it, so every other page's bundle goes without it.
  */
-import { LatchAssertionError } from '../errors.js';
-import { KnownErrors } from '../errors.js';
-import { knownErrorFromBody, knownErrorsByCode } from '../../contract/errors/known-errors.js';
-import { OAUTH_OUTER_STATE_COOKIE_PREFIX, type OAuthCallbackOptions, type OAuthCallbackResult } from './oauth.js';
+import type { knownErrorFromBody as KnownErrorFromBody, knownErrorsByCode as KnownErrorsByCode } from '../../contract/errors/known-errors.js';
+import type { OAuthCallbackOptions, OAuthCallbackResult } from './oauth.js';
+
+/**
+ * What this chunk needs of the SDK's main code, passed in rather than imported: an import would
+ * make the bundler split the main code into a shared chunk, a second file for every page to load.
+ */
+export interface CallbackShared {
+  cookiePrefix: string;
+  knownErrorFromBody: typeof KnownErrorFromBody;
+  knownErrorsByCode: typeof KnownErrorsByCode;
+  accessDenied: () => Error;
+  assertionError: (message: string) => Error;
+}
 
 interface OuterState {
   v: string;
@@ -17,6 +27,7 @@ interface OuterState {
 
 /** What the callback needs of the app (its protected parts, passed in). */
 export interface CallbackApp {
+  shared: CallbackShared;
   beforeExchange(): Promise<unknown>;
   exchange(form: Record<string, string>): Promise<unknown>;
   store(tokens: { accessToken: string; refreshToken: string }): Promise<void>;
@@ -35,9 +46,9 @@ function withoutCodeAndState(url: string): string {
 }
 
 /** Reads and deletes the state's cookie: a state is consumed once. */
-function takeOuterState(state: string): OuterState | null {
+function takeOuterState(state: string, prefix: string): OuterState | null {
   if (!hasCookies()) return null;
-  const name = `${OAUTH_OUTER_STATE_COOKIE_PREFIX}${state}`;
+  const name = `${prefix}${state}`;
   const entry = document.cookie.split('; ').find((part) => part.startsWith(`${name}=`));
   document.cookie = `${name}=; path=/; max-age=0; samesite=lax`;
   if (!entry) return null;
@@ -79,7 +90,7 @@ export async function completeOAuthCallback(options: OAuthCallbackOptions, app: 
   const href = options.url ?? (inBrowser ? window.location.href : null);
   if (!href) throw new Error('callOAuthCallback needs the callback URL outside a browser: pass { url, codeVerifier, redirectUri }.');
   const params = new URL(href).searchParams;
-  const failure = oauthErrorOf(params);
+  const failure = oauthErrorOf(params, app.shared);
   if (failure) {
     if (inBrowser && options.url === undefined)
       cleanAddressBar(['errorCode', 'message', 'details', 'error', 'error_description', 'error_uri', 'code', 'state']);
@@ -95,7 +106,7 @@ export async function completeOAuthCallback(options: OAuthCallbackOptions, app: 
   if (options.codeVerifier !== undefined) {
     outer = { v: options.codeVerifier, r: options.redirectUri ?? withoutCodeAndState(href), t: options.type ?? 'authenticate' };
   } else {
-    outer = takeOuterState(state);
+    outer = takeOuterState(state, app.shared.cookiePrefix);
   }
   // The spec's order: consume the cookie, then clean the query (a reload cannot replay the code).
   if (inBrowser && options.url === undefined) cleanAddressBar(['code', 'state']);
@@ -125,7 +136,14 @@ export async function completeOAuthCallback(options: OAuthCallbackOptions, app: 
 /** A POST of a form to `/auth/oauth/token` with the app's headers and client credentials (see OAuthFeature.oauthTokenRequest). */
 export async function tokenRequest<T>(
   form: Record<string, string>,
-  app: { projectId: string; baseUrl: string; publishableClientKey: string | undefined; headers: Record<string, string>; fetch: typeof fetch | undefined },
+  app: {
+    projectId: string;
+    baseUrl: string;
+    publishableClientKey: string | undefined;
+    headers: Record<string, string>;
+    fetch: typeof fetch | undefined;
+    shared: CallbackShared;
+  },
 ): Promise<T> {
   const fetcher = app.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const headers = { ...app.headers, 'content-type': 'application/x-www-form-urlencoded' };
@@ -137,14 +155,14 @@ export async function tokenRequest<T>(
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {
-    throw new LatchAssertionError(
+    throw app.shared.assertionError(
       `The Latch server answered /auth/oauth/token with status ${response.status} and a body that is not JSON: ${text.slice(0, 200)}`,
     );
   }
   if (response.ok) return parsed as T;
   const error = parsed as { code?: unknown; error?: unknown; details?: unknown; error_description?: unknown } | null;
   if (error && typeof error.code === 'string') {
-    throw knownErrorFromBody({ code: error.code, error: String(error.error ?? ''), details: error.details });
+    throw app.shared.knownErrorFromBody({ code: error.code, error: String(error.error ?? ''), details: error.details });
   }
   const description = typeof error?.error_description === 'string' ? `: ${error.error_description}` : '';
   throw new Error(`The code exchange failed with status ${response.status} (${String(error?.error ?? 'no error code')}${description}).`);
@@ -155,11 +173,11 @@ export async function tokenRequest<T>(
  * or a plain OAuth code such as `access_denied`; `errorCode` is read too). Only the code is read: the URL is anyone's to craft, so its free text (`message`,
  * `error_description`) never becomes a message the app shows; the catalogue's own message does.
  */
-function oauthErrorOf(params: URLSearchParams): Error | null {
+function oauthErrorOf(params: URLSearchParams, { knownErrorFromBody, knownErrorsByCode, accessDenied }: CallbackShared): Error | null {
   const errorCode = params.get('errorCode') ?? params.get('error_code');
   const error = params.get('error');
   if (!errorCode && !error) return null;
-  if (error === 'access_denied') return new KnownErrors.OAuthProviderAccessDenied();
+  if (error === 'access_denied') return accessDenied();
   // Latch puts its catalogue code in `error` (OAuth's own field), with the message in `error_description`.
   const candidate = errorCode ?? error;
   const code = candidate && /^[A-Z0-9_]{1,64}$/.test(candidate) ? candidate : null;

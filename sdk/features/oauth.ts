@@ -17,7 +17,9 @@
  */
 import { defineQuery, type LatchQuery } from '../cache.js';
 import { AppCore, type SignInResult, USER_DATA } from '../core.js';
-import { type ExpectedErrors, KnownErrors, type Result, toResult } from '../errors.js';
+import { type ExpectedErrors, KnownErrors, LatchAssertionError, type Result, toResult } from '../errors.js';
+import { knownErrorFromBody, knownErrorsByCode } from '../../contract/errors/known-errors.js';
+import type { CallbackShared } from './oauth-callback.js';
 import type { OAuthProviderId } from '../../contract/config/oauth-providers.js';
 import { isAnonymousToken } from '../tokens.js';
 import { type RouterInputs, type RouterOutputs, buildHeaders } from '../transport.js';
@@ -164,6 +166,14 @@ function writeOuterState(state: string, value: OuterState): void {
   document.cookie = `${OAUTH_OUTER_STATE_COOKIE_PREFIX}${state}=${encodeURIComponent(JSON.stringify(value))}; path=/; max-age=${OAUTH_OUTER_STATE_COOKIE_SECONDS}; samesite=lax${secure}`;
 }
 
+const callbackShared: CallbackShared = {
+  cookiePrefix: OAUTH_OUTER_STATE_COOKIE_PREFIX,
+  knownErrorFromBody,
+  knownErrorsByCode,
+  accessDenied: () => new KnownErrors.OAuthProviderAccessDenied(),
+  assertionError: (message) => new LatchAssertionError(message),
+};
+
 /** OAuth: sign-in and linking with a provider, the callback, connected accounts and provider accounts. */
 export abstract class OAuthFeature extends AppCore {
   // ─── The flow ──────────────────────────────────────────────────────────────────────────────────
@@ -273,6 +283,7 @@ export abstract class OAuthFeature extends AppCore {
     // Loaded on first use: only the callback page needs it, so it stays out of every other page's bundle.
     const { completeOAuthCallback } = await import('./oauth-callback.js');
     return completeOAuthCallback(options, {
+      shared: callbackShared,
       beforeExchange: () => this.session.peek(), // an app without a token store fails here, before the code is spent
       exchange: (form) => this.oauthTokenRequest(form),
       store: async (tokens) => {
@@ -397,6 +408,7 @@ export abstract class OAuthFeature extends AppCore {
           publishableClientKey: this.credentials.publishableClientKey,
           headers: await buildHeaders(this.credentials, context),
           fetch: this.options.fetch,
+          shared: callbackShared,
         }),
       { access: 'client' },
     );

@@ -14,8 +14,12 @@ export interface BrowserBundle {
   /** Every source file and package file that went in, relative to the repository root. */
   inputs: string[];
   metafile: Metafile;
-  /** The JavaScript of the entry (with `splitting`, only the entry's chunk: what loads up front). */
+  /**
+   * The JavaScript that loads up front: the entry's chunk and, with `splitting`, every chunk it
+   * imports statically (transitively); chunks reached only by `import()` load later and are left out.
+   */
   js: Uint8Array;
+  /** The gzipped size of that code, each chunk gzipped on its own as a browser downloads it. */
   gzippedBytes: number;
 }
 
@@ -37,12 +41,21 @@ export async function bundleForBrowser(entry: string, options: BuildOptions = {}
   const { outputFiles, metafile } = result;
   if (!outputFiles || !metafile) throw new Error('esbuild returned no output files or no metafile');
   const entryOutput = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint)?.[0];
-  const js =
-    outputFiles.find((file) => entryOutput && file.path.endsWith(entryOutput)) ?? outputFiles.find((file) => file.path.endsWith('.js')) ?? outputFiles[0]!;
+  const fileOf = (output: string) => outputFiles.find((file) => file.path.endsWith(output));
+  const upFront: string[] = [];
+  const visit = (output: string) => {
+    if (upFront.includes(output)) return;
+    upFront.push(output);
+    for (const imported of metafile.outputs[output]?.imports ?? []) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+  };
+  if (entryOutput) visit(entryOutput);
+  const files = upFront.map(fileOf).filter((file) => file !== undefined);
+  if (files.length === 0) files.push(outputFiles.find((file) => file.path.endsWith('.js')) ?? outputFiles[0]!);
+  const js = Buffer.concat(files.map((file) => file.contents));
   return {
     inputs: Object.keys(metafile.inputs),
     metafile,
-    js: js.contents,
-    gzippedBytes: gzipSync(js.contents, { level: 9 }).length,
+    js,
+    gzippedBytes: files.reduce((total, file) => total + gzipSync(file.contents, { level: 9 }).length, 0),
   };
 }
