@@ -393,6 +393,13 @@ function applyOverride(current: Record<string, unknown>, entries: Record<string,
 export async function ensureInternalProject(deps: Deps): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const existing = await q.lockProject(trx, INTERNAL_PROJECT_ID);
+    // The console's own pages (the owner's password-reset link) live on this server: with a public
+    // LATCH_BASE_URL that origin is the internal project's trusted domain (localhost is allowed anyway).
+    const consoleOrigin = deps.env.baseUrl ? new URL(deps.env.baseUrl).origin : null;
+    const withConsoleDomain = (config: ProjectConfig): ProjectConfig =>
+      consoleOrigin && !config.domains.some((d) => d.domain === consoleOrigin)
+        ? { ...config, domains: [...config.domains, { domain: consoleOrigin, handler_path: '/' }] }
+        : config;
     if (!existing) {
       await q.insertProject(trx, {
         id: INTERNAL_PROJECT_ID,
@@ -402,12 +409,13 @@ export async function ensureInternalProject(deps: Deps): Promise<void> {
         logo_url: null,
         full_logo_url: null,
         owner_team_id: null,
-        config: { ...internalProjectConfig(deps.env.internalSignUp) },
+        config: { ...withConsoleDomain(internalProjectConfig(deps.env.internalSignUp)) },
       });
     } else {
       const config = effectiveConfig(existing.config);
-      if (config.sign_up_enabled !== deps.env.internalSignUp) {
-        await q.updateProject(trx, INTERNAL_PROJECT_ID, { config: { ...config, sign_up_enabled: deps.env.internalSignUp } });
+      const next = withConsoleDomain({ ...config, sign_up_enabled: deps.env.internalSignUp });
+      if (config.sign_up_enabled !== deps.env.internalSignUp || next.domains.length !== config.domains.length) {
+        await q.updateProject(trx, INTERNAL_PROJECT_ID, { config: { ...next } });
       }
     }
     await q.insertTenancy(trx, { id: randomUUID(), project_id: INTERNAL_PROJECT_ID, branch_id: DEFAULT_BRANCH_ID });
