@@ -90,11 +90,9 @@ describe('console: co-owners and the owner account', { timeout: 240_000 }, () =>
     // Alice's page lists both; she removes Bob (checked through the API).
     await page.reload();
     const owners = page.getByRole('table', { name: 'Owners' });
-    await owners.getByText(bobEmail).waitFor();
-    await owners
-      .getByRole('row', { name: new RegExp(bobEmail) })
-      .getByRole('button', { name: 'Remove' })
-      .click();
+    // (Each row's confirmation dialog sits in its cell, so cells and buttons are found by role.)
+    await owners.getByRole('cell', { name: bobEmail }).waitFor();
+    await owners.getByRole('button', { name: 'Remove', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
     await expect
       .poll(async () => (await h.get(`/internal/projects/${project.id}/owners`, h.internalClient(alice.accessToken))).body.items.length, poll)
