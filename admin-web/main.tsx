@@ -4,7 +4,8 @@ import { createRoot } from 'react-dom/client';
 import { internalApp } from './api.js';
 import { ErrorMessage, Loading } from './components/ui.js';
 import { matchPath, navigate, useLocation } from './components/router.js';
-import { AuthPage } from './routes/auth.js';
+import { AuthPage, PASSWORD_RESET_PATH } from './routes/auth.js';
+import { OwnerInvitationPage } from './routes/owner-invitation.js';
 import { ProjectsPage } from './routes/projects.js';
 import { useOwner } from './session.js';
 import './styles.css';
@@ -14,6 +15,10 @@ const ProjectPage = lazy(() => import('./routes/project.js').then((module) => ({
 // The popup of "Test this provider" lands here: it needs no owner session of its own.
 const OAuthTestCallbackPage = lazy(() => import('./routes/oauth-test.js').then((module) => ({ default: module.OAuthTestCallbackPage })));
 const OAUTH_TEST_CALLBACK_PATH = '/oauth-test-callback';
+// The owner's account page draws QR codes (the qrcode package): a chunk of its own.
+const AccountPage = lazy(() => import('./routes/account.js').then((module) => ({ default: module.AccountPage })));
+// The emailed reset link works signed in or out (a reset ends every session of that owner anyway).
+const PasswordResetPage = lazy(() => import('./routes/password-reset.js').then((module) => ({ default: module.PasswordResetPage })));
 
 /** The console: signed out, the sign-in page; signed in, the project list or one project's pages. */
 function App() {
@@ -45,8 +50,29 @@ function App() {
       </div>
     );
   }
-  if (!owner.data) return <AuthPage mode={pathname === '/sign-up' ? 'sign-up' : 'sign-in'} />;
+  if (!owner.data) {
+    const invited = pathname === '/owner-invitation';
+    return (
+      <AuthPage
+        mode={pathname === '/sign-up' ? 'sign-up' : 'sign-in'}
+        notice={
+          invited ? (
+            <div className="alert alert-ok" role="status">
+              You are invited to co-own projects on Latch: sign in, or create an account with the invited email, to accept.
+            </div>
+          ) : undefined
+        }
+      />
+    );
+  }
   if (onAuthPage) return null;
+  if (pathname === '/owner-invitation') return <OwnerInvitationPage />;
+  if (pathname === '/account')
+    return (
+      <Suspense fallback={<Loading label="Loading…" />}>
+        <AccountPage />
+      </Suspense>
+    );
   const project =
     matchPath('/projects/:projectId', pathname) ??
     matchPath('/projects/:projectId/:page', pathname) ??
@@ -73,6 +99,10 @@ createRoot(document.getElementById('root')!).render(
       {window.location.pathname === OAUTH_TEST_CALLBACK_PATH ? (
         <Suspense fallback={<Loading label="Loading…" />}>
           <OAuthTestCallbackPage />
+        </Suspense>
+      ) : window.location.pathname === PASSWORD_RESET_PATH ? (
+        <Suspense fallback={<Loading label="Loading…" />}>
+          <PasswordResetPage />
         </Suspense>
       ) : (
         <App />

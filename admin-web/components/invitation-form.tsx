@@ -1,6 +1,18 @@
 import { type FormEvent, useState } from 'react';
 import { InlineForm, InlineInput } from './ui.js';
 
+/**
+ * A page of the project's own handler (`sign-in`, `team-invitation`): under its first trusted
+ * domain that is not a wildcard, with that domain's handler path. Emailed links go to the app the
+ * user belongs to, never to this console. With no such domain, a local dev server's address: the
+ * owner edits it (the server accepts only trusted domains, or localhost while it is allowed).
+ */
+export function projectHandlerUrl(domains: ReadonlyArray<{ domain: string; handler_path: string }>, page: string): string {
+  const first = domains.find((entry) => !entry.domain.includes('*'));
+  if (!first) return `http://localhost:3000/handler/${page}`;
+  return `${first.domain.replace(/\/+$/, '')}${first.handler_path.replace(/\/+$/, '')}/${page}`;
+}
+
 /** What an invitation form sends: the address, and the page of the user's app that the emailed link opens. */
 export interface InvitationInput {
   email: string;

@@ -5,7 +5,7 @@ import { emailConfigSchema, emailConfigUpdateSchema } from '../../contract/schem
 import { sendSignInInvitationSchema, sendTestEmailSchema } from '../../contract/schemas/emails.js';
 import type { EmailConfig, SendTestEmailResult } from '../../sdk/index.js';
 import { saveConfig } from '../components/config.js';
-import { InvitationForm, type InvitationInput } from '../components/invitation-form.js';
+import { InvitationForm, type InvitationInput, projectHandlerUrl } from '../components/invitation-form.js';
 import { Link, navigate } from '../components/router.js';
 import {
   Card,
@@ -118,12 +118,13 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
       <form className="form" onSubmit={save} noValidate>
         <fieldset className="stack" style={{ border: 'none', padding: 0, margin: 0 }}>
           <legend className="visually-hidden">Email server</legend>
-          <label className="row">
-            <input type="radio" name="email-type" checked={type === 'shared'} onChange={() => setType('shared')} /> Shared — the deployment's default server (or
-            the local inbox below when none is set)
+          <label className="choice">
+            <input type="radio" name="email-type" checked={type === 'shared'} onChange={() => setType('shared')} />
+            <span>Shared — the deployment's default server (or the local inbox below when none is set)</span>
           </label>
-          <label className="row">
-            <input type="radio" name="email-type" checked={type === 'standard'} onChange={() => setType('standard')} /> My own SMTP server
+          <label className="choice">
+            <input type="radio" name="email-type" checked={type === 'standard'} onChange={() => setType('standard')} />
+            <span>My own SMTP server</span>
           </label>
         </fieldset>
         {type === 'shared' ? (
@@ -201,12 +202,7 @@ function ServerCard({ admin, config }: { admin: PageProps['admin']; config: Stor
 }
 
 function InvitationCard({ admin, domains }: { admin: PageProps['admin']; domains: PageProps['project']['config']['domains'] }) {
-  // The app's sign-in page: under the first trusted domain's handler path, else a local dev server.
-  const first = domains[0];
-  const signInPage =
-    first && !first.domain.includes('*')
-      ? `${first.domain.replace(/\/+$/, '')}${first.handler_path.replace(/\/+$/, '')}/sign-in`
-      : 'http://localhost:3000/handler/sign-in';
+  const signInPage = projectHandlerUrl(domains, 'sign-in');
   const [sent, setSent] = useState<string | null>(null);
   const invite = useFormAction(sendSignInInvitationSchema, async (input: InvitationInput) => {
     await admin.sendSignInInvitation({ email: input.email, callbackUrl: input.callback_url });

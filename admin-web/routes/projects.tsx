@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { projectCreateSchema } from '../../contract/schemas/projects.js';
 import type { AdminProject, CreatedInternalApiKey } from '../../sdk/index.js';
 import { adminAppFor, forgetAdminApps, internalApp } from '../api.js';
@@ -10,8 +10,38 @@ import { useOwner } from '../session.js';
 
 /** The owner's home: their projects, and the create-project flow that ends with the new keys. */
 export function ProjectsPage({ creating }: { creating: boolean }) {
-  const owner = useOwner();
   const projects = useQuery(internalApp.ownedProjectsQuery(), internalApp.queryClient);
+  return (
+    <ConsoleShell current="projects">
+      <PageHeader
+        title="Projects"
+        description="Each project has its own users, teams, keys and settings."
+        actions={<PrimaryButton onClick={() => navigate('/projects/new')}>New project</PrimaryButton>}
+      />
+      <QueryView query={projects} loadingLabel="Loading projects…">
+        {(items) =>
+          items.length === 0 ? (
+            <Empty title="No projects yet">
+              <p>Create your first project to get its API keys.</p>
+              <PrimaryButton onClick={() => navigate('/projects/new')}>Create a project</PrimaryButton>
+            </Empty>
+          ) : (
+            <div className="grid" role="list" aria-label="Your projects">
+              {items.map((project) => (
+                <ProjectCard key={project.id} project={project} />
+              ))}
+            </div>
+          )
+        }
+      </QueryView>
+      <CreateProjectDialog open={creating} onClose={() => navigate('/projects')} />
+    </ConsoleShell>
+  );
+}
+
+/** The console's pages outside a project (the project list, the owner's account): their sidebar and main area. */
+export function ConsoleShell({ current, children }: { current: 'projects' | 'account' | null; children: ReactNode }) {
+  const owner = useOwner();
   return (
     <div className="shell">
       <aside className="sidebar" aria-label="Console">
@@ -19,38 +49,18 @@ export function ProjectsPage({ creating }: { creating: boolean }) {
           <span className="brand-mark" aria-hidden="true" /> Latch
         </Link>
         <div className="nav-section">Console</div>
-        <Link className="nav-link" href="/projects" aria-current="page">
+        <Link className="nav-link" href="/projects" aria-current={current === 'projects' ? 'page' : undefined}>
           Projects
+        </Link>
+        <Link className="nav-link" href="/account" aria-current={current === 'account' ? 'page' : undefined}>
+          Your account
         </Link>
         <a className="nav-link" href="/api/v1/docs">
           API reference
         </a>
         <OwnerFooter email={owner.data?.primary_email ?? null} />
       </aside>
-      <main>
-        <PageHeader
-          title="Projects"
-          description="Each project has its own users, teams, keys and settings."
-          actions={<PrimaryButton onClick={() => navigate('/projects/new')}>New project</PrimaryButton>}
-        />
-        <QueryView query={projects} loadingLabel="Loading projects…">
-          {(items) =>
-            items.length === 0 ? (
-              <Empty title="No projects yet">
-                <p>Create your first project to get its API keys.</p>
-                <PrimaryButton onClick={() => navigate('/projects/new')}>Create a project</PrimaryButton>
-              </Empty>
-            ) : (
-              <div className="grid" role="list" aria-label="Your projects">
-                {items.map((project) => (
-                  <ProjectCard key={project.id} project={project} />
-                ))}
-              </div>
-            )
-          }
-        </QueryView>
-        <CreateProjectDialog open={creating} onClose={() => navigate('/projects')} />
-      </main>
+      <main>{children}</main>
     </div>
   );
 }
@@ -58,9 +68,9 @@ export function ProjectsPage({ creating }: { creating: boolean }) {
 export function OwnerFooter({ email }: { email: string | null }) {
   return (
     <div className="sidebar-footer">
-      <span className="muted small" title={email ?? ''}>
+      <Link className="muted small" href="/account" title={`Your account: ${email ?? ''}`}>
         {email}
-      </span>
+      </Link>
       <SmallButton
         onClick={async () => {
           await internalApp.signOut();

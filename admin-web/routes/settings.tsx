@@ -21,6 +21,8 @@ import {
   useFormAction,
 } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
+import { Link } from '../components/router.js';
+import { OwnersCard } from '../components/owners-card.js';
 
 /** Name, description, logos, production mode; transfer to another owner team; delete. */
 export function SettingsPage({ projectId, admin, project }: PageProps) {
@@ -98,18 +100,10 @@ export function SettingsPage({ projectId, admin, project }: PageProps) {
         </form>
       </Card>
       <Card title="Production mode">
-        <Switch
-          label="Production mode"
-          description={
-            project.production_mode_problems.length > 0
-              ? `${project.production_mode_problems.length} problem(s) to fix first: see Domains.`
-              : 'Strict checks for a live app.'
-          }
-          checked={project.is_production_mode}
-          onChange={(checked) => production.run(checked)}
-        />
+        <ProductionMode projectId={projectId} project={project} onChange={(checked) => production.run(checked)} />
         <ErrorMessage error={production.error} title="Could not save" />
       </Card>
+      <OwnersCard projectId={projectId} />
       <TransferCard projectId={projectId} ownerTeamId={project.owner_team_id} />
       <Card title="Danger zone">
         <div className="stack">
@@ -225,5 +219,47 @@ function TransferCard({ projectId, ownerTeamId }: { projectId: string; ownerTeam
       ) : null}
       <ErrorMessage error={create.error} />
     </Card>
+  );
+}
+
+/**
+ * Production mode: switched on only once the spec's problems are fixed (the server refuses too,
+ * PRODUCTION_MODE_HAS_PROBLEMS), so with problems the switch is off and disabled and the problems
+ * are listed with their fix links. Once on, problems that come back are shown the same way.
+ */
+function ProductionMode({ projectId, project, onChange }: { projectId: string; project: PageProps['project']; onChange: (checked: boolean) => unknown }) {
+  const problems = project.production_mode_problems;
+  const blocked = problems.length > 0 && !project.is_production_mode;
+  return (
+    <div className="stack">
+      <Switch
+        label="Production mode"
+        description={
+          blocked
+            ? `Fix the ${problems.length === 1 ? 'problem' : `${problems.length} problems`} below first, then switch it on.`
+            : 'Strict checks for a live app: no localhost, no bare IP addresses, HTTPS trusted domains.'
+        }
+        checked={project.is_production_mode}
+        disabled={blocked}
+        onChange={onChange}
+      />
+      {problems.length > 0 ? (
+        <div className={`alert ${project.is_production_mode ? 'alert-error' : 'alert-warn'}`}>
+          <strong>{project.is_production_mode ? 'Production mode is on, but the project has problems' : 'Fix these first'}</strong>
+          <ul aria-label="Production mode problems to fix" style={{ margin: '4px 0 0', paddingLeft: 18 }}>
+            {problems.map((problem) => (
+              <li key={problem.message}>
+                {problem.message} — <Link href={problem.relative_fix_url}>fix it on the Domains page</Link>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {problems.length === 0 && !project.is_production_mode ? (
+        <p className="muted small" style={{ margin: 0 }}>
+          No problems: <Link href={`/projects/${projectId}/domains`}>the domains</Link> are ready for production mode.
+        </p>
+      ) : null}
+    </div>
   );
 }

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { sendCodeSchema } from '../../contract/schemas/team-invitations.js';
 import { teamCreateSchema, teamUpdateSchema } from '../../contract/schemas/teams.js';
 import type { ServerTeam } from '../../sdk/index.js';
-import { InvitationForm, type InvitationInput } from '../components/invitation-form.js';
+import { InvitationForm, type InvitationInput, projectHandlerUrl } from '../components/invitation-form.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';
 import { Link, navigate } from '../components/router.js';
@@ -250,6 +250,7 @@ function MemberPermissionsDialog({ admin, teamId, userId, onClose }: { admin: Pa
 }
 
 function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId: string }) {
+  const project = useQuery(admin.projectQuery(), admin.queryClient);
   const invitations = useQuery(admin.teamInvitationsQuery(teamId), admin.queryClient);
   const inviting = useFormAction(sendCodeSchema, async (input: InvitationInput & { team_id: string }) => {
     await admin.inviteUser(teamId, { email: input.email, callback_url: input.callback_url });
@@ -274,8 +275,8 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
       <InvitationForm
         emailLabel="Invite by email"
         callbackUrlLabel="Invitation page of your app"
-        callbackUrlHint="A trusted domain of the project."
-        initialCallbackUrl={`${window.location.origin}/handler/team-invitation`}
+        callbackUrlHint="The team-invitation page of your app's handler, on a trusted domain of the project (Domains)."
+        initialCallbackUrl={projectHandlerUrl(project.data?.config.domains ?? [], 'team-invitation')}
         errors={inviting.errors}
         spaced
         send={(input) => inviting.submit({ ...input, team_id: teamId })}

@@ -177,15 +177,26 @@ function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose:
   const [displayName, setDisplayName] = useState('');
   const [password, setPassword] = useState('');
   const [verified, setVerified] = useState(false);
+  // An empty form would make a user nobody can sign in as or find: without an email, the owner
+  // says so explicitly (a user created for later linking, or for server-side use).
+  const [withoutEmail, setWithoutEmail] = useState(false);
+  const [emailMissing, setEmailMissing] = useState(false);
   const create = useFormAction(userCreateSchema, async (input: UserCreateInput) => {
     await onCreate(input);
     setEmail('');
     setDisplayName('');
     setPassword('');
+    setWithoutEmail(false);
   });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    const missing = !email.trim() && !withoutEmail;
+    setEmailMissing(missing);
+    if (missing) {
+      create.clear();
+      return;
+    }
     void create.submit({
       ...(email.trim() ? { primary_email: email.trim(), primary_email_auth_enabled: true, primary_email_verified: verified } : {}),
       ...(displayName.trim() ? { display_name: displayName.trim() } : {}),
@@ -196,9 +207,18 @@ function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose:
   return (
     <Modal title="Create user" open={open} onClose={onClose}>
       <form className="form" onSubmit={submit} noValidate>
-        <Field label="Email" error={create.errors.primary_email}>
+        <Field
+          label="Email"
+          error={create.errors.primary_email ?? (emailMissing && !email.trim() && !withoutEmail ? 'Enter the user’s email, or confirm below that they have none.' : undefined)}
+        >
           {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoFocus />}
         </Field>
+        {!email.trim() ? (
+          <label className="choice small">
+            <input type="checkbox" checked={withoutEmail} onChange={(event) => setWithoutEmail(event.target.checked)} />
+            <span>Create this user without an email (they cannot sign in with a password, code or link until one is added)</span>
+          </label>
+        ) : null}
         <Field label="Display name" error={create.errors.display_name}>
           {(props) => <input {...props} type="text" value={displayName} onChange={(event) => setDisplayName(event.target.value)} />}
         </Field>

@@ -7,7 +7,7 @@ import { OAUTH_ACCOUNT_MERGE_STRATEGIES, OAUTH_CONFIGURABLE_PROVIDER_IDS, oauthP
 import { paymentsConfigOutputSchema, paymentsConfigSchema } from '../config/payments.js';
 import { permissionRefsSchema, teamsConfigFlagFields } from '../config/teams.js';
 import { dataVaultStoresSchema } from '../config/vault.js';
-import { displayNameSchema, imageUrlSchema, uuidSchema } from '../validation/schemas.js';
+import { displayNameSchema, emailSchema, imageUrlSchema, uuidSchema } from '../validation/schemas.js';
 
 // The config sections' own schemas, re-exported where the console and the email schemas found them.
 export { domainSchema } from '../config/domains.js';
@@ -127,3 +127,27 @@ export const projectTransferSchema = z.strictObject({ project_id: z.string().min
 
 export const configOverrideSchema = z.strictObject({ config_override_string: z.string().max(1_000_000) });
 export const configOutputSchema = z.object({ config_string: z.string() });
+
+// ─── Co-owners (the members of a project's owner team, a team of the internal project) ─────────
+
+export const projectOwnersPathSchema = z.object({ project_id: z.string().min(1).max(256) });
+export const projectOwnerPathSchema = z.object({ project_id: z.string().min(1).max(256), user_id: uuidSchema });
+export const projectOwnerInvitationPathSchema = z.object({ project_id: z.string().min(1).max(256), invitation_id: uuidSchema });
+/** Invite someone to own a project: the email goes through the internal project, its link opens the console. */
+export const projectOwnerInviteSchema = z.strictObject({ project_id: z.string().min(1).max(256), email: emailSchema });
+
+export const projectOwnerSchema = z.object({
+  user_id: z.string(),
+  display_name: z.string().nullable(),
+  primary_email: z.string().nullable(),
+  is_current_user: z.boolean(),
+  joined_at_millis: z.number(),
+});
+export const projectOwnerListSchema = z.object({
+  items: z.array(projectOwnerSchema),
+  is_paginated: z.literal(false),
+  /** The owner team: its members own every project it owns (`owned_project_count`). */
+  owner_team: z.object({ id: z.string(), display_name: z.string(), owned_project_count: z.number() }),
+});
+export const projectOwnerInvitationSchema = z.object({ id: z.string(), recipient_email: z.string(), expires_at_millis: z.number() });
+export const projectOwnerInviteResultSchema = z.object({ id: z.string() });

@@ -6,8 +6,8 @@
  * the user button, and every `useUser`) shows it at once.
  */
 import { useSuspenseQuery } from '@tanstack/react-query';
-import { type ChangeEvent, type FormEvent, type ReactNode, Suspense, useId, useState } from 'react';
-import type { ClientUser, CreatedUserApiKey } from '../../sdk/index.js';
+import { type ChangeEvent, type FormEvent, type ReactNode, type SetStateAction, Suspense, useId, useState } from 'react';
+import { type ClientUser, type CreatedUserApiKey, KnownErrors } from '../../sdk/index.js';
 import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl } from '../location.js';
 import {
@@ -69,7 +69,7 @@ function ProfileSection({ user }: { user: ClientUser }) {
     event.preventDefault();
     const invalid = validateDisplayName(name.trim());
     setNameError(invalid);
-    if (invalid) return;
+    if (invalid) return save.clear();
     void save.run(async () => {
       await app.updateUser({ display_name: name.trim() || null });
       return 'Display name saved.';
@@ -117,7 +117,14 @@ function ProfileSection({ user }: { user: ClientUser }) {
       </div>
       <Feedback error={image.error} done={image.done} />
       <form className="latch-form" onSubmit={submit} noValidate aria-label="Display name">
-        <Field label="Display name" name="display-name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} error={nameError} />
+        <Field
+          label="Display name"
+          name="display-name"
+          autoComplete="name"
+          value={name}
+          onChange={(e) => (setName(e.target.value), setNameError(null))}
+          error={nameError}
+        />
         <SubmitRow action={save}>Save</SubmitRow>
       </form>
     </Section>
@@ -139,7 +146,7 @@ function EmailsSection() {
     const trimmed = email.trim();
     const invalid = validateEmail(trimmed);
     setEmailError(invalid);
-    if (invalid) return;
+    if (invalid) return add.clear();
     void add.run(async () => {
       const channel = await app.createContactChannel({ type: 'email', value: trimmed, used_for_auth: false });
       await app.sendContactChannelVerificationEmail(channel.id, { callbackUrl: callbackUrl() });
@@ -202,7 +209,7 @@ function EmailsSection() {
       </ul>
       <Feedback error={row.error} done={row.done} />
       <form className="latch-form" onSubmit={submit} noValidate aria-label="Add an email">
-        <EmailField label="Add an email" name="new-email" value={email} onValue={setEmail} error={emailError} />
+        <EmailField label="Add an email" name="new-email" value={email} onValue={(value) => (setEmail(value), setEmailError(null))} error={emailError} />
         <SubmitRow action={add} secondary>
           Add email
         </SubmitRow>
@@ -211,12 +218,17 @@ function EmailsSection() {
   );
 }
 
+/** The server answers a wrong current password with PASSWORD_CONFIRMATION_MISMATCH ('Passwords do not match.'): say what it means. */
+export const WRONG_CURRENT_PASSWORD = 'Your current password is not correct.';
+
 function PasswordSection({ user }: { user: ClientUser }) {
   const app = useApp();
   const [current, setCurrent] = useState('');
   const newPassword = useNewPassword();
   const [errors, setErrors] = useState<{ current?: string; password?: string; confirmation?: string }>({});
   const action = useAction();
+  // A field's message goes as soon as it is edited: no red border on a value that may be fine now.
+  const edited = (field: 'current' | 'password' | 'confirmation') => setErrors(({ [field]: _, ...rest }) => rest);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const found = validateForm({
@@ -225,24 +237,41 @@ function PasswordSection({ user }: { user: ClientUser }) {
       confirmation: () => validatePasswordConfirmation(newPassword.password, newPassword.confirmation),
     });
     setErrors(found);
-    if (Object.keys(found).length) return;
+    if (Object.keys(found).length) return action.clear();
     void action.run(async () => {
       const result = user.has_password
         ? await app.updatePassword({ old_password: current, new_password: newPassword.password })
         : await app.setPassword({ password: newPassword.password });
-      if (result.status === 'error') throw result.error;
+      if (result.status === 'error') {
+        if (result.error instanceof KnownErrors.PasswordConfirmationMismatch) {
+          setErrors({ current: WRONG_CURRENT_PASSWORD });
+          return null;
+        }
+        throw result.error;
+      }
       setCurrent('');
       newPassword.clear();
       return user.has_password ? 'Password changed. Your other sessions were signed out.' : 'Password set.';
     });
   };
+  const value = {
+    ...newPassword,
+    setPassword: (next: SetStateAction<string>) => (newPassword.setPassword(next), edited('password')),
+    setConfirmation: (next: SetStateAction<string>) => (newPassword.setConfirmation(next), edited('confirmation')),
+  };
   return (
     <Section title="Password">
       <form className="latch-form" onSubmit={submit} noValidate aria-label={user.has_password ? 'Change password' : 'Set a password'}>
         {user.has_password ? (
-          <CurrentPasswordField label="Current password" name="current-password" value={current} onValue={setCurrent} error={errors.current} />
+          <CurrentPasswordField
+            label="Current password"
+            name="current-password"
+            value={current}
+            onValue={(next) => (setCurrent(next), edited('current'))}
+            error={errors.current}
+          />
         ) : null}
-        <NewPasswordFields label="New password" name="new-password" value={newPassword} errors={errors} />
+        <NewPasswordFields label="New password" name="new-password" value={value} errors={errors} />
         <SubmitRow action={action}>{user.has_password ? 'Change password' : 'Set password'}</SubmitRow>
       </form>
     </Section>
@@ -298,7 +327,7 @@ function TeamsSection({ user }: { user: ClientUser }) {
     const trimmed = name.trim();
     const invalid = trimmed ? validateDisplayName(trimmed) : 'Please enter a team name.';
     setNameError(invalid);
-    if (invalid) return;
+    if (invalid) return create.clear();
     void create.run(async () => {
       const team = await app.createTeam({ display_name: trimmed });
       // Spec: selecting a team after creating one makes it the selected team.
@@ -359,7 +388,7 @@ function TeamsSection({ user }: { user: ClientUser }) {
       <Feedback error={row.error} done={row.done} />
       {project.config.client_team_creation_enabled ? (
         <form className="latch-form" onSubmit={submit} noValidate aria-label="Create a team">
-          <Field label="New team name" name="team-name" value={name} onChange={(e) => setName(e.target.value)} error={nameError} />
+          <Field label="New team name" name="team-name" value={name} onChange={(e) => (setName(e.target.value), setNameError(null))} error={nameError} />
           <SubmitRow action={create} secondary>
             Create team
           </SubmitRow>
@@ -382,7 +411,7 @@ function ApiKeysSection() {
     const trimmed = description.trim();
     const invalid = trimmed ? null : 'Please describe what the key is for.';
     setDescriptionError(invalid);
-    if (invalid) return;
+    if (invalid) return create.clear();
     void create.run(async () => {
       setCreated(await app.createUserApiKey({ description: trimmed }));
       setDescription('');
@@ -421,7 +450,7 @@ function ApiKeysSection() {
           label="Key description"
           name="api-key-description"
           value={description}
-          onChange={(e) => setDescription(e.target.value)}
+          onChange={(e) => (setDescription(e.target.value), setDescriptionError(null))}
           error={descriptionError}
         />
         <SubmitRow action={create} secondary>

@@ -23,7 +23,12 @@ export function useAction() {
       setPending(false);
     }
   };
-  return { pending, error, done, run, setError };
+  /** Clears the outcome: a form whose fields fail their checks shows no "saved" from an earlier submit beside them. */
+  const clear = () => {
+    setError(null);
+    setDone(null);
+  };
+  return { pending, error, done, run, setError, clear };
 }
 
 export function Section({ title, children, description }: { title: string; description?: ReactNode; children: ReactNode }) {

@@ -8,15 +8,17 @@
  */
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { useApp, useLatchContext, useUser } from '../hooks.js';
+import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
+import type { CreatedTeamApiKey } from '../../sdk/index.js';
 import { absoluteUrl } from '../location.js';
 import { validateDisplayName, validateEmail } from '../validation.js';
 import { BillingSection } from './billing.js';
 import { Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
-import { Avatar, Button, EmailField, Field } from './ui.js';
+import { Alert, Avatar, Button, EmailField, Field } from './ui.js';
 
 export function TeamManagement({ teamId }: { teamId: string }) {
   const app = useApp();
+  const project = useProject();
   const team = useSuspenseQuery(app.teamQuery(teamId)).data;
   const held = new Set(useSuspenseQuery(app.teamPermissionsQuery(teamId, { recursive: true })).data.map((p) => p.id));
   if (!team) return <p className="latch-hint">You are no longer a member of this team.</p>;
@@ -27,6 +29,7 @@ export function TeamManagement({ teamId }: { teamId: string }) {
       {held.has('$update_team') ? <BillingSection customer={{ teamId }} title="Team billing" /> : null}
       {held.has('$read_members') ? <Members teamId={teamId} canRemove={held.has('$remove_members')} /> : null}
       {held.has('$invite_members') ? <Invitations teamId={teamId} canList={held.has('$read_members')} canWithdraw={held.has('$remove_members')} /> : null}
+      {held.has('$manage_api_keys') && project.config.allow_team_api_keys ? <TeamApiKeys teamId={teamId} /> : null}
       <Section title="Your permissions in this team">
         {held.size === 0 ? (
           <p className="latch-hint">None: you can see the team and leave it.</p>
@@ -55,12 +58,13 @@ function TeamSettings({ teamId, displayName }: { teamId: string; displayName: st
     const trimmed = name.trim();
     const invalid = trimmed ? validateDisplayName(trimmed) : 'Please enter a team name.';
     setError(invalid);
-    if (!invalid) void action.run(async () => (await app.updateTeam(teamId, { display_name: trimmed }), 'Team name saved.'));
+    if (invalid) action.clear();
+    else void action.run(async () => (await app.updateTeam(teamId, { display_name: trimmed }), 'Team name saved.'));
   };
   return (
     <Section title="Team settings">
       <form className="latch-form" onSubmit={submit} noValidate aria-label="Team settings">
-        <Field label="Team name" name="team-display-name" value={name} onChange={(e) => setName(e.target.value)} error={error} />
+        <Field label="Team name" name="team-display-name" value={name} onChange={(e) => (setName(e.target.value), setError(null))} error={error} />
         <SubmitRow action={action}>Save</SubmitRow>
       </form>
     </Section>
@@ -115,7 +119,7 @@ function Invitations({ teamId, canList, canWithdraw }: { teamId: string; canList
     const trimmed = email.trim();
     const invalid = validateEmail(trimmed);
     setError(invalid);
-    if (invalid) return;
+    if (invalid) return invite.clear();
     void invite.run(async () => {
       // The link in the email opens this app's team-invitation handler page.
       await app.inviteUser(teamId, { email: trimmed, callback_url: absoluteUrl(urls.teamInvitation) });
@@ -126,7 +130,7 @@ function Invitations({ teamId, canList, canWithdraw }: { teamId: string; canList
   return (
     <Section title="Invite a member">
       <form className="latch-form" onSubmit={submit} noValidate aria-label="Invite a member">
-        <EmailField label="Email to invite" name="invite-email" value={email} onValue={setEmail} error={error} />
+        <EmailField label="Email to invite" name="invite-email" value={email} onValue={(value) => (setEmail(value), setError(null))} error={error} />
         <SubmitRow action={invite} secondary>
           Send invitation
         </SubmitRow>
@@ -196,6 +200,79 @@ function LeaveOrDelete({ teamId, displayName, canDelete }: { teamId: string; dis
         ) : null}
       </div>
       <Feedback error={action.error} done={action.done} />
+    </Section>
+  );
+}
+
+const keyDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+
+/** The team's API keys, for a member with $manage_api_keys (and the project allowing team keys): list, create (shown once), revoke. */
+function TeamApiKeys({ teamId }: { teamId: string }) {
+  const app = useApp();
+  const keys = useSuspenseQuery(app.teamApiKeysQuery(teamId)).data.filter((key) => key.manually_revoked_at_millis === null);
+  const row = useAction();
+  const create = useAction();
+  const [description, setDescription] = useState('');
+  const [descriptionError, setDescriptionError] = useState<string | null>(null);
+  const [created, setCreated] = useState<CreatedTeamApiKey | null>(null);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = description.trim();
+    const invalid = trimmed ? null : 'Please describe what the key is for.';
+    setDescriptionError(invalid);
+    if (invalid) return create.clear();
+    void create.run(async () => {
+      setCreated(await app.createTeamApiKey(teamId, { description: trimmed }));
+      setDescription('');
+    });
+  };
+  return (
+    <Section title="Team API keys" description="Keys let your scripts act for the team. Treat them like passwords.">
+      {created ? (
+        <Alert kind="success">
+          Copy the new key now: it will not be shown again.
+          <Field label="New team API key" readOnly value={created.value} onFocus={(event) => event.currentTarget.select()} className="latch-input latch-secret" />
+        </Alert>
+      ) : null}
+      {keys.length === 0 ? <p className="latch-hint">No API keys yet.</p> : null}
+      <ul className="latch-list" aria-label="Team API keys">
+        {keys.map((key) => (
+          <li key={key.id} className="latch-list-item">
+            <span>
+              {key.description} <span className="latch-badge">…{key.value.last_four}</span>
+              {key.expires_at_millis ? <span className="latch-hint">Expires {keyDate.format(new Date(key.expires_at_millis))}</span> : null}
+            </span>
+            <Button
+              variant="secondary"
+              size="small"
+              disabled={row.pending}
+              aria-label={`Revoke ${key.description}`}
+              onClick={() =>
+                void row.run(async () => {
+                  await app.revokeTeamApiKey(key.id);
+                  setCreated(null);
+                  return 'Key revoked.';
+                })
+              }
+            >
+              Revoke
+            </Button>
+          </li>
+        ))}
+      </ul>
+      <Feedback error={row.error} done={row.done} />
+      <form className="latch-form" onSubmit={submit} noValidate aria-label="Create a team API key">
+        <Field
+          label="Team key description"
+          name="team-api-key-description"
+          value={description}
+          onChange={(e) => (setDescription(e.target.value), setDescriptionError(null))}
+          error={descriptionError}
+        />
+        <SubmitRow action={create} secondary>
+          Create team key
+        </SubmitRow>
+      </form>
     </Section>
   );
 }

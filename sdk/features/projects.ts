@@ -14,6 +14,10 @@ export type ClientProject = RouterOutputs['projects']['current'];
 export type AdminProject = RouterOutputs['projects']['adminCurrent'];
 export type ProjectCreateInput = RouterInputs['projects']['createOwned'];
 export type ProjectTransferInput = RouterInputs['projects']['transfer'];
+/** A project's owners (the members of its owner team) and that team. */
+export type ProjectOwners = RouterOutputs['projects']['listOwners'];
+export type ProjectOwner = ProjectOwners['items'][number];
+export type ProjectOwnerInvitation = RouterOutputs['projects']['listOwnerInvitations']['items'][number];
 export type ProjectUpdateInput = RouterInputs['projects']['updateCurrent'];
 
 /** The effective project configuration (the `config_string` of the wire, parsed). */
@@ -92,6 +96,67 @@ export abstract class ProjectsFeature extends AppCore {
    */
   async transferProject(input: ProjectTransferInput): Promise<void> {
     await this.mutate(['projects.'], (context) => this.trpc.projects.transfer.mutate(input, { context }), this.ownerCallOptions());
+  }
+
+  // ─── Co-owners ─────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * A project's owners: the members of its owner team (who own every project of that team).
+   *
+   * @example
+   * const { items, owner_team } = await internal.queryClient.fetchQuery(internal.projectOwnersQuery(projectId));
+   */
+  projectOwnersQuery(projectId: string): LatchQuery<ProjectOwners> {
+    return defineQuery(this.sessionKey('projects.listOwners', { projectId }), () =>
+      this.call((context) => this.trpc.projects.listOwners.query({ project_id: projectId }, { context }), this.ownerCallOptions()),
+    );
+  }
+
+  /** Pending invitations to a project's owner team. */
+  projectOwnerInvitationsQuery(projectId: string): LatchQuery<ProjectOwnerInvitation[]> {
+    return defineQuery(this.sessionKey('projects.listOwnerInvitations', { projectId }), async () => {
+      const list = await this.call((context) => this.trpc.projects.listOwnerInvitations.query({ project_id: projectId }, { context }), this.ownerCallOptions());
+      return list.items;
+    });
+  }
+
+  /**
+   * Emails `email` an invitation to co-own the project (to join its owner team). The link opens
+   * this server's console, where the invitee signs in or up and accepts.
+   *
+   * @example
+   * await internal.inviteProjectOwner(projectId, 'bob@example.com');
+   */
+  async inviteProjectOwner(projectId: string, email: string): Promise<{ id: string }> {
+    return this.mutate(
+      ['projects.', 'emails.'],
+      (context) => this.trpc.projects.inviteOwner.mutate({ project_id: projectId, email }, { context }),
+      this.ownerCallOptions(),
+    );
+  }
+
+  /** Withdraws an owner invitation: its link stops working at once. */
+  async revokeProjectOwnerInvitation(projectId: string, invitationId: string): Promise<void> {
+    await this.mutate(
+      ['projects.'],
+      (context) => this.trpc.projects.revokeOwnerInvitation.mutate({ project_id: projectId, invitation_id: invitationId }, { context }),
+      this.ownerCallOptions(),
+    );
+  }
+
+  /**
+   * Removes an owner (yourself included: that is leaving). The last owner cannot be removed
+   * (`KnownErrors.LastProjectOwner`).
+   *
+   * @example
+   * await internal.removeProjectOwner(projectId, userId);
+   */
+  async removeProjectOwner(projectId: string, userId: string): Promise<void> {
+    await this.mutate(
+      ['projects.', 'teams.'],
+      (context) => this.trpc.projects.removeOwner.mutate({ project_id: projectId, user_id: userId }, { context }),
+      this.ownerCallOptions(),
+    );
   }
 }
 

@@ -92,8 +92,13 @@ describe('production mode enforces its own problems (issue 13 item 12)', () => {
     // Not in production mode: localhost is trusted, as the owner asked.
     expect((await sendReset(project, 'http://localhost:3000/handler/password-reset')).status).toBe(200);
 
-    const prod = await h.patch('/internal/projects/current', { is_production_mode: true }, project.admin());
+    // Switched on while clean (it is refused with problems), then the problems come back: they are
+    // shown, and production mode still refuses every localhost callback.
+    expect((await setDomains(project, ['https://app.example.com'], { is_production_mode: true })).status).toBe(200);
+    const prod = await setDomains(project, localhostDomains, { config: { allow_localhost: true } });
     expect(prod.status).toBe(200);
+    expect(prod.body.is_production_mode).toBe(true);
+    expect(prod.body.production_mode_problems.length).toBeGreaterThan(0);
     for (const url of [
       'http://localhost:3000/handler/password-reset',
       'http://2130706433:3000/cb',
@@ -110,7 +115,8 @@ describe('production mode enforces its own problems (issue 13 item 12)', () => {
 
   it('refuses bare-IP callbacks in production mode and keeps trusting real domains', async () => {
     const project = await h.createProject();
-    expect((await setDomains(project, ['https://10.0.0.1', 'https://app.example.com'], { is_production_mode: true })).status).toBe(200);
+    expect((await setDomains(project, ['https://app.example.com'], { is_production_mode: true })).status).toBe(200);
+    expect((await setDomains(project, ['https://10.0.0.1', 'https://app.example.com'])).status).toBe(200);
     expectKnownError(await sendReset(project, 'https://10.0.0.1/handler/password-reset'), 400, 'REDIRECT_URL_NOT_WHITELISTED');
     expectKnownError(await sendReset(project, 'https://167772161/handler/password-reset'), 400, 'REDIRECT_URL_NOT_WHITELISTED');
     expect((await sendReset(project, 'https://app.example.com/handler/password-reset')).status).toBe(200);

@@ -391,6 +391,8 @@ describe('PATCH /internal/projects/current', () => {
       description: 'Described',
       logo_url: 'https://cdn.example.com/logo.png',
       is_production_mode: true,
+      // Production mode is switched on only without problems (localhost allowed is one).
+      config: { allow_localhost: false },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -398,6 +400,8 @@ describe('PATCH /internal/projects/current', () => {
       description: 'Described',
       logo_url: 'https://cdn.example.com/logo.png',
       is_production_mode: true,
+      // Production mode is switched on only without problems (localhost allowed is one).
+      config: { allow_localhost: false },
     });
     const before = (await h.get('/internal/projects/current', project.admin())).body;
     expectSchemaError(await patchCurrent(project, { display_name: 'Again', owner_team_id: randomUUID() }), 'owner_team_id');

@@ -134,3 +134,33 @@ export async function isTeamMember(db: Executor, tenancyId: string, teamId: stri
     .executeTakeFirst();
   return row !== undefined;
 }
+
+export interface OwnerRow {
+  user_id: string;
+  display_name: string | null;
+  primary_email: string | null;
+  joined_at: Date;
+}
+
+/** The members of an owner team (a team of the internal project) with their names, in joining order. */
+export async function listOwners(db: Executor, internalTenancyId: string, teamId: string): Promise<OwnerRow[]> {
+  return db
+    .selectFrom('team_members as m')
+    .innerJoin('users as u', (join) => join.onRef('u.tenancy_id', '=', 'm.tenancy_id').onRef('u.id', '=', 'm.user_id'))
+    .select(['m.user_id', 'u.display_name', 'u.primary_email', 'm.created_at as joined_at'])
+    .where('m.tenancy_id', '=', internalTenancyId)
+    .where('m.team_id', '=', teamId)
+    .orderBy('m.created_at')
+    .orderBy('m.user_id')
+    .execute();
+}
+
+/** How many projects a team owns (cast in SQL: count is a string on pg and a number on PGlite). */
+export async function countProjectsOwnedBy(db: Executor, teamId: string): Promise<number> {
+  const row = await db
+    .selectFrom('projects')
+    .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('count'))
+    .where('owner_team_id', '=', teamId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

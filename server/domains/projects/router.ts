@@ -5,6 +5,7 @@ import { asShortList, restOperations, succeedAfter } from '../../trpc/operation.
 import { accessProcedure, adminProcedure, clientProcedure } from '../../trpc/procedures.js';
 import { shortList, successSchema } from '../../../contract/validation/schemas.js';
 import * as schemas from '../../../contract/schemas/projects.js';
+import * as owners from './owners.js';
 import * as service from './service.js';
 
 const op = restOperations(['Projects']);
@@ -48,6 +49,38 @@ export const projectsRouter = router({
     input: schemas.projectTransferSchema,
     output: successSchema,
   }).mutation(succeedAfter(({ ctx, input }) => service.transferProject(ctx.deps, ctx.auth, input.project_id, input.new_team_id))),
+
+  // Co-owners (literal paths before {user_id}, see ARCHITECTURE.md).
+  listOwnerInvitations: op(accessProcedure('client'), 'GET /internal/projects/{project_id}/owners/invitations', "Pending invitations to a project's owner team (internal project only)", {
+    input: schemas.projectOwnersPathSchema,
+    output: shortList(schemas.projectOwnerInvitationSchema),
+  }).query(asShortList(({ ctx, input }) => owners.listOwnerInvitations(ctx.deps, ctx.auth, input.project_id))),
+
+  inviteOwner: op(
+    accessProcedure('client'),
+    'POST /internal/projects/{project_id}/owners/invitations',
+    "Email an invitation to join a project's owner team; the link opens the console (internal project only)",
+    { input: schemas.projectOwnerInviteSchema, output: schemas.projectOwnerInviteResultSchema, successStatus: 201 },
+  ).mutation(({ ctx, input }) => owners.inviteOwner(ctx.deps, ctx.auth, input.project_id, input.email, ctx.ip)),
+
+  revokeOwnerInvitation: op(
+    accessProcedure('client'),
+    'DELETE /internal/projects/{project_id}/owners/invitations/{invitation_id}',
+    'Withdraw an owner invitation (internal project only)',
+    { input: schemas.projectOwnerInvitationPathSchema, output: successSchema },
+  ).mutation(succeedAfter(({ ctx, input }) => owners.revokeOwnerInvitation(ctx.deps, ctx.auth, input.project_id, input.invitation_id))),
+
+  listOwners: op(accessProcedure('client'), 'GET /internal/projects/{project_id}/owners', "A project's owners: the members of its owner team (internal project only)", {
+    input: schemas.projectOwnersPathSchema,
+    output: schemas.projectOwnerListSchema,
+  }).query(({ ctx, input }) => owners.listOwners(ctx.deps, ctx.auth, input.project_id)),
+
+  removeOwner: op(
+    accessProcedure('client'),
+    'DELETE /internal/projects/{project_id}/owners/{user_id}',
+    'Remove an owner (yourself included); the last owner cannot be removed (internal project only)',
+    { input: schemas.projectOwnerPathSchema, output: successSchema },
+  ).mutation(succeedAfter(({ ctx, input }) => owners.removeOwner(ctx.deps, ctx.auth, input.project_id, input.user_id))),
 
   getConfig: op(adminProcedure, 'GET /internal/config', 'The effective project config as JSON', {
     input: z.object({}),

@@ -68,6 +68,17 @@ export function productionModeProblems(projectId: string, config: ProjectConfig)
   return problems;
 }
 
+/**
+ * Switching production mode on is refused while the project has problems (with the config the
+ * same request leaves it with, so one PATCH may fix them and switch it on). Once on, a later change
+ * that brings a problem back is allowed, and shown: production mode itself still refuses localhost
+ * and bare-IP callbacks at request time (verification/service.ts).
+ */
+function refuseProductionModeProblems(projectId: string, config: ProjectConfig): void {
+  const problems = productionModeProblems(projectId, config);
+  if (problems.length > 0) throw new KnownErrors.ProductionModeHasProblems(problems);
+}
+
 export function toAdminProjectDto(deps: Deps, row: ProjectRow, branch: string = DEFAULT_BRANCH_ID): AdminProject {
   const config = effectiveConfig(row.config);
   // Secrets are write-only (issue 13 item 5): a read says whether one is stored, never what it is.
@@ -228,6 +239,7 @@ export async function updateAdminProject(
     // A patch computed from the locked row (config override) cannot lose a concurrent update.
     const { config, ...fields } = typeof input === 'function' ? input(current) : input;
     const nextConfig = config ? mergeConfig(deps, current.id, effectiveConfig(current.config), config) : undefined;
+    if (fields.is_production_mode && !current.is_production_mode) refuseProductionModeProblems(current.id, nextConfig ?? effectiveConfig(current.config));
     const updated = await q.updateProject(trx, current.id, { ...fields, ...(nextConfig ? { config: { ...nextConfig } } : {}) });
     if (!updated) throw new KnownErrors.CurrentProjectNotFound(auth.project.id);
     return updated;
@@ -244,7 +256,7 @@ export async function deleteAdminProject(deps: Deps, auth: AuthContext): Promise
   if (!deleted) throw new KnownErrors.CurrentProjectNotFound(auth.project.id);
 }
 
-function requireInternalOwner(auth: AuthContext): string {
+export function requireInternalOwner(auth: AuthContext): string {
   if (auth.project.id !== INTERNAL_PROJECT_ID) throw new KnownErrors.ExpectedInternalProject();
   if (!auth.user) throw new KnownErrors.UserAuthenticationRequired();
   return auth.user.sub;
@@ -278,6 +290,7 @@ export async function createOwnedProject(deps: Deps, auth: AuthContext, input: z
       ? { ...DEFAULT_PROJECT_CONFIG, team_creator_default_permissions: [{ id: 'team_admin' }], team_member_default_permissions: [{ id: 'team_member' }] }
       : { ...DEFAULT_PROJECT_CONFIG };
     const base = mergeConfig(deps, id, defaults, input.config ?? {});
+    if (input.is_production_mode) refuseProductionModeProblems(id, base);
     const project = await q.insertProject(trx, {
       id,
       display_name: input.display_name,
@@ -380,6 +393,13 @@ function applyOverride(current: Record<string, unknown>, entries: Record<string,
 export async function ensureInternalProject(deps: Deps): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const existing = await q.lockProject(trx, INTERNAL_PROJECT_ID);
+    // The console's own pages (the owner's password-reset link) live on this server: with a public
+    // LATCH_BASE_URL that origin is the internal project's trusted domain (localhost is allowed anyway).
+    const consoleOrigin = deps.env.baseUrl ? new URL(deps.env.baseUrl).origin : null;
+    const withConsoleDomain = (config: ProjectConfig): ProjectConfig =>
+      consoleOrigin && !config.domains.some((d) => d.domain === consoleOrigin)
+        ? { ...config, domains: [...config.domains, { domain: consoleOrigin, handler_path: '/' }] }
+        : config;
     if (!existing) {
       await q.insertProject(trx, {
         id: INTERNAL_PROJECT_ID,
@@ -389,12 +409,13 @@ export async function ensureInternalProject(deps: Deps): Promise<void> {
         logo_url: null,
         full_logo_url: null,
         owner_team_id: null,
-        config: { ...internalProjectConfig(deps.env.internalSignUp) },
+        config: { ...withConsoleDomain(internalProjectConfig(deps.env.internalSignUp)) },
       });
     } else {
       const config = effectiveConfig(existing.config);
-      if (config.sign_up_enabled !== deps.env.internalSignUp) {
-        await q.updateProject(trx, INTERNAL_PROJECT_ID, { config: { ...config, sign_up_enabled: deps.env.internalSignUp } });
+      const next = withConsoleDomain({ ...config, sign_up_enabled: deps.env.internalSignUp });
+      if (config.sign_up_enabled !== deps.env.internalSignUp || next.domains.length !== config.domains.length) {
+        await q.updateProject(trx, INTERNAL_PROJECT_ID, { config: { ...next } });
       }
     }
     await q.insertTenancy(trx, { id: randomUUID(), project_id: INTERNAL_PROJECT_ID, branch_id: DEFAULT_BRANCH_ID });

@@ -41,18 +41,38 @@ export function isTrustedCallbackUrl(config: ProjectConfig, callbackUrl: string)
 export async function sendInvitation(deps: Deps, auth: AuthContext, input: z.infer<typeof sendCodeSchema>, ip: string | null = null) {
   assertTrustedCallbackUrl(auth.project, input.callback_url);
   await authorizeTeamAction(deps, auth, input.team_id, '$invite_members');
+  return deps.db.transaction().execute((trx) => issueInvitation(trx, deps, auth, input, ip));
+}
+
+/**
+ * The invitation row, its code and its email, inside the caller's transaction (the console's
+ * co-owner invitations are team invitations of the internal project too). The caller has checked
+ * who may invite and that the callback URL may be linked to.
+ */
+export async function issueInvitation(
+  trx: Executor,
+  deps: Deps,
+  auth: AuthContext,
+  input: { team_id: string; email: string; callback_url: string },
+  ip: string | null,
+): Promise<{ id: string }> {
   const id = randomUUID();
-  await deps.db.transaction().execute(async (trx) => {
-    // Locked (key share) so the team cannot be deleted under the invitation being written.
-    const team = await lockTeamForShare(trx, auth.tenancy.id, input.team_id);
-    if (!team) throw new KnownErrors.TeamNotFound(input.team_id);
-    const data: InvitationData = { team_id: team.id };
-    const issued = await createCode(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, data, TEAM_INVITATION_TTL_MILLIS, { id });
-    await q.insertInvitation(trx, { tenancy_id: auth.tenancy.id, id, team_id: team.id, recipient_email: input.email, expires_at: issued.expiresAt });
-    const link = linkWithCode(input.callback_url, issued.code);
-    await queueEmail(trx, deps, auth, input.email, { type: 'team-invitation', link, teamDisplayName: team.display_name, expiresAt: issued.expiresAt }, { ip });
-  });
+  // Locked (key share) so the team cannot be deleted under the invitation being written.
+  const team = await lockTeamForShare(trx, auth.tenancy.id, input.team_id);
+  if (!team) throw new KnownErrors.TeamNotFound(input.team_id);
+  const data: InvitationData = { team_id: team.id };
+  const issued = await createCode(trx, auth.tenancy, TEAM_INVITATION_PURPOSE, data, TEAM_INVITATION_TTL_MILLIS, { id });
+  await q.insertInvitation(trx, { tenancy_id: auth.tenancy.id, id, team_id: team.id, recipient_email: input.email, expires_at: issued.expiresAt });
+  const link = linkWithCode(input.callback_url, issued.code);
+  await queueEmail(trx, deps, auth, input.email, { type: 'team-invitation', link, teamDisplayName: team.display_name, expiresAt: issued.expiresAt }, { ip });
   return { id };
+}
+
+/** Withdraws a team's invitation and its code inside the caller's transaction; false when there is none. */
+export async function withdrawInvitation(trx: Executor, auth: AuthContext, invitationId: string, teamId: string): Promise<boolean> {
+  if (!(await q.deleteInvitation(trx, auth.tenancy.id, invitationId, teamId))) return false;
+  await deleteCodes(trx, auth.tenancy, [invitationId]);
+  return true;
 }
 
 /** The invitation behind a valid code; a withdrawn invitation's code reads as not found. */
@@ -113,7 +133,6 @@ export async function listInvitations(deps: Deps, auth: AuthContext, teamId: str
 export async function revokeInvitation(deps: Deps, auth: AuthContext, invitationId: string, teamId: string): Promise<void> {
   await authorizeTeamAction(deps, auth, teamId, '$remove_members');
   await deps.db.transaction().execute(async (trx) => {
-    if (!(await q.deleteInvitation(trx, auth.tenancy.id, invitationId, teamId))) throw new KnownErrors.VerificationCodeNotFound();
-    await deleteCodes(trx, auth.tenancy, [invitationId]);
+    if (!(await withdrawInvitation(trx, auth, invitationId, teamId))) throw new KnownErrors.VerificationCodeNotFound();
   });
 }

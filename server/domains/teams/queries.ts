@@ -179,3 +179,14 @@ export async function ownsProjects(db: Executor, teamId: string): Promise<boolea
 export async function lockTeamForShare(db: Executor, tenancyId: string, teamId: string): Promise<TeamRow | undefined> {
   return db.selectFrom('teams').select(TEAM_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', teamId).forKeyShare().executeTakeFirst();
 }
+
+/** How many members a team has (cast in SQL: count is a string on pg and a number on PGlite). */
+export async function countTeamMembers(db: Executor, tenancyId: string, teamId: string): Promise<number> {
+  const row = await db
+    .selectFrom('team_members')
+    .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('count'))
+    .where('tenancy_id', '=', tenancyId)
+    .where('team_id', '=', teamId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -210,11 +210,27 @@ export async function removeTeamMember(deps: Deps, auth: AuthContext, teamId: st
   const userId = resolveMe(auth, userIdParam);
   const self = isOwnUser(auth, userId);
   await authorizeTeamAction(deps, auth, teamId, self ? null : '$remove_members');
-  await deps.db.transaction().execute(async (trx) => {
-    if (!(await q.deleteTeamMember(trx, auth.tenancy.id, teamId, userId))) throw new KnownErrors.TeamMembershipNotFound(teamId, userId);
-    await q.clearSelectedTeam(trx, auth.tenancy.id, teamId, userId);
-    await emitWebhookEvent(trx, auth.tenancy.id, 'team_membership.deleted', { team_id: teamId, user_id: userId });
-  });
+  await deps.db.transaction().execute((trx) => deleteMembership(trx, auth.tenancy, teamId, userId));
+}
+
+/**
+ * Ends a membership inside the caller's transaction. In the internal project a team that owns
+ * projects keeps at least one member (LAST_PROJECT_OWNER): the team row is locked first, so two
+ * owners removing each other at once cannot both succeed.
+ */
+export async function deleteMembership(trx: Executor, tenancy: Tenancy, teamId: string, userId: string): Promise<void> {
+  if (tenancy.projectId === INTERNAL_PROJECT_ID) {
+    await q.lockTeam(trx, tenancy.id, teamId);
+    if ((await q.countTeamMembers(trx, tenancy.id, teamId)) <= 1 && (await q.ownsProjects(trx, teamId)) && (await isMember(trx, tenancy.id, teamId, userId)))
+      throw new KnownErrors.LastProjectOwner(teamId, userId);
+  }
+  if (!(await q.deleteTeamMember(trx, tenancy.id, teamId, userId))) throw new KnownErrors.TeamMembershipNotFound(teamId, userId);
+  await q.clearSelectedTeam(trx, tenancy.id, teamId, userId);
+  await emitWebhookEvent(trx, tenancy.id, 'team_membership.deleted', { team_id: teamId, user_id: userId });
+}
+
+async function isMember(db: Executor, tenancyId: string, teamId: string, userId: string): Promise<boolean> {
+  return (await q.findMemberProfile(db, tenancyId, teamId, userId)) !== undefined;
 }
 
 // ─── Member profiles ──────────────────────────────────────────────────────────────────────────
