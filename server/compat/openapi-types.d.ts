@@ -6834,7 +6834,10 @@ export interface operations {
                      *           },
                      *           "super_secret_admin_key": {
                      *             "last_four": "example"
-                     *           }
+                     *           },
+                     *           "has_publishable_client_key": true,
+                     *           "has_secret_server_key": true,
+                     *           "has_super_secret_admin_key": true
                      *         }
                      *       ],
                      *       "is_paginated": false
@@ -6856,6 +6859,9 @@ export interface operations {
                             super_secret_admin_key: {
                                 last_four: string;
                             } | null;
+                            has_publishable_client_key: boolean;
+                            has_secret_server_key: boolean;
+                            has_super_secret_admin_key: boolean;
                         }[];
                         /** @constant */
                         is_paginated: false;
@@ -6949,7 +6955,10 @@ export interface operations {
                      *       "created_at_millis": 1767225600000,
                      *       "publishable_client_key": "example",
                      *       "secret_server_key": "example",
-                     *       "super_secret_admin_key": "example"
+                     *       "super_secret_admin_key": "example",
+                     *       "has_publishable_client_key": true,
+                     *       "has_secret_server_key": true,
+                     *       "has_super_secret_admin_key": true
                      *     }
                      */
                     "application/json": {
@@ -6961,6 +6970,9 @@ export interface operations {
                         publishable_client_key: string | null;
                         secret_server_key: string | null;
                         super_secret_admin_key: string | null;
+                        has_publishable_client_key: boolean;
+                        has_secret_server_key: boolean;
+                        has_super_secret_admin_key: boolean;
                     };
                 };
             };
@@ -7041,7 +7053,10 @@ export interface operations {
                      *       },
                      *       "super_secret_admin_key": {
                      *         "last_four": "example"
-                     *       }
+                     *       },
+                     *       "has_publishable_client_key": true,
+                     *       "has_secret_server_key": true,
+                     *       "has_super_secret_admin_key": true
                      *     }
                      */
                     "application/json": {
@@ -7059,6 +7074,9 @@ export interface operations {
                         super_secret_admin_key: {
                             last_four: string;
                         } | null;
+                        has_publishable_client_key: boolean;
+                        has_secret_server_key: boolean;
+                        has_super_secret_admin_key: boolean;
                     };
                 };
             };
@@ -7226,7 +7244,10 @@ export interface operations {
                      *       },
                      *       "super_secret_admin_key": {
                      *         "last_four": "example"
-                     *       }
+                     *       },
+                     *       "has_publishable_client_key": true,
+                     *       "has_secret_server_key": true,
+                     *       "has_super_secret_admin_key": true
                      *     }
                      */
                     "application/json": {
@@ -7244,6 +7265,9 @@ export interface operations {
                         super_secret_admin_key: {
                             last_four: string;
                         } | null;
+                        has_publishable_client_key: boolean;
+                        has_secret_server_key: boolean;
+                        has_super_secret_admin_key: boolean;
                     };
                 };
             };
