@@ -140,7 +140,13 @@ function accessErrors(access: ProcedureAccess | null): KnownErrorCode[] {
   const allowed = order.filter((level) => access.allowed.includes(level));
   return [
     AUTHENTICATION_REQUIRED[allowed.join(',')]!,
-    ...(['INSUFFICIENT_ACCESS_TYPE', 'INVALID_ACCESS_TYPE', 'ACCESS_TYPE_WITHOUT_PROJECT_ID', 'PROJECT_KEY_WITHOUT_ACCESS_TYPE'] as const),
+    ...([
+      'INSUFFICIENT_ACCESS_TYPE',
+      'INVALID_ACCESS_TYPE',
+      'ACCESS_TYPE_WITHOUT_PROJECT_ID',
+      'ACCESS_TYPE_REQUIRED',
+      'PROJECT_KEY_WITHOUT_ACCESS_TYPE',
+    ] as const),
     ...(['CURRENT_PROJECT_NOT_FOUND', 'BRANCH_DOES_NOT_EXIST'] as const),
     ...allowed.flatMap((level) => KEY_ERRORS[level]),
     ...(access.readsAccessToken ? (['UNPARSABLE_ACCESS_TOKEN', 'ACCESS_TOKEN_EXPIRED', 'INVALID_PROJECT_FOR_ACCESS_TOKEN'] as const) : []),
