@@ -38,21 +38,24 @@ function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
   const [currentWrong, setCurrentWrong] = useState(false);
-  const change = useFormAction(hasPassword ? changePasswordSchema : newPasswordSchema, async (input: { current?: string; password: string; confirmation: string }) => {
-    const result = hasPassword
-      ? await internalApp.updatePassword({ old_password: input.current ?? '', new_password: input.password })
-      : await internalApp.setPassword({ password: input.password });
-    if (result.status === 'error') {
-      if (result.error instanceof KnownErrors.PasswordConfirmationMismatch) {
-        setCurrentWrong(true);
-        return Promise.reject(new Error(WRONG_CURRENT_PASSWORD));
+  const change = useFormAction(
+    hasPassword ? changePasswordSchema : newPasswordSchema,
+    async (input: { current?: string; password: string; confirmation: string }) => {
+      const result = hasPassword
+        ? await internalApp.updatePassword({ old_password: input.current ?? '', new_password: input.password })
+        : await internalApp.setPassword({ password: input.password });
+      if (result.status === 'error') {
+        if (result.error instanceof KnownErrors.PasswordConfirmationMismatch) {
+          setCurrentWrong(true);
+          return Promise.reject(new Error(WRONG_CURRENT_PASSWORD));
+        }
+        throw result.error;
       }
-      throw result.error;
-    }
-    setCurrent('');
-    setPassword('');
-    setConfirmation('');
-  });
+      setCurrent('');
+      setPassword('');
+      setConfirmation('');
+    },
+  );
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setCurrentWrong(false);
@@ -81,7 +84,9 @@ function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
           {(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
         </Field>
         <Field label="Repeat new password" error={change.errors.confirmation}>
-          {(props) => <input {...props} type="password" autoComplete="new-password" value={confirmation} onChange={(event) => setConfirmation(event.target.value)} />}
+          {(props) => (
+            <input {...props} type="password" autoComplete="new-password" value={confirmation} onChange={(event) => setConfirmation(event.target.value)} />
+          )}
         </Field>
         {currentWrong ? null : <ErrorMessage error={change.error} title="Could not change the password" />}
         {change.done ? (
@@ -189,7 +194,9 @@ function TwoFactorCard() {
                   Key: <code data-testid="totp-secret">{enrollment.secretBase32}</code>
                 </p>
                 <Field label="Code from the app" error={confirm.errors.code}>
-                  {(props) => <input {...props} inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(event) => setCode(event.target.value)} />}
+                  {(props) => (
+                    <input {...props} inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(event) => setCode(event.target.value)} />
+                  )}
                 </Field>
                 <ErrorMessage error={confirm.error} title="Could not turn it on" />
                 <div className="actions">

@@ -144,7 +144,15 @@ function MfaStep({ attemptCode, onCancel }: { attemptCode: string; onCancel: () 
         </p>
         <Field label="Code" error={verify.errors.code}>
           {(props) => (
-            <input {...props} type="text" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(event) => setCode(event.target.value)} autoFocus />
+            <input
+              {...props}
+              type="text"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              value={code}
+              onChange={(event) => setCode(event.target.value)}
+              autoFocus
+            />
           )}
         </Field>
         <ErrorMessage error={verify.error} title="Could not sign in" />

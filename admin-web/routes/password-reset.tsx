@@ -52,10 +52,21 @@ export function PasswordResetPage() {
         ) : (
           <form className="form" onSubmit={submit} noValidate>
             <Field label="New password" error={reset.errors.password}>
-              {(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} autoFocus />}
+              {(props) => (
+                <input
+                  {...props}
+                  type="password"
+                  autoComplete="new-password"
+                  value={password}
+                  onChange={(event) => setPassword(event.target.value)}
+                  autoFocus
+                />
+              )}
             </Field>
             <Field label="Repeat new password" error={reset.errors.confirmation}>
-              {(props) => <input {...props} type="password" autoComplete="new-password" value={confirmation} onChange={(event) => setConfirmation(event.target.value)} />}
+              {(props) => (
+                <input {...props} type="password" autoComplete="new-password" value={confirmation} onChange={(event) => setConfirmation(event.target.value)} />
+              )}
             </Field>
             <ErrorMessage error={reset.error} title="Could not reset the password" />
             <button type="submit" className="button primary" disabled={reset.pending}>

@@ -209,7 +209,10 @@ function CreateUserDialog({ open, onClose, onCreate }: { open: boolean; onClose:
       <form className="form" onSubmit={submit} noValidate>
         <Field
           label="Email"
-          error={create.errors.primary_email ?? (emailMissing && !email.trim() && !withoutEmail ? 'Enter the user’s email, or confirm below that they have none.' : undefined)}
+          error={
+            create.errors.primary_email ??
+            (emailMissing && !email.trim() && !withoutEmail ? 'Enter the user’s email, or confirm below that they have none.' : undefined)
+          }
         >
           {(props) => <input {...props} type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoFocus />}
         </Field>

@@ -52,7 +52,8 @@ const samplesWithArguments: { [K in KeyWithArguments]: () => KnownErrorOf<K> } &
   ProjectNotFound: () => new KnownErrors.ProjectNotFound('p1'),
   CurrentProjectNotFound: () => new KnownErrors.CurrentProjectNotFound('p1'),
   LastProjectOwner: () => new KnownErrors.LastProjectOwner('t1', 'u1'),
-  ProductionModeHasProblems: () => new KnownErrors.ProductionModeHasProblems([{ message: 'Localhost is not allowed in production mode', relative_fix_url: '/projects/p1/domains' }]),
+  ProductionModeHasProblems: () =>
+    new KnownErrors.ProductionModeHasProblems([{ message: 'Localhost is not allowed in production mode', relative_fix_url: '/projects/p1/domains' }]),
   BranchDoesNotExist: () => new KnownErrors.BranchDoesNotExist('dev'),
   PasskeyRegistrationFailed: () => new KnownErrors.PasskeyRegistrationFailed('Registration failed.'),
   PasskeyWebAuthnError: () => new KnownErrors.PasskeyWebAuthnError('The ceremony was aborted.', 'ERROR_CEREMONY_ABORTED'),

@@ -26,6 +26,10 @@ export const apiKeySetSchema = z.object({
   publishable_client_key: lastFour,
   secret_server_key: lastFour,
   super_secret_admin_key: lastFour,
+  /** Spec section 3 ("Internal project keys"): which kinds the set holds. */
+  has_publishable_client_key: z.boolean(),
+  has_secret_server_key: z.boolean(),
+  has_super_secret_admin_key: z.boolean(),
 });
 
 /** The one response that carries the full keys: the create call. */

@@ -48,7 +48,7 @@ export function customPermissionIdSchema(scope: 'team' | 'project') {
     if (id.startsWith('$')) {
       ctx.addIssue({ code: 'custom', message: isSystemPermission(id) ? CUSTOM_PERMISSION_DOLLAR_MESSAGE : INVALID_SYSTEM_PERMISSION_MESSAGE });
     } else if (scope === 'team' && isSystemPermission(`$${id}`)) {
-      ctx.addIssue({ code: 'custom', message: `${SYSTEM_PERMISSION_DOLLAR_MESSAGE} (did you mean $${id}?)` });
+      ctx.addIssue({ code: 'custom', message: SYSTEM_PERMISSION_DOLLAR_MESSAGE });
     }
   });
 }

@@ -231,7 +231,13 @@ function TeamApiKeys({ teamId }: { teamId: string }) {
       {created ? (
         <Alert kind="success">
           Copy the new key now: it will not be shown again.
-          <Field label="New team API key" readOnly value={created.value} onFocus={(event) => event.currentTarget.select()} className="latch-input latch-secret" />
+          <Field
+            label="New team API key"
+            readOnly
+            value={created.value}
+            onFocus={(event) => event.currentTarget.select()}
+            className="latch-input latch-secret"
+          />
         </Alert>
       ) : null}
       {keys.length === 0 ? <p className="latch-hint">No API keys yet.</p> : null}

@@ -124,6 +124,8 @@ export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options:
   const anyKey = h.publishableClientKey ?? h.secretServerKey ?? h.superSecretAdminKey ?? h.adminAccessToken;
   if (h.accessType === null) {
     if (anyKey) throw new KnownErrors.ProjectKeyWithoutAccessType();
+    // A project id says the caller means a project, so it must say at which level (spec section 8).
+    if (h.projectId !== null) throw new KnownErrors.AccessTypeRequired();
     return null;
   }
   if (!ACCESS_TYPES.includes(h.accessType as AccessType)) throw new KnownErrors.InvalidAccessType(h.accessType);

@@ -80,6 +80,7 @@ export const ERRORS_BY_TAG: Record<string, readonly KnownErrorCode[]> = {
   Emails: [
     ...(['EMAIL_RATE_LIMITED', 'EMAIL_RENDERING_ERROR', 'EMAIL_SERVER_HOST_NOT_ALLOWED', 'EMAIL_SERVER_PORT_NOT_ALLOWED', 'RATE_LIMITED'] as const),
     ...(['REQUIRES_CUSTOM_EMAIL_SERVER', 'EMAIL_NOT_FOUND', 'EMAIL_CONTENT_NOT_FOUND', 'EMAIL_RECIPIENTS_NOT_FOUND', 'EMAIL_TEMPLATE_ALREADY_EXISTS'] as const),
+    ...(['EMAIL_PREVIEW_NEEDS_OWNER', 'EMAIL_SERVER_SEND_FAILED'] as const),
   ],
   'Internal API keys': ['API_KEY_NOT_FOUND'],
   Projects: [
@@ -144,7 +145,13 @@ function accessErrors(access: ProcedureAccess | null): KnownErrorCode[] {
   const allowed = order.filter((level) => access.allowed.includes(level));
   return [
     AUTHENTICATION_REQUIRED[allowed.join(',')]!,
-    ...(['INSUFFICIENT_ACCESS_TYPE', 'INVALID_ACCESS_TYPE', 'ACCESS_TYPE_WITHOUT_PROJECT_ID', 'PROJECT_KEY_WITHOUT_ACCESS_TYPE'] as const),
+    ...([
+      'INSUFFICIENT_ACCESS_TYPE',
+      'INVALID_ACCESS_TYPE',
+      'ACCESS_TYPE_WITHOUT_PROJECT_ID',
+      'ACCESS_TYPE_REQUIRED',
+      'PROJECT_KEY_WITHOUT_ACCESS_TYPE',
+    ] as const),
     ...(['CURRENT_PROJECT_NOT_FOUND', 'BRANCH_DOES_NOT_EXIST'] as const),
     ...allowed.flatMap((level) => KEY_ERRORS[level]),
     ...(access.readsAccessToken ? (['UNPARSABLE_ACCESS_TOKEN', 'ACCESS_TOKEN_EXPIRED', 'INVALID_PROJECT_FOR_ACCESS_TOKEN'] as const) : []),

@@ -179,6 +179,13 @@ describe('project authentication headers', () => {
     expectKnownError(res, 'ACCESS_TYPE_WITHOUT_PROJECT_ID', 400);
   });
 
+  it('a project id without x-latch-access-type or any key → ACCESS_TYPE_REQUIRED; a public call without either still works', async () => {
+    expectKnownError(await get('/projects/current', { 'x-latch-project-id': project.id }), 'ACCESS_TYPE_REQUIRED', 400);
+    expectKnownError(await get('/users/me', { 'x-latch-project-id': project.id }), 'ACCESS_TYPE_REQUIRED', 400);
+    // Without a project id there is nothing to resolve: the route decides (here: project credentials needed).
+    expectKnownError(await get('/projects/current', {}), 'CLIENT_OR_SERVER_OR_ADMIN_AUTHENTICATION_REQUIRED', 401);
+  });
+
   it('an unknown project id → CURRENT_PROJECT_NOT_FOUND, whatever the access type', async () => {
     for (const headers of [project.client(), project.server(), project.admin(), project.ownerAdmin()]) {
       for (const id of [randomUUID(), 'nope', project.id.toUpperCase()]) {

@@ -102,6 +102,9 @@ describe('POST /internal/api-keys', () => {
       publishable_client_key: null,
       super_secret_admin_key: null,
       secret_server_key: { last_four: keys.secret_server_key!.slice(-4) },
+      has_publishable_client_key: false,
+      has_secret_server_key: true,
+      has_super_secret_admin_key: false,
     });
     expect((await useServer(project.id, keys.secret_server_key!)).status).toBe(200);
   });
@@ -124,6 +127,9 @@ describe('POST /internal/api-keys', () => {
       publishable_client_key: { last_four: full[0]!.slice(-4) },
       secret_server_key: { last_four: full[1]!.slice(-4) },
       super_secret_admin_key: { last_four: full[2]!.slice(-4) },
+      has_publishable_client_key: true,
+      has_secret_server_key: true,
+      has_super_secret_admin_key: true,
     });
     // The harness's own key set is listed too, and nothing of another project is.
     expect(list.body.items).toHaveLength(2);

@@ -15,5 +15,8 @@ export function toApiKeySetDto(row: ApiKeySetRow): ApiKeySetDto {
     publishable_client_key: four(row.publishable_client_key_last_four),
     secret_server_key: four(row.secret_server_key_last_four),
     super_secret_admin_key: four(row.super_secret_admin_key_last_four),
+    has_publishable_client_key: row.publishable_client_key_last_four !== null,
+    has_secret_server_key: row.secret_server_key_last_four !== null,
+    has_super_secret_admin_key: row.super_secret_admin_key_last_four !== null,
   };
 }

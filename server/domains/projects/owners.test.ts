@@ -121,7 +121,9 @@ describe('production mode', () => {
     const project = await h.createProject();
     const refused = await h.patch('/internal/projects/current', { is_production_mode: true }, project.admin());
     expectKnownError(refused, 400, 'PRODUCTION_MODE_HAS_PROBLEMS');
-    expect(refused.body.details.problems).toEqual([{ message: 'Localhost is not allowed in production mode', relative_fix_url: `/projects/${project.id}/domains` }]);
+    expect(refused.body.details.problems).toEqual([
+      { message: 'Localhost is not allowed in production mode', relative_fix_url: `/projects/${project.id}/domains` },
+    ]);
     expect((await h.get('/internal/projects/current', project.admin())).body.is_production_mode).toBe(false);
 
     const fixed = await h.patch(

@@ -51,10 +51,15 @@ export const projectsRouter = router({
   }).mutation(succeedAfter(({ ctx, input }) => service.transferProject(ctx.deps, ctx.auth, input.project_id, input.new_team_id))),
 
   // Co-owners (literal paths before {user_id}, see ARCHITECTURE.md).
-  listOwnerInvitations: op(accessProcedure('client'), 'GET /internal/projects/{project_id}/owners/invitations', "Pending invitations to a project's owner team (internal project only)", {
-    input: schemas.projectOwnersPathSchema,
-    output: shortList(schemas.projectOwnerInvitationSchema),
-  }).query(asShortList(({ ctx, input }) => owners.listOwnerInvitations(ctx.deps, ctx.auth, input.project_id))),
+  listOwnerInvitations: op(
+    accessProcedure('client'),
+    'GET /internal/projects/{project_id}/owners/invitations',
+    "Pending invitations to a project's owner team (internal project only)",
+    {
+      input: schemas.projectOwnersPathSchema,
+      output: shortList(schemas.projectOwnerInvitationSchema),
+    },
+  ).query(asShortList(({ ctx, input }) => owners.listOwnerInvitations(ctx.deps, ctx.auth, input.project_id))),
 
   inviteOwner: op(
     accessProcedure('client'),
@@ -70,10 +75,15 @@ export const projectsRouter = router({
     { input: schemas.projectOwnerInvitationPathSchema, output: successSchema },
   ).mutation(succeedAfter(({ ctx, input }) => owners.revokeOwnerInvitation(ctx.deps, ctx.auth, input.project_id, input.invitation_id))),
 
-  listOwners: op(accessProcedure('client'), 'GET /internal/projects/{project_id}/owners', "A project's owners: the members of its owner team (internal project only)", {
-    input: schemas.projectOwnersPathSchema,
-    output: schemas.projectOwnerListSchema,
-  }).query(({ ctx, input }) => owners.listOwners(ctx.deps, ctx.auth, input.project_id)),
+  listOwners: op(
+    accessProcedure('client'),
+    'GET /internal/projects/{project_id}/owners',
+    "A project's owners: the members of its owner team (internal project only)",
+    {
+      input: schemas.projectOwnersPathSchema,
+      output: schemas.projectOwnerListSchema,
+    },
+  ).query(({ ctx, input }) => owners.listOwners(ctx.deps, ctx.auth, input.project_id)),
 
   removeOwner: op(
     accessProcedure('client'),
