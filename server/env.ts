@@ -211,6 +211,11 @@ export interface EmailSettings {
   extraCa: string | null;
   /** LATCH_EMAIL_POLL_INTERVAL_MS — how often the outbox worker (server/jobs/) looks for due jobs, emails among them (default 1000). */
   pollIntervalMs: number;
+  /**
+   * LATCH_EMAIL_RENDER_THREADS — worker threads that render owner e-mail templates (QuickJS and the
+   * React render); 0 (the default) means one per core but one, at least two.
+   */
+  renderThreads: number;
 }
 
 export const DEFAULT_EMAIL_SETTINGS: EmailSettings = {
@@ -226,6 +231,7 @@ export const DEFAULT_EMAIL_SETTINGS: EmailSettings = {
   sharedEmail: 'internal',
   extraCa: null,
   pollIntervalMs: 1000,
+  renderThreads: 0,
 };
 
 /**
@@ -533,6 +539,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
       sharedEmail: sharedEmailFrom(source.LATCH_SHARED_EMAIL),
       extraCa: source.LATCH_SMTP_CA_FILE?.trim() ? readFileSync(source.LATCH_SMTP_CA_FILE.trim(), 'utf8') : null,
       pollIntervalMs: intFrom('LATCH_EMAIL_POLL_INTERVAL_MS', source.LATCH_EMAIL_POLL_INTERVAL_MS, DEFAULT_EMAIL_SETTINGS.pollIntervalMs, 10, 3_600_000),
+      renderThreads: intFrom('LATCH_EMAIL_RENDER_THREADS', source.LATCH_EMAIL_RENDER_THREADS, DEFAULT_EMAIL_SETTINGS.renderThreads, 0, 64),
     },
     quotas: {
       metadataMaxBytes: intFrom('LATCH_METADATA_MAX_BYTES', source.LATCH_METADATA_MAX_BYTES, DEFAULT_QUOTAS.metadataMaxBytes, 1024, 100_000_000),

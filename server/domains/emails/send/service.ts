@@ -5,16 +5,13 @@ import type { sendEmailResultSchema, sendEmailSchema, sentUserEmailSchema } from
 import type { emailListQuerySchema } from '../../../../contract/schemas/emails.js';
 import type { AuthContext } from '../../../access/context.js';
 import type { Deps } from '../../../deps.js';
-import { enqueue } from '../../../jobs/outbox.js';
+import { enqueueMany } from '../../../jobs/outbox.js';
 import * as q from '../content/queries.js';
 import { fromThemeColumns, renderOrThrow, sampleInput, type ThemeChoice, themeSourceFor } from '../content/render.js';
 import { findTemplateRow } from '../content/templates.js';
-import { sendEmailJobKind } from './job.js';
+import { SEND_BATCH_SIZE, sendEmailJobKind } from './job.js';
 import { keysetPage } from '../service.js';
 import type { SendBatchPayload } from './payload.js';
-
-/** Recipients per job: small enough that a retried job redoes little, large enough to keep the engine busy. */
-const BATCH_SIZE = 100;
 
 type SendEmailInput = z.infer<typeof sendEmailSchema>;
 
@@ -68,17 +65,20 @@ export async function sendEmail(deps: Deps, auth: AuthContext, input: SendEmailI
     draft_id: input.draft_id ?? null,
   };
   const results = users.map((u) => ({ user_id: u.id, email_id: randomUUID() }));
+  const batches: { payload: SendBatchPayload; options: { tenancyId: string } }[] = [];
+  for (let i = 0; i < results.length; i += SEND_BATCH_SIZE) {
+    const payload: SendBatchPayload = {
+      tenancy_id: auth.tenancy.id,
+      project_id: auth.tenancy.projectId,
+      branch_id: auth.tenancy.branchId,
+      content,
+      recipients: results.slice(i, i + SEND_BATCH_SIZE),
+    };
+    batches.push({ payload, options: { tenancyId: auth.tenancy.id } });
+  }
   await deps.db.transaction().execute(async (trx) => {
-    for (let i = 0; i < results.length; i += BATCH_SIZE) {
-      const payload: SendBatchPayload = {
-        tenancy_id: auth.tenancy.id,
-        project_id: auth.tenancy.projectId,
-        branch_id: auth.tenancy.branchId,
-        content,
-        recipients: results.slice(i, i + BATCH_SIZE),
-      };
-      await enqueue(trx, sendEmailJobKind, payload, { tenancyId: auth.tenancy.id });
-    }
+    // Every batch's job in one statement (200 jobs for ten thousand users): the call answers at once.
+    await enqueueMany(trx, sendEmailJobKind, batches);
     if (input.draft_id !== undefined) await q.markDraftSent(trx, auth.tenancy.id, input.draft_id);
   });
   return { results };
