@@ -8,7 +8,8 @@
  *   BENCH_CONNECTIONS=50     concurrent connections for the throughput scenarios
  *   BENCH_USERS=1000000      users bulk-seeded into the list/search project
  *   BENCH_TEAM_MEMBERS=10000 members of the team of the recursive permission check (from those users)
- *   BENCH_ONLY=me,refresh    run only these scenario ids (no RESULTS.md then); ids in SCENARIOS below
+ *   BENCH_ONLY=me,refresh    run only these scenario ids (no RESULTS.md then); ids in SCENARIOS below;
+ *                            `email` runs bench/email.ts (send-email to 10,000 users, previews, hostile templates)
  *   BENCH_SKIP_PEER=1        do not run Better Auth
  *   BENCH_PEER=/path/run.sh  another location of the peer's run.sh
  *   BENCH_PROFILE=1          one Latch process per scenario under `node --cpu-prof`; prints the top
@@ -48,6 +49,7 @@ import { PERMISSION_DEPTH, type PermissionSeed, permissionLevel, seedTeamPermiss
 import { databaseUrl, queryRows, setUpProject as setUpBenchProject } from './lib/setup.js';
 import { formatSummary, summarizeProfile } from './profile-summary.js';
 import { buildServerIfStale } from '../scripts/server-build.js';
+import { runEmailBench } from './email.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -631,6 +633,12 @@ function ratio(a: number | undefined, b: number | undefined): string {
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
+  if (ONLY?.has('email')) {
+    // send-email at scale (bench/email.ts): its own database, server and SMTP sink.
+    await runEmailBench();
+    ONLY.delete('email');
+    if (ONLY.size === 0) return;
+  }
   log(
     `Latch bench: ${DURATION} s per scenario (+${WARMUP} s warm-up), ${CONNECTIONS} connections, ${USERS.toLocaleString('en')} seeded users${PROFILE ? ', CPU profiling' : ''}`,
   );
