@@ -483,9 +483,13 @@ describe('admin console', { timeout: 90_000 }, () => {
     await expect.poll(async () => (await config(project)).oauth_providers.map((p: { id: string }) => p.id).sort()).toEqual(['github', 'google']);
     expect(await storedSecret()).toBe(before);
 
+    // Production mode cannot be switched on while its problems stand: the switch is disabled and
+    // the problems are listed with their fix links.
     await page.getByRole('link', { name: 'Project settings' }).click();
-    await page.getByRole('switch', { name: 'Production mode' }).check();
-    await page.getByRole('link', { name: 'Domains' }).click();
+    const productionSwitch = page.getByRole('switch', { name: 'Production mode' });
+    await expect.poll(() => productionSwitch.isDisabled()).toBe(true);
+    await page.getByRole('list', { name: 'Production mode problems to fix' }).getByText('Localhost is not allowed in production mode').waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: 'Domains' }).click();
     await page.getByRole('list', { name: 'Production mode problems' }).getByText('Localhost is not allowed in production mode').waitFor();
     await page.getByLabel('Domain', { exact: true }).fill('not a url');
     await page.getByRole('button', { name: 'Add domain' }).click();
@@ -498,6 +502,10 @@ describe('admin console', { timeout: 90_000 }, () => {
     await shot(page, '11-domains');
     await expectAccessible(page, 'domains');
     expect(await config(project)).toMatchObject({ allow_localhost: false, domains: [{ domain: 'https://app.example.com', handler_path: '/handler' }] });
+    // Problems fixed: now it switches on.
+    await page.getByRole('navigation').getByRole('link', { name: 'Project settings' }).click();
+    await page.getByRole('switch', { name: 'Production mode' }).check();
+    await expect.poll(async () => (await h.get('/internal/projects/current', project.admin())).body.is_production_mode).toBe(true);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -616,36 +624,8 @@ describe('admin console', { timeout: 90_000 }, () => {
     await context.close();
   });
 
-  it('shows payments: Stripe not connected, test-mode transactions with their money, and money problems inline in the config editor', async () => {
-    const payments = {
-      test_mode: true,
-      items: { credits: { customerType: 'user' } },
-      products: { pro: { displayName: 'Pro plan', customerType: 'user', prices: { monthly: { USD: '9.99', interval: [1, 'month'] } } } },
-    };
-    const { project, context, page, errors } = await ownerOn('payments', { config: { payments } });
-    const buyer = await h.signUpUser(project);
-    const bought = await h.post(
-      '/payments/purchases/create-purchase-url',
-      { customer_type: 'user', customer_id: 'me', product_id: 'pro', return_url: 'http://localhost:3000/back' },
-      project.client(buyer.accessToken),
-    );
-    expect(bought.status).toBe(200);
-    await page.reload();
-    await page.getByText('Stripe is not connected').waitFor();
-    const row = page.getByRole('table', { name: 'Transactions' }).getByRole('row').nth(1);
-    await row.getByText('9.99 USD').waitFor();
-    expect(await row.textContent()).toContain('Pro plan');
-    expect(await row.textContent()).toContain('(test)');
-    const editor = page.getByLabel('Payments config (JSON)');
-    const text = await editor.inputValue();
-    await editor.fill(text.replace('"9.99"', '"10.5"').replace('"USD"', '"JPY"'));
-    await page.getByText('Too many decimals; JPY only has 0 decimals').waitFor();
-    expect(await page.getByRole('button', { name: 'Save payments config' }).isDisabled()).toBe(true);
-    await shot(page, '12-payments');
-    await expectAccessible(page, 'payments');
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+  // Payments (Stripe not connected, the catalogue's inline money messages, test-mode purchases in the
+  // transactions, customer lookup, revenue) are admin-web/payments.console.test.ts.
 
   it('works in dark mode (system preference): readable, accessible', async () => {
     const project = await h.createProject({ displayName: 'Dark' });

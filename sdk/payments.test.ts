@@ -5,6 +5,17 @@ import { AdminApp } from './admin-app.js';
 import { KnownErrors } from './errors.js';
 import { ServerApp } from './server-app.js';
 import { sessionClientApp } from './test/apps.js';
+import type { z } from 'zod';
+import type { inlineProductSchema } from '../contract/config/payments.js';
+import type { InlineProduct } from './features/payments.js';
+
+// The SDK writes InlineProduct out by hand (its declarations must not need zod): tsc keeps it
+// assignable both ways to the input of the schema the server checks it with.
+type InlineProductSchemaInput = z.input<typeof inlineProductSchema>;
+export const inlineProductMatchesSchema: [(p: InlineProduct) => InlineProductSchemaInput, (p: InlineProductSchemaInput) => InlineProduct] = [
+  (p) => p,
+  (p) => p,
+];
 
 /**
  * Items, products, checkout and the billing portal through the SDK, against a real server (and the

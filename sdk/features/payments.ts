@@ -6,8 +6,6 @@
  * itemId: 'credits' })` on a client, and `server.customer({ userId }).getItem('credits')` on a
  * server (the handle is server-only: it would add to every ClientApp bundle).
  */
-import type { z } from 'zod';
-import type { inlineProductSchema } from '../../contract/config/payments.js';
 import type { LatchQuery } from '../cache.js';
 import { defineQuery } from '../cache.js';
 import { AppCore } from '../core.js';
@@ -24,7 +22,29 @@ export type CustomerProductPage = RouterOutputs['payments']['listProducts'];
 /** Who owns items and products: a user (`'me'` for the signed-in one), a team, or one of your own ids (servers only). */
 export type PaymentCustomerRef = { userId: string } | { teamId: string } | { customCustomerId: string };
 /** A product given inline instead of by id, in the spec's snake-case form (servers only). */
-export type InlineProduct = z.input<typeof inlineProductSchema>;
+export type InlineProduct = {
+  display_name?: string;
+  customer_type: 'user' | 'team' | 'custom';
+  free_trial?: PaymentInterval;
+  /** Default true. */
+  server_only?: boolean;
+  /** Default false. */
+  stackable?: boolean;
+  prices: 'include-by-default' | Record<string, InlinePrice>;
+  included_items?: Record<string, { quantity: number; repeat?: 'never' | PaymentInterval; expires?: 'never' | 'when-purchase-expires' | 'when-repeated' }>;
+};
+/**
+ * A count of a unit, e.g. `[1, 'month']`. Written out here rather than inferred from the contract's
+ * zod schema (contract/config/payments.ts, which the server checks it against): the SDK's type
+ * declarations must not need zod, which the packages do not install.
+ */
+export type PaymentInterval = [number, 'millisecond' | 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year'];
+/** Amounts per currency as decimal strings ('9.99'; JPY has no decimals). */
+export type InlinePrice = { [currency in 'USD' | 'EUR' | 'GBP' | 'JPY' | 'INR' | 'AUD' | 'CAD']?: string } & {
+  interval?: PaymentInterval;
+  serverOnly?: boolean;
+  freeTrial?: PaymentInterval;
+};
 /**
  * What to buy: a product of the project's config, and which of its prices (needed when it has
  * several). Inline products are bought through REST (`inline_product`, servers only), not the SDK:

@@ -174,6 +174,7 @@ const BODIES: Record<string, (caller: Caller) => Record<string, unknown>> = {
   'PATCH /internal/api-keys/{api_key_id}': () => ({ description: 'pwned', revoked: true }),
   'PATCH /internal/config/override': () => ({ config_override_string: JSON.stringify({ client_team_creation_enabled: true, sign_up_enabled: false }) }),
   'POST /internal/projects': () => ({ display_name: 'Probe project' }),
+  'POST /internal/projects/{project_id}/owners/invitations': () => ({ email: h.uniqueEmail('probe-owner') }),
   'PATCH /internal/projects/current': () => ({ display_name: 'Pwned project', description: 'pwned' }),
   'POST /internal/projects/transfer': () => ({ project_id: A.id, new_team_id: bOwnerTeamId }),
   'POST /users': () => ({ primary_email: h.uniqueEmail('probe'), display_name: 'Probe user' }),
