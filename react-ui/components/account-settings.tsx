@@ -38,7 +38,7 @@ import {
   errorMessage,
   useNewPassword,
 } from './ui.js';
-import { Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
+import { ApiKeyList, Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
 import { TeamManagement } from './team-management.js';
 import { BillingSection } from './billing.js';
 
@@ -425,26 +425,7 @@ function ApiKeysSection() {
           <Field label="New API key" readOnly value={created.value} onFocus={(event) => event.currentTarget.select()} className="latch-input latch-secret" />
         </Alert>
       ) : null}
-      <ul className="latch-list">
-        {keys.map((key) => (
-          <li key={key.id} className="latch-list-item">
-            <span>
-              {key.description} <span className="latch-badge">…{key.value.last_four}</span>
-              {key.expires_at_millis ? <span className="latch-hint">Expires {dateFormat.format(new Date(key.expires_at_millis))}</span> : null}
-            </span>
-            <Button
-              variant="secondary"
-              size="small"
-              disabled={row.pending}
-              aria-label={`Revoke ${key.description}`}
-              onClick={() => void row.run(async () => (await app.revokeUserApiKey(key.id), 'Key revoked.'))}
-            >
-              Revoke
-            </Button>
-          </li>
-        ))}
-      </ul>
-      <Feedback error={row.error} done={row.done} />
+      <ApiKeyList keys={keys} row={row} revoke={async (key) => (await app.revokeUserApiKey(key.id), 'Key revoked.')} />
       <form className="latch-form" onSubmit={submit} noValidate aria-label="Create an API key">
         <Field
           label="Key description"

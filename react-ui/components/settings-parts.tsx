@@ -70,3 +70,54 @@ export function SubmitRow({ action, secondary, children }: { action: ReturnType<
     </>
   );
 }
+
+const keyDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+
+/** What a key list shows of a user or team API key. */
+export interface ListedApiKey {
+  id: string;
+  description: string;
+  value: { last_four: string };
+  expires_at_millis?: number | null;
+}
+
+/**
+ * A list of API keys (a user's in account settings, a team's in team management): description,
+ * last four characters, expiry, and a Revoke button per key that runs `revoke` through `row`.
+ */
+export function ApiKeyList({
+  keys,
+  row,
+  revoke,
+  label,
+}: {
+  keys: readonly ListedApiKey[];
+  row: ReturnType<typeof useAction>;
+  revoke: (key: ListedApiKey) => Promise<string>;
+  label?: string;
+}) {
+  return (
+    <>
+      <ul className="latch-list" aria-label={label}>
+        {keys.map((key) => (
+          <li key={key.id} className="latch-list-item">
+            <span>
+              {key.description} <span className="latch-badge">…{key.value.last_four}</span>
+              {key.expires_at_millis ? <span className="latch-hint">Expires {keyDate.format(new Date(key.expires_at_millis))}</span> : null}
+            </span>
+            <Button
+              variant="secondary"
+              size="small"
+              disabled={row.pending}
+              aria-label={`Revoke ${key.description}`}
+              onClick={() => void row.run(() => revoke(key))}
+            >
+              Revoke
+            </Button>
+          </li>
+        ))}
+      </ul>
+      <Feedback error={row.error} done={row.done} />
+    </>
+  );
+}

@@ -13,7 +13,7 @@ import type { CreatedTeamApiKey } from '../../sdk/index.js';
 import { absoluteUrl } from '../location.js';
 import { validateDisplayName, validateEmail } from '../validation.js';
 import { BillingSection } from './billing.js';
-import { Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
+import { ApiKeyList, Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
 import { Alert, Avatar, Button, EmailField, Field } from './ui.js';
 
 export function TeamManagement({ teamId }: { teamId: string }) {
@@ -204,8 +204,6 @@ function LeaveOrDelete({ teamId, displayName, canDelete }: { teamId: string; dis
   );
 }
 
-const keyDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-
 /** The team's API keys, for a member with $manage_api_keys (and the project allowing team keys): list, create (shown once), revoke. */
 function TeamApiKeys({ teamId }: { teamId: string }) {
   const app = useApp();
@@ -241,32 +239,16 @@ function TeamApiKeys({ teamId }: { teamId: string }) {
         </Alert>
       ) : null}
       {keys.length === 0 ? <p className="latch-hint">No API keys yet.</p> : null}
-      <ul className="latch-list" aria-label="Team API keys">
-        {keys.map((key) => (
-          <li key={key.id} className="latch-list-item">
-            <span>
-              {key.description} <span className="latch-badge">…{key.value.last_four}</span>
-              {key.expires_at_millis ? <span className="latch-hint">Expires {keyDate.format(new Date(key.expires_at_millis))}</span> : null}
-            </span>
-            <Button
-              variant="secondary"
-              size="small"
-              disabled={row.pending}
-              aria-label={`Revoke ${key.description}`}
-              onClick={() =>
-                void row.run(async () => {
-                  await app.revokeTeamApiKey(key.id);
-                  setCreated(null);
-                  return 'Key revoked.';
-                })
-              }
-            >
-              Revoke
-            </Button>
-          </li>
-        ))}
-      </ul>
-      <Feedback error={row.error} done={row.done} />
+      <ApiKeyList
+        keys={keys}
+        row={row}
+        label="Team API keys"
+        revoke={async (key) => {
+          await app.revokeTeamApiKey(key.id);
+          setCreated(null);
+          return 'Key revoked.';
+        }}
+      />
       <form className="latch-form" onSubmit={submit} noValidate aria-label="Create a team API key">
         <Field
           label="Team key description"
