@@ -72,6 +72,11 @@ export interface ClientAppOptions {
   /** Base of the network-retry backoff in ms (default 1000). For tests. */
   retryBaseDelayMs?: number;
   /**
+   * A 429 with Retry-After is waited out and the call repeated when the wait is at most this many
+   * ms (default 10000); a longer one throws RATE_LIMITED at once (`details.retry_after_seconds`).
+   */
+  maxRetryAfterMs?: number;
+  /**
    * Ask the server to answer errors with status 200 (the real status in `x-latch-actual-status`),
    * for platforms that hide the body of a non-2xx response from the code that made the request.
    * Errors still reach you as the same known errors. Default false.
@@ -180,7 +185,7 @@ export abstract class AppCore {
     this.credentials = this.resolveCredentials(options);
     this.projectId = this.credentials.projectId;
     this.baseUrl = (options.baseUrl ?? envVar('LATCH_API_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-    // fetch, retryBaseDelayMs and overrideErrorStatus are the transport's options of the same names.
+    // fetch, retryBaseDelayMs, maxRetryAfterMs and overrideErrorStatus are the transport's options of the same names.
     this.trpc = createTransport(this.credentials, { ...options, baseUrl: this.baseUrl });
     this.queryClient = createQueryClient();
     const store = resolveTokenStore(options.tokenStore === undefined ? this.defaultTokenStore() : options.tokenStore, this.projectId);

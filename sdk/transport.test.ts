@@ -85,6 +85,32 @@ describe('transport rules (spec section 7), through a flaky proxy in front of th
     await expect(clientApp().getProject()).rejects.toBeInstanceOf(KnownErrors.RateLimited);
   });
 
+  it('a real RATE_LIMITED over tRPC carries Retry-After as on REST; a wait longer than maxRetryAfterMs throws at once', async () => {
+    // The 11th wrong password of one address from one IP is refused for the rest of the 900 s window.
+    const email = h.uniqueEmail();
+    const app = clientApp();
+    let refusal: unknown = null;
+    for (let attempt = 0; attempt < 12 && refusal === null; attempt++) {
+      const started = Date.now();
+      // EMAIL_PASSWORD_MISMATCH is a result; RATE_LIMITED is not one of sign-in's results, so it throws.
+      const outcome = await app.signInWithPassword({ email, password: 'wrong-password-1' }).catch((error: unknown) => error);
+      if (outcome instanceof KnownErrors.RateLimited) {
+        refusal = outcome;
+        // Not waited out: the window's remaining minutes are far beyond the 10 s default.
+        expect(Date.now() - started).toBeLessThan(5000);
+      }
+    }
+    expect(refusal).toBeInstanceOf(KnownErrors.RateLimited);
+    expect((refusal as InstanceType<typeof KnownErrors.RateLimited>).details).toMatchObject({ retry_after_seconds: expect.any(Number) });
+
+    const res = await h.call('/api/trpc/auth.passwordSignIn', { method: 'POST', body: { email, password: 'wrong-password-1' }, headers: project.client() });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('x-latch-known-error')).toBe('RATE_LIMITED');
+    const seconds = Number(res.headers.get('retry-after'));
+    expect(seconds).toBeGreaterThan(10);
+    expect(seconds).toBeLessThanOrEqual(900);
+  });
+
   it('508 INFINITE_LOOP_DETECTED is retried', async () => {
     faultFirst('projects.current', 2, {
       status: 508,

@@ -91,7 +91,16 @@ export interface TransportOptions {
   retryBaseDelayMs?: number;
   /** Send `x-latch-override-error-status: true` (see ClientAppOptions.overrideErrorStatus). */
   overrideErrorStatus?: boolean;
+  /** The longest Retry-After the transport waits out before repeating a call (see ClientAppOptions). */
+  maxRetryAfterMs?: number;
 }
+
+/**
+ * Retry-After waits up to this are sat out and the call repeated; a longer one (a sign-in locked
+ * for the rest of its window) reaches the caller at once as RATE_LIMITED, whose details say how long
+ * to wait, instead of a form that hangs for minutes.
+ */
+export const DEFAULT_MAX_RETRY_AFTER_MS = 10_000;
 
 function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -149,6 +158,7 @@ function describeCause(error: unknown): string {
 export function createLatchFetch(options: TransportOptions): typeof fetch {
   const baseFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const baseDelay = options.retryBaseDelayMs ?? 1000;
+  const maxRetryAfter = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
 
   return async function latchFetch(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -182,7 +192,7 @@ export function createLatchFetch(options: TransportOptions): typeof fetch {
       if (attempt < MAX_RETRIES) {
         // Both mean the request was not processed: safe to repeat even when not idempotent.
         const retryAfter = status === 429 ? parseRetryAfterMs(response.headers.get('retry-after')) : null;
-        if (retryAfter !== null) {
+        if (retryAfter !== null && retryAfter <= maxRetryAfter) {
           await response.body?.cancel();
           await sleep(retryAfter, init.signal);
           continue;

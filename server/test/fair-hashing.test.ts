@@ -229,5 +229,17 @@ describe('tRPC batches', () => {
     const codes = items.map((item) => (item.result ? 'ok' : item.error?.data?.latch?.code));
     expect(codes.filter((c) => c === 'ok')).toHaveLength(SIGN_UPS_PER_IP);
     expect(codes.filter((c) => c === 'RATE_LIMITED')).toHaveLength(10 - SIGN_UPS_PER_IP);
+    // Some calls went through: the batch must not be repeated whole, so no Retry-After.
+    expect(res.headers.get('retry-after')).toBeNull();
+
+    // Every call refused: the batch says how long to wait before sending it again.
+    const ip = freshIp();
+    const first = await h.call(`/api/trpc/${paths}?batch=1`, { method: 'POST', body, headers: fromIp(ip, project.client()) });
+    expect((first.body as unknown[]).length).toBe(10);
+    const refused = await h.call(`/api/trpc/${paths}?batch=1`, { method: 'POST', body, headers: fromIp(ip, project.client()) });
+    const refusedCodes = (refused.body as { error?: { data?: { latch?: { code?: string } } } }[]).map((item) => item.error?.data?.latch?.code);
+    expect(refusedCodes).toEqual(Array.from({ length: 10 }, () => 'RATE_LIMITED'));
+    expect(refused.headers.get('x-latch-known-error')).toBe(refusedCodes.join(','));
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 });

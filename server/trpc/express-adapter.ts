@@ -27,10 +27,22 @@ export function trpcExpressHandler(deps: Deps): RequestHandler {
       if (!first) return {};
       if ((paths?.length ?? 0) > 1) {
         const codes = data.map((item) => ('error' in item ? String((item.error.data as { latch?: { code?: string } }).latch?.code ?? '') : ''));
-        return { headers: { 'x-latch-known-error': codes.join(',') } };
+        // Every call of the batch refused for now (all 429 or 503): the batch may be repeated as a
+        // whole, after the longest of their waits.
+        const waits = errors.length === data.length ? errors.map((error) => retryAfterOf(toWireError(error, ctx?.requestId ?? 'unknown'))) : [];
+        const retryAfter = waits.length > 0 && waits.every((wait) => wait !== null) ? { 'retry-after': String(Math.max(...(waits as number[]))) } : {};
+        return { headers: { 'x-latch-known-error': codes.join(','), ...retryAfter } };
       }
       const wire = toWireError(first, ctx?.requestId ?? 'unknown');
-      return { status: wire.status, headers: { 'x-latch-known-error': wire.body.code, 'x-stack-known-error': wire.body.code } };
+      const retryAfter = retryAfterOf(wire);
+      return {
+        status: wire.status,
+        headers: {
+          'x-latch-known-error': wire.body.code,
+          'x-stack-known-error': wire.body.code,
+          ...(retryAfter === null ? {} : { 'retry-after': String(retryAfter) }),
+        },
+      };
     },
     onError({ error, ctx }) {
       if (error.code === 'INTERNAL_SERVER_ERROR' && !(error.cause && 'status' in error.cause)) {
@@ -42,6 +54,15 @@ export function trpcExpressHandler(deps: Deps): RequestHandler {
     if (req.headers['x-latch-override-error-status'] === 'true') overrideErrorStatus(res);
     return trpc(req, res, next);
   };
+}
+
+/**
+ * The Retry-After (seconds) of a 429 or 503 that says how long to wait, as REST sends it
+ * (trpc/rest.ts): the SDK waits that long and repeats the call (spec section 7).
+ */
+function retryAfterOf(wire: ReturnType<typeof toWireError>): number | null {
+  const seconds = (wire.body.details as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
+  return (wire.status === 429 || wire.status === 503) && typeof seconds === 'number' ? seconds : null;
 }
 
 /**
