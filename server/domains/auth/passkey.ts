@@ -16,15 +16,7 @@
  * it) and short-lived (PASSKEY_CHALLENGE_TTL_MILLIS).
  */
 import { randomUUID } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Deps } from '../../deps.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { AuthContext, ProjectRecord } from '../../access/context.js';
@@ -62,6 +54,20 @@ function requirePasskeysEnabled(auth: AuthContext): void {
 }
 
 /** The user handle is the user's id (a UUID: 36 bytes, inside the spec's 1 to 64). */
+/**
+ * @simplewebauthn/server is loaded on the first passkey ceremony: ~28 MB and a second of start-up
+ * that a server whose projects use no passkeys should not pay (issue 23, memory and start-up).
+ */
+let webauthnModule: Promise<typeof import('@simplewebauthn/server')> | null = null;
+function webauthn(): Promise<typeof import('@simplewebauthn/server')> {
+  webauthnModule ??= import('@simplewebauthn/server');
+  return webauthnModule;
+}
+
+/** base64url text ↔ bytes (what @simplewebauthn's isoBase64URL does, with Node's Buffer). */
+const fromBase64Url = (text: string): Uint8Array<ArrayBuffer> => new Uint8Array(Buffer.from(text, 'base64url'));
+const toBase64Url = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64url');
+
 function userHandle(userId: string): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(userId);
 }
@@ -95,7 +101,7 @@ export function trustedPasskeyRpId(project: Pick<ProjectRecord, 'config' | 'isPr
 /** The origin the browser signed into the response's clientDataJSON ('' when unreadable). */
 function signedOrigin(clientDataJSON: string): string {
   try {
-    const parsed = JSON.parse(isoBase64URL.toUTF8String(clientDataJSON)) as { origin?: unknown };
+    const parsed = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as { origin?: unknown };
     return typeof parsed.origin === 'string' ? parsed.origin : '';
   } catch {
     return '';
@@ -116,7 +122,9 @@ export async function initiateRegistration(deps: Deps, auth: AuthContext): Promi
   const { user } = await liveSession(deps, auth);
   const existing = await passkeys.listPasskeys(deps.db, auth.tenancy.id, user.id);
   if (existing.length >= MAX_PASSKEYS_PER_USER) throw new KnownErrors.PasskeyRegistrationFailed(`A user can have at most ${MAX_PASSKEYS_PER_USER} passkeys.`);
-  const options = await generateRegistrationOptions({
+  const options = await (
+    await webauthn()
+  ).generateRegistrationOptions({
     rpName: auth.project.displayName,
     rpID: PASSKEY_RP_ID_PLACEHOLDER,
     userID: userHandle(user.id),
@@ -162,7 +170,9 @@ export async function register(
   if (!rpId) throw new KnownErrors.PasskeyRegistrationFailed(`The origin ${JSON.stringify(origin)} is not a trusted domain of this project.`);
   let verification;
   try {
-    verification = await verifyRegistrationResponse({
+    verification = await (
+      await webauthn()
+    ).verifyRegistrationResponse({
       // Transports are strings on the wire (a newer browser may name one this library does not know).
       response: credential as RegistrationResponseJSON,
       expectedChallenge: challenge.challenge,
@@ -186,7 +196,7 @@ export async function register(
         id: randomUUID(),
         user_id: user.id,
         credential_id: info.credential.id,
-        public_key: isoBase64URL.fromBuffer(info.credential.publicKey),
+        public_key: toBase64Url(info.credential.publicKey),
         counter: info.credential.counter,
         transports: info.credential.transports ?? [],
         device_type: info.credentialDeviceType,
@@ -212,7 +222,9 @@ export async function initiateAuthentication(
   requirePasskeysEnabled(auth);
   // Each call stores a challenge for an unauthenticated caller: counted like a code check.
   await limitCodeChecks(deps, auth.tenancy, ip);
-  const options = await generateAuthenticationOptions({
+  const options = await (
+    await webauthn()
+  ).generateAuthenticationOptions({
     rpID: PASSKEY_RP_ID_PLACEHOLDER,
     allowCredentials: [],
     userVerification: 'required',
@@ -248,19 +260,21 @@ export async function signIn(deps: Deps, auth: AuthContext, response: Authentica
   if (!passkey) throw new KnownErrors.PasskeyAuthenticationFailed('This passkey is not registered with this project.');
   if (passkey.rp_id !== rpId) throw new KnownErrors.PasskeyAuthenticationFailed(`This passkey works on ${passkey.rp_id}, not on ${rpId}.`);
   const handle = response.response.userHandle;
-  if (handle !== undefined && handle !== isoBase64URL.fromBuffer(userHandle(passkey.user_id))) {
+  if (handle !== undefined && handle !== toBase64Url(userHandle(passkey.user_id))) {
     throw new KnownErrors.PasskeyAuthenticationFailed('The passkey does not belong to the user it names.');
   }
   let verification;
   try {
-    verification = await verifyAuthenticationResponse({
+    verification = await (
+      await webauthn()
+    ).verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge.challenge,
       expectedOrigin: origin,
       expectedRPID: passkey.rp_id,
       credential: {
         id: passkey.credential_id,
-        publicKey: isoBase64URL.toBuffer(passkey.public_key),
+        publicKey: fromBase64Url(passkey.public_key),
         counter: passkey.counter,
         transports: passkey.transports as never,
       },

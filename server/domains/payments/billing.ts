@@ -22,7 +22,7 @@ type Outcome = 'granted' | 'expired' | 'updated' | 'recorded' | 'nothing' | 'ign
 export async function applyStripeEvent(deps: Deps, tenancyId: string, type: string, objectId: string): Promise<Outcome> {
   const keys = await stripeKeys(deps, deps.db, tenancyId);
   if (!keys || !objectId) return 'nothing';
-  const stripe = stripeClient(deps, keys.secretKey);
+  const stripe = await stripeClient(deps, keys.secretKey);
   if (type.startsWith('checkout.session.')) return applyCheckoutSession(deps, stripe, tenancyId, objectId);
   if (type.startsWith('customer.subscription.')) return applySubscription(deps, stripe, tenancyId, objectId);
   if (type === 'invoice.paid' || type === 'invoice.payment_failed') return applyInvoice(deps, stripe, tenancyId, objectId, type === 'invoice.payment_failed');

@@ -73,7 +73,7 @@ export async function stripeAccountInfo(
 ): Promise<{ account_id: string; charges_enabled: boolean; details_submitted: boolean; payouts_enabled: boolean; webhook_url: string }> {
   const keys = await stripeKeys(deps, deps.db, auth.tenancy.id);
   if (!keys) throw new KnownErrors.StripeAccountInfoNotFound();
-  const account = await viaStripe(deps, () => stripeClient(deps, keys.secretKey).accounts.retrieveCurrent());
+  const account = await viaStripe(deps, async () => (await stripeClient(deps, keys.secretKey)).accounts.retrieveCurrent());
   return {
     account_id: account.id,
     charges_enabled: account.charges_enabled ?? false,
@@ -90,7 +90,7 @@ export async function stripeAccountInfo(
 export async function stripeAccountSession(deps: Deps, auth: AuthContext): Promise<{ client_secret: string; expires_at_millis: number }> {
   const keys = await stripeKeys(deps, deps.db, auth.tenancy.id);
   if (!keys) throw new KnownErrors.StripeAccountInfoNotFound();
-  const stripe = stripeClient(deps, keys.secretKey);
+  const stripe = await stripeClient(deps, keys.secretKey);
   const session = await viaStripe(deps, async () => {
     const account = await stripe.accounts.retrieveCurrent();
     return stripe.accountSessions.create({
@@ -114,7 +114,7 @@ export async function billingPortalUrl(
   const customer = await authorizeCustomer(deps, auth, input.customer_type, input.customer_id, '$update_team');
   const keys = await stripeKeys(deps, deps.db, auth.tenancy.id);
   if (!keys) throw new KnownErrors.StripeAccountInfoNotFound();
-  const stripe = stripeClient(deps, keys.secretKey);
+  const stripe = await stripeClient(deps, keys.secretKey);
   await deps.db.transaction().execute((trx) => q.lockCustomer(trx, customer));
   const stripeCustomerId = await viaStripe(deps, () => ensureStripeCustomer(deps.db, stripe, customer));
   const session = await viaStripe(deps, () => stripe.billingPortal.sessions.create({ customer: stripeCustomerId, return_url: input.return_url }));
@@ -218,7 +218,7 @@ export async function createPurchaseUrl(deps: Deps, auth: AuthContext, input: Pu
       issues: [{ path: 'price_id', message: 'Stripe bills in days, weeks, months or years' }],
     });
   }
-  const stripe = stripeClient(deps, keys.secretKey);
+  const stripe = await stripeClient(deps, keys.secretKey);
   // Step 1, under the customer's lock: refuse a product already held, reuse a pending checkout of
   // the same price (a double click), or record a new pending purchase. No network call here: on
   // PGlite a transaction holds the only connection, so Stripe's latency must not sit inside it.

@@ -38,10 +38,11 @@ export async function receiveStripeWebhook(deps: Deps, tenancyId: string, rawBod
   const keys = await stripeKeys(deps, deps.db, tenancyId).catch(() => null);
   if (!keys) return { status: 400, message: 'Stripe is not set up for this project' };
   if (!signature) return { status: 400, message: 'Missing Stripe-Signature header' };
+  const stripe = await stripeClient(deps, keys.secretKey);
   let event;
   try {
     // constructEvent checks the HMAC and the timestamp (default tolerance 300 s: stale replays fail).
-    event = stripeClient(deps, keys.secretKey).webhooks.constructEvent(rawBody, signature, keys.webhookSecret);
+    event = stripe.webhooks.constructEvent(rawBody, signature, keys.webhookSecret);
   } catch {
     return { status: 400, message: 'Invalid Stripe signature' };
   }
