@@ -1606,7 +1606,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Require a project permission, held directly or through a containing one: the permission, or 401 PROJECT_PERMISSION_REQUIRED (clients: their own) */
+        get: operations["permissions-requireProjectPermission"];
         put?: never;
         /** Grant a project permission to a user */
         post: operations["permissions-grantProjectPermission"];
@@ -16257,6 +16258,82 @@ export interface operations {
                         }[];
                         /** @constant */
                         is_paginated: false;
+                    };
+                };
+            };
+            /** @description `ACCESS_TYPE_REQUIRED`, `ACCESS_TYPE_WITHOUT_PROJECT_ID`, `BRANCH_DOES_NOT_EXIST`, `CANNOT_GET_OWN_USER_WITHOUT_USER`, `CONTAINED_PERMISSION_NOT_FOUND`, `CURRENT_PROJECT_NOT_FOUND`, `INVALID_ACCESS_TYPE`, `PERMISSION_ID_ALREADY_EXISTS`, `PROJECT_KEY_WITHOUT_ACCESS_TYPE`, `SCHEMA_ERROR` */
+            400: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ACCESS_TOKEN_EXPIRED`, `ADMIN_ACCESS_TOKEN_EXPIRED`, `ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN`, `CLIENT_OR_SERVER_OR_ADMIN_AUTHENTICATION_REQUIRED`, `INSUFFICIENT_ACCESS_TYPE`, `INVALID_ADMIN_ACCESS_TOKEN`, `INVALID_PROJECT_FOR_ACCESS_TOKEN`, `INVALID_PROJECT_FOR_ADMIN_ACCESS_TOKEN`, `INVALID_PUBLISHABLE_CLIENT_KEY`, `INVALID_SECRET_SERVER_KEY`, `INVALID_SUPER_SECRET_ADMIN_KEY`, `PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT`, `TEAM_PERMISSION_REQUIRED`, `UNPARSABLE_ACCESS_TOKEN`, `UNPARSABLE_ADMIN_ACCESS_TOKEN`, `USER_AUTHENTICATION_REQUIRED` */
+            401: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_NOT_FOUND`, `TEAM_MEMBERSHIP_NOT_FOUND`, `TEAM_NOT_FOUND`, `USER_NOT_FOUND`, `WRONG_PERMISSION_SCOPE` */
+            404: {
+                headers: {
+                    "x-latch-known-error": components["headers"]["KnownError"];
+                    "x-stack-known-error": components["headers"]["StackKnownError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, with the same body */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "permissions-requireProjectPermission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example me */
+                user_id: "me" | string;
+                /** @example example */
+                permission_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c",
+                     *       "user_id": "3f0c5a8e-2b1d-4c6e-9a7f-1d2e3f4a5b6c"
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        user_id: string;
                     };
                 };
             };
