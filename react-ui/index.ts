@@ -16,7 +16,7 @@ export { TeamManagement } from './components/team-management.js';
 export { type Plan, PlanPicker, type PlanPickerProps } from './components/plan-picker.js';
 export { BillingSection, type BillingSectionProps } from './components/billing.js';
 export type { PaymentItemsChoice } from './context.js';
-export { Loading } from './components/ui.js';
+export { Loading, TOOLTIP_OPEN_DELAY_MS, TOOLTIP_SIDE_OFFSET_PX, Tooltip, type TooltipProps } from './components/ui.js';
 export { type RedirectMethod, redirectTo } from './navigation.js';
 export { type PageLocation } from './location.js';
 export {

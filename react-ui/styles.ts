@@ -78,8 +78,12 @@ export const STYLESHEET = `
 .latch-input[aria-invalid="true"] { border-color: var(--latch-danger); }
 .latch-input:disabled { opacity: 0.6; }
 .latch-password { position: relative; }
+.latch-tooltip-anchor { position: relative; display: inline-flex; }
+.latch-tooltip::after { content: ""; position: absolute; left: 0; right: 0; top: 100%; height: 8px; }
+.latch-tooltip { position: absolute; left: 50%; transform: translateX(-50%); z-index: 10; white-space: nowrap; font-size: 12px; line-height: 1.4; padding: 4px 8px; border-radius: 6px; color: var(--latch-bg); background: var(--latch-fg); box-shadow: var(--latch-shadow); }
 .latch-password .latch-input { padding-right: 64px; }
-.latch-password-toggle { position: absolute; right: 4px; top: 50%; transform: translateY(-50%); font: inherit; font-size: 13px; font-weight: 550; color: var(--latch-muted-fg); background: none; border: none; border-radius: calc(var(--latch-radius) - 6px); padding: 6px 8px; cursor: pointer; }
+.latch-password-toggle-anchor { position: absolute; right: 4px; top: 50%; transform: translateY(-50%); }
+.latch-password-toggle { font: inherit; font-size: 13px; font-weight: 550; color: var(--latch-muted-fg); background: none; border: none; border-radius: calc(var(--latch-radius) - 6px); padding: 6px 8px; cursor: pointer; }
 .latch-password-toggle:hover { color: var(--latch-fg); background: var(--latch-muted-bg); }
 .latch-field-error { color: var(--latch-danger); font-size: 13px; margin: 0; }
 .latch-hint { color: var(--latch-muted-fg); font-size: 13px; margin: 0; }

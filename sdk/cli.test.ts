@@ -100,6 +100,29 @@ describe('promptCliLogin', () => {
     expect(result.status === 'error' && result.error.message).toBe('Timed out waiting for CLI authentication.');
   });
 
+  it('polls every 2000 ms when no waitTimeMillis is given', async () => {
+    const project = await h.createProject();
+    const polls: number[] = [];
+    const app = new ClientApp({
+      projectId: project.id,
+      publishableClientKey: project.publishableClientKey,
+      baseUrl: h.url,
+      tokenStore: 'memory',
+      fetch: (input, init) => {
+        const url = String(input instanceof Request ? input.url : input);
+        if (url.includes('cliPoll') || url.includes('/auth/cli/poll')) polls.push(performance.now());
+        return fetch(input, init);
+      },
+    });
+    const result = await app.promptCliLogin({ appUrl: 'https://app.example.com', maxAttempts: 2, promptLink: () => undefined });
+    expect(result.status === 'error' && result.error.message).toBe('Timed out waiting for CLI authentication.');
+    expect(polls).toHaveLength(2);
+    const gap = polls[1]! - polls[0]!;
+    // The default wait (CLI_POLL_DEFAULT_WAIT_MILLIS), plus one request's time at most.
+    expect(gap).toBeGreaterThanOrEqual(1990);
+    expect(gap).toBeLessThan(3000);
+  });
+
   it('a denied request ends in CliAuthError; an unknown polling code in InvalidPollingCode', async () => {
     const project = await h.createProject();
     const { app: browser } = await browserApp(project);

@@ -66,6 +66,7 @@ const CLIENT_METHODS = [
   'registerPasskey',
   'removeTeamMember',
   'renamePasskey',
+  'requireProjectPermission',
   'resetPassword',
   'revokeSession',
   'revokeTeamApiKey',

@@ -209,6 +209,35 @@ describe('email verification and contact channels', () => {
   });
 });
 
+describe('email verification without a primary email', () => {
+  it('sendVerificationEmail refuses a user with no primary email before calling the server, and sends once one is set', async () => {
+    const { server, project } = await newProject();
+    const user = await server.createUser({});
+    expect(user.primary_email).toBeNull();
+    const tokens = await server.createSession({ user_id: user.id });
+    const requests: string[] = [];
+    const app = new ClientApp({
+      projectId: project.id,
+      publishableClientKey: project.publishableClientKey,
+      baseUrl: h.url,
+      tokenStore: { accessToken: tokens.access_token, refreshToken: tokens.refresh_token },
+      fetch: (input, init) => {
+        requests.push(String(input instanceof Request ? input.url : input));
+        return fetch(input, init);
+      },
+    });
+    await app.getUser({ or: 'throw' });
+    requests.length = 0;
+    await expect(app.sendVerificationEmail({ callbackUrl: page('email-verification') })).rejects.toThrow('The signed-in user has no primary email to verify.');
+    expect(requests).toEqual([]); // the cached user answered; nothing reached the server
+
+    const address = h.uniqueEmail('later');
+    await app.createContactChannel({ type: 'email', value: address, used_for_auth: false, is_primary: true });
+    ok(await app.sendVerificationEmail({ callbackUrl: page('email-verification') }));
+    expect((await sink.waitForTo(address)).code).toBeTruthy();
+  });
+});
+
 describe('sent emails (admin)', () => {
   it('lists and reads the project’s emails, sends a sign-in invitation and tries an email server config', async () => {
     const { admin, clientApp } = await newProject();

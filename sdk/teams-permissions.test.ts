@@ -298,6 +298,23 @@ describe('server and admin apps', () => {
     expect(await admin.getProjectPermissionDefinition('reports:read')).toBeNull();
   });
 
+  it('requireProjectPermission resolves with the grant when held and throws ProjectPermissionRequired when not', async () => {
+    const { admin, server, signedIn } = await newProject();
+    const { user, app } = await signedIn();
+    await admin.createProjectPermissionDefinition({ id: 'billing:read' });
+    await admin.createProjectPermissionDefinition({ id: 'billing:admin', contained_permission_ids: ['billing:read'] });
+    await expect(app.requireProjectPermission('billing:read')).rejects.toBeInstanceOf(KnownErrors.ProjectPermissionRequired);
+    await expect(server.requireProjectPermission('billing:read', { userId: user.id })).rejects.toMatchObject({
+      code: 'PROJECT_PERMISSION_REQUIRED',
+      details: { user_id: user.id, permission_id: 'billing:read' },
+    });
+    await server.grantProjectPermission(user.id, 'billing:admin');
+    // Not cached: the grant is seen at once, through the containing permission.
+    expect(await app.requireProjectPermission('billing:read')).toEqual({ id: 'billing:read', user_id: user.id });
+    expect(await server.requireProjectPermission('billing:read', { userId: user.id })).toEqual({ id: 'billing:read', user_id: user.id });
+    await expect(server.requireProjectPermission('billing:typo', { userId: user.id })).rejects.toBeInstanceOf(KnownErrors.PermissionNotFound);
+  });
+
   it('manage user API keys: created by the user, checked by the server, null once expired', async () => {
     const { admin, server, signedIn } = await newProject();
     const { user, app } = await signedIn();

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CURRENCY_CODES, formatMinorUnits, inlineProductSchema, parseMoneyAmount, paymentsConfigSchema, priceSchema } from './payments.js';
+import {
+  CURRENCY_CODES,
+  INTERVAL_UNITS,
+  formatMinorUnits,
+  inlineProductSchema,
+  intervalOrNeverSchema,
+  intervalSchema,
+  parseMoneyAmount,
+  paymentsConfigSchema,
+  priceSchema,
+} from './payments.js';
 
 function messages(result: { success: boolean; error?: { issues: { message: string }[] } }): string[] {
   return result.success ? [] : (result.error?.issues.map((i) => i.message) ?? []);
@@ -59,5 +69,21 @@ describe('products', () => {
     });
     expect(parsed.products.x?.productLineId).toBe('plans');
     expect(parsed.products.x?.includedItems).toEqual({});
+  });
+});
+
+describe('intervals (spec section 5)', () => {
+  it('takes a non-negative integer of each of the eight units, and never only where repeats may be never', () => {
+    expect([...INTERVAL_UNITS]).toEqual(['millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', 'year']);
+    for (const unit of INTERVAL_UNITS) {
+      expect(intervalSchema.parse([0, unit])).toEqual([0, unit]);
+      expect(intervalSchema.parse([3, unit])).toEqual([3, unit]);
+      expect(intervalOrNeverSchema.parse([1, unit])).toEqual([1, unit]);
+      expect(intervalSchema.safeParse([-1, unit]).success).toBe(false);
+      expect(intervalSchema.safeParse([1.5, unit]).success).toBe(false);
+    }
+    for (const bad of [[1, 'fortnight'], [1, 'months'], [1, 'Month'], [1], 'monthly', 'never']) expect(intervalSchema.safeParse(bad).success).toBe(false);
+    expect(intervalOrNeverSchema.parse('never')).toBe('never');
+    expect(intervalOrNeverSchema.safeParse('always').success).toBe(false);
   });
 });

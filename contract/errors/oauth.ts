@@ -40,8 +40,9 @@ export const oauthErrors = {
     details: { client_id: clientId ?? null },
   })),
 
-  InvalidScope: defineKnownError('INVALID_SCOPE', 400, (scope: string) => ({
-    message: `The scope ${JSON.stringify(scope)} is not a valid OAuth scope for Latch.`,
+  /** A scope (the app's provider_scope on authorize) that is not RFC 6749 scope syntax; `reason` says what is wrong. */
+  InvalidScope: defineKnownError('INVALID_SCOPE', 400, (scope: string, reason?: string) => ({
+    message: reason ?? `The scope ${JSON.stringify(scope)} is not a valid OAuth scope for Latch.`,
     details: { scope },
   })),
 

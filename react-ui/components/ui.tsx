@@ -9,7 +9,9 @@ import {
   type FormEvent,
   type InputHTMLAttributes,
   type MouseEvent,
+  type ReactElement,
   type ReactNode,
+  cloneElement,
   useEffect,
   useId,
   useRef,
@@ -79,10 +81,12 @@ export function Field({ label, error, hint, type, ...input }: FieldProps) {
         <div className="latch-password">
           {field}
           {/* A toggle button: its name stays "Show password", aria-pressed says whether it is shown. */}
-          <button type="button" className="latch-password-toggle" aria-pressed={revealed} aria-controls={id} onClick={() => setRevealed((shown) => !shown)}>
-            <span aria-hidden="true">{revealed ? 'Hide' : 'Show'}</span>
-            <span className="latch-sr-only">Show password</span>
-          </button>
+          <Tooltip content={revealed ? 'Hide password' : 'Show password'} className="latch-password-toggle-anchor">
+            <button type="button" className="latch-password-toggle" aria-pressed={revealed} aria-controls={id} onClick={() => setRevealed((shown) => !shown)}>
+              <span aria-hidden="true">{revealed ? 'Hide' : 'Show'}</span>
+              <span className="latch-sr-only">Show password</span>
+            </button>
+          </Tooltip>
         </div>
       ) : (
         field
@@ -98,6 +102,71 @@ export function Field({ label, error, hint, type, ...input }: FieldProps) {
         </p>
       ) : null}
     </div>
+  );
+}
+
+/** The spec's tooltip defaults (section 9): it opens at once, 4 px from its trigger. */
+export const TOOLTIP_OPEN_DELAY_MS = 0;
+export const TOOLTIP_SIDE_OFFSET_PX = 4;
+
+export interface TooltipProps {
+  /** The text shown, and the trigger's accessible description. */
+  content: string;
+  /** One focusable element (an icon button); it gets `aria-describedby` while the tooltip shows. */
+  children: ReactElement<{ 'aria-describedby'?: string }>;
+  /** Milliseconds of hover or focus before it shows (default 0). */
+  delayMs?: number;
+  /** Pixels between the trigger and the tooltip (default 4). */
+  sideOffset?: number;
+  className?: string;
+}
+
+/**
+ * A tooltip for the kit's icon buttons: shown on hover and on keyboard focus, hidden on leave, on
+ * blur and by Escape (WCAG 1.4.13: dismissable without moving the pointer, and it stays while the
+ * pointer is over it). It is `role="tooltip"` and describes its trigger through aria-describedby,
+ * so a screen reader reads it after the button's name. No portal or positioning library: it sits
+ * above its trigger, which keeps the bundle small.
+ *
+ * @example
+ * <Tooltip content="Remove this passkey"><button aria-label="Remove">×</button></Tooltip>
+ */
+export function Tooltip({ content, children, delayMs = TOOLTIP_OPEN_DELAY_MS, sideOffset = TOOLTIP_SIDE_OFFSET_PX, className }: TooltipProps) {
+  const id = useId();
+  const [open, setOpen] = useState(false);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const show = () => {
+    clearTimeout(timer.current);
+    if (delayMs <= 0) setOpen(true);
+    else timer.current = setTimeout(() => setOpen(true), delayMs);
+  };
+  const hide = () => {
+    clearTimeout(timer.current);
+    setOpen(false);
+  };
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return (
+    <span
+      className={`latch-tooltip-anchor${className ? ` ${className}` : ''}`}
+      onMouseEnter={show}
+      onMouseLeave={hide}
+      onFocus={show}
+      onBlur={hide}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && open) {
+          // Only the tooltip closes: a dialog or menu around it stays open.
+          event.stopPropagation();
+          hide();
+        }
+      }}
+    >
+      {cloneElement(children, { 'aria-describedby': open ? id : children.props['aria-describedby'] })}
+      {open ? (
+        <span role="tooltip" id={id} className="latch-tooltip" style={{ bottom: `calc(100% + ${sideOffset}px)` }}>
+          {content}
+        </span>
+      ) : null}
+    </span>
   );
 }
 

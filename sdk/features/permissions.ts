@@ -98,6 +98,20 @@ export abstract class PermissionsFeature extends AppCore {
     const held = options.teamId === undefined ? await this.listProjectPermissions(scope) : await this.listTeamPermissions(options.teamId, scope);
     return held.some((permission) => permission.id === permissionId);
   }
+
+  /**
+   * Asks the server to confirm that a user (default: the signed-in user) holds a project
+   * permission, directly or through a containing one; throws `KnownErrors.ProjectPermissionRequired`
+   * when they do not (and `PermissionNotFound` for an id no definition has). Never cached: use it
+   * to gate an action, and {@link PermissionsFeature.hasPermission} to decide what to show.
+   *
+   * @example
+   * await server.requireProjectPermission('reports:export', { userId: user.id }); // throws if lacking
+   */
+  async requireProjectPermission(permissionId: string, options: { userId?: string } = {}): Promise<ProjectPermission> {
+    const input = { user_id: options.userId ?? 'me', permission_id: permissionId };
+    return this.call((context) => this.trpc.permissions.requireProjectPermission.query(input, { context }), { session: this.sessionFor(options.userId) });
+  }
 }
 
 /** Grants, and the definitions read by server code. */

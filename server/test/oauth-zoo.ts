@@ -8,7 +8,7 @@
  * The authorize endpoint approves at once (the signed-in zoo user is `setUser(provider, …)`) and
  * redirects back with code, state and, where the provider sends it, the RFC 9207 `iss`.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, sign as signBytes } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { type JWK, SignJWT, exportJWK, generateKeyPair, jwtVerify, importJWK } from 'jose';
 import { OAUTH_PROVIDER_IDS, type OAuthProviderId } from '../../contract/config/oauth.js';
@@ -62,6 +62,12 @@ export interface Zoo {
   clients: Record<string, { clientId: string; clientSecret: string }>;
   setUser(provider: OAuthProviderId, user: ZooUser): void;
   failNext(provider: OAuthProviderId, failure: ZooFailure, times?: number): void;
+  /**
+   * How the next ID tokens are made (reset it to `{}` after use): `expOffsetSeconds` sets exp that
+   * many seconds from now (negative: expired that long ago, iat ten minutes before); `weakRsaKey`
+   * signs with a 1024-bit RSA key that the JWKS publishes too.
+   */
+  idTokenOptions: { expOffsetSeconds?: number; weakRsaKey?: boolean };
   /** Refresh tokens rotate on every refresh (the old one dies). */
   rotateRefreshTokens: boolean;
   /** Revokes every refresh token issued so far (the user removed the app at the provider). */
@@ -160,6 +166,10 @@ const PROFILE_PATHS: Record<string, RegExp> = {
 export async function startZoo(): Promise<Zoo> {
   const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048 });
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'zoo-1', alg: 'RS256', use: 'sig' };
+  // A key below the spec's 2048-bit minimum, published beside the good one, for the weak-key test.
+  // jose refuses to make or use one, so node:crypto makes it and signs by hand.
+  const weak = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  const weakJwk: JWK = { ...(await exportJWK(weak.publicKey)), kid: 'zoo-weak', alg: 'RS256', use: 'sig' };
   const apple = await generateKeyPair('ES256', { extractable: true });
   const applePkcs8 = (await import('jose')).exportPKCS8(apple.privateKey);
   const applePublic = await exportJWK(apple.publicKey);
@@ -184,7 +194,7 @@ export async function startZoo(): Promise<Zoo> {
   const has = (provider: string, failure: ZooFailure) => (failures.get(provider) ?? []).includes(failure);
 
   let url = '';
-  const state = { rotate: false };
+  const state: { rotate: boolean; idToken: Zoo['idTokenOptions'] } = { rotate: false, idToken: {} };
 
   async function checkClient(provider: OAuthProviderId, req: IncomingMessage, form: URLSearchParams): Promise<string | null> {
     let clientId = form.get('client_id');
@@ -216,17 +226,28 @@ export async function startZoo(): Promise<Zoo> {
 
   async function idToken(provider: OAuthProviderId, grant: Grant): Promise<string> {
     const user = grant.user;
-    return new SignJWT({
+    const offset = state.idToken.expOffsetSeconds;
+    const now = Math.floor(Date.now() / 1000);
+    const claims = {
       ...(user.email ? { email: user.email, email_verified: provider === 'apple' ? String(user.emailVerified ?? true) : (user.emailVerified ?? true) } : {}),
       ...(user.name && provider === 'google' ? { name: user.name, picture: `https://lh3.example/${user.id}` } : {}),
       ...(grant.nonce ? { nonce: has(provider, 'wrong_nonce') && take(provider, 'wrong_nonce') ? 'not-the-nonce' : grant.nonce } : {}),
-    })
+    };
+    const iat = offset === undefined ? now : now - 600;
+    const exp = offset === undefined ? now + 600 : now + offset;
+    if (state.idToken.weakRsaKey) {
+      const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const payload = { ...claims, iss: ISSUERS[provider]!, sub: user.id, aud: grant.clientId, iat, exp };
+      const input = `${part({ alg: 'RS256', kid: 'zoo-weak' })}.${part(payload)}`;
+      return `${input}.${signBytes('sha256', Buffer.from(input), weak.privateKey).toString('base64url')}`;
+    }
+    return new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid: 'zoo-1' })
       .setIssuer(ISSUERS[provider]!)
       .setSubject(user.id)
       .setAudience(grant.clientId)
-      .setIssuedAt()
-      .setExpirationTime('10m')
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
       .sign(privateKey);
   }
 
@@ -240,7 +261,7 @@ export async function startZoo(): Promise<Zoo> {
       const body = await readBody(req);
       requests.push({ provider, path: full.pathname, headers: req.headers, body });
 
-      if (full.pathname === `/${provider}/jwks`) return json(res, 200, { keys: [jwk] });
+      if (full.pathname === `/${provider}/jwks`) return json(res, 200, { keys: [jwk, weakJwk] });
 
       if (full.pathname === `/${provider}/authorize`) {
         const q = full.searchParams;
@@ -368,6 +389,12 @@ export async function startZoo(): Promise<Zoo> {
     },
     set rotateRefreshTokens(value: boolean) {
       state.rotate = value;
+    },
+    get idTokenOptions() {
+      return state.idToken;
+    },
+    set idTokenOptions(value: Zoo['idTokenOptions']) {
+      state.idToken = value;
     },
     revokeRefreshTokens() {
       refreshTokens.clear();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EMAIL_SETTINGS } from '../../env.js';
 import { type ProjectFixture, useHarness } from '../../test/harness.js';
-import { attachUnprovenEmail, expectKnownError, expectStatus } from '../../test/team-fixtures.js';
+import { attachUnprovenEmail, expectKnownError, expectStatus, newUser } from '../../test/team-fixtures.js';
 import { NOT_DELIVERED_REASON } from '../emails/delivery.js';
 
 /**
@@ -164,7 +164,7 @@ describe('email verification', () => {
     expectKnownError(
       await h.post('/contact-channels/send-verification-code', { email: h.uniqueEmail('not-mine'), callback_url: CALLBACK }, user.headers),
       400,
-      'EMAIL_IS_NOT_PRIMARY_EMAIL',
+      'EMAIL_NOT_ASSOCIATED_WITH_USER',
     );
     expectKnownError(
       await h.post('/contact-channels/send-verification-code', { email: user.email, callback_url: 'https://evil.example.com/verify' }, user.headers),
@@ -190,6 +190,34 @@ describe('email verification', () => {
       409,
       'EMAIL_ALREADY_VERIFIED',
     );
+  });
+
+  it("refuses a verification email for an address that is not the user's, or not the primary one, and for a user with no primary email", async () => {
+    const project = await h.createProject();
+    // Another user's address is not associated with this user, even though it exists in the project.
+    const other = await signUp(project);
+    const user = await newUser(h, project, { primary_email: null });
+    expectKnownError(
+      await h.post('/contact-channels/send-verification-code', { email: other.email, callback_url: CALLBACK }, user.client),
+      400,
+      'EMAIL_NOT_ASSOCIATED_WITH_USER',
+    );
+    // A secondary address of the user's own, while the user has no primary email at all.
+    const secondary = h.uniqueEmail('secondary');
+    expectStatus(await h.post('/contact-channels', { user_id: 'me', type: 'email', value: secondary, used_for_auth: false }, user.client), 201);
+    expect((await primaryOf(project, user.id)).primary_email).toBeNull();
+    const refused = await h.post('/contact-channels/send-verification-code', { email: secondary.toUpperCase(), callback_url: CALLBACK }, user.client);
+    expectKnownError(refused, 400, 'EMAIL_IS_NOT_PRIMARY_EMAIL');
+    expect(refused.body.details).toEqual({ email: secondary.toUpperCase(), primary_email: '(none)' });
+
+    // Once it is the primary email, the same call sends the link (the address matches case-insensitively).
+    const channel = (await channelsOf(project, user.id)).find((c) => c.value === secondary)!;
+    expectStatus(await h.patch(`/contact-channels/me/${channel.id}`, { is_primary: true }, user.client), 200);
+    expectStatus(await h.post('/contact-channels/send-verification-code', { email: secondary.toUpperCase(), callback_url: CALLBACK }, user.client), 200);
+    expect((await inboxEmailTo(project, secondary)).code).toBeTruthy();
+    // Nothing was queued for the refused calls: the inbox holds only the one link.
+    const list = await h.get('/internal/emails', project.admin());
+    expect(list.body.items.filter((e: { to: string }) => e.to === secondary || e.to === other.email)).toHaveLength(1);
   });
 
   it('verifies one channel by id (a secondary one leaves the primary as it was); a changed address voids the link', async () => {

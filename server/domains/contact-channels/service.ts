@@ -252,14 +252,19 @@ export async function sendChannelVerificationCode(
   });
 }
 
-/** The signed-in user's variant: `email` must be their primary email (EMAIL_IS_NOT_PRIMARY_EMAIL). */
+/** The signed-in user's variant: `email` must be one of their addresses (EMAIL_NOT_ASSOCIATED_WITH_USER), and the primary one (EMAIL_IS_NOT_PRIMARY_EMAIL). */
 export async function sendPrimaryVerificationCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null = null): Promise<void> {
   assertTrustedCallbackUrl(auth.project, callbackUrl);
   const userId = await liveSessionUserId(deps, auth);
   await deps.db.transaction().execute(async (trx) => {
     if (!(await q.lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
-    const primary = await q.findPrimaryChannel(trx, auth.tenancy.id, userId);
-    if (!primary || primary.value.toLowerCase() !== email.toLowerCase()) throw new KnownErrors.EmailIsNotPrimaryEmail(email, primary?.value ?? '(none)');
+    // An address that is none of the user's channels is EMAIL_NOT_ASSOCIATED_WITH_USER; one of theirs
+    // that is not the primary (or a user with no primary email at all, spec section 5: a verification
+    // email cannot be set without one) is EMAIL_IS_NOT_PRIMARY_EMAIL. Either way nothing is sent.
+    const channel = await q.findChannelByValue(trx, auth.tenancy.id, userId, 'email', email);
+    if (!channel) throw new KnownErrors.EmailNotAssociatedWithUser();
+    const primary = channel.is_primary ? channel : await q.findPrimaryChannel(trx, auth.tenancy.id, userId);
+    if (!primary || primary.id !== channel.id) throw new KnownErrors.EmailIsNotPrimaryEmail(email, primary?.value ?? '(none)');
     if (primary.is_verified) throw new KnownErrors.EmailAlreadyVerified();
     await queueVerificationEmail(trx, deps, auth, primary, callbackUrl, ip);
   });

@@ -205,6 +205,55 @@ describe('the flow', () => {
     expect(steps.callback!.headers.get('x-latch-known-error')).toBe('OAUTH_PROVIDER_REQUEST_FAILED');
   });
 
+  it('google: an ID token expired 20 s ago passes the 30 s clock tolerance; one expired 60 s ago is refused', async () => {
+    const project = await projectWith([providerConfig('google')]);
+    zoo.setUser('google', { id: `g-skew-${Date.now()}`, email: h.uniqueEmail('g') });
+    try {
+      zoo.idTokenOptions = { expOffsetSeconds: -20 };
+      expect((await runFlow(h, project, 'google')).code).toEqual(expect.any(String));
+      zoo.idTokenOptions = { expOffsetSeconds: -60 };
+      const late = await runFlow(h, project, 'google');
+      expect(late.code).toBeUndefined();
+      expect(late.callback!.headers.get('x-latch-known-error')).toBe('OAUTH_PROVIDER_REQUEST_FAILED');
+    } finally {
+      zoo.idTokenOptions = {};
+    }
+    // The same user and clock, a fresh token: accepted again (the refusal was the timestamp).
+    expect((await runFlow(h, project, 'google')).code).toEqual(expect.any(String));
+  });
+
+  it('google: an ID token signed with a 1024-bit RSA key is refused (RSA keys must be at least 2048 bits)', async () => {
+    const project = await projectWith([providerConfig('google')]);
+    zoo.setUser('google', { id: `g-weak-${Date.now()}`, email: h.uniqueEmail('g') });
+    try {
+      zoo.idTokenOptions = { weakRsaKey: true };
+      const weak = await runFlow(h, project, 'google');
+      expect(weak.code).toBeUndefined();
+      expect(weak.callback!.headers.get('x-latch-known-error')).toBe('OAUTH_PROVIDER_REQUEST_FAILED');
+    } finally {
+      zoo.idTokenOptions = {};
+    }
+    expect((await runFlow(h, project, 'google')).code).toEqual(expect.any(String));
+  });
+
+  it('refuses a provider_scope that is not RFC 6749 scope syntax with INVALID_SCOPE, before redirecting to the provider', async () => {
+    const project = await projectWith([providerConfig('github')]);
+    const authorize = async (providerScope: string) => (await runFlow(h, project, 'github', { providerScope })).authorize;
+    const before = zoo.requests.length;
+    for (const bad of ['repo "admin"', 'repo\\admin', 'repo  user', ' repo', 'repo ', 'repo\tuser', 'répo', 'repo\nuser', 'a'.repeat(2049)]) {
+      const res = await authorize(bad);
+      expect({ bad, status: res.status, code: res.headers.get('x-latch-known-error') }).toEqual({ bad, status: 400, code: 'INVALID_SCOPE' });
+      // The browser is shown a catalogued error page carrying the message.
+      expect(await res.text()).toMatch(bad.length > 2048 ? /at most 2048 characters/ : /RFC 6749, section 3\.3/);
+    }
+    expect(zoo.requests.length).toBe(before); // nothing reached the provider
+    // Legal tokens (including ! # [ ] ~ and URL-shaped scopes) go through to the provider's authorize URL.
+    const good = await authorize('repo read:org https://example.com/scope!#[]~ a,b');
+    expect(good.status).toBe(302);
+    const scope = new URL(good.headers.get('location')!).searchParams.get('scope')!.split(' ');
+    expect(scope).toEqual(expect.arrayContaining(['repo', 'read:org', 'https://example.com/scope!#[]~', 'a', 'b']));
+  });
+
   it('refuses disabled and unknown providers, missing shared keys, extra scopes with shared keys, untrusted redirects', async () => {
     const project = await projectWith([
       providerConfig('github', { type: 'shared', client_id: null, client_secret: null }),

@@ -102,6 +102,31 @@ function trusted(project: ProjectRecord, field: string, url: string | undefined)
   return withoutCodeAndState(url);
 }
 
+/** The longest provider_scope accepted: far above any real provider's scope list, small enough for the flow row and the provider URL. */
+export const PROVIDER_SCOPE_MAX_LENGTH = 2048;
+/** RFC 6749 section 3.3: scope = scope-token *( SP scope-token ), scope-token = 1*( %x21 / %x23-5B / %x5D-7E ). */
+const SCOPE_SYNTAX = /^[\x21\x23-\x5B\x5D-\x7E]+(?: [\x21\x23-\x5B\x5D-\x7E]+)*$/;
+
+/**
+ * The extra scopes an app asks the provider for (provider_scope), refused with INVALID_SCOPE before
+ * anything is stored or any redirect is made when they are not RFC 6749 scope syntax: the value goes
+ * into the provider's authorize URL, so quotes, backslashes, control characters, non-ASCII, and
+ * leading, trailing or doubled spaces never reach it. A comma inside a token is legal syntax; it is
+ * still split on, as apps write GitHub's comma-separated scope lists.
+ */
+export function providerScopes(value: string | undefined): string[] {
+  if (value === undefined || value === '') return [];
+  if (value.length > PROVIDER_SCOPE_MAX_LENGTH)
+    throw new KnownErrors.InvalidScope(value.slice(0, 64) + '…', `provider_scope must be at most ${PROVIDER_SCOPE_MAX_LENGTH} characters long.`);
+  if (!SCOPE_SYNTAX.test(value)) {
+    throw new KnownErrors.InvalidScope(
+      value,
+      `provider_scope ${JSON.stringify(value)} is not a valid OAuth scope: scope tokens are printable ASCII characters other than '"' and '\\', separated by single spaces (RFC 6749, section 3.3).`,
+    );
+  }
+  return value.split(/[ ,]+/).filter(Boolean);
+}
+
 /** GET /auth/oauth/authorize/{provider}: checks the app's request, stores the flow, and sends the browser to the provider. */
 export async function startAuthorize(deps: Deps, providerParam: string, query: Record<string, string | undefined>): Promise<AuthorizeResult> {
   const required = (name: string): string => {
@@ -158,8 +183,8 @@ export async function startAuthorize(deps: Deps, providerParam: string, query: R
   }
   if (type === 'link' && !tokenUserId) throw schemaError('token', 'is required when type is link');
 
+  const extra = providerScopes(query.provider_scope);
   const provider = await resolveProvider(deps, project, providerParam);
-  const extra = (query.provider_scope ?? '').split(/[\s,]+/).filter(Boolean);
   if (extra.length && provider.shared) throw new KnownErrors.OAuthExtraScopeNotAvailableWithSharedOAuthKeys();
   const scopes = [...new Set([...provider.definition.baseScopes, ...extra])];
 

@@ -257,6 +257,40 @@ describe('granting, revoking and listing', () => {
     expect(ids(await h.get(`/project-permissions?user_id=${user.id}`, project.server()))).toEqual([]);
   });
 
+  it('requires a project permission: the grant when held (directly or contained), else 401 PROJECT_PERMISSION_REQUIRED', async () => {
+    const project = await h.createProject();
+    const user = await newUser(h, project);
+    const other = await newUser(h, project);
+    await define(project, 'project', 'view');
+    await define(project, 'project', 'manage', ['view']);
+    await define(project, 'project', 'audit');
+    expectStatus(await h.post(`/project-permissions/${user.id}/manage`, {}, project.server()), 201);
+
+    // Server: held directly, held through a containing permission, and lacking.
+    expect((await h.get(`/project-permissions/${user.id}/manage`, project.server())).body).toEqual({ id: 'manage', user_id: user.id });
+    expect((await h.get(`/project-permissions/${user.id}/view`, project.server())).body).toEqual({ id: 'view', user_id: user.id });
+    const lacking = await h.get(`/project-permissions/${user.id}/audit`, project.server());
+    expectKnownError(lacking, 401, 'PROJECT_PERMISSION_REQUIRED');
+    expect(lacking.body.details).toEqual({ user_id: user.id, permission_id: 'audit' });
+    expectKnownError(await h.get(`/project-permissions/${other.id}/view`, project.server()), 401, 'PROJECT_PERMISSION_REQUIRED');
+    // A typo is not a missing grant; an unknown user is not either.
+    expectKnownError(await h.get(`/project-permissions/${user.id}/unknown`, project.server()), 404, 'PERMISSION_NOT_FOUND');
+    expectKnownError(await h.get('/project-permissions/00000000-0000-4000-8000-000000000000/view', project.server()), 404, 'USER_NOT_FOUND');
+
+    // Client: its own only (me or its id); another user's reads as not found.
+    expect((await h.get('/project-permissions/me/view', user.client)).body).toEqual({ id: 'view', user_id: user.id });
+    expectKnownError(await h.get(`/project-permissions/${user.id}/audit`, user.client), 401, 'PROJECT_PERMISSION_REQUIRED');
+    expectKnownError(await h.get('/project-permissions/me/view', other.client), 401, 'PROJECT_PERMISSION_REQUIRED');
+    expectKnownError(await h.get(`/project-permissions/${user.id}/view`, other.client), 404, 'USER_NOT_FOUND');
+
+    // Revoked: required again.
+    expectStatus(await h.del(`/project-permissions/${user.id}/manage`, project.server()), 200);
+    expectKnownError(await h.get('/project-permissions/me/view', user.client), 401, 'PROJECT_PERMISSION_REQUIRED');
+    // Another project's credentials cannot check this project's user.
+    const elsewhere = await h.createProject();
+    expectKnownError(await h.get(`/project-permissions/${user.id}/view`, elsewhere.server()), 404, 'USER_NOT_FOUND');
+  });
+
   it('resolves a chain nested 10 deep in a single SQL statement', async () => {
     const project = await h.createProject();
     const user = await newUser(h, project);

@@ -86,6 +86,13 @@ export const permissionsRouter = router({
     output: schemas.projectPermissionListSchema,
   }).query(asShortList(({ ctx, input }) => service.listProjectPermissions(ctx.deps, ctx.auth, input))),
 
+  requireProjectPermission: op(
+    clientProcedure,
+    'GET /project-permissions/{user_id}/{permission_id}',
+    'Require a project permission, held directly or through a containing one: the permission, or 401 PROJECT_PERMISSION_REQUIRED (clients: their own)',
+    { input: schemas.projectPermissionParamsSchema, output: schemas.projectPermissionSchema },
+  ).query(({ ctx, input }) => service.requireProjectPermission(ctx.deps, ctx.auth, input.user_id, input.permission_id)),
+
   grantProjectPermission: op(serverProcedure, 'POST /project-permissions/{user_id}/{permission_id}', 'Grant a project permission to a user', {
     input: schemas.projectPermissionParamsSchema,
     output: schemas.projectPermissionSchema,

@@ -217,6 +217,22 @@ export async function listProjectPermissions(deps: Deps, auth: AuthContext, inpu
   return rows.map((row) => ({ id: row.id, user_id: row.user_id }));
 }
 
+/**
+ * Requires a user (clients: themselves) to hold a project permission, directly or through any
+ * permission containing it: the grant, or PROJECT_PERMISSION_REQUIRED (spec section 6: "a user can
+ * lack a permission"). An app's server gates its own actions with one call instead of reading and
+ * searching the list. An id no definition has is PERMISSION_NOT_FOUND, so a typo is not mistaken
+ * for a missing grant. Read-only, so no transaction: one consistent snapshot is all a check needs.
+ */
+export async function requireProjectPermission(deps: Deps, auth: AuthContext, userIdParam: string, permissionId: string) {
+  const userId = auth.type === 'client' ? await clientOwnUserId(deps, auth, userIdParam) : resolveUserId(auth, userIdParam);
+  if (auth.type !== 'client' && !(await findUser(deps.db, auth.tenancy.id, userId))) throw new KnownErrors.UserNotFound();
+  await requireDefinition(deps.db, auth.tenancy.id, 'project', permissionId);
+  const held = await q.listProjectPermissions(deps.db, auth.tenancy.id, { userId, permissionId, recursive: true });
+  if (held.length === 0) throw new KnownErrors.ProjectPermissionRequired(userId, permissionId);
+  return { id: permissionId, user_id: userId };
+}
+
 /** Server-side only (the router refuses clients): a client can never grant itself anything. */
 export async function grantTeamPermission(deps: Deps, auth: AuthContext, teamId: string, userIdParam: string, permissionId: string) {
   const userId = resolveUserId(auth, userIdParam);
