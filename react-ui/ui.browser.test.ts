@@ -541,7 +541,8 @@ describe('accessibility', () => {
     await page.getByRole('heading', { name: 'Profile' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await context.close();
-  });
+    // Six pages × two schemes × axe: ~20 s quiet, past vitest's 30 s default on a loaded machine.
+  }, 90_000);
 });
 
 describe('impersonation', () => {
