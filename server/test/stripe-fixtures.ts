@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { useHarness, type ProjectFixture } from './harness.js';
+import { type Harness, type Headers_, useHarness, type ProjectFixture } from './harness.js';
 import { expectStatus, newUser } from './team-fixtures.js';
 import { type StripeFake, startStripeFake } from './stripe-fake.js';
 
@@ -53,3 +53,15 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
 }
 
 export const sessionIdOf = (url: string) => url.split('/').pop()!;
+
+/**
+ * POST /payments/purchases/create-purchase-url for the signed-in user (`customer_id: 'me'`), as the
+ * SDK's checkout button does; `return_url` is http://localhost:3000/after unless given.
+ */
+export function createPurchaseUrl(h: Harness, client: Headers_, fields: { product_id: string; price_id?: string; return_url?: string }) {
+  return h.post(
+    '/payments/purchases/create-purchase-url',
+    { customer_type: 'user', customer_id: 'me', return_url: 'http://localhost:3000/after', ...fields },
+    client,
+  );
+}
