@@ -1,7 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProjectFixture } from '../../test/harness.js';
 import { expectStatus } from '../../test/team-fixtures.js';
-import type { StripeFake } from '../../test/stripe-fake.js';
 import { createPurchaseUrl, sessionIdOf, until, useStripeHarness } from '../../test/stripe-fixtures.js';
 
 /**
@@ -9,11 +8,7 @@ import { createPurchaseUrl, sessionIdOf, until, useStripeHarness } from '../../t
  * cancelled, failed renewals, refunds and disputes, each applied from Stripe's re-fetched state and
  * recorded once in the transactions (item 6), whatever the order or number of deliveries.
  */
-const { h, fake: fakeOf, stripeProject, itemQuantity } = useStripeHarness();
-let fake: StripeFake;
-beforeAll(() => {
-  fake = fakeOf();
-});
+const { h, stripeFake: fake, stripeProject, itemQuantity } = useStripeHarness();
 
 const PAYMENTS = {
   items: {

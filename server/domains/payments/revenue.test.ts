@@ -1,18 +1,13 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProjectFixture } from '../../test/harness.js';
 import { expectKnownError, expectStatus, newUser } from '../../test/team-fixtures.js';
-import type { StripeFake } from '../../test/stripe-fake.js';
 import { createPurchaseUrl, sessionIdOf, until, useStripeHarness } from '../../test/stripe-fixtures.js';
 
 /**
  * GET /internal/payments/revenue (issue 18 item 7): per UTC day and currency, purchases less
  * refunds and disputes on the day they happen, test mode apart, one project's money only.
  */
-const { h, fake: fakeOf, stripeProject, itemQuantity } = useStripeHarness();
-let fake: StripeFake;
-beforeAll(() => {
-  fake = fakeOf();
-});
+const { h, stripeFake: fake, stripeProject, itemQuantity } = useStripeHarness();
 
 const PAYMENTS = {
   items: { credits: { displayName: 'Credits', customerType: 'user' } },

@@ -1,14 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProjectFixture } from '../../test/harness.js';
 import { expectKnownError, expectStatus, newUser } from '../../test/team-fixtures.js';
-import type { StripeFake } from '../../test/stripe-fake.js';
 import { createPurchaseUrl, SECRET_KEY, sessionIdOf, until, useStripeHarness, WEBHOOK_SECRET } from '../../test/stripe-fixtures.js';
 
-const { h, fake: fakeOf, stripeProject: projectWith, itemQuantity } = useStripeHarness();
-let fake: StripeFake;
-beforeAll(() => {
-  fake = fakeOf();
-});
+const { h, stripeFake: fake, stripeProject: projectWith, itemQuantity } = useStripeHarness();
 
 const PAYMENTS = {
   items: { credits: { displayName: 'Credits', customerType: 'user' } },
