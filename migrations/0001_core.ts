@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, runStatements, tenancyAndId, tenantKey, updatedAt, userForeignKey } from './lib/columns.js';
 
 /**
  * Core tables: projects and their tenancies, internal API key sets, users with contact channels,
@@ -18,15 +19,15 @@ export async function up(db: Kysely<any>): Promise<void> {
       full_logo_url text,
       owner_team_id uuid,
       config jsonb NOT NULL DEFAULT '{}'::jsonb,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now()
+      ${createdAt},
+      ${updatedAt}
     )`,
     sql`CREATE INDEX projects_owner_team_idx ON projects (owner_team_id, created_at)`,
     sql`CREATE TABLE tenancies (
       id uuid PRIMARY KEY,
       project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
       branch_id text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
+      ${createdAt},
       UNIQUE (project_id, branch_id)
     )`,
     sql`CREATE TABLE api_key_sets (
@@ -35,7 +36,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       description text NOT NULL,
       expires_at timestamptz,
       manually_revoked_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
+      ${createdAt},
       publishable_client_key_hash text UNIQUE,
       publishable_client_key_last_four text,
       secret_server_key_hash text UNIQUE,
@@ -45,8 +46,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     )`,
     sql`CREATE INDEX api_key_sets_project_idx ON api_key_sets (project_id, created_at)`,
     sql`CREATE TABLE users (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       display_name text,
       profile_image_url text,
       primary_email text,
@@ -64,7 +64,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       selected_team_id uuid,
       signed_up_at timestamptz NOT NULL DEFAULT now(),
       last_active_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${tenantKey('id')}
     )`,
     // Keyset pagination over (signed_up_at, id) in both directions.
     sql`CREATE INDEX users_list_idx ON users (tenancy_id, signed_up_at, id)`,
@@ -82,9 +82,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       is_primary boolean NOT NULL DEFAULT false,
       is_verified boolean NOT NULL DEFAULT false,
       used_for_auth boolean NOT NULL DEFAULT false,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id),
-      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+      ${createdAt},
+      ${tenantKey('id')},
+      ${userForeignKey()}
     )`,
     sql`CREATE UNIQUE INDEX contact_channels_auth_idx ON contact_channels (tenancy_id, type, lower(value)) WHERE used_for_auth`,
     sql`CREATE UNIQUE INDEX contact_channels_primary_idx ON contact_channels (tenancy_id, user_id, type) WHERE is_primary`,
@@ -95,25 +95,24 @@ export async function up(db: Kysely<any>): Promise<void> {
       user_id uuid NOT NULL,
       refresh_token_hash text NOT NULL,
       is_impersonation boolean NOT NULL DEFAULT false,
-      created_at timestamptz NOT NULL DEFAULT now(),
+      ${createdAt},
       last_used_at timestamptz NOT NULL DEFAULT now(),
       last_used_ip text,
       expires_at timestamptz,
-      PRIMARY KEY (tenancy_id, id),
-      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+      ${tenantKey('id')},
+      ${userForeignKey()}
     )`,
     sql`CREATE UNIQUE INDEX sessions_refresh_token_hash_idx ON sessions (refresh_token_hash)`,
     sql`CREATE INDEX sessions_user_idx ON sessions (tenancy_id, user_id, created_at)`,
     sql`CREATE TABLE teams (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       display_name text NOT NULL,
       profile_image_url text,
       client_metadata jsonb,
       client_read_only_metadata jsonb,
       server_metadata jsonb,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${createdAt},
+      ${tenantKey('id')}
     )`,
     sql`CREATE INDEX teams_list_idx ON teams (tenancy_id, created_at, id)`,
     sql`CREATE TABLE team_members (
@@ -122,20 +121,20 @@ export async function up(db: Kysely<any>): Promise<void> {
       user_id uuid NOT NULL,
       display_name text,
       profile_image_url text,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, team_id, user_id),
+      ${createdAt},
+      ${tenantKey('team_id', 'user_id')},
       FOREIGN KEY (tenancy_id, team_id) REFERENCES teams (tenancy_id, id) ON DELETE CASCADE,
-      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+      ${userForeignKey()}
     )`,
     sql`CREATE INDEX team_members_user_idx ON team_members (tenancy_id, user_id)`,
     sql`CREATE TABLE signing_keys (
       kid text PRIMARY KEY,
       public_jwk jsonb NOT NULL,
       private_jwk_encrypted text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now()
+      ${createdAt}
     )`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

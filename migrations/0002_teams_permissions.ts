@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, runStatements, tenancyAndId, tenantKey, userForeignKey } from './lib/columns.js';
 
 /**
  * Teams grow up: permission definitions (project and team scope) with their containment graph,
@@ -18,12 +19,11 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   const statements = [
     sql`CREATE TABLE permission_definitions (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id text NOT NULL,
+      ${tenancyAndId('text')},
       scope text NOT NULL CHECK (scope IN ('team', 'project')),
       description text,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${createdAt},
+      ${tenantKey('id')}
     )`,
     // Listing one scope's definitions, in id order.
     sql`CREATE INDEX permission_definitions_scope_idx ON permission_definitions (tenancy_id, scope, id)`,
@@ -31,7 +31,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       tenancy_id uuid NOT NULL,
       parent_id text NOT NULL,
       child_id text NOT NULL,
-      PRIMARY KEY (tenancy_id, parent_id, child_id),
+      ${tenantKey('parent_id', 'child_id')},
       FOREIGN KEY (tenancy_id, parent_id) REFERENCES permission_definitions (tenancy_id, id) ON DELETE CASCADE ON UPDATE CASCADE
     )`,
     // Walking upwards (who contains X?) for the cycle check, renames and deletes.
@@ -41,8 +41,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       team_id uuid NOT NULL,
       user_id uuid NOT NULL,
       permission_id text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, team_id, user_id, permission_id),
+      ${createdAt},
+      ${tenantKey('team_id', 'user_id', 'permission_id')},
       FOREIGN KEY (tenancy_id, team_id, user_id) REFERENCES team_members (tenancy_id, team_id, user_id) ON DELETE CASCADE
     )`,
     // A user's permissions across all their teams; and every grant of one id (rename, delete).
@@ -52,9 +52,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       tenancy_id uuid NOT NULL,
       user_id uuid NOT NULL,
       permission_id text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, user_id, permission_id),
-      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+      ${createdAt},
+      ${tenantKey('user_id', 'permission_id')},
+      ${userForeignKey()}
     )`,
     sql`CREATE INDEX project_permission_grants_permission_idx ON project_permission_grants (tenancy_id, permission_id)`,
     // The invitation is what the team sees and can revoke; the secret lives in verification_codes
@@ -65,26 +65,25 @@ export async function up(db: Kysely<any>): Promise<void> {
       team_id uuid NOT NULL,
       recipient_email text NOT NULL,
       expires_at timestamptz NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id),
+      ${createdAt},
+      ${tenantKey('id')},
       FOREIGN KEY (tenancy_id, team_id) REFERENCES teams (tenancy_id, id) ON DELETE CASCADE
     )`,
     sql`CREATE INDEX team_invitations_team_idx ON team_invitations (tenancy_id, team_id, created_at)`,
     sql`CREATE TABLE user_team_api_keys (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       secret_hash text NOT NULL,
       last_four text NOT NULL,
       is_public boolean NOT NULL DEFAULT false,
       description text NOT NULL,
       expires_at timestamptz,
       manually_revoked_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
+      ${createdAt},
       user_id uuid,
       team_id uuid,
-      PRIMARY KEY (tenancy_id, id),
+      ${tenantKey('id')},
       CHECK ((user_id IS NULL) <> (team_id IS NULL)),
-      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE,
+      ${userForeignKey()},
       FOREIGN KEY (tenancy_id, team_id) REFERENCES teams (tenancy_id, id) ON DELETE CASCADE
     )`,
     // The check call looks a key up by its hash only.
@@ -92,7 +91,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     sql`CREATE INDEX user_team_api_keys_user_idx ON user_team_api_keys (tenancy_id, user_id, created_at) WHERE user_id IS NOT NULL`,
     sql`CREATE INDEX user_team_api_keys_team_idx ON user_team_api_keys (tenancy_id, team_id, created_at) WHERE team_id IS NOT NULL`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

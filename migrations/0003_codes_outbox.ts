@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, runStatements, tenancyAndId, tenantKey } from './lib/columns.js';
 
 /**
  * The two tables every code-based flow and every email share (team invitations now; email
@@ -13,16 +14,15 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   const statements = [
     sql`CREATE TABLE verification_codes (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       purpose text NOT NULL,
       code_hash text NOT NULL UNIQUE,
       data jsonb NOT NULL DEFAULT '{}'::jsonb,
       expires_at timestamptz NOT NULL,
       used_at timestamptz,
       attempt_count integer NOT NULL DEFAULT 0,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${createdAt},
+      ${tenantKey('id')}
     )`,
     // Clean-up of expired codes.
     sql`CREATE INDEX verification_codes_expires_idx ON verification_codes (expires_at)`,
@@ -38,14 +38,14 @@ export async function up(db: Kysely<any>): Promise<void> {
       error text,
       next_attempt_at timestamptz NOT NULL DEFAULT now(),
       sent_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now()
+      ${createdAt}
     )`,
     // The worker's queue: due pending rows, oldest first.
     sql`CREATE INDEX email_outbox_pending_idx ON email_outbox (next_attempt_at) WHERE state = 'pending'`,
     // A project's sent-email list, newest first.
     sql`CREATE INDEX email_outbox_tenancy_idx ON email_outbox (tenancy_id, created_at)`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { runStatements } from './lib/columns.js';
 
 /**
  * Brute-force counters (server/domains/rate-limits). One row per (bucket, key), e.g.
@@ -24,7 +25,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     )`,
     sql`CREATE INDEX rate_limits_window_ends_idx ON rate_limits (window_ends_at)`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

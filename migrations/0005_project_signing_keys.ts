@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, runStatements } from './lib/columns.js';
 
 /**
  * A signing key per project (issue 13, item 6). The deployment-wide keyring of ES256 keys
@@ -16,11 +17,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     sql`CREATE TABLE signing_key_generations (
       generation integer PRIMARY KEY CHECK (generation > 0),
       seed_encrypted text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now()
+      ${createdAt}
     )`,
     sql`DROP TABLE IF EXISTS signing_keys`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { runStatements } from './lib/columns.js';
 
 /**
  * Only a proven address is an identity (ARCHITECTURE.md, "Security model"; issue 13 item 1).
@@ -30,7 +31,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     sql`ALTER TABLE user_team_api_keys ADD COLUMN created_by_user_id uuid`,
     sql`CREATE INDEX user_team_api_keys_creator_idx ON user_team_api_keys (tenancy_id, created_by_user_id) WHERE created_by_user_id IS NOT NULL`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, runStatements } from './lib/columns.js';
 
 /**
  * One outbox for every kind of background work (issue 14 item 4): email delivery now, outbound
@@ -32,7 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       next_attempt_at timestamptz NOT NULL DEFAULT now(),
       leased_at timestamptz,
       last_error text,
-      created_at timestamptz NOT NULL DEFAULT now(),
+      ${createdAt},
       finished_at timestamptz
     )`,
     // The claim query: due pending jobs, oldest due first. Finished jobs leave the index.
@@ -45,7 +46,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     sql`DROP INDEX email_outbox_pending_idx`,
     sql`ALTER TABLE email_outbox DROP COLUMN next_attempt_at`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

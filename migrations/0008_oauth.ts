@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, runStatements, tenancyAndId, tenantKey, userForeignKey } from './lib/columns.js';
 
 /**
  * OAuth sign-in, linking and connected accounts (issue 15).
@@ -27,9 +28,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       email text,
       allow_sign_in boolean NOT NULL DEFAULT true,
       allow_connected_accounts boolean NOT NULL DEFAULT true,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id),
-      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+      ${createdAt},
+      ${tenantKey('id')},
+      ${userForeignKey()}
     )`,
     sql`CREATE UNIQUE INDEX oauth_accounts_sign_in_idx ON oauth_accounts (tenancy_id, provider_config_id, provider_account_id) WHERE allow_sign_in`,
     sql`CREATE UNIQUE INDEX oauth_accounts_user_idx ON oauth_accounts (tenancy_id, user_id, provider_config_id, provider_account_id)`,
@@ -42,40 +43,38 @@ export async function up(db: Kysely<any>): Promise<void> {
       scopes text[] NOT NULL DEFAULT '{}',
       expires_at timestamptz,
       is_valid boolean NOT NULL DEFAULT true,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id),
+      ${createdAt},
+      ${tenantKey('id')},
       FOREIGN KEY (tenancy_id, oauth_account_id) REFERENCES oauth_accounts (tenancy_id, id) ON DELETE CASCADE
     )`,
     sql`CREATE INDEX oauth_tokens_account_idx ON oauth_tokens (tenancy_id, oauth_account_id, kind) WHERE is_valid`,
     sql`CREATE TABLE oauth_flows (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       state_hash text NOT NULL UNIQUE,
       cookie_hash text NOT NULL,
       provider_config_id text NOT NULL,
       sealed text NOT NULL,
       expires_at timestamptz NOT NULL,
       consumed_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${createdAt},
+      ${tenantKey('id')}
     )`,
     sql`CREATE INDEX oauth_flows_expires_idx ON oauth_flows (expires_at)`,
     sql`CREATE TABLE oauth_codes (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       code_hash text NOT NULL,
       redirect_uri text NOT NULL,
       code_challenge text NOT NULL,
       sealed text NOT NULL,
       expires_at timestamptz NOT NULL,
       used_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${createdAt},
+      ${tenantKey('id')}
     )`,
     sql`CREATE UNIQUE INDEX oauth_codes_code_idx ON oauth_codes (tenancy_id, code_hash)`,
     sql`CREATE INDEX oauth_codes_expires_idx ON oauth_codes (expires_at)`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, runStatements, tenantKey, updatedAt, userForeignKey } from './lib/columns.js';
 
 /**
  * TOTP MFA (issue 16). The user's active secret stays where it was (users.totp_secret_encrypted,
@@ -22,9 +23,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       pending_secret_encrypted text,
       pending_expires_at timestamptz,
       last_step integer,
-      updated_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, user_id),
-      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+      ${updatedAt},
+      ${tenantKey('user_id')},
+      ${userForeignKey()}
     )`,
     sql`CREATE TABLE mfa_recovery_codes (
       tenancy_id uuid NOT NULL,
@@ -32,14 +33,14 @@ export async function up(db: Kysely<any>): Promise<void> {
       id uuid NOT NULL,
       code_hash text NOT NULL,
       used_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id),
-      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+      ${createdAt},
+      ${tenantKey('id')},
+      ${userForeignKey()}
     )`,
     // A code is looked up by (tenancy, user, hash): one probe, and never across users or projects.
     sql`CREATE UNIQUE INDEX mfa_recovery_codes_lookup_idx ON mfa_recovery_codes (tenancy_id, user_id, code_hash)`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, runStatements, tenantKey, userForeignKey } from './lib/columns.js';
 
 /**
  * Passkeys (issue 16): a user's WebAuthn credentials, several per user. The ceremonies' challenges
@@ -25,15 +26,15 @@ export async function up(db: Kysely<any>): Promise<void> {
       backed_up boolean NOT NULL DEFAULT false,
       rp_id text NOT NULL,
       name text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
+      ${createdAt},
       last_used_at timestamptz,
-      PRIMARY KEY (tenancy_id, id),
-      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+      ${tenantKey('id')},
+      ${userForeignKey()}
     )`,
     sql`CREATE UNIQUE INDEX passkeys_credential_idx ON passkeys (tenancy_id, credential_id)`,
     sql`CREATE INDEX passkeys_user_idx ON passkeys (tenancy_id, user_id, created_at)`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, runStatements, tenancyAndId, tenantKey, userForeignKey } from './lib/columns.js';
 
 /**
  * CLI login requests (issue 16; README "CLI login"). One row per `POST /auth/cli`:
@@ -14,8 +15,7 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   const statements = [
     sql`CREATE TABLE cli_auth_attempts (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       polling_code_hash text NOT NULL,
       login_code_hash text NOT NULL,
       state text NOT NULL DEFAULT 'waiting' CHECK (state IN ('waiting', 'approved', 'denied', 'used')),
@@ -25,9 +25,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       last_polled_at timestamptz,
       decided_at timestamptz,
       used_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id),
-      FOREIGN KEY (tenancy_id, approved_user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+      ${createdAt},
+      ${tenantKey('id')},
+      ${userForeignKey('approved_user_id')}
     )`,
     // Each lookup is one index probe, within the tenancy (keys lead with tenancy_id: portable-schema.test.ts).
     sql`CREATE UNIQUE INDEX cli_auth_attempts_polling_code_idx ON cli_auth_attempts (tenancy_id, polling_code_hash)`,
@@ -39,7 +39,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     // because nothing read it, while magic links signed them in: keep that working for them.
     sql`UPDATE users SET otp_auth_enabled = true WHERE auth_with_email AND NOT otp_auth_enabled`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { runStatements } from './lib/columns.js';
 
 /**
  * Every unique key of a tenant table leads with tenancy_id (issue 21 item 5), so that on a
@@ -18,7 +19,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     sql`CREATE UNIQUE INDEX verification_codes_tenancy_code_hash_idx ON verification_codes (tenancy_id, code_hash)`,
     sql`ALTER TABLE verification_codes DROP CONSTRAINT verification_codes_code_hash_key`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
@@ -30,5 +31,5 @@ export async function down(db: Kysely<any>): Promise<void> {
     sql`CREATE UNIQUE INDEX sessions_refresh_token_hash_idx ON sessions (refresh_token_hash)`,
     sql`DROP INDEX sessions_tenancy_refresh_token_hash_idx`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }

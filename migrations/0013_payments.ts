@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, dropTables, runStatements, tenancyAndId, tenantKey, updatedAt } from './lib/columns.js';
 
 /**
  * Payments (issue 18): customers, the products they hold, and the item ledger.
@@ -25,12 +26,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       customer_type text NOT NULL CHECK (customer_type IN ('user', 'team', 'custom')),
       customer_id text NOT NULL,
       stripe_customer_id text,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, customer_type, customer_id)
+      ${createdAt},
+      ${tenantKey('customer_type', 'customer_id')}
     )`,
     sql`CREATE TABLE customer_products (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       customer_type text NOT NULL CHECK (customer_type IN ('user', 'team', 'custom')),
       customer_id text NOT NULL,
       product_id text,
@@ -39,13 +39,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       source text NOT NULL CHECK (source IN ('api_grant', 'test_mode', 'purchase')),
       started_at timestamptz NOT NULL,
       ended_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${createdAt},
+      ${tenantKey('id')}
     )`,
     sql`CREATE INDEX customer_products_customer_idx ON customer_products (tenancy_id, customer_type, customer_id, created_at, id)`,
     sql`CREATE TABLE item_ledger (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       customer_type text NOT NULL CHECK (customer_type IN ('user', 'team', 'custom')),
       customer_id text NOT NULL,
       item_id text NOT NULL,
@@ -54,18 +53,17 @@ export async function up(db: Kysely<any>): Promise<void> {
       description text,
       source_kind text NOT NULL CHECK (source_kind IN ('manual', 'admin')),
       created_at timestamptz NOT NULL,
-      PRIMARY KEY (tenancy_id, id)
+      ${tenantKey('id')}
     )`,
     sql`CREATE INDEX item_ledger_customer_item_idx ON item_ledger (tenancy_id, customer_type, customer_id, item_id, created_at)`,
     sql`CREATE TABLE payment_settings (
       tenancy_id uuid PRIMARY KEY REFERENCES tenancies (id) ON DELETE CASCADE,
       stripe_secret_key_sealed text NOT NULL,
       stripe_webhook_secret_sealed text NOT NULL,
-      updated_at timestamptz NOT NULL DEFAULT now()
+      ${updatedAt}
     )`,
     sql`CREATE TABLE purchases (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       customer_type text NOT NULL CHECK (customer_type IN ('user', 'team', 'custom')),
       customer_id text NOT NULL,
       product_id text,
@@ -81,7 +79,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       customer_product_id uuid,
       created_at timestamptz NOT NULL,
       completed_at timestamptz,
-      PRIMARY KEY (tenancy_id, id)
+      ${tenantKey('id')}
     )`,
     sql`CREATE UNIQUE INDEX purchases_checkout_session_idx ON purchases (tenancy_id, stripe_checkout_session_id)`,
     sql`CREATE INDEX purchases_customer_idx ON purchases (tenancy_id, customer_type, customer_id, status)`,
@@ -91,17 +89,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       event_id text NOT NULL,
       type text NOT NULL,
       received_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, event_id)
+      ${tenantKey('event_id')}
     )`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`DROP TABLE IF EXISTS stripe_events`.execute(db);
-  await sql`DROP TABLE IF EXISTS purchases`.execute(db);
-  await sql`DROP TABLE IF EXISTS payment_settings`.execute(db);
-  await sql`DROP TABLE IF EXISTS item_ledger`.execute(db);
-  await sql`DROP TABLE IF EXISTS customer_products`.execute(db);
-  await sql`DROP TABLE IF EXISTS payment_customers`.execute(db);
+  await dropTables(db, ['stripe_events', 'purchases', 'payment_settings', 'item_ledger', 'customer_products', 'payment_customers']);
 }

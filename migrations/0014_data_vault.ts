@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, tenantKey, updatedAt } from './lib/columns.js';
 
 /**
  * Data vault entries (issue 19 item 1). The SDK hashes the key (PBKDF2, 100,000 iterations) and
@@ -17,9 +18,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       key_version integer NOT NULL,
       wrapped_data_key text NOT NULL,
       value_sealed text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, store_id, hashed_key)
+      ${createdAt},
+      ${updatedAt},
+      ${tenantKey('store_id', 'hashed_key')}
     )`.execute(db);
 }
 

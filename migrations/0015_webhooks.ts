@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, dropTables, runStatements, tenancyAndId, tenantKey } from './lib/columns.js';
 
 /**
  * Outbound webhooks (issue 19 item 2), delivered from PostgreSQL through the jobs outbox.
@@ -16,8 +17,7 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   const statements = [
     sql`CREATE TABLE webhook_endpoints (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       url text NOT NULL,
       description text NOT NULL DEFAULT '',
       event_types text,
@@ -27,21 +27,19 @@ export async function up(db: Kysely<any>): Promise<void> {
       previous_secret_sealed text,
       previous_secret_expires_at timestamptz,
       failing_since timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${createdAt},
+      ${tenantKey('id')}
     )`,
     sql`CREATE TABLE webhook_messages (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id text NOT NULL,
+      ${tenancyAndId('text')},
       event_type text NOT NULL,
       payload text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${createdAt},
+      ${tenantKey('id')}
     )`,
     sql`CREATE INDEX webhook_messages_created_idx ON webhook_messages (tenancy_id, created_at)`,
     sql`CREATE TABLE webhook_deliveries (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       message_id text NOT NULL,
       endpoint_id uuid NOT NULL,
       state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'dead')),
@@ -49,17 +47,15 @@ export async function up(db: Kysely<any>): Promise<void> {
       last_status integer,
       last_error text,
       last_response_snippet text,
-      created_at timestamptz NOT NULL DEFAULT now(),
+      ${createdAt},
       sent_at timestamptz,
-      PRIMARY KEY (tenancy_id, id)
+      ${tenantKey('id')}
     )`,
     sql`CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (tenancy_id, endpoint_id, created_at)`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`DROP TABLE IF EXISTS webhook_deliveries`.execute(db);
-  await sql`DROP TABLE IF EXISTS webhook_messages`.execute(db);
-  await sql`DROP TABLE IF EXISTS webhook_endpoints`.execute(db);
+  await dropTables(db, ['webhook_deliveries', 'webhook_messages', 'webhook_endpoints']);
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, runStatements, tenancyAndId, tenantKey, updatedAt } from './lib/columns.js';
 
 /**
  * Owner-written email content (issue 17 items 1-3).
@@ -17,42 +18,38 @@ export async function up(db: Kysely<any>): Promise<void> {
   const themeMode = (column: string) => sql.raw(`${column} text NOT NULL DEFAULT 'project' CHECK (${column} IN ('project', 'none', 'custom'))`);
   const statements = [
     sql`CREATE TABLE email_themes (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       display_name text NOT NULL,
       tsx_source text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${createdAt},
+      ${updatedAt},
+      ${tenantKey('id')}
     )`,
     sql`CREATE TABLE email_templates (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       type text,
       display_name text NOT NULL,
       tsx_source text NOT NULL,
       ${themeMode('theme_mode')},
       theme_id uuid,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id),
+      ${createdAt},
+      ${updatedAt},
+      ${tenantKey('id')},
       UNIQUE (tenancy_id, type)
     )`,
     sql`CREATE TABLE email_drafts (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       display_name text NOT NULL,
       tsx_source text NOT NULL,
       ${themeMode('theme_mode')},
       theme_id uuid,
       sent_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${createdAt},
+      ${updatedAt},
+      ${tenantKey('id')}
     )`,
     sql`CREATE TABLE email_sent (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       "to" text,
       user_id uuid,
       subject text NOT NULL DEFAULT '',
@@ -63,12 +60,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       error text,
       draft_id uuid,
       template_id uuid,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id)
+      ${createdAt},
+      ${tenantKey('id')}
     )`,
     sql`CREATE INDEX email_sent_created_idx ON email_sent (tenancy_id, created_at, id)`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, dropTables, runStatements, tenancyAndId, tenantKey, updatedAt, userForeignKey } from './lib/columns.js';
 
 /**
  * Notification categories and preferences, AI chat threads (issue 17 items 4 and 6).
@@ -15,14 +16,13 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   const statements = [
     sql`CREATE TABLE notification_categories (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       name text NOT NULL,
       name_key text NOT NULL,
       can_disable boolean NOT NULL DEFAULT true,
       default_enabled boolean NOT NULL DEFAULT true,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, id),
+      ${createdAt},
+      ${tenantKey('id')},
       UNIQUE (tenancy_id, name_key)
     )`,
     sql`CREATE TABLE notification_preferences (
@@ -30,25 +30,23 @@ export async function up(db: Kysely<any>): Promise<void> {
       user_id uuid NOT NULL,
       category_id uuid NOT NULL,
       enabled boolean NOT NULL,
-      updated_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, user_id, category_id),
-      FOREIGN KEY (tenancy_id, user_id) REFERENCES users (tenancy_id, id) ON DELETE CASCADE
+      ${updatedAt},
+      ${tenantKey('user_id', 'category_id')},
+      ${userForeignKey()}
     )`,
     sql`CREATE TABLE ai_chat_messages (
       tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
       thread_id uuid NOT NULL,
       id uuid NOT NULL,
       message text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, thread_id, id)
+      ${createdAt},
+      ${tenantKey('thread_id', 'id')}
     )`,
     sql`CREATE INDEX ai_chat_messages_order_idx ON ai_chat_messages (tenancy_id, thread_id, created_at)`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`DROP TABLE IF EXISTS ai_chat_messages`.execute(db);
-  await sql`DROP TABLE IF EXISTS notification_preferences`.execute(db);
-  await sql`DROP TABLE IF EXISTS notification_categories`.execute(db);
+  await dropTables(db, ['ai_chat_messages', 'notification_preferences', 'notification_categories']);
 }

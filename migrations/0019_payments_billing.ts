@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { runStatements, tenancyAndId, tenantKey, updatedAt } from './lib/columns.js';
 
 /**
  * Payments, billing (issue 18 items 5-6): subscriptions, refunds, disputes and one transaction log.
@@ -31,13 +32,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       current_period_end timestamptz,
       cancel_at_period_end boolean NOT NULL DEFAULT false,
       ended_at timestamptz,
-      updated_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (tenancy_id, stripe_subscription_id)
+      ${updatedAt},
+      ${tenantKey('stripe_subscription_id')}
     )`,
     sql`CREATE INDEX stripe_subscriptions_customer_idx ON stripe_subscriptions (tenancy_id, customer_type, customer_id)`,
     sql`CREATE TABLE payment_transactions (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       source_key text NOT NULL,
       type text NOT NULL CHECK (type IN ('purchase', 'renewal', 'refund', 'dispute', 'payment_failed', 'grant', 'manual_change')),
       customer_type text NOT NULL CHECK (customer_type IN ('user', 'team', 'custom')),
@@ -53,7 +53,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       stripe_payment_intent_id text,
       description text,
       created_at timestamptz NOT NULL,
-      PRIMARY KEY (tenancy_id, id)
+      ${tenantKey('id')}
     )`,
     sql`CREATE UNIQUE INDEX payment_transactions_source_idx ON payment_transactions (tenancy_id, source_key)`,
     sql`CREATE INDEX payment_transactions_created_idx ON payment_transactions (tenancy_id, created_at, id)`,
@@ -64,7 +64,7 @@ export async function up(db: Kysely<any>): Promise<void> {
         '{}'::jsonb, COALESCE(completed_at, created_at)
       FROM purchases WHERE status = 'completed'`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createdAt, dropTables, runStatements, tenancyAndId, tenantKey } from './lib/columns.js';
 
 /**
  * Workflow tokens and the daily activity history (issue 19 items 5 and 7). The webhook-service
@@ -14,26 +15,24 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   const statements = [
     sql`CREATE TABLE workflow_tokens (
-      tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
-      id uuid NOT NULL,
+      ${tenancyAndId()},
       token_hash text NOT NULL,
       description text NOT NULL DEFAULT '',
-      created_at timestamptz NOT NULL DEFAULT now(),
+      ${createdAt},
       expires_at timestamptz NOT NULL,
-      PRIMARY KEY (tenancy_id, id)
+      ${tenantKey('id')}
     )`,
     sql`CREATE UNIQUE INDEX workflow_tokens_hash_idx ON workflow_tokens (tenancy_id, token_hash)`,
     sql`CREATE TABLE user_daily_activity (
       tenancy_id uuid NOT NULL REFERENCES tenancies (id) ON DELETE CASCADE,
       day date NOT NULL,
       user_id uuid NOT NULL,
-      PRIMARY KEY (tenancy_id, day, user_id)
+      ${tenantKey('day', 'user_id')}
     )`,
   ];
-  for (const statement of statements) await statement.execute(db);
+  await runStatements(db, statements);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`DROP TABLE IF EXISTS user_daily_activity`.execute(db);
-  await sql`DROP TABLE IF EXISTS workflow_tokens`.execute(db);
+  await dropTables(db, ['user_daily_activity', 'workflow_tokens']);
 }

@@ -1,20 +1,11 @@
-import pg from 'pg';
+import { queryRows } from '../../server/test/query-rows.js';
 
 /**
  * What the bench tools (run.ts, ab.ts, instructions.ts) share: a statement on a database, and a
  * project with keys and signed-up users created over HTTP on a fresh Latch.
  */
 
-/** Runs one statement on a fresh connection to `url` and returns its rows. */
-export async function queryRows<T extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+export { queryRows };
 
 export async function adminStatement(adminUrl: string, text: string): Promise<void> {
   await queryRows(adminUrl, text);

@@ -29,6 +29,24 @@ export interface AccessTokenClaims {
 }
 
 /**
+ * The user claims of a token signed in an access token's shape for no user (the webhook-service
+ * token, domains/webhooks/service-token.ts): no name, no address, nothing restricted. Its audience,
+ * not these claims, is what keeps such a token from passing as a user's.
+ */
+export const NO_USER_CLAIMS = {
+  role: 'authenticated',
+  name: null,
+  email: null,
+  email_verified: false,
+  selected_team_id: null,
+  is_anonymous: false,
+  signed_up_at: 0,
+  is_restricted: false,
+  restricted_reason: null,
+  requires_totp_mfa: false,
+} as const satisfies Partial<AccessTokenClaims>;
+
+/**
  * One generation of the deployment's signing keys: a random 256-bit seed from which every project's
  * key pair of that generation is derived. Generations are numbered upwards; the seed is stored
  * encrypted (access/keyring.ts), never in the clear.

@@ -3,7 +3,16 @@ import { type CryptoKey, SignJWT, decodeJwt, decodeProtectedHeader, generateKeyP
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { type AccessTokenClaims, Keyring, TokenVerificationError, deriveProjectKey, deriveProjectScalar, kidFor, toLowS } from '../crypto/jwt.js';
+import {
+  type AccessTokenClaims,
+  Keyring,
+  NO_USER_CLAIMS,
+  TokenVerificationError,
+  deriveProjectKey,
+  deriveProjectScalar,
+  kidFor,
+  toLowS,
+} from '../crypto/jwt.js';
 import { DEFAULT_RATE_LIMITS } from '../env.js';
 import { totpCode } from '../crypto/totp.js';
 import { linkCodes, outboxTexts } from './outbox.js';
@@ -249,16 +258,7 @@ describe('access tokens: what the JWT tests do not already cover', () => {
       project_id: 'p',
       branch_id: 'main',
       refresh_token_id: 'r',
-      role: 'authenticated',
-      name: null,
-      email: null,
-      email_verified: false,
-      selected_team_id: null,
-      is_anonymous: false,
-      signed_up_at: 0,
-      is_restricted: false,
-      restricted_reason: null,
-      requires_totp_mfa: false,
+      ...NO_USER_CLAIMS,
     };
     const signWith = async (gen: typeof older, kid: string) => {
       const jwk = { ...deriveProjectKey(gen.seed, 'p', gen.generation).publicJwk, d: deriveProjectScalar(gen.seed, 'p', gen.generation).toString('base64url') };

@@ -153,3 +153,17 @@ export async function freshPostgresDatabase(adminUrl: string, prefix: string, cl
   url.pathname = `/${name}`;
   return { url: url.toString(), name };
 }
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether PostgreSQL answers at `adminUrl` (within 2 s): the tests that need it are skipped otherwise. */
+export async function postgresReachable(adminUrl: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -10,10 +10,13 @@ import {
   type Project,
   call,
   killHard,
+  postgresReachable,
   freshPostgresDatabase as freshPostgresServerDb,
   setUpProject,
+  sleep,
   startServer as startChild,
 } from './child-server.js';
+import { POSTGRES_ADMIN_URL as ADMIN_URL } from './global-setup.js';
 
 /**
  * Durability and soak (issue 8, item 9): `npm run test:long`, never part of `npm test`.
@@ -34,21 +37,10 @@ import {
  * its tests are skipped with a message when it is not reachable.
  */
 
-const ADMIN_URL = process.env.LATCH_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SOAK_SECONDS = Number(process.env.LATCH_SOAK_SECONDS ?? 600);
 const SECRET = randomBytes(48).toString('base64url');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const postgresUp = await (async () => {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const postgresUp = await postgresReachable(ADMIN_URL);
 if (!postgresUp) console.warn(`[durability] PostgreSQL is not reachable at ${ADMIN_URL}: its tests are skipped`);
 
 const cleanups: Cleanups = [];

@@ -1,5 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
-import { useHarness, type ProjectFixture } from './harness.js';
+import { type Harness, type Headers_, useFixture, useHarness, type ProjectFixture } from './harness.js';
 import { expectStatus, newUser } from './team-fixtures.js';
 import { type StripeFake, startStripeFake } from './stripe-fake.js';
 
@@ -13,17 +12,13 @@ export const SECRET_KEY = 'sk_test_latch_fake_key_123';
 export function useStripeHarness() {
   const port = 20_000 + Math.floor(Math.random() * 30_000);
   const h = useHarness({ stripeApiBase: `http://127.0.0.1:${port}` });
-  const state: { fake: StripeFake | null } = { fake: null };
-  beforeAll(async () => {
-    state.fake = await startStripeFake({ port, webhookSecret: WEBHOOK_SECRET });
-  });
-  afterAll(async () => {
-    await state.fake?.close();
-  });
-  const fake = (): StripeFake => {
-    if (!state.fake) throw new Error('the Stripe fake is not started yet');
-    return state.fake;
-  };
+  /** The running fake (useFixture: usable from the file's tests and hooks on). */
+  const stripeFake: StripeFake = useFixture(
+    () => startStripeFake({ port, webhookSecret: WEBHOOK_SECRET }),
+    (started) => started.close(),
+  );
+  /** The same fake, as a call (sdk/payments.test.ts reads it this way in its beforeAll). */
+  const fake = (): StripeFake => stripeFake;
 
   /** A project with this payments config and Stripe set up, a user, and the project's webhook URL. */
   async function stripeProject(payments: Record<string, unknown>) {
@@ -39,7 +34,7 @@ export function useStripeHarness() {
   const itemQuantity = (p: ProjectFixture, userId: string, itemId: string) =>
     h.get(`/payments/items/user/${userId}/${itemId}`, p.server()).then((r) => r.body.quantity as number);
 
-  return { h, fake, stripeProject, itemQuantity };
+  return { h, fake, stripeFake, stripeProject, itemQuantity };
 }
 
 /** Polls until `done` (the jobs worker applies webhooks asynchronously). */
@@ -53,3 +48,15 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
 }
 
 export const sessionIdOf = (url: string) => url.split('/').pop()!;
+
+/**
+ * POST /payments/purchases/create-purchase-url for the signed-in user (`customer_id: 'me'`), as the
+ * SDK's checkout button does; `return_url` is http://localhost:3000/after unless given.
+ */
+export function createPurchaseUrl(h: Harness, client: Headers_, fields: { product_id: string; price_id?: string; return_url?: string }) {
+  return h.post(
+    '/payments/purchases/create-purchase-url',
+    { customer_type: 'user', customer_id: 'me', return_url: 'http://localhost:3000/after', ...fields },
+    client,
+  );
+}

@@ -37,6 +37,11 @@ async function startRegistration(project: ProjectFixture, user: UserSession) {
   return res.body as { options_json: { challenge: string; user: { id: string }; rp: { id: string }; excludeCredentials: { id: string }[] }; code: string };
 }
 
+/** POST /auth/passkey/register as `user`: `credential` answering the challenge its `code` stands for. */
+function submitRegistration(project: ProjectFixture, user: UserSession, credential: unknown, code: string, extra: Record<string, unknown> = {}) {
+  return h.post('/auth/passkey/register', { credential, code, ...extra }, project.client(user.accessToken));
+}
+
 async function register(
   project: ProjectFixture,
   user: UserSession,
@@ -46,7 +51,7 @@ async function register(
 ) {
   const started = await startRegistration(project, user);
   const { credential, response } = createCredential(started.options_json, { origin, ...options });
-  const res = await h.post('/auth/passkey/register', { credential: response, code: started.code, ...extra }, project.client(user.accessToken));
+  const res = await submitRegistration(project, user, response, started.code, extra);
   return { res, credential };
 }
 
@@ -103,11 +108,7 @@ describe('registration', () => {
     // An authenticator that signed for another RP ID than the origin's host.
     const started = await startRegistration(project, user);
     const { response } = createCredential(started.options_json, { origin: 'https://app.example.com', rpId: 'evil.test' });
-    expectKnownError(
-      await h.post('/auth/passkey/register', { credential: response, code: started.code }, project.client(user.accessToken)),
-      'PASSKEY_REGISTRATION_FAILED',
-      400,
-    );
+    expectKnownError(await submitRegistration(project, user, response, started.code), 'PASSKEY_REGISTRATION_FAILED', 400);
 
     const ok = await register(project, user, 'https://app.example.com');
     expect(ok.res.status).toBe(200);
@@ -124,32 +125,20 @@ describe('registration', () => {
     // Another user's challenge.
     const theirs = await startRegistration(project, other);
     const forged = createCredential(theirs.options_json, { origin: LOCAL });
-    expectKnownError(
-      await h.post('/auth/passkey/register', { credential: forged.response, code: theirs.code }, project.client(user.accessToken)),
-      'PASSKEY_REGISTRATION_FAILED',
-      400,
-    );
+    expectKnownError(await submitRegistration(project, user, forged.response, theirs.code), 'PASSKEY_REGISTRATION_FAILED', 400);
 
     // Used once: a replay of a good registration is ALREADY_USED.
     const started = await startRegistration(project, user);
     const { response } = createCredential(started.options_json, { origin: LOCAL });
-    expect((await h.post('/auth/passkey/register', { credential: response, code: started.code }, project.client(user.accessToken))).status).toBe(200);
-    expectKnownError(
-      await h.post('/auth/passkey/register', { credential: response, code: started.code }, project.client(user.accessToken)),
-      'ALREADY_USED',
-      409,
-    );
+    expect((await submitRegistration(project, user, response, started.code)).status).toBe(200);
+    expectKnownError(await submitRegistration(project, user, response, started.code), 'ALREADY_USED', 409);
 
     // Another project's challenge is unknown here.
     const elsewhere = await newProject();
     const stranger = await h.signUpUser(elsewhere);
     const foreign = await startRegistration(elsewhere, stranger);
     const foreignCredential = createCredential(foreign.options_json, { origin: LOCAL });
-    expectKnownError(
-      await h.post('/auth/passkey/register', { credential: foreignCredential.response, code: foreign.code }, project.client(user.accessToken)),
-      'CODE_NOT_FOUND',
-      404,
-    );
+    expectKnownError(await submitRegistration(project, user, foreignCredential.response, foreign.code), 'CODE_NOT_FOUND', 404);
   });
 
   it('expires challenges after two minutes', async () => {
@@ -164,7 +153,7 @@ describe('registration', () => {
       .where('purpose', '=', 'passkey_registration')
       .execute();
     const { response } = createCredential(started.options_json, { origin: LOCAL });
-    expectKnownError(await h.post('/auth/passkey/register', { credential: response, code: started.code }, project.client(user.accessToken)), 'EXPIRED', 400);
+    expectKnownError(await submitRegistration(project, user, response, started.code), 'EXPIRED', 400);
   });
 });
 

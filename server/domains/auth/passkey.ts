@@ -140,6 +140,12 @@ export async function initiateRegistration(deps: Deps, auth: AuthContext): Promi
   return { options_json: options as unknown as Record<string, unknown>, code: issued.code };
 }
 
+/** Uses up a ceremony's challenge by its code (whatever comes next); the check counts against the caller's IP. */
+async function consumeChallenge<T>(deps: Deps, auth: AuthContext, purpose: string, code: string, ip: string | null): Promise<T> {
+  await limitCodeChecks(deps, auth.tenancy, ip);
+  return withCode<T, T>(deps.db, auth.tenancy, purpose, code, 'consume', async (_trx, verified) => verified.data);
+}
+
 /**
  * Finishes adding a passkey: the challenge (issued to this user) is used up, the origin must be
  * the project's, and the attestation must verify with user verification. The user may then sign
@@ -155,15 +161,7 @@ export async function register(
 ): Promise<Passkey> {
   requirePasskeysEnabled(auth);
   const { user } = await liveSession(deps, auth);
-  await limitCodeChecks(deps, auth.tenancy, ip);
-  const challenge = await withCode<RegistrationChallenge, RegistrationChallenge>(
-    deps.db,
-    auth.tenancy,
-    PASSKEY_REGISTRATION_PURPOSE,
-    code,
-    'consume',
-    async (_trx, verified) => verified.data,
-  );
+  const challenge = await consumeChallenge<RegistrationChallenge>(deps, auth, PASSKEY_REGISTRATION_PURPOSE, code, ip);
   if (challenge.user_id !== user.id) throw new KnownErrors.PasskeyRegistrationFailed('This registration was started by another user.');
   const origin = signedOrigin(credential.response.clientDataJSON);
   const rpId = trustedPasskeyRpId(auth.project, origin);
@@ -244,15 +242,7 @@ export async function initiateAuthentication(
  */
 export async function signIn(deps: Deps, auth: AuthContext, response: AuthenticationResponseJSON, code: string, ip: string | null): Promise<AuthResponse> {
   requirePasskeysEnabled(auth);
-  await limitCodeChecks(deps, auth.tenancy, ip);
-  const challenge = await withCode<AuthenticationChallenge, AuthenticationChallenge>(
-    deps.db,
-    auth.tenancy,
-    PASSKEY_AUTHENTICATION_PURPOSE,
-    code,
-    'consume',
-    async (_trx, verified) => verified.data,
-  );
+  const challenge = await consumeChallenge<AuthenticationChallenge>(deps, auth, PASSKEY_AUTHENTICATION_PURPOSE, code, ip);
   const origin = signedOrigin(response.response.clientDataJSON);
   const rpId = trustedPasskeyRpId(auth.project, origin);
   if (!rpId) throw new KnownErrors.PasskeyAuthenticationFailed(`The origin ${JSON.stringify(origin)} is not a trusted domain of this project.`);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthAccountMergeStrategy, OAuthProviderId } from '../../../contract/config/oauth.js';
 import type { Harness, ProjectFixture } from '../../test/harness.js';
-import { runFlow, signInWith, startZooHarness, stopZooHarness, zooProvider } from '../../test/oauth-driver.js';
+import { redeem, runFlow, signInWith, startZooHarness, stopZooHarness, zooProvider } from '../../test/oauth-driver.js';
 import type { Zoo } from '../../test/oauth-zoo.js';
 
 let zoo: Zoo;
@@ -55,16 +55,7 @@ describe('the merge matrix (authenticate)', () => {
           const conflict = providerHasEmail && existingId !== null;
           if (!conflict) {
             expect(steps.code, `${strategy} ${existing} ${providerHasEmail} ${providerVouches}`).toBeTruthy();
-            const res = await h.call('/auth/oauth/token', {
-              form: {
-                grant_type: 'authorization_code',
-                code: steps.code!,
-                code_verifier: steps.codeVerifier,
-                redirect_uri: steps.redirectUri,
-                client_id: project.id,
-                client_secret: project.publishableClientKey,
-              },
-            });
+            const res = await redeem(h, project, steps);
             expect(res.body.is_new_user).toBe(true);
             const user = (await me(project, res.body.access_token)).body;
             expect(user.primary_email).toBe(providerHasEmail ? email : null);
@@ -74,16 +65,7 @@ describe('the merge matrix (authenticate)', () => {
             return;
           }
           if (strategy === 'allow_duplicates') {
-            const res = await h.call('/auth/oauth/token', {
-              form: {
-                grant_type: 'authorization_code',
-                code: steps.code!,
-                code_verifier: steps.codeVerifier,
-                redirect_uri: steps.redirectUri,
-                client_id: project.id,
-                client_secret: project.publishableClientKey,
-              },
-            });
+            const res = await redeem(h, project, steps);
             expect(res.body.is_new_user).toBe(true);
             expect(res.body.user_id).not.toBe(existingId);
             const user = (await me(project, res.body.access_token)).body;
@@ -92,16 +74,7 @@ describe('the merge matrix (authenticate)', () => {
           }
           if (strategy === 'link_method' && existing === 'verified' && providerVouches) {
             expect(steps.code).toBeTruthy();
-            const res = await h.call('/auth/oauth/token', {
-              form: {
-                grant_type: 'authorization_code',
-                code: steps.code!,
-                code_verifier: steps.codeVerifier,
-                redirect_uri: steps.redirectUri,
-                client_id: project.id,
-                client_secret: project.publishableClientKey,
-              },
-            });
+            const res = await redeem(h, project, steps);
             expect(res.body).toMatchObject({ user_id: existingId, is_new_user: false });
             return;
           }

@@ -9,7 +9,9 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import type { Executor } from '../../db/executor.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import type { z } from 'zod';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import type { oauthProviderAccountSchema } from '../../../contract/schemas/oauth.js';
 import type { AuthContext } from '../../access/context.js';
 import { findUser } from '../users/queries.js';
 import type { OAuthProviderView } from '../users/dto.js';
@@ -26,16 +28,8 @@ export async function oauthProviderViews(db: Executor, tenancyId: string, userId
   return views;
 }
 
-export interface OAuthProviderAccountDto {
-  id: string;
-  email: string | null;
-  type: string;
-  provider_config_id: string;
-  user_id: string;
-  allow_sign_in: boolean;
-  allow_connected_accounts: boolean;
-  account_id?: string;
-}
+/** A connected account on the wire: the type of contract/schemas/oauth.ts's oauthProviderAccountSchema. */
+export type OAuthProviderAccountDto = z.infer<typeof oauthProviderAccountSchema>;
 
 export function toAccountDto(row: q.OAuthAccountRow, view: AuthContext['type']): OAuthProviderAccountDto {
   const dto: OAuthProviderAccountDto = {

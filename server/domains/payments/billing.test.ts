@@ -1,19 +1,14 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProjectFixture } from '../../test/harness.js';
 import { expectStatus } from '../../test/team-fixtures.js';
-import type { StripeFake } from '../../test/stripe-fake.js';
-import { sessionIdOf, until, useStripeHarness } from '../../test/stripe-fixtures.js';
+import { createPurchaseUrl, sessionIdOf, until, useStripeHarness } from '../../test/stripe-fixtures.js';
 
 /**
  * Stripe events after checkout (issue 18 item 5): subscriptions renewed, cancelled at period end and
  * cancelled, failed renewals, refunds and disputes, each applied from Stripe's re-fetched state and
  * recorded once in the transactions (item 6), whatever the order or number of deliveries.
  */
-const { h, fake: fakeOf, stripeProject, itemQuantity } = useStripeHarness();
-let fake: StripeFake;
-beforeAll(() => {
-  fake = fakeOf();
-});
+const { h, stripeFake: fake, stripeProject, itemQuantity } = useStripeHarness();
 
 const PAYMENTS = {
   items: {
@@ -46,11 +41,7 @@ const settle = () => new Promise((r) => setTimeout(r, 1500));
 
 async function buy(productId: 'pro' | 'pack') {
   const ctx = await stripeProject(PAYMENTS);
-  const res = await h.post(
-    '/payments/purchases/create-purchase-url',
-    { customer_type: 'user', customer_id: 'me', product_id: productId, return_url: 'http://localhost:3000/after' },
-    ctx.user.client,
-  );
+  const res = await createPurchaseUrl(h, ctx.user.client, { product_id: productId });
   expectStatus(res, 200);
   const sessionId = sessionIdOf(res.body.url);
   const quantity = (item: string) => itemQuantity(ctx.project, ctx.user.id, item);
@@ -250,11 +241,7 @@ describe('transactions', () => {
     const server = ctx.project.server();
     expectStatus(await h.post(`/payments/products/user/${ctx.user.id}`, { product_id: 'pack' }, server), 201);
     expectStatus(await h.post(`/payments/items/user/${ctx.user.id}/credits/update-quantity`, { delta: -5, description: 'used' }, server), 200);
-    const bought = await h.post(
-      '/payments/purchases/create-purchase-url',
-      { customer_type: 'user', customer_id: 'me', product_id: 'pro', return_url: 'http://localhost:3000/x' },
-      ctx.user.client,
-    );
+    const bought = await createPurchaseUrl(h, ctx.user.client, { product_id: 'pro', return_url: 'http://localhost:3000/x' });
     expectStatus(bought, 200);
     const all = await transactions(ctx.project);
     expect(all.map((t) => t.type)).toEqual(['purchase', 'manual_change', 'grant']);

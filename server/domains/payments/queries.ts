@@ -118,19 +118,7 @@ export async function listActiveCustomerProducts(
   return query.orderBy('created_at').orderBy('id').limit(limit).execute();
 }
 
-export async function insertCustomerProduct(
-  trx: Executor,
-  c: CustomerKey,
-  row: {
-    id: string;
-    product_id: string | null;
-    product_snapshot: unknown;
-    quantity: number;
-    source: 'api_grant' | 'test_mode' | 'purchase';
-    started_at: Date;
-    created_at: Date;
-  },
-): Promise<void> {
+export async function insertCustomerProduct(trx: Executor, c: CustomerKey, row: Omit<CustomerProductRow, 'ended_at'>): Promise<void> {
   await trx
     .insertInto('customer_products')
     .values({ tenancy_id: c.tenancyId, customer_type: c.type, customer_id: c.id, ...row, product_snapshot: JSON.stringify(row.product_snapshot) })

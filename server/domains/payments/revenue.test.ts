@@ -1,18 +1,13 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProjectFixture } from '../../test/harness.js';
 import { expectKnownError, expectStatus, newUser } from '../../test/team-fixtures.js';
-import type { StripeFake } from '../../test/stripe-fake.js';
-import { sessionIdOf, until, useStripeHarness } from '../../test/stripe-fixtures.js';
+import { createPurchaseUrl, sessionIdOf, until, useStripeHarness } from '../../test/stripe-fixtures.js';
 
 /**
  * GET /internal/payments/revenue (issue 18 item 7): per UTC day and currency, purchases less
  * refunds and disputes on the day they happen, test mode apart, one project's money only.
  */
-const { h, fake: fakeOf, stripeProject, itemQuantity } = useStripeHarness();
-let fake: StripeFake;
-beforeAll(() => {
-  fake = fakeOf();
-});
+const { h, stripeFake: fake, stripeProject, itemQuantity } = useStripeHarness();
 
 const PAYMENTS = {
   items: { credits: { displayName: 'Credits', customerType: 'user' } },
@@ -30,11 +25,7 @@ const revenue = (p: ProjectFixture, query: string) => h.get(`/internal/payments/
 
 /** Buys a product through Stripe Checkout (the fake) and waits until the purchase is granted; answers the charge. */
 async function buyLive(ctx: Awaited<ReturnType<typeof stripeProject>>, productId: 'pack' | 'yen', credits: number): Promise<string> {
-  const res = await h.post(
-    '/payments/purchases/create-purchase-url',
-    { customer_type: 'user', customer_id: 'me', product_id: productId, return_url: 'http://localhost:3000/after' },
-    ctx.user.client,
-  );
+  const res = await createPurchaseUrl(h, ctx.user.client, { product_id: productId });
   expectStatus(res, 200);
   const sessionId = sessionIdOf(res.body.url);
   expect((await fake.deliver(fake.completeCheckout(sessionId), ctx.webhook)).status).toBe(200);
@@ -66,28 +57,14 @@ describe('revenue', () => {
     // Then test mode: a purchase that moves no money is listed apart.
     expectStatus(await h.patch('/internal/projects/current', { config: { payments: { ...PAYMENTS, test_mode: true } } }, a.project.admin()), 200);
     const tester = await newUser(h, a.project);
-    expectStatus(
-      await h.post(
-        '/payments/purchases/create-purchase-url',
-        { customer_type: 'user', customer_id: 'me', product_id: 'pack', return_url: 'http://localhost:3000/after' },
-        tester.client,
-      ),
-      200,
-    );
+    expectStatus(await createPurchaseUrl(h, tester.client, { product_id: 'pack' }), 200);
 
     // Another project's sales, the same day and currency.
     const b = await h.createProject({ config: { payments: { ...PAYMENTS, test_mode: true } } });
     const buyer = await newUser(h, b);
     for (const client of [buyer.client, buyer.client]) {
       // Twice: stackable.
-      expectStatus(
-        await h.post(
-          '/payments/purchases/create-purchase-url',
-          { customer_type: 'user', customer_id: 'me', product_id: 'pack', return_url: 'http://localhost:3000/after' },
-          client,
-        ),
-        200,
-      );
+      expectStatus(await createPurchaseUrl(h, client, { product_id: 'pack' }), 200);
     }
 
     // The days come from the rows themselves (a run across midnight UTC stays right).

@@ -1,14 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProjectFixture } from '../../test/harness.js';
 import { expectKnownError, expectStatus, newUser } from '../../test/team-fixtures.js';
-import type { StripeFake } from '../../test/stripe-fake.js';
-import { SECRET_KEY, WEBHOOK_SECRET, sessionIdOf, until, useStripeHarness } from '../../test/stripe-fixtures.js';
+import { createPurchaseUrl, SECRET_KEY, sessionIdOf, until, useStripeHarness, WEBHOOK_SECRET } from '../../test/stripe-fixtures.js';
 
-const { h, fake: fakeOf, stripeProject: projectWith, itemQuantity } = useStripeHarness();
-let fake: StripeFake;
-beforeAll(() => {
-  fake = fakeOf();
-});
+const { h, stripeFake: fake, stripeProject: projectWith, itemQuantity } = useStripeHarness();
 
 const PAYMENTS = {
   items: { credits: { displayName: 'Credits', customerType: 'user' } },
@@ -105,11 +100,7 @@ describe('checkout', () => {
 
   it('refuses bad and stale signatures, and charges JPY in whole yen', async () => {
     const { user, webhook } = await stripeProject();
-    const res = await h.post(
-      '/payments/purchases/create-purchase-url',
-      { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'yearly', return_url: 'http://localhost:3000/after' },
-      user.client,
-    );
+    const res = await createPurchaseUrl(h, user.client, { product_id: 'pro', price_id: 'yearly' });
     expectStatus(res, 200);
     const session = fake.sessions.get(sessionIdOf(res.body.url))!;
     expect(session).toMatchObject({ currency: 'jpy', amount_total: 12000 });
@@ -123,11 +114,7 @@ describe('checkout', () => {
 
   it('grants a paid checkout whose webhook arrived before Latch stored the session id', async () => {
     const { project, user, webhook } = await stripeProject();
-    const res = await h.post(
-      '/payments/purchases/create-purchase-url',
-      { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/a' },
-      user.client,
-    );
+    const res = await createPurchaseUrl(h, user.client, { product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/a' });
     expectStatus(res, 200);
     const sessionId = sessionIdOf(res.body.url);
     // As if the webhook beat step 3 of createPurchaseUrl: the purchase does not know its session yet.
@@ -143,26 +130,14 @@ describe('checkout', () => {
 
   it('keeps server-only products from clients and sells nothing without Stripe set up', async () => {
     const { user } = await stripeProject();
-    const hidden = await h.post(
-      '/payments/purchases/create-purchase-url',
-      { customer_type: 'user', customer_id: 'me', product_id: 'secret_plan', return_url: 'http://localhost:3000/a' },
-      user.client,
-    );
+    const hidden = await createPurchaseUrl(h, user.client, { product_id: 'secret_plan', return_url: 'http://localhost:3000/a' });
     expectKnownError(hidden, 400, 'PRODUCT_DOES_NOT_EXIST');
-    const ambiguous = await h.post(
-      '/payments/purchases/create-purchase-url',
-      { customer_type: 'user', customer_id: 'me', product_id: 'pro', return_url: 'http://localhost:3000/a' },
-      user.client,
-    );
+    const ambiguous = await createPurchaseUrl(h, user.client, { product_id: 'pro', return_url: 'http://localhost:3000/a' });
     expectKnownError(ambiguous, 400, 'SCHEMA_ERROR');
     const bare = await h.createProject({ config: { payments: PAYMENTS } });
     const someone = await newUser(h, bare);
     expectKnownError(
-      await h.post(
-        '/payments/purchases/create-purchase-url',
-        { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/a' },
-        someone.client,
-      ),
+      await createPurchaseUrl(h, someone.client, { product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/a' }),
       404,
       'STRIPE_ACCOUNT_INFO_NOT_FOUND',
     );
@@ -171,11 +146,7 @@ describe('checkout', () => {
   it('grants at once in test mode, marked as test in the transactions', async () => {
     const { project, user } = await stripeProject({ test_mode: true });
     const before = fake.sessions.size;
-    const res = await h.post(
-      '/payments/purchases/create-purchase-url',
-      { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/done' },
-      user.client,
-    );
+    const res = await createPurchaseUrl(h, user.client, { product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/done' });
     expectStatus(res, 200);
     expect(res.body.url).toBe('http://localhost:3000/done');
     expect(fake.sessions.size).toBe(before);
@@ -189,11 +160,7 @@ describe('tenancy', () => {
   it("a webhook for project A cannot touch project B, and B's transactions do not show A's", async () => {
     const a = await stripeProject();
     const b = await stripeProject();
-    const res = await h.post(
-      '/payments/purchases/create-purchase-url',
-      { customer_type: 'user', customer_id: 'me', product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/a' },
-      a.user.client,
-    );
+    const res = await createPurchaseUrl(h, a.user.client, { product_id: 'pro', price_id: 'monthly', return_url: 'http://localhost:3000/a' });
     const event = fake.completeCheckout(sessionIdOf(res.body.url));
     // Delivered to B's endpoint: B has no purchase for that session, so nothing happens anywhere.
     expect((await fake.deliver(event, b.webhook)).status).toBe(200);

@@ -1,15 +1,9 @@
+import type { z } from 'zod';
+import type { sessionSchema } from '../../../contract/schemas/sessions.js';
 import type { SessionRow } from '../../db/schema.js';
 
-/** A session on the wire (contract/schemas/sessions.ts, sessionSchema). */
-export interface SessionDto {
-  id: string;
-  user_id: string;
-  created_at: number;
-  is_impersonation: boolean;
-  last_used_at: number | null;
-  is_current_session: boolean;
-  last_used_at_end_user_ip_info: { ip: string } | null;
-}
+/** A session on the wire: the type of contract/schemas/sessions.ts's sessionSchema. */
+export type SessionDto = z.infer<typeof sessionSchema>;
 
 /** `currentSessionId`: the caller's own session, flagged is_current_session. */
 export function toSessionDto(row: SessionRow, currentSessionId: string | undefined): SessionDto {

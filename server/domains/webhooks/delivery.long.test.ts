@@ -4,10 +4,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Cleanups, call, freshPostgresDatabase, killHard, setUpProject, startServer } from '../../test/child-server.js';
+import { type Cleanups, call, freshPostgresDatabase, killHard, postgresReachable, setUpProject, sleep, startServer } from '../../test/child-server.js';
+import { POSTGRES_ADMIN_URL as ADMIN_URL } from '../../test/global-setup.js';
 
 /**
  * kill -9 mid-delivery loses no webhook event (issue 19): `npm run test:long`, never part of `npm test`.
@@ -23,23 +23,12 @@ import { type Cleanups, call, freshPostgresDatabase, killHard, setUpProject, sta
  * test need not wait the default 5 minutes for those leases to run out).
  */
 
-const ADMIN_URL = process.env.LATCH_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const EVENTS = 40;
 const SECRET = randomBytes(48).toString('base64url');
 /** How long the receiver holds each answer before the kill: the worker's rounds (8 jobs) are in flight for this long. */
 const HOLD_MS = 3000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const postgresUp = await (async () => {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const postgresUp = await postgresReachable(ADMIN_URL);
 if (!postgresUp) console.warn(`[webhooks kill -9] PostgreSQL is not reachable at ${ADMIN_URL}: its test is skipped`);
 
 const cleanups: Cleanups = [];

@@ -6,6 +6,7 @@ import { type Harness, type OwnerSession, startHarness } from '../../test/harnes
 import { type SmtpSink, startSmtpSink } from '../../test/smtp-sink.js';
 import { WEBHOOK_DISABLED_REASON } from './delivery.js';
 import { endpointLabel } from './disabled-notice.js';
+import { waitFor } from '../../test/wait-for.js';
 
 /**
  * An endpoint that fails for 5 days with no success in between is disabled, and its project's
@@ -41,16 +42,6 @@ afterAll(async () => {
   await sink?.close();
 });
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** An owner of the internal project whose address is proven through the emailed code (or not). */
 async function owner(verified: boolean): Promise<OwnerSession> {
   const email = h.uniqueEmail(verified ? 'verified-owner' : 'unverified-owner');
@@ -75,10 +66,14 @@ async function failForDays(ownerSession: OwnerSession, displayName: string, path
   const endpointId = created.body.id as string;
   const first = (await h.post(`/internal/webhooks/endpoints/${endpointId}/test`, {}, project.admin())).body.delivery_id as string;
   const db = h.latch.deps.db;
-  await waitFor('the first failure', async () => {
-    const row = await db.selectFrom('webhook_endpoints').select('failing_since').where('id', '=', endpointId).executeTakeFirst();
-    return row?.failing_since ?? undefined;
-  });
+  await waitFor(
+    'the first failure',
+    async () => {
+      const row = await db.selectFrom('webhook_endpoints').select('failing_since').where('id', '=', endpointId).executeTakeFirst();
+      return row?.failing_since ?? undefined;
+    },
+    30_000,
+  );
   // Time travel: the failing run started 6 days ago; the next failure finds it over 5 days old.
   await db
     .updateTable('webhook_endpoints')
@@ -91,10 +86,14 @@ async function failForDays(ownerSession: OwnerSession, displayName: string, path
     .where('id', '=', first)
     .where('status', '=', 'pending')
     .execute();
-  const disabled = await waitFor('the endpoint disabled', async () => {
-    const res = await h.get(`/internal/webhooks/endpoints/${endpointId}`, project.admin());
-    return res.body.enabled === false ? res.body : undefined;
-  });
+  const disabled = await waitFor(
+    'the endpoint disabled',
+    async () => {
+      const res = await h.get(`/internal/webhooks/endpoints/${endpointId}`, project.admin());
+      return res.body.enabled === false ? res.body : undefined;
+    },
+    30_000,
+  );
   return { project, endpointId, disabled };
 }
 
@@ -116,16 +115,20 @@ describe('webhooks: an endpoint disabled after days of failure', () => {
     expect(mail.text).toContain(`${h.latch.deps.baseUrl()}/projects/${project.id}/webhooks`);
 
     // The email belongs to the internal project's outbox, not to the project's.
-    const outbox = await waitFor('the outbox row settled', async () => {
-      const rows = await h.latch.deps.db
-        .selectFrom('email_outbox as o')
-        .innerJoin('tenancies as t', 't.id', 'o.tenancy_id')
-        .select(['t.project_id', 'o.state'])
-        .where('o.to_email', '=', verifiedOwner.email)
-        .where('o.subject', '=', 'A webhook endpoint was disabled')
-        .execute();
-      return rows.every((row) => row.state !== 'pending') ? rows : undefined;
-    });
+    const outbox = await waitFor(
+      'the outbox row settled',
+      async () => {
+        const rows = await h.latch.deps.db
+          .selectFrom('email_outbox as o')
+          .innerJoin('tenancies as t', 't.id', 'o.tenancy_id')
+          .select(['t.project_id', 'o.state'])
+          .where('o.to_email', '=', verifiedOwner.email)
+          .where('o.subject', '=', 'A webhook endpoint was disabled')
+          .execute();
+        return rows.every((row) => row.state !== 'pending') ? rows : undefined;
+      },
+      30_000,
+    );
     expect(outbox).toEqual([{ project_id: 'internal', state: 'sent' }]);
 
     // Once: further failures of the disabled endpoint send nothing more (nor any request).
@@ -137,10 +140,14 @@ describe('webhooks: an endpoint disabled after days of failure', () => {
       .set({ next_attempt_at: sql<Date>`now() - interval '1 second'` })
       .where('id', '=', again.body.delivery_id)
       .execute();
-    await waitFor('the new job settled', async () => {
-      const job = await h.latch.deps.db.selectFrom('jobs').select('status').where('id', '=', again.body.delivery_id).executeTakeFirst();
-      return job?.status === 'done' ? job : undefined;
-    });
+    await waitFor(
+      'the new job settled',
+      async () => {
+        const job = await h.latch.deps.db.selectFrom('jobs').select('status').where('id', '=', again.body.delivery_id).executeTakeFirst();
+        return job?.status === 'done' ? job : undefined;
+      },
+      30_000,
+    );
     expect(received).toBe(before);
     const count = await h.latch.deps.db
       .selectFrom('email_outbox')

@@ -174,28 +174,22 @@ export const DELIVERY_COLUMNS = [
   'd.sent_at',
 ] as const;
 
-export async function listDeliveries(db: Executor, tenancyId: string, endpointId: string, limit: number) {
+/** An endpoint's deliveries, each with its message's event type. */
+function endpointDeliveries(db: Executor, tenancyId: string, endpointId: string) {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_messages as m', (join) => join.onRef('m.tenancy_id', '=', 'd.tenancy_id').onRef('m.id', '=', 'd.message_id'))
     .select(DELIVERY_COLUMNS)
     .where('d.tenancy_id', '=', tenancyId)
-    .where('d.endpoint_id', '=', endpointId)
-    .orderBy('d.created_at', 'desc')
-    .orderBy('d.id', 'desc')
-    .limit(limit)
-    .execute();
+    .where('d.endpoint_id', '=', endpointId);
+}
+
+export async function listDeliveries(db: Executor, tenancyId: string, endpointId: string, limit: number) {
+  return endpointDeliveries(db, tenancyId, endpointId).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
 }
 
 export async function findDelivery(db: Executor, tenancyId: string, endpointId: string, deliveryId: string) {
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_messages as m', (join) => join.onRef('m.tenancy_id', '=', 'd.tenancy_id').onRef('m.id', '=', 'd.message_id'))
-    .select(DELIVERY_COLUMNS)
-    .where('d.tenancy_id', '=', tenancyId)
-    .where('d.endpoint_id', '=', endpointId)
-    .where('d.id', '=', deliveryId)
-    .executeTakeFirst();
+  return endpointDeliveries(db, tenancyId, endpointId).where('d.id', '=', deliveryId).executeTakeFirst();
 }
 
 /** The messages since `since` an endpoint would have received (its filter is applied by the caller). */

@@ -1,5 +1,6 @@
 import { WEBHOOKS_TOKEN_AUDIENCE, WEBHOOKS_TOKEN_TTL_SECONDS } from '../../../contract/schemas/webhooks.js';
 import type { AuthContext } from '../../access/context.js';
+import { NO_USER_CLAIMS } from '../../crypto/jwt.js';
 import type { Deps } from '../../deps.js';
 
 /**
@@ -19,16 +20,7 @@ export async function mintWebhooksToken(deps: Deps, auth: AuthContext): Promise<
       project_id: auth.project.id,
       branch_id: auth.tenancy.branchId,
       refresh_token_id: '',
-      role: 'authenticated',
-      name: null,
-      email: null,
-      email_verified: false,
-      selected_team_id: null,
-      is_anonymous: false,
-      signed_up_at: 0,
-      is_restricted: false,
-      restricted_reason: null,
-      requires_totp_mfa: false,
+      ...NO_USER_CLAIMS,
     },
     WEBHOOKS_TOKEN_TTL_SECONDS,
   );

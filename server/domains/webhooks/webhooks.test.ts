@@ -8,6 +8,7 @@ import { type ProjectFixture, startHarness, useHarness } from '../../test/harnes
 import { WEBHOOK_MAX_ATTEMPTS } from './delivery.js';
 import { emitWebhookEvent } from './events.js';
 import { resolveWebhookTarget, setWebhookTimeoutMs, WebhookTargetRefused } from './outbound.js';
+import { waitFor } from '../../test/wait-for.js';
 
 /**
  * Outbound webhooks against a real server and a local receiver on 127.0.0.1 that verifies every
@@ -54,16 +55,6 @@ afterEach(() => setWebhookTimeoutMs(15_000));
 
 let pathCounter = 0;
 const newPath = () => `/hook-${++pathCounter}-${Date.now()}`;
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function addEndpoint(project: ProjectFixture, path: string, body: Record<string, unknown> = {}) {
   const res = await h.post('/internal/webhooks/endpoints', { url: `${receiverUrl}${path}`, ...body }, project.admin());

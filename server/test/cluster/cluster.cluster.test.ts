@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Cleanups, type Project, call, setUpProject } from '../child-server.js';
+import { type Cleanups, type Project, call, setUpProject, sleep } from '../child-server.js';
 import { type Cluster, startCluster } from './cluster.js';
 import { Load, type LoadReport, describeLoad } from './load.js';
 
@@ -13,7 +13,6 @@ import { Load, type LoadReport, describeLoad } from './load.js';
  * PostgreSQL). Every figure is printed as one `[cluster]` line.
  */
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const cleanups: Cleanups = [];
 let cluster: Cluster;
 let project: Project;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildServer, type Cleanups, type Project, call, setUpProject, startServer } from '../child-server.js';
+import { type ChildServer, type Cleanups, type Project, call, setUpProject, sleep, startServer } from '../child-server.js';
 import { type ReplicaPair, canCreateClusters, startReplicaPair } from './replica-pair.js';
 
 /**
@@ -13,7 +13,6 @@ import { type ReplicaPair, canCreateClusters, startReplicaPair } from './replica
  * and once the replica is back it serves again after the retry delay.
  */
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const cleanups: Cleanups = [];
 const possible = canCreateClusters();
 if (!possible) console.warn('[cluster] read-replica test skipped: it needs root (pg_createcluster, pg_basebackup)');

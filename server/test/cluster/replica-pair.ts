@@ -5,6 +5,7 @@ import { userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Cleanups } from '../child-server.js';
+import { queryRows } from '../query-rows.js';
 import { freePort, waitForPort } from './processes.js';
 
 /**
@@ -39,16 +40,6 @@ const run = (command: string, args: string[]) => execFileSync(command, args, { s
 const asPostgres = (command: string, args: string[]) =>
   userInfo().uid === 0 ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
 
-async function oneStatement<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 export async function startReplicaPair(cleanups: Cleanups, database = 'latch'): Promise<ReplicaPair> {
   const version = readdirSync('/etc/postgresql').sort().at(-1)!;
   const tag = randomBytes(3).toString('hex');
@@ -71,7 +62,7 @@ export async function startReplicaPair(cleanups: Cleanups, database = 'latch'): 
   run('pg_ctlcluster', ['--skip-systemctl-redirect', version, primary, 'start']);
   await waitForPort(primaryPort, 60_000);
   const primaryUrl = `postgres://postgres@127.0.0.1:${primaryPort}/${database}`;
-  await oneStatement(`postgres://postgres@127.0.0.1:${primaryPort}/postgres`, `create database ${database}`);
+  await queryRows(`postgres://postgres@127.0.0.1:${primaryPort}/postgres`, `create database ${database}`);
 
   // The replica: a base backup of the primary in a new data directory, configured as a standby (-R),
   // then handed to postgresql-common with the few configuration files it expects to move to /etc.
@@ -93,7 +84,7 @@ export async function startReplicaPair(cleanups: Cleanups, database = 'latch'): 
     // Accepting connections as a hot standby (not "the database system is starting up").
     for (let i = 0; ; i++) {
       try {
-        const [row] = await oneStatement<{ standby: boolean }>(replicaUrl, 'select pg_is_in_recovery() as standby');
+        const [row] = await queryRows<{ standby: boolean }>(replicaUrl, 'select pg_is_in_recovery() as standby');
         if (!row?.standby) throw new Error('the replica is not in recovery: it is not a standby');
         return;
       } catch (error) {
@@ -110,8 +101,8 @@ export async function startReplicaPair(cleanups: Cleanups, database = 'latch'): 
     replicaUrl,
     primaryPort,
     replicaPort,
-    onPrimary: (text, values) => oneStatement(primaryUrl, text, values),
-    onReplica: (text, values) => oneStatement(replicaUrl, text, values),
+    onPrimary: (text, values) => queryRows(primaryUrl, text, values),
+    onReplica: (text, values) => queryRows(replicaUrl, text, values),
     stopReplica: () => run('pg_ctlcluster', ['--skip-systemctl-redirect', '--mode', 'fast', version, replica, 'stop']),
     startReplica,
   };

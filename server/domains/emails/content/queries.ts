@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import type { EmailScheduledSendsTable } from '../../../db/schema.js';
 import type { Executor } from '../../../db/executor.js';
 import type { KeysetPosition } from '../../../db/keyset-cursor.js';
 
@@ -76,27 +77,22 @@ export async function deleteTemplate(db: Executor, tenancyId: string, id: string
   return result.numDeletedRows > 0n;
 }
 
-export async function listDrafts(db: Executor, tenancyId: string): Promise<DraftRow[]> {
+/** A tenancy's drafts as DraftRows (with their scheduled time; drafts have no type). */
+function tenancyDrafts(db: Executor, tenancyId: string) {
   return db
     .selectFrom('email_drafts')
     .select(DRAFT_COLUMNS)
     .select(draftScheduledAt)
     .select(sql<null>`null`.as('type'))
-    .where('tenancy_id', '=', tenancyId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+    .where('tenancy_id', '=', tenancyId);
+}
+
+export async function listDrafts(db: Executor, tenancyId: string): Promise<DraftRow[]> {
+  return tenancyDrafts(db, tenancyId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 
 export async function findDraft(db: Executor, tenancyId: string, id: string): Promise<DraftRow | undefined> {
-  return db
-    .selectFrom('email_drafts')
-    .select(DRAFT_COLUMNS)
-    .select(draftScheduledAt)
-    .select(sql<null>`null`.as('type'))
-    .where('tenancy_id', '=', tenancyId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return tenancyDrafts(db, tenancyId).where('id', '=', id).executeTakeFirst();
 }
 
 export async function insertDraft(db: Executor, tenancyId: string, row: Omit<DraftRow, 'sent_at' | 'created_at' | 'type' | 'scheduled_at'>): Promise<void> {
@@ -192,15 +188,8 @@ export async function findProjectBranding(db: Executor, projectId: string) {
   return db.selectFrom('projects').select(['display_name', 'logo_url', 'full_logo_url']).where('id', '=', projectId).executeTakeFirstOrThrow();
 }
 
-export interface ScheduledSendRow {
-  id: string;
-  scheduled_at: Date;
-  subject: string | null;
-  draft_id: string | null;
-  template_id: string | null;
-  recipient_count: number;
-  created_at: Date;
-}
+/** A scheduled send as written and listed (the table's columns but its tenancy and start). */
+export type ScheduledSendRow = Omit<Selectable<EmailScheduledSendsTable>, 'tenancy_id' | 'started_at'>;
 
 export async function insertScheduledSend(db: Executor, tenancyId: string, row: ScheduledSendRow): Promise<void> {
   await db
