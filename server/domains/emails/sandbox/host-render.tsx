@@ -1,5 +1,5 @@
 import * as Email from '@react-email/components';
-import { render } from '@react-email/render';
+import { render, toPlainText } from '@react-email/render';
 import { createElement, Fragment, type ReactElement, type ReactNode } from 'react';
 import { EMAIL_COMPONENTS, TREE_LIMITS } from './runtime.js';
 
@@ -151,6 +151,9 @@ export async function renderTree(tree: unknown): Promise<HostRendered> {
   const content = children.length === 1 ? children[0] : createElement(Fragment, null, ...children);
   // Tailwind costs tens of milliseconds per render: only when the e-mail uses classes at all.
   const element = state.tailwind && !state.ownTailwind ? createElement(Email.Tailwind, null, content) : content;
-  const [html, text] = await Promise.all([render(element as ReactElement), render(element as ReactElement, { plainText: true })]);
+  // React renders once: the plain text is converted from that HTML (what `render(…, { plainText })`
+  // does after a second React render of its own).
+  const html = await render(element as ReactElement);
+  const text = toPlainText(html);
   return { html, text };
 }
