@@ -10,7 +10,7 @@
  * Environment: EMAIL_BENCH_USERS=10000, BENCH_POSTGRES_URL (admin URL), BENCH_VERBOSE=1.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,8 +81,9 @@ export async function runEmailBench(): Promise<EmailBenchResult> {
   let received = 0;
   const sink = new SMTPServer({
     authOptional: true,
-    allowInsecureAuth: true,
-    disabledCommands: ['STARTTLS'],
+    // STARTTLS with the test sink's certificate (Latch sends no login over cleartext); Latch trusts it through LATCH_SMTP_CA_FILE.
+    key: readFileSync(path.join(ROOT, 'server/test/fixtures/smtp-sink.key')),
+    cert: readFileSync(path.join(ROOT, 'server/test/fixtures/smtp-sink.crt')),
     logger: false,
     onAuth: (_auth, _session, callback) => callback(null, { user: 'bench' }),
     onData(stream, _session, callback) {
@@ -108,6 +109,7 @@ export async function runEmailBench(): Promise<EmailBenchResult> {
       LATCH_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'latch-bench-email-')),
       LATCH_LOG_LEVEL: 'error',
       LATCH_SMTP_ALLOW_PRIVATE: 'true',
+      LATCH_SMTP_CA_FILE: path.join(ROOT, 'server/test/fixtures/smtp-sink.crt'),
       LATCH_EMAIL_POLL_INTERVAL_MS: '200',
       LATCH_RATE_LIMIT_SIGN_UPS_PER_IP: '1000000',
       LATCH_RATE_LIMIT_PASSWORD_HASHES_PER_IP: '1000000',

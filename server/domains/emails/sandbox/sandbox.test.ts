@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KnownErrors } from '../../../../contract/errors/known-errors.js';
-import { runInSandbox, SANDBOX_LIMITS, sandboxRestarts } from './engine.js';
-import { renderOwnerEmail, type SandboxInput, SandboxRenderError, toRenderingError } from './index.js';
+import { crashRenderThreadsForTesting, runInSandbox, SANDBOX_LIMITS, sandboxRestarts, warmUpSandbox } from './engine.js';
+import { renderOwnerEmail, renderOwnerEmails, type SandboxInput, SandboxRenderError, toRenderingError } from './index.js';
 
 const input: SandboxInput = {
   user: { displayName: 'Ada' },
@@ -277,5 +277,61 @@ export function EmailTemplate({ variables }) { return <Html><Subject value={vari
       }),
       { numRuns: 25 },
     );
+  });
+});
+
+describe('the e-mail sandbox: batches on render threads', () => {
+  const slow = `import { Text } from '@react-email/components';
+import { Subject } from '@latch/emails';
+export const variablesSchema = { name: 'string' };
+export function EmailTemplate({ variables }) {
+  const until = Date.now() + 250;
+  while (Date.now() < until) {}
+  return <><Subject value={'Hi ' + variables.name} /><Text>{variables.name}</Text></>;
+}`;
+
+  it('a thread that dies mid-batch fails only the render in progress (the catalogued error), and the batch goes on in a new thread', async () => {
+    await warmUpSandbox();
+    const before = sandboxRestarts();
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const pending = renderOwnerEmails(
+      { template: slow, theme: null },
+      names.map((name) => ({ ...input, variables: { name } })),
+    );
+    // Each render takes a quarter of a second: wait until the thread is inside the batch, then kill it.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await crashRenderThreadsForTesting();
+    const results = await pending;
+    const failed = results.filter((r): r is SandboxRenderError => r instanceof SandboxRenderError);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.message).toMatch(/rendering engine (stopped|failed|could not start)/);
+    expect(toRenderingError(failed[0]!)).toBeInstanceOf(KnownErrors.EmailRenderingError);
+    results.forEach((r, i) => {
+      if (!(r instanceof SandboxRenderError)) expect(r.subject).toBe(`Hi ${names[i]}`);
+    });
+    expect(sandboxRestarts()).toBeGreaterThan(before);
+    // The new thread renders as before.
+    expect((await renderOwnerEmail({ template: greeting, theme: null }, { ...input, variables: { name: 'Later' } })).subject).toBe('Hello Later from Acme');
+  });
+
+  it('one recipient of a batch failing or timing out does not fail the others', async () => {
+    const picky = `import { Text } from '@react-email/components';
+export const variablesSchema = { name: 'string' };
+export function EmailTemplate({ variables }) {
+  if (variables.name === 'loop') while (true) {}
+  if (variables.name === 'throw') throw new Error('bad ' + variables.name);
+  return <Text>{'ok ' + variables.name}</Text>;
+}`;
+    const results = await renderOwnerEmails(
+      { template: picky, theme: null },
+      ['x', 'throw', 'y', 'loop', 'z'].map((name) => ({ ...input, variables: { name } })),
+    );
+    expect(results.map((r) => (r instanceof SandboxRenderError ? `error: ${r.message}` : r.text))).toEqual([
+      'ok x',
+      expect.stringContaining('bad throw'),
+      'ok y',
+      `error: The e-mail took longer than ${SANDBOX_LIMITS.timeMs} ms to render`,
+      'ok z',
+    ]);
   });
 });
