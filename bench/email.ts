@@ -121,17 +121,33 @@ export async function runEmailBench(): Promise<EmailBenchResult> {
     const project = await setUpProject(base, 1, PASSWORD, { serverKey: true });
     const other = await setUpProject(base, 0, PASSWORD);
     const [tenancy] = await queryRows<{ id: string }>(dbUrl, `SELECT id FROM tenancies WHERE project_id = $1 AND branch_id = 'main'`, [project.projectId]);
-    const [hash] = await queryRows<{ password_hash: string }>(dbUrl, 'SELECT password_hash FROM users WHERE tenancy_id = $1 AND password_hash IS NOT NULL LIMIT 1', [
-      tenancy!.id,
-    ]);
+    const [hash] = await queryRows<{ password_hash: string }>(
+      dbUrl,
+      'SELECT password_hash FROM users WHERE tenancy_id = $1 AND password_hash IS NOT NULL LIMIT 1',
+      [tenancy!.id],
+    );
     const seeded = await seedUsers(dbUrl, tenancy!.id, USERS, hash!.password_hash, () => undefined);
     log(`seeded ${seeded.users.toLocaleString('en')} users in ${seeded.seconds.toFixed(1)} s`);
-    const ids = (await queryRows<{ id: string }>(dbUrl, `SELECT id FROM users WHERE tenancy_id = $1 AND password_hash = $2 ORDER BY id LIMIT $3`, [tenancy!.id, hash!.password_hash, USERS]))
+    const ids = (
+      await queryRows<{ id: string }>(dbUrl, `SELECT id FROM users WHERE tenancy_id = $1 AND password_hash = $2 ORDER BY id LIMIT $3`, [
+        tenancy!.id,
+        hash!.password_hash,
+        USERS,
+      ])
+    )
       .map((r) => r.id)
       .filter((id) => id !== project.users[0]!.user_id)
       .slice(0, USERS);
 
-    const config = { type: 'standard', host: '127.0.0.1', port: smtpPort, username: 'bench', password: 'bench', sender_name: 'News', sender_email: 'news@bench.example' };
+    const config = {
+      type: 'standard',
+      host: '127.0.0.1',
+      port: smtpPort,
+      username: 'bench',
+      password: 'bench',
+      sender_name: 'News',
+      sender_email: 'news@bench.example',
+    };
     const patched = await fetch(`${base}/api/v1/internal/projects/current`, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json', ...project.admin },

@@ -345,8 +345,24 @@ describe('lanes', () => {
   });
 
   it('groups kinds by lane, with the largest batch size a lane declares', () => {
-    const a = defineJobKind({ kind: kindName('a'), lane: 'x', batchSize: 10, maxAttempts: 1, backoff: () => 0, parse: (p) => p, handle: async () => undefined });
-    const b = defineJobKind({ kind: kindName('b'), lane: 'x', batchSize: 50, maxAttempts: 1, backoff: () => 0, parse: (p) => p, handle: async () => undefined });
+    const a = defineJobKind({
+      kind: kindName('a'),
+      lane: 'x',
+      batchSize: 10,
+      maxAttempts: 1,
+      backoff: () => 0,
+      parse: (p) => p,
+      handle: async () => undefined,
+    });
+    const b = defineJobKind({
+      kind: kindName('b'),
+      lane: 'x',
+      batchSize: 50,
+      maxAttempts: 1,
+      backoff: () => 0,
+      parse: (p) => p,
+      handle: async () => undefined,
+    });
     const c = defineJobKind({ kind: kindName('c'), maxAttempts: 1, backoff: () => 0, parse: (p) => p, handle: async () => undefined });
     expect(new JobRegistry([a, b, c]).lanes()).toEqual([
       { lane: 'x', kinds: [a.kind, b.kind], batchSize: 50 },

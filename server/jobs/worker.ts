@@ -84,8 +84,7 @@ export class JobWorker {
       lane.running = this.runLane(lane)
         .then((claimed) => this.schedule(lane, claimed >= lane.batchSize ? 0 : this.options.pollIntervalMs))
         .catch((error: unknown) => {
-          if (!this.stopped)
-            this.deps.log.error('job worker round failed', { lane: lane.name, error: error instanceof Error ? error.message : String(error) });
+          if (!this.stopped) this.deps.log.error('job worker round failed', { lane: lane.name, error: error instanceof Error ? error.message : String(error) });
           this.schedule(lane, this.options.pollIntervalMs);
         });
     }, delayMs);

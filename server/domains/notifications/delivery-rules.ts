@@ -49,7 +49,12 @@ export async function categoryDecision(db: Executor, tenancy: Tenancy, userId: s
  * preference is read in one statement (send-email's batches; no query per recipient).
  * @throws NOTIFICATION_CATEGORY_NOT_FOUND for a name the project does not have.
  */
-export async function categoryDecisions(db: Executor, tenancy: Tenancy, userIds: string[], categoryName: string | null): Promise<Map<string, CategoryDecision>> {
+export async function categoryDecisions(
+  db: Executor,
+  tenancy: Tenancy,
+  userIds: string[],
+  categoryName: string | null,
+): Promise<Map<string, CategoryDecision>> {
   const decisions = new Map<string, CategoryDecision>();
   if (categoryName === null) {
     for (const userId of userIds) decisions.set(userId, ALWAYS);

@@ -125,7 +125,12 @@ async function handle(request: RenderRequest): Promise<void> {
       reply = {
         id: request.id,
         index,
-        error: { message: `The rendering engine failed and was restarted: ${error instanceof Error ? error.message : String(error)}`, line: null, column: null, stage: 'run' },
+        error: {
+          message: `The rendering engine failed and was restarted: ${error instanceof Error ? error.message : String(error)}`,
+          line: null,
+          column: null,
+          stage: 'run',
+        },
       };
     }
     parentPort!.postMessage(reply);

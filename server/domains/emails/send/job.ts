@@ -103,7 +103,16 @@ async function sendBatch(deps: Deps, payload: SendBatchPayload): Promise<{ sent:
     created_at: now,
   });
   const skip = (emailId: string, user: Recipient, error: string) =>
-    sentRows.push({ ...base(emailId, user), to: user.primary_email, subject: content.subject ?? '', html: null, text: null, headers: null, sent_at: null, error });
+    sentRows.push({
+      ...base(emailId, user),
+      to: user.primary_email,
+      subject: content.subject ?? '',
+      html: null,
+      text: null,
+      headers: null,
+      sent_at: null,
+      error,
+    });
 
   const todo: Todo[] = [];
   for (const r of recipients) {

@@ -243,9 +243,7 @@ export function EmailTemplate({ user, variables }) {
       expect(mail.subject).toBe(`Batch 9 for ${p.name}`);
       expect(mail.text).toContain(`seen=${p.email};leaked=${p.email}`);
     }
-    await expect
-      .poll(async () => (await h.get('/internal/emails/sent', project.admin())).body.items.length, { timeout: 30_000, interval: 100 })
-      .toBe(5);
+    await expect.poll(async () => (await h.get('/internal/emails/sent', project.admin())).body.items.length, { timeout: 30_000, interval: 100 }).toBe(5);
     const sent = new Map<string, { error: string | null; sent_at_millis: number | null }>(
       (await h.get('/internal/emails/sent', project.admin())).body.items.map((i: { id: string }) => [i.id, i]),
     );
