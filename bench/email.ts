@@ -108,6 +108,8 @@ export async function runEmailBench(): Promise<EmailBenchResult> {
       LATCH_SECRET: randomBytes(48).toString('base64url'),
       LATCH_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'latch-bench-email-')),
       LATCH_LOG_LEVEL: 'error',
+      // The owner's admin token must outlive a slow send (the previews and hostile phase come after it).
+      LATCH_ACCESS_TOKEN_TTL_SECONDS: '3600',
       LATCH_SMTP_ALLOW_PRIVATE: 'true',
       LATCH_SMTP_CA_FILE: path.join(ROOT, 'server/test/fixtures/smtp-sink.crt'),
       LATCH_EMAIL_POLL_INTERVAL_MS: '200',
