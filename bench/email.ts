@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism as availableCores, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SMTPServer } from 'smtp-server';
@@ -53,6 +53,23 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
+/** CPU time (user + system, ms) of a local process so far, from /proc (Linux); 0 when it is gone. */
+function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms of the PostgreSQL backends serving the bench database (the server is local). */
+async function backendCpuMs(dbUrl: string): Promise<Map<number, number>> {
+  const rows = await queryRows<{ pid: number }>(dbUrl, 'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  return new Map(rows.map((r) => [r.pid, cpuMsOf(r.pid)]));
+}
+
 async function post(base: string, p: string, body: unknown, headers: Record<string, string>) {
   const res = await fetch(`${base}/api/v1${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };
@@ -69,6 +86,14 @@ export interface EmailBenchResult {
   meDuringSendP99: number;
   meHostileP99: number;
   hostileAnswers: Record<string, string>;
+  /** One-minute load average of the machine while the send ran: min, mean, max (other work included). */
+  load: { min: number; mean: number; max: number };
+  /** CPU ms per recipient: the Latch process (all its threads) and the database's backends for it. */
+  latchCpuMsPerRecipient: number;
+  postgresCpuMsPerRecipient: number;
+  /** From the rows: the last batch rendered and written, and how long an email waited in the outbox. */
+  lastWrittenMs: number;
+  outboxWaitMsAvg: number;
 }
 
 export async function runEmailBench(): Promise<EmailBenchResult> {
@@ -168,6 +193,11 @@ export async function runEmailBench(): Promise<EmailBenchResult> {
     const idle = await runLoad({ url: meUrl, connections: 8, durationSec: 8, headers: me });
     log(`/users/me idle: p50 ${idle.p50} ms, p99 ${idle.p99} ms, ${idle.rps.toFixed(0)} req/s`);
 
+    const loads: number[] = [];
+    const loadTimer = setInterval(() => loads.push(loadavg()[0]!), 2000);
+    const latchCpuBefore = cpuMsOf(latch.pid);
+    const backendsBefore = await backendCpuMs(dbUrl);
+    const startedAt = Date.now();
     const started = performance.now();
     const sent = await post(base, '/emails/send-email', { user_ids: ids, template_id: template.body.id, variables }, project.server!);
     const answerMs = performance.now() - started;
@@ -185,8 +215,32 @@ export async function runEmailBench(): Promise<EmailBenchResult> {
       }
     }
     const deliveredMs = performance.now() - started;
+    clearInterval(loadTimer);
+    loads.push(loadavg()[0]!);
+    const latchCpuMs = cpuMsOf(latch.pid) - latchCpuBefore;
+    const backendsAfter = await backendCpuMs(dbUrl);
+    // Backends that were already there count from their earlier reading; new ones from zero.
+    let postgresCpuMs = 0;
+    for (const [pid, ms] of backendsAfter) postgresCpuMs += ms - (backendsBefore.get(pid) ?? 0);
+    const [phases] = await queryRows<{ last_written: Date; wait_ms: number }>(
+      dbUrl,
+      `SELECT max(created_at) AS last_written, avg(extract(epoch FROM sent_at - created_at) * 1000)::float8 AS wait_ms
+         FROM email_outbox WHERE tenancy_id = $1 AND sent_at IS NOT NULL`,
+      [tenancy!.id],
+    );
+    const lastWrittenMs = new Date(phases!.last_written).getTime() - startedAt;
+    const load = { min: Math.min(...loads), mean: loads.reduce((a, b) => a + b, 0) / loads.length, max: Math.max(...loads) };
     const duringSend = await during;
     log(`all ${received.toLocaleString('en')} delivered after ${(deliveredMs / 1000).toFixed(1)} s (${(received / (deliveredMs / 1000)).toFixed(0)} msgs/s)`);
+    log(
+      `per recipient: ${(deliveredMs / received).toFixed(1)} ms wall, Latch CPU ${(latchCpuMs / received).toFixed(1)} ms (all threads), PostgreSQL CPU ${(postgresCpuMs / received).toFixed(1)} ms`,
+    );
+    log(
+      `last batch rendered and written after ${(lastWrittenMs / 1000).toFixed(1)} s; an email waited ${(phases!.wait_ms / 1000).toFixed(2)} s on average in the outbox before the sink had it`,
+    );
+    log(
+      `machine load average (1 min) during the send: min ${load.min.toFixed(1)}, mean ${load.mean.toFixed(1)}, max ${load.max.toFixed(1)} on ${availableCores()} cores`,
+    );
     log(`/users/me during the send: p50 ${duringSend.p50} ms, p99 ${duringSend.p99} ms`);
 
     const previews: number[] = [];
@@ -227,6 +281,11 @@ export async function runEmailBench(): Promise<EmailBenchResult> {
       meDuringSendP99: duringSend.p99,
       meHostileP99: underAttack.p99,
       hostileAnswers,
+      load,
+      latchCpuMsPerRecipient: latchCpuMs / received,
+      postgresCpuMsPerRecipient: postgresCpuMs / received,
+      lastWrittenMs,
+      outboxWaitMsAvg: phases!.wait_ms,
     };
   } finally {
     await latch.stop();
