@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { KnownErrors } from '../../../../contract/errors/known-errors.js';
 import { crashRenderThreadsForTesting, runInSandbox, SANDBOX_LIMITS, sandboxRestarts, warmUpSandbox } from './engine.js';
 import { renderOwnerEmail, renderOwnerEmails, type SandboxInput, SandboxRenderError, toRenderingError } from './index.js';
+import { render } from '@react-email/render';
+import { renderStatic, renderTree, toEmailElement } from './host-render.js';
 
 const input: SandboxInput = {
   user: { displayName: 'Ada' },
@@ -59,6 +61,45 @@ describe('the e-mail sandbox: rendering', () => {
     expect(rendered.html).toContain('href="https://acme.test/go?a=1&amp;b=2"');
     expect(rendered.text).toContain('Hi Lin, Ada');
     expect(rendered.text).toContain('https://acme.test/go?a=1&b=2');
+  });
+
+  it('a tree without Tailwind renders synchronously to what React Email renders, without its Suspense markers', async () => {
+    const el = (t: string, p: Record<string, unknown>, ...c: unknown[]) => ({ t, p, c });
+    const tree = el(
+      'Html',
+      { lang: 'en' },
+      el('Head', {}),
+      el(
+        'Body',
+        { style: { backgroundColor: '#fff' } },
+        el('Preview', {}, 'Your weekly edition'),
+        el(
+          'Container',
+          {},
+          el('Heading', { as: 'h1' }, 'Hello ', 'Ada & <Bob>'),
+          el('Img', { src: 'https://acme.test/logo.png', alt: 'Acme', width: 40 }),
+          el('Text', {}, 'Two ', 'texts ', 'side by side'),
+          el('Button', { href: 'https://acme.test/go?a=1&b=2' }, 'Open'),
+          el('Hr', {}),
+          el('table', {}, el('tbody', {}, el('tr', {}, el('td', {}, 'cell')))),
+          el('Link', { href: 'mailto:help@acme.test' }, 'Help'),
+        ),
+      ),
+    );
+    const { element, suspends } = toEmailElement(tree);
+    expect(suspends).toBe(false);
+    const streamed = await render(element);
+    const fast = renderStatic(element);
+    // React's streaming markers: Suspense boundaries, hoisted html/head/body, text separators.
+    const markers = /<!--(?:\$|\/\$|html|head|body| )-->/g;
+    expect(streamed).toMatch(markers);
+    expect(fast).not.toMatch(markers);
+    expect(fast).toBe(streamed.replace(markers, ''));
+    expect((await renderTree(tree)).html).toBe(fast);
+    // With classes the tree needs Tailwind, which suspends: still the streaming render (classes inlined).
+    const classy = el('Text', { className: 'font-bold' }, 'Bold');
+    expect(toEmailElement(classy).suspends).toBe(true);
+    expect((await renderTree(classy)).html).toContain('font-weight:700');
   });
 
   it('wraps the content in a theme, which receives the unsubscribe link', async () => {
