@@ -11,6 +11,7 @@
  *   BENCH_ONLY=me,refresh    run only these scenario ids (no RESULTS.md then); ids in SCENARIOS below;
  *                            `cluster` (only when named) runs bench/cluster.ts: /users/me and refresh
  *                            through HAProxy over 1, 2 and 3 instances on PgBouncer (about 2 minutes)
+ *                            `email` runs bench/email.ts (send-email to 10,000 users, previews, hostile templates)
  *   BENCH_SKIP_PEER=1        do not run Better Auth
  *   BENCH_PEER=/path/run.sh  another location of the peer's run.sh
  *   BENCH_PROFILE=1          one Latch process per scenario under `node --cpu-prof`; prints the top
@@ -51,6 +52,7 @@ import { databaseUrl, queryRows, setUpProject as setUpBenchProject } from './lib
 import { formatSummary, summarizeProfile } from './profile-summary.js';
 import { buildServerIfStale } from '../scripts/server-build.js';
 import { clusterTable, runClusterBench } from './cluster.js';
+import { runEmailBench } from './email.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -634,6 +636,12 @@ function ratio(a: number | undefined, b: number | undefined): string {
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
+  if (ONLY?.has('email')) {
+    // send-email at scale (bench/email.ts): its own database, server and SMTP sink.
+    await runEmailBench();
+    ONLY.delete('email');
+    if (ONLY.size === 0) return;
+  }
   log(
     `Latch bench: ${DURATION} s per scenario (+${WARMUP} s warm-up), ${CONNECTIONS} connections, ${USERS.toLocaleString('en')} seeded users${PROFILE ? ', CPU profiling' : ''}`,
   );

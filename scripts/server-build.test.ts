@@ -69,6 +69,6 @@ describe('the compiled server (npm start)', () => {
       }),
     });
     expect(res.status).toBe(200);
-    expect((await res.json()).html).toContain('Hello <!-- -->Ada');
+    expect((await res.json()).html).toContain('Hello Ada');
   });
 });

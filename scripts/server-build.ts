@@ -17,7 +17,7 @@ export const SERVER_ENTRY = path.join(SERVER_DIST, 'main.mjs');
 const SOURCES = ['server', 'contract', 'migrations', 'tsconfig.json', 'package-lock.json'];
 
 /** Files the bundle loads by URL at run time, copied beside it (the e-mail sandbox's worker thread). */
-const RUNTIME_FILES = ['server/domains/emails/sandbox/sandbox-worker.mjs'];
+const RUNTIME_FILES = ['server/domains/emails/sandbox/worker-boot.mjs'];
 
 function newestMtime(entry: string): number {
   if (!existsSync(entry)) return 0;
@@ -49,6 +49,21 @@ export async function buildServerIfStale(options: { force?: boolean } = {}): Pro
   await build({
     entryPoints: [path.join(root, 'server/main.ts')],
     outfile: path.join(temporary, 'main.mjs'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    packages: 'external',
+    sourcemap: 'linked',
+    jsx: 'automatic',
+    tsconfig: path.join(root, 'tsconfig.json'),
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  // The e-mail render threads' module, compiled beside main.mjs (engine.ts starts it by URL).
+  await build({
+    entryPoints: [path.join(root, 'server/domains/emails/sandbox/render-worker.ts')],
+    outfile: path.join(temporary, 'render-worker.mjs'),
     bundle: true,
     platform: 'node',
     target: 'node20',

@@ -225,6 +225,11 @@ export interface EmailSettings {
    * attempt (a webhook POST times out after 15 s), or a slow attempt is run twice.
    */
   jobLeaseMs: number;
+  /**
+   * LATCH_EMAIL_RENDER_THREADS — worker threads that render owner e-mail templates (QuickJS and the
+   * React render); 0 (the default) means one per core but one, at least two.
+   */
+  renderThreads: number;
 }
 
 export const DEFAULT_EMAIL_SETTINGS: EmailSettings = {
@@ -241,6 +246,7 @@ export const DEFAULT_EMAIL_SETTINGS: EmailSettings = {
   extraCa: null,
   pollIntervalMs: 1000,
   jobLeaseMs: 300_000,
+  renderThreads: 0,
 };
 
 /**
@@ -555,6 +561,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): LatchEnv {
       extraCa: source.LATCH_SMTP_CA_FILE?.trim() ? readFileSync(source.LATCH_SMTP_CA_FILE.trim(), 'utf8') : null,
       pollIntervalMs: intFrom('LATCH_EMAIL_POLL_INTERVAL_MS', source.LATCH_EMAIL_POLL_INTERVAL_MS, DEFAULT_EMAIL_SETTINGS.pollIntervalMs, 10, 3_600_000),
       jobLeaseMs: intFrom('LATCH_JOB_LEASE_MS', source.LATCH_JOB_LEASE_MS, DEFAULT_EMAIL_SETTINGS.jobLeaseMs, 1000, 86_400_000),
+      renderThreads: intFrom('LATCH_EMAIL_RENDER_THREADS', source.LATCH_EMAIL_RENDER_THREADS, DEFAULT_EMAIL_SETTINGS.renderThreads, 0, 64),
     },
     quotas: {
       metadataMaxBytes: intFrom('LATCH_METADATA_MAX_BYTES', source.LATCH_METADATA_MAX_BYTES, DEFAULT_QUOTAS.metadataMaxBytes, 1024, 100_000_000),

@@ -14,6 +14,7 @@ import { ensureInternalProject } from './domains/projects/service.js';
 import { type LatchEnv, loadEnv } from './env.js';
 import { JOB_KINDS } from './job-kinds.js';
 import { startJobWorker } from './jobs/worker.js';
+import { setRenderThreads } from './domains/emails/sandbox/index.js';
 import { ProjectAuthCache } from './access/project-auth-cache.js';
 import { registerUnsubscribeSigner } from './domains/notifications/unsubscribe-links.js';
 import { startCacheSignals } from './access/cache-signals.js';
@@ -103,6 +104,7 @@ export async function startLatch(options: StartOptions = {}): Promise<RunningLat
   });
   port = (server.address() as AddressInfo).port;
   // Runs the outbox's jobs, email delivery among them (every instance runs one; they share it safely).
+  if (env.email.renderThreads > 0) setRenderThreads(env.email.renderThreads);
   const jobWorker = startJobWorker(deps, JOB_KINDS, { pollIntervalMs: env.email.pollIntervalMs, leaseMs: env.email.jobLeaseMs });
   const url = env.baseUrl ?? `http://localhost:${port}`;
   log.info(

@@ -303,3 +303,70 @@ describe('backoff', () => {
     expect(exponentialBackoff({ baseMs: 10_000, maxMs: 20_000 })(9)).toBeLessThanOrEqual(25_000);
   });
 });
+
+describe('lanes', () => {
+  it('a backlog in one lane does not delay a job of another: the webhook-like job runs while every bulk job is still held', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const bulk = defineJobKind<Payload, string>({
+      kind: kindName('bulk'),
+      lane: `bulk-${kinds}`,
+      batchSize: 4,
+      maxAttempts: 3,
+      backoff: () => FIXED_BACKOFF_MS,
+      parse: (payload) => payload as Payload,
+      handle: async () => {
+        await gate;
+        return 'sent';
+      },
+    });
+    const { kind: urgent } = testKind('urgent', async () => 'delivered');
+    // The backlog is older than the urgent job, so a single queue would claim it first, batch after batch.
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        for (let n = 0; n < 20; n++) await enqueue(trx, bulk, { n }, { tenancyId: null });
+      });
+    const urgentId = await db()
+      .transaction()
+      .execute((trx) => enqueue(trx, urgent, { n: 0 }, { tenancyId: null }));
+    const w = new JobWorker(h.latch.deps, [bulk, urgent], { pollIntervalMs: 5 });
+    w.start();
+    try {
+      await expect.poll(async () => (await jobRow(urgentId)).status, { timeout: 60_000, interval: 20 }).toBe('done');
+      const bulkDone = await db().selectFrom('jobs').select('id').where('kind', '=', bulk.kind).where('status', '=', 'done').execute();
+      expect(bulkDone).toEqual([]);
+    } finally {
+      release();
+      await w.stop();
+    }
+    // Once released, the backlog drains too.
+    await w.runOnce();
+  });
+
+  it('groups kinds by lane, with the largest batch size a lane declares', () => {
+    const a = defineJobKind({
+      kind: kindName('a'),
+      lane: 'x',
+      batchSize: 10,
+      maxAttempts: 1,
+      backoff: () => 0,
+      parse: (p) => p,
+      handle: async () => undefined,
+    });
+    const b = defineJobKind({
+      kind: kindName('b'),
+      lane: 'x',
+      batchSize: 50,
+      maxAttempts: 1,
+      backoff: () => 0,
+      parse: (p) => p,
+      handle: async () => undefined,
+    });
+    const c = defineJobKind({ kind: kindName('c'), maxAttempts: 1, backoff: () => 0, parse: (p) => p, handle: async () => undefined });
+    expect(new JobRegistry([a, b, c]).lanes()).toEqual([
+      { lane: 'x', kinds: [a.kind, b.kind], batchSize: 50 },
+      { lane: 'default', kinds: [c.kind], batchSize: undefined },
+    ]);
+  });
+});

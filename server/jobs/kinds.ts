@@ -41,6 +41,13 @@ export interface JobKindDefinition<P, R> {
   title?: string;
   /** Attempts before a job that keeps failing temporarily is dead. */
   maxAttempts: number;
+  /**
+   * The worker lane that runs this kind (default `default`). Each lane claims and runs its own
+   * rounds, so a backlog in one (ten thousand emails) never delays a job of another (a webhook).
+   */
+  lane?: string;
+  /** Jobs of this lane claimed per round (the largest of its kinds' wins; default DEFAULT_JOB_BATCH_SIZE). */
+  batchSize?: number;
   /** Wait before the next attempt, after `failedAttempts` failed ones (see backoff.ts). */
   backoff: (failedAttempts: number) => number;
   /** Reads a stored payload back (JSON from the database); throws when it is not one of this kind's. */
@@ -125,5 +132,18 @@ export class JobRegistry {
   /** The names this worker claims: a job of a kind it does not know (a newer instance's) is left to others. */
   names(): string[] {
     return [...this.byName.keys()];
+  }
+
+  /** The lanes of these kinds: each lane's kind names and its batch size (undefined: the worker's default). */
+  lanes(): { lane: string; kinds: string[]; batchSize: number | undefined }[] {
+    const lanes = new Map<string, { lane: string; kinds: string[]; batchSize: number | undefined }>();
+    for (const kind of this.byName.values()) {
+      const name = kind.lane ?? 'default';
+      const lane = lanes.get(name) ?? { lane: name, kinds: [], batchSize: undefined };
+      lane.kinds.push(kind.kind);
+      if (kind.batchSize !== undefined) lane.batchSize = Math.max(lane.batchSize ?? 0, kind.batchSize);
+      lanes.set(name, lane);
+    }
+    return [...lanes.values()];
   }
 }

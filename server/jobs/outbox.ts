@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../db/executor.js';
 import type { JobKind } from './kinds.js';
-import { insertJob } from './queries.js';
+import { insertJob, insertJobs } from './queries.js';
 
 /**
  * The outbox: background work (email delivery; next, outbound webhooks and payment-provider events)
@@ -50,4 +50,20 @@ export async function enqueue<P, R>(trx: Executor, kind: JobKind<P, R>, payload:
   const id = options.id ?? randomUUID();
   await insertJob(trx, { id, kind: kind.kind, tenancyId: options.tenancyId, payload, ...(options.runAt ? { runAt: options.runAt } : {}) });
   return id;
+}
+
+/**
+ * Queues many jobs of one kind in one statement, in the caller's transaction (same guarantee as
+ * enqueue). Returns their ids in order.
+ */
+export async function enqueueMany<P, R>(trx: Executor, kind: JobKind<P, R>, jobs: { payload: P; options: EnqueueOptions }[]): Promise<string[]> {
+  const rows = jobs.map(({ payload, options }) => ({
+    id: options.id ?? randomUUID(),
+    kind: kind.kind,
+    tenancyId: options.tenancyId,
+    payload,
+    ...(options.runAt ? { runAt: options.runAt } : {}),
+  }));
+  await insertJobs(trx, rows);
+  return rows.map((row) => row.id);
 }

@@ -32,6 +32,26 @@ export async function insertJob(db: Executor, job: NewJob): Promise<void> {
     .execute();
 }
 
+/** Many jobs in one statement (a batch's deliveries, send-email's batches). */
+export async function insertJobs(db: Executor, jobs: NewJob[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await db
+    .insertInto('jobs')
+    .values(
+      jobs.map((job) => ({
+        id: job.id,
+        kind: job.kind,
+        tenancy_id: job.tenancyId,
+        payload: JSON.stringify(job.payload),
+        status: 'pending' as const,
+        attempts: 0,
+        next_attempt_at: job.runAt ?? sql<Date>`now()`,
+        created_at: sql<Date>`now()`,
+      })),
+    )
+    .execute();
+}
+
 /**
  * Claims up to `limit` due pending jobs of the given kinds for this worker: locks them with FOR
  * UPDATE SKIP LOCKED (another instance's worker skips them instead of waiting or running them

@@ -7,12 +7,16 @@ import * as q from './queries.js';
  * FOR UPDATE SKIP LOCKED and a lease), runs each kind's handler with no lock held, and settles
  * each attempt: done, retried after the kind's backoff, or dead once the failure is permanent or
  * the kind's attempts are spent. Every instance runs one; they share the table safely.
+ *
+ * Kinds are grouped in lanes (kinds.ts, `lane`): each lane polls, claims and runs its own rounds,
+ * with its own batch size, so a lane full of work (send-email's render batches, ten thousand
+ * deliveries) never holds up a job of another lane (a webhook) waiting behind it.
  */
 
 export interface JobWorkerOptions {
   /** How long to sleep when nothing is due. */
   pollIntervalMs: number;
-  /** Jobs claimed (and run concurrently) per round. */
+  /** Jobs claimed (and run concurrently) per round, in every lane (default: each lane's own, see kinds.ts). */
   batchSize?: number;
   /** How long a claimed job is reserved for the worker that claimed it. */
   leaseMs?: number;
@@ -26,12 +30,19 @@ export const LEASE_EXPIRED_ERROR = 'The worker stopped during the last attempt (
 /** Stored on a job whose payload its kind cannot read: retrying would not help. */
 export const BAD_PAYLOAD_ERROR = 'The job payload is not one its kind can read.';
 
+interface Lane {
+  name: string;
+  kinds: string[];
+  batchSize: number;
+  timer: NodeJS.Timeout | null;
+  running: Promise<void> | null;
+}
+
 export class JobWorker {
   private readonly registry: JobRegistry;
-  private readonly options: Required<JobWorkerOptions>;
+  private readonly options: { pollIntervalMs: number; batchSize: number | undefined; leaseMs: number };
   private readonly resources = new Map<string, { value: unknown; dispose: () => void }>();
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly lanes: Lane[];
   private stopped = false;
 
   constructor(
@@ -40,41 +51,56 @@ export class JobWorker {
     options: JobWorkerOptions,
   ) {
     this.registry = kinds instanceof JobRegistry ? kinds : new JobRegistry(kinds);
-    this.options = { batchSize: DEFAULT_JOB_BATCH_SIZE, leaseMs: DEFAULT_JOB_LEASE_MS, ...options };
+    this.options = { pollIntervalMs: options.pollIntervalMs, batchSize: options.batchSize, leaseMs: options.leaseMs ?? DEFAULT_JOB_LEASE_MS };
+    this.lanes = this.registry.lanes().map((lane) => ({
+      name: lane.lane,
+      kinds: lane.kinds,
+      batchSize: this.options.batchSize ?? lane.batchSize ?? DEFAULT_JOB_BATCH_SIZE,
+      timer: null,
+      running: null,
+    }));
   }
 
   start(): void {
-    this.schedule(0);
+    for (const lane of this.lanes) this.schedule(lane, 0);
   }
 
-  /** Stops polling, waits for the round in flight, and disposes the handlers' resources (connection pools). */
+  /** Stops polling, waits for the rounds in flight, and disposes the handlers' resources (connection pools). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    for (const lane of this.lanes) {
+      if (lane.timer) clearTimeout(lane.timer);
+      lane.timer = null;
+    }
+    await Promise.all(this.lanes.map((lane) => lane.running));
     for (const { dispose } of this.resources.values()) dispose();
     this.resources.clear();
   }
 
-  private schedule(delayMs: number): void {
+  private schedule(lane: Lane, delayMs: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.runOnce()
-        .then((claimed) => this.schedule(claimed >= this.options.batchSize ? 0 : this.options.pollIntervalMs))
+    lane.timer = setTimeout(() => {
+      lane.timer = null;
+      lane.running = this.runLane(lane)
+        .then((claimed) => this.schedule(lane, claimed >= lane.batchSize ? 0 : this.options.pollIntervalMs))
         .catch((error: unknown) => {
-          if (!this.stopped) this.deps.log.error('job worker round failed', { error: error instanceof Error ? error.message : String(error) });
-          this.schedule(this.options.pollIntervalMs);
+          if (!this.stopped) this.deps.log.error('job worker round failed', { lane: lane.name, error: error instanceof Error ? error.message : String(error) });
+          this.schedule(lane, this.options.pollIntervalMs);
         });
     }, delayMs);
     // The worker alone never keeps the process alive.
-    this.timer.unref();
+    lane.timer.unref();
   }
 
-  /** One round: claims due jobs and runs them. Returns how many were claimed. */
+  /** One round of every lane: claims due jobs and runs them. Returns how many were claimed in all. */
   async runOnce(): Promise<number> {
-    const claimed = await q.claimDueJobs(this.deps.db, this.registry.names(), this.options.batchSize, this.options.leaseMs);
+    const claimed = await Promise.all(this.lanes.map((lane) => this.runLane(lane)));
+    return claimed.reduce((sum, n) => sum + n, 0);
+  }
+
+  /** One round of one lane. */
+  private async runLane(lane: Lane): Promise<number> {
+    const claimed = await q.claimDueJobs(this.deps.db, lane.kinds, lane.batchSize, this.options.leaseMs);
     if (claimed.length === 0) return 0;
     const round = new Map<string, Promise<unknown>>();
     const context: JobContext = {

@@ -66,7 +66,7 @@ describe('AI chat against an OpenAI-compatible fake', () => {
     expect(text).toEqual({ type: 'text', text: 'I wrote a short news email.' });
     expect(proposal).toMatchObject({ type: 'tool-call', tool_name: 'propose_email_source', args: { tsx_source: GOOD_TSX }, render_error: null });
     expect(proposal.rendered.subject).toBe('Fresh news');
-    expect(proposal.rendered.html).toContain('Hi <!-- -->Ada Lovelace');
+    expect(proposal.rendered.html).toContain('Hi Ada Lovelace');
     expect(fake.requests.at(-1)!.body.messages[0]!.content).toContain('export function EmailTemplate() { return null; }');
   });
 

@@ -3,9 +3,8 @@ import type { Deps } from '../../deps.js';
 import type { Executor } from '../../db/executor.js';
 import { retryDelayMs } from '../../jobs/backoff.js';
 import { type ClaimedJob, defineJobKind, JobFailure, type JobSettlement } from '../../jobs/kinds.js';
-import { enqueue } from '../../jobs/outbox.js';
+import { enqueue, enqueueMany } from '../../jobs/outbox.js';
 import * as q from './queries.js';
-import { sentHeaders } from './content/queries.js';
 import { OutboundRefused } from './public-address.js';
 import { type EmailBody, openEmailBody } from './sealed-body.js';
 import { type SmtpTarget, SmtpPools, isPermanentSmtpFailure, pinTarget, smtpErrorText, smtpFailure, targetForProject } from './transport.js';
@@ -66,6 +65,10 @@ function deliveryFailure(error: unknown, permanent: boolean): JobFailure {
 export const emailJobKind = defineJobKind<EmailJobPayload, EmailDelivered>({
   kind: 'email',
   title: 'email delivery',
+  // Its own lane, 50 a round: a send to ten thousand users drains through the project's SMTP pool
+  // without holding up webhooks, and built-in emails (sign-in codes) are never behind a render.
+  lane: 'email',
+  batchSize: 50,
   maxAttempts: EMAIL_MAX_ATTEMPTS,
   backoff: (failedAttempts) => retryDelayMs(failedAttempts, EMAIL_RETRY_BASE_MS),
   parse: (payload) => {
@@ -75,7 +78,7 @@ export const emailJobKind = defineJobKind<EmailJobPayload, EmailDelivered>({
   },
 
   async handle(job, { deps, perRound, resource }) {
-    const row = await q.findQueuedEmail(deps.db, job.payload.email_id);
+    const row = await q.findQueuedEmailWithHeaders(deps.db, job.payload.email_id);
     if (!row) return { state: 'skipped' };
     // One resolution per project and round: an owner-chosen host is resolved, checked and pinned
     // here (pinTarget), with the same rule as the test email, so a saved config cannot reach a
@@ -100,7 +103,7 @@ export const emailJobKind = defineJobKind<EmailJobPayload, EmailDelivered>({
       (held) => held.close(),
     );
     // send-email's messages carry the headers the notification rules chose (one-click unsubscribe).
-    const headers = row.tenancy_id ? await sentHeaders(deps.db, row.tenancy_id, row.id) : null;
+    const headers = row.sent_headers ? (JSON.parse(row.sent_headers) as Record<string, string>) : null;
     try {
       await pools.send(destination, { id: row.id, to: row.to_email, subject: row.subject, ...body, ...(headers ? { headers } : {}) });
     } catch (error) {
@@ -138,4 +141,15 @@ async function recordEmailOutcome(trx: Executor, job: ClaimedJob<EmailJobPayload
 export async function enqueueEmail(trx: Executor, email: q.NewEmail): Promise<void> {
   await q.insertEmail(trx, email);
   await enqueue(trx, emailJobKind, { email_id: email.id }, { id: email.id, tenancyId: email.tenancy_id });
+}
+
+/** enqueueEmail for many emails: their rows in one statement and their jobs in another, in the caller's transaction. */
+export async function enqueueEmails(trx: Executor, emails: q.NewEmail[]): Promise<void> {
+  if (emails.length === 0) return;
+  await q.insertEmails(trx, emails);
+  await enqueueMany(
+    trx,
+    emailJobKind,
+    emails.map((email) => ({ payload: { email_id: email.id }, options: { id: email.id, tenancyId: email.tenancy_id } })),
+  );
 }

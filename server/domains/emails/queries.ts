@@ -17,6 +17,16 @@ export async function insertEmail(db: Executor, email: NewEmail): Promise<void> 
     .execute();
 }
 
+/** Many emails' records in one statement (send-email's batches); their delivery jobs are queued with them. */
+export async function insertEmails(db: Executor, emails: NewEmail[]): Promise<void> {
+  if (emails.length === 0) return;
+  const createdAt = new Date();
+  await db
+    .insertInto('email_outbox')
+    .values(emails.map((email) => ({ ...email, state: 'pending' as const, attempts: 0, created_at: createdAt })))
+    .execute();
+}
+
 /** How many emails the tenancy queued in the last hour, and when the oldest of them was queued. */
 export async function recentEmailCount(db: Executor, tenancyId: string): Promise<{ count: number; oldest: Date | null }> {
   const row = await db
@@ -30,10 +40,19 @@ export async function recentEmailCount(db: Executor, tenancyId: string): Promise
 
 /**
  * A queued email, for its delivery job (whose id it shares; the job carries no tenancy check of its
- * own, it was written with the email). Undefined once the email is settled or gone.
+ * own, it was written with the email), undefined once the email is settled or gone; with the SMTP
+ * headers send-email decided for it (its sent-list row, same tenancy and id: one-click
+ * unsubscribe), in one statement: one round trip per delivery, not two.
  */
-export async function findQueuedEmail(db: Executor, id: string): Promise<OutboxRow | undefined> {
-  return db.selectFrom('email_outbox').selectAll().where('id', '=', id).where('state', '=', 'pending').executeTakeFirst();
+export async function findQueuedEmailWithHeaders(db: Executor, id: string): Promise<(OutboxRow & { sent_headers: string | null }) | undefined> {
+  return db
+    .selectFrom('email_outbox')
+    .leftJoin('email_sent', (join) => join.onRef('email_sent.tenancy_id', '=', 'email_outbox.tenancy_id').onRef('email_sent.id', '=', 'email_outbox.id'))
+    .selectAll('email_outbox')
+    .select('email_sent.headers as sent_headers')
+    .where('email_outbox.id', '=', id)
+    .where('email_outbox.state', '=', 'pending')
+    .executeTakeFirst();
 }
 
 /**

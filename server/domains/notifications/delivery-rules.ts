@@ -3,7 +3,7 @@ import type { Tenancy } from '../../access/context.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import { TRANSACTIONAL_CATEGORY_ID } from '../../../contract/schemas/notifications.js';
 import { findCategoryByName } from './categories.js';
-import { preferenceOf } from './queries.js';
+import { categoryPreferencesOf, preferenceOf } from './queries.js';
 import { unsubscribeUrl } from './unsubscribe-links.js';
 
 /**
@@ -42,4 +42,38 @@ export async function categoryDecision(db: Executor, tenancy: Tenancy, userId: s
     unsubscribeUrl: url,
     headers: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
   };
+}
+
+/**
+ * categoryDecision for a batch of users: the category is looked up once and every user's
+ * preference is read in one statement (send-email's batches; no query per recipient).
+ * @throws NOTIFICATION_CATEGORY_NOT_FOUND for a name the project does not have.
+ */
+export async function categoryDecisions(
+  db: Executor,
+  tenancy: Tenancy,
+  userIds: string[],
+  categoryName: string | null,
+): Promise<Map<string, CategoryDecision>> {
+  const decisions = new Map<string, CategoryDecision>();
+  if (categoryName === null) {
+    for (const userId of userIds) decisions.set(userId, ALWAYS);
+    return decisions;
+  }
+  const category = await findCategoryByName(db, tenancy.id, categoryName);
+  if (!category) throw new KnownErrors.NotificationCategoryNotFound(categoryName);
+  if (!category.can_disable || category.id === TRANSACTIONAL_CATEGORY_ID) {
+    for (const userId of userIds) decisions.set(userId, ALWAYS);
+    return decisions;
+  }
+  const preferences = await categoryPreferencesOf(db, tenancy.id, userIds, category.id);
+  for (const userId of userIds) {
+    const url = unsubscribeUrl(db, { tenancyId: tenancy.id, userId, categoryId: category.id });
+    decisions.set(userId, {
+      send: preferences.get(userId) ?? category.default_enabled,
+      unsubscribeUrl: url,
+      headers: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    });
+  }
+  return decisions;
 }

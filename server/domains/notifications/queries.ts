@@ -63,6 +63,19 @@ export async function preferenceOf(db: Executor, tenancyId: string, userId: stri
   return row?.enabled;
 }
 
+/** Many users' explicit choices for one category in one statement (send-email's batches); users without one are absent. */
+export async function categoryPreferencesOf(db: Executor, tenancyId: string, userIds: string[], categoryId: string): Promise<Map<string, boolean>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('notification_preferences')
+    .select(['user_id', 'enabled'])
+    .where('tenancy_id', '=', tenancyId)
+    .where('category_id', '=', categoryId)
+    .where('user_id', 'in', userIds)
+    .execute();
+  return new Map(rows.map((row) => [row.user_id, row.enabled]));
+}
+
 export async function upsertPreference(db: Executor, tenancyId: string, userId: string, categoryId: string, enabled: boolean): Promise<void> {
   await db
     .insertInto('notification_preferences')

@@ -144,27 +144,25 @@ export interface SentRow {
 
 const SENT_COLUMNS = ['id', 'to', 'user_id', 'subject', 'sent_at', 'error', 'draft_id', 'template_id', 'created_at'] as const;
 
-export async function insertSent(
-  db: Executor,
-  row: SentRow & { tenancy_id: string; html: string | null; text: string | null; headers: string | null },
-): Promise<boolean> {
-  const result = await db
+export type NewSentRow = SentRow & { tenancy_id: string; html: string | null; text: string | null; headers: string | null };
+
+/** A batch's sent-list rows in one statement; returns the ids that were new (a retried batch's existing rows are kept). */
+export async function insertSentRows(db: Executor, rows: NewSentRow[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const inserted = await db
     .insertInto('email_sent')
-    .values(row)
+    .values(rows)
     .onConflict((oc) => oc.columns(['tenancy_id', 'id']).doNothing())
     .returning('id')
-    .executeTakeFirst();
-  return result !== undefined;
+    .execute();
+  return new Set(inserted.map((row) => row.id));
 }
 
-export async function sentExists(db: Executor, tenancyId: string, id: string): Promise<boolean> {
-  return !!(await db.selectFrom('email_sent').select('id').where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst());
-}
-
-/** The SMTP headers send-email decided for one email (one-click unsubscribe), or null. */
-export async function sentHeaders(db: Executor, tenancyId: string, id: string): Promise<Record<string, string> | null> {
-  const row = await db.selectFrom('email_sent').select('headers').where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
-  return row?.headers ? (JSON.parse(row.headers) as Record<string, string>) : null;
+/** Which of these email ids already have a sent-list row (a retried batch skips them). */
+export async function sentIdsIn(db: Executor, tenancyId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('email_sent').select('id').where('tenancy_id', '=', tenancyId).where('id', 'in', ids).execute();
+  return new Set(rows.map((row) => row.id));
 }
 
 export async function listSent(db: Executor, tenancyId: string, options: { limit: number; before: KeysetPosition | null }): Promise<SentRow[]> {

@@ -1,6 +1,7 @@
 import * as Email from '@react-email/components';
-import { render } from '@react-email/render';
+import { render, toPlainText } from '@react-email/render';
 import { createElement, Fragment, type ReactElement, type ReactNode } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { EMAIL_COMPONENTS, TREE_LIMITS } from './runtime.js';
 
 /**
@@ -142,8 +143,12 @@ export interface HostRendered {
   text: string;
 }
 
-/** Validates the sandbox's tree and renders it. @throws TreeValidationError naming what was refused. */
-export async function renderTree(tree: unknown): Promise<HostRendered> {
+/**
+ * Validates the sandbox's tree and rebuilds it as React elements (wrapped in Tailwind when it uses
+ * classes and has no Tailwind of its own). `suspends`: the tree has Tailwind, whose compiler loads
+ * asynchronously, so it needs a streaming render. @throws TreeValidationError naming what was refused.
+ */
+export function toEmailElement(tree: unknown): { element: ReactElement; suspends: boolean } {
   const state = { tailwind: false, ownTailwind: false };
   const nodes = (Array.isArray(tree) ? tree : [tree]).filter((n) => n !== null);
   const counter = { nodes: 0, text: 0 };
@@ -151,6 +156,31 @@ export async function renderTree(tree: unknown): Promise<HostRendered> {
   const content = children.length === 1 ? children[0] : createElement(Fragment, null, ...children);
   // Tailwind costs tens of milliseconds per render: only when the e-mail uses classes at all.
   const element = state.tailwind && !state.ownTailwind ? createElement(Email.Tailwind, null, content) : content;
-  const [html, text] = await Promise.all([render(element as ReactElement), render(element as ReactElement, { plainText: true })]);
+  return { element: element as ReactElement, suspends: state.tailwind || state.ownTailwind };
+}
+
+/** Validates the sandbox's tree and renders it. @throws TreeValidationError naming what was refused. */
+export async function renderTree(tree: unknown): Promise<HostRendered> {
+  const { element, suspends } = toEmailElement(tree);
+  // React renders once: the plain text is converted from that HTML (what `render(…, { plainText })`
+  // does after a second React render of its own).
+  const html = suspends ? await render(element) : renderStatic(element);
+  const text = toPlainText(html);
   return { html, text };
+}
+
+/** The doctype React Email's `render` puts first (XHTML transitional, what email clients expect). */
+export const EMAIL_DOCTYPE = '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">';
+
+/**
+ * What React Email's `render` returns, for a tree that cannot suspend, at a third of its cost:
+ * `render` streams (renderToReadableStream inside Suspense and an error boundary), which costs
+ * about 3 ms more per email than one synchronous renderToStaticMarkup, and adds nothing but
+ * Suspense markers (`<!--$-->`, `<!--html-->`) that a mailbox ignores. Only Tailwind suspends (its
+ * compiler loads asynchronously), so a tree with classes still goes through `render`. Like
+ * `render`, image preload hints React adds for a browser are dropped: an email has no use for them.
+ */
+export function renderStatic(element: ReactElement): string {
+  const markup = renderToStaticMarkup(element).replace(/<link\b[^>]*>/gi, (tag) => (/\brel="preload"/i.test(tag) && /\bas="image"/i.test(tag) ? '' : tag));
+  return EMAIL_DOCTYPE + markup.replace(/<!DOCTYPE.*?>/, '');
 }

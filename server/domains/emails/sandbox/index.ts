@@ -1,10 +1,10 @@
 import { KnownErrors } from '../../../../contract/errors/known-errors.js';
 import { type CompiledScript, compileOwnerSources, type OwnerSources, ownerPosition, SandboxCompileError } from './compile.js';
-import { runInSandbox, SandboxRuntimeError } from './engine.js';
-import { renderTree, TreeValidationError } from './host-render.js';
+import { renderBatchInSandbox } from './engine.js';
+import type { RenderItemError } from './render-protocol.js';
 
 export { SandboxCompileError } from './compile.js';
-export { SANDBOX_LIMITS, warmUpSandbox } from './engine.js';
+export { SANDBOX_LIMITS, setRenderThreads, warmUpSandbox } from './engine.js';
 
 /** What a template or theme receives (Stack Auth's shapes, so sources carry over). */
 export interface SandboxInput {
@@ -53,35 +53,41 @@ export async function compileSources(sources: OwnerSources): Promise<CompiledScr
   }
 }
 
+/** A SandboxRenderError for one failed recipient, with the owner's line when the bundle's maps to one. */
+function toRenderError(compiled: CompiledScript, error: RenderItemError): SandboxRenderError {
+  if (error.stage === 'validate') return new SandboxRenderError(error.message, null, 'validate');
+  const position = error.line === null ? null : ownerPosition(compiled, error.line, error.column);
+  return new SandboxRenderError(position?.file === 'theme' ? `Theme: ${error.message}` : error.message, position?.line ?? null, 'run');
+}
+
 /**
- * Renders owner TSX end to end: compile (cached by source hash), run in QuickJS with limits, then
- * validate and render the returned tree on the host.
+ * Renders owner TSX for many recipients: compiled once (cached by source hash), then one batch on
+ * one render thread (one QuickJS runtime, a fresh context per recipient, so no recipient's render
+ * can read another's data), each tree validated and rendered to HTML and text on that thread.
+ * One entry per input, in order: a recipient whose render fails gets its SandboxRenderError and
+ * the others are unaffected.
+ * @throws SandboxRenderError only when the sources do not compile (then no recipient can render).
+ */
+export async function renderOwnerEmails(sources: OwnerSources, inputs: SandboxInput[]): Promise<(SandboxRendered | SandboxRenderError)[]> {
+  const compiled = await compileSources(sources);
+  const items = await renderBatchInSandbox(
+    compiled.script,
+    inputs.map((input) => JSON.stringify(input)),
+  );
+  return items.map((item) => {
+    if (!item.ok) return toRenderError(compiled, item.error);
+    const { html, text, subject, notificationCategory } = item.value.result!;
+    // One header line, whatever the owner wrote.
+    return { html, text, subject: subject === null ? null : subject.replace(/[\r\n]+/g, ' ').trim(), notificationCategory };
+  });
+}
+
+/**
+ * Renders owner TSX end to end for one recipient (a preview, a built-in email): see renderOwnerEmails.
  * @throws SandboxRenderError, never anything else the owner's code caused.
  */
 export async function renderOwnerEmail(sources: OwnerSources, input: SandboxInput): Promise<SandboxRendered> {
-  const compiled = await compileSources(sources);
-  let output: string;
-  try {
-    output = await runInSandbox(compiled.script, JSON.stringify(input));
-  } catch (error) {
-    if (error instanceof SandboxRuntimeError) {
-      const position = error.line === null ? null : ownerPosition(compiled, error.line, error.column);
-      throw new SandboxRenderError(position?.file === 'theme' ? `Theme: ${error.message}` : error.message, position?.line ?? null, 'run');
-    }
-    throw error;
-  }
-  const { tree, meta } = JSON.parse(output) as { tree: unknown; meta: { subject: string | null; notificationCategory: string | null } };
-  try {
-    const { html, text } = await renderTree(tree);
-    return {
-      html,
-      text,
-      // One header line, whatever the owner wrote.
-      subject: meta.subject === null ? null : meta.subject.replace(/[\r\n]+/g, ' ').trim(),
-      notificationCategory: meta.notificationCategory,
-    };
-  } catch (error) {
-    if (error instanceof TreeValidationError) throw new SandboxRenderError(error.message, null, 'validate');
-    throw error;
-  }
+  const [rendered] = await renderOwnerEmails(sources, [input]);
+  if (rendered instanceof SandboxRenderError) throw rendered;
+  return rendered!;
 }

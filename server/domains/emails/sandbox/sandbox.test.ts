@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KnownErrors } from '../../../../contract/errors/known-errors.js';
-import { runInSandbox, SANDBOX_LIMITS, sandboxRestarts } from './engine.js';
-import { renderOwnerEmail, type SandboxInput, SandboxRenderError, toRenderingError } from './index.js';
+import { crashRenderThreadsForTesting, runInSandbox, SANDBOX_LIMITS, sandboxRestarts, warmUpSandbox } from './engine.js';
+import { compileSources, renderOwnerEmail, renderOwnerEmails, type SandboxInput, SandboxRenderError, toRenderingError } from './index.js';
+import { render } from '@react-email/render';
+import { renderStatic, renderTree, toEmailElement } from './host-render.js';
 
 const input: SandboxInput = {
   user: { displayName: 'Ada' },
@@ -59,6 +61,45 @@ describe('the e-mail sandbox: rendering', () => {
     expect(rendered.html).toContain('href="https://acme.test/go?a=1&amp;b=2"');
     expect(rendered.text).toContain('Hi Lin, Ada');
     expect(rendered.text).toContain('https://acme.test/go?a=1&b=2');
+  });
+
+  it('a tree without Tailwind renders synchronously to what React Email renders, without its Suspense markers', async () => {
+    const el = (t: string, p: Record<string, unknown>, ...c: unknown[]) => ({ t, p, c });
+    const tree = el(
+      'Html',
+      { lang: 'en' },
+      el('Head', {}),
+      el(
+        'Body',
+        { style: { backgroundColor: '#fff' } },
+        el('Preview', {}, 'Your weekly edition'),
+        el(
+          'Container',
+          {},
+          el('Heading', { as: 'h1' }, 'Hello ', 'Ada & <Bob>'),
+          el('Img', { src: 'https://acme.test/logo.png', alt: 'Acme', width: 40 }),
+          el('Text', {}, 'Two ', 'texts ', 'side by side'),
+          el('Button', { href: 'https://acme.test/go?a=1&b=2' }, 'Open'),
+          el('Hr', {}),
+          el('table', {}, el('tbody', {}, el('tr', {}, el('td', {}, 'cell')))),
+          el('Link', { href: 'mailto:help@acme.test' }, 'Help'),
+        ),
+      ),
+    );
+    const { element, suspends } = toEmailElement(tree);
+    expect(suspends).toBe(false);
+    const streamed = await render(element);
+    const fast = renderStatic(element);
+    // React's streaming markers: Suspense boundaries, hoisted html/head/body, text separators.
+    const markers = /<!--(?:\$|\/\$|html|head|body| )-->/g;
+    expect(streamed).toMatch(markers);
+    expect(fast).not.toMatch(markers);
+    expect(fast).toBe(streamed.replace(markers, ''));
+    expect((await renderTree(tree)).html).toBe(fast);
+    // With classes the tree needs Tailwind, which suspends: still the streaming render (classes inlined).
+    const classy = el('Text', { className: 'font-bold' }, 'Bold');
+    expect(toEmailElement(classy).suspends).toBe(true);
+    expect((await renderTree(classy)).html).toContain('font-weight:700');
   });
 
   it('wraps the content in a theme, which receives the unsubscribe link', async () => {
@@ -210,9 +251,15 @@ describe('the e-mail sandbox: limits hold, and the engine survives them', () => 
   });
 
   it('an oversized or too deep tree is refused', async () => {
-    const wide = await renderError(`import { Text } from '@react-email/components';
-export function EmailTemplate() { return <Text>{Array.from({ length: 30000 }, (_, i) => <span key={i}>x</span>)}</Text>; }`);
-    expect(wide.message).toContain('too many nodes');
+    // Building 30,000 elements takes QuickJS a few hundred ms on a quiet machine, past the 1 s
+    // deadline on a loaded one: this case runs with a 10 s deadline, so it is the node limit that
+    // refuses it, whatever else the machine is doing.
+    const compiled = await compileSources({
+      template: `import { Text } from '@react-email/components';
+export function EmailTemplate() { return <Text>{Array.from({ length: 30000 }, (_, i) => <span key={i}>x</span>)}</Text>; }`,
+      theme: null,
+    });
+    await expect(runInSandbox(compiled.script, JSON.stringify(input), { ...SANDBOX_LIMITS, timeMs: 10_000 })).rejects.toThrow('too many nodes');
     const deep = await renderError(`import { Section } from '@react-email/components';
 function Nest({ n }) { return n === 0 ? 'x' : <Section><Nest n={n - 1} /></Section>; }
 export function EmailTemplate() { return <Nest n={500} />; }`);
@@ -277,5 +324,62 @@ export function EmailTemplate({ variables }) { return <Html><Subject value={vari
       }),
       { numRuns: 25 },
     );
+  });
+});
+
+describe('the e-mail sandbox: batches on render threads', () => {
+  const slow = `import { Text } from '@react-email/components';
+import { Subject } from '@latch/emails';
+export const variablesSchema = { name: 'string' };
+export function EmailTemplate({ variables }) {
+  const until = Date.now() + 250;
+  while (Date.now() < until) {}
+  return <><Subject value={'Hi ' + variables.name} /><Text>{variables.name}</Text></>;
+}`;
+
+  it('a thread that dies mid-batch fails only the render in progress (the catalogued error), and the batch goes on in a new thread', async () => {
+    await warmUpSandbox();
+    const before = sandboxRestarts();
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const pending = renderOwnerEmails(
+      { template: slow, theme: null },
+      names.map((name) => ({ ...input, variables: { name } })),
+    );
+    // Each render takes a quarter of a second: wait until the thread is inside the batch, then kill it.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await crashRenderThreadsForTesting();
+    const results = await pending;
+    const failed = results.filter((r): r is SandboxRenderError => r instanceof SandboxRenderError);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.message).toMatch(/rendering engine (stopped|failed|could not start)/);
+    expect(toRenderingError(failed[0]!)).toBeInstanceOf(KnownErrors.EmailRenderingError);
+    results.forEach((r, i) => {
+      if (!(r instanceof SandboxRenderError)) expect(r.subject).toBe(`Hi ${names[i]}`);
+    });
+    expect(sandboxRestarts()).toBeGreaterThan(before);
+    // The new thread renders as before.
+    expect((await renderOwnerEmail({ template: greeting, theme: null }, { ...input, variables: { name: 'Later' } })).subject).toBe('Hello Later from Acme');
+    // Two new threads load QuickJS and React (from the TypeScript sources under tsx): 5–30 s on a loaded machine.
+  }, 60_000);
+
+  it('one recipient of a batch failing or timing out does not fail the others', async () => {
+    const picky = `import { Text } from '@react-email/components';
+export const variablesSchema = { name: 'string' };
+export function EmailTemplate({ variables }) {
+  if (variables.name === 'loop') while (true) {}
+  if (variables.name === 'throw') throw new Error('bad ' + variables.name);
+  return <Text>{'ok ' + variables.name}</Text>;
+}`;
+    const results = await renderOwnerEmails(
+      { template: picky, theme: null },
+      ['x', 'throw', 'y', 'loop', 'z'].map((name) => ({ ...input, variables: { name } })),
+    );
+    expect(results.map((r) => (r instanceof SandboxRenderError ? `error: ${r.message}` : r.text))).toEqual([
+      'ok x',
+      expect.stringContaining('bad throw'),
+      'ok y',
+      `error: The e-mail took longer than ${SANDBOX_LIMITS.timeMs} ms to render`,
+      'ok z',
+    ]);
   });
 });
