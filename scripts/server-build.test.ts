@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, stopChild, waitForHttp } from '../bench/lib/proc.js';
 import { adminStatement, databaseUrl, setUpProject } from '../bench/lib/setup.js';
@@ -56,6 +57,21 @@ describe('the compiled server (npm start)', () => {
     expect(console.status).toBe(200);
     expect(await console.text()).toContain('<div id="root">');
     expect((await fetch(`${url}/api/v1/docs/`)).status).toBe(200);
+  });
+
+  it('keeps React Email, esbuild, Stripe and SimpleWebAuthn off the start-up path: chunks and imports that load on first use', async () => {
+    const dir = path.dirname(SERVER_ENTRY);
+    const staticImports = (file: string) => [...readFileSync(path.join(dir, file), 'utf8').matchAll(/^import\s[^;]*?\sfrom\s"([^"]+)";$/gm)].map((m) => m[1]);
+    const atStart = staticImports('main.mjs');
+    expect(atStart).toContain('express'); // the pattern reads the bundle's imports
+    for (const lazy of ['@react-email/components', '@react-email/render', 'react', 'esbuild', 'stripe', '@simplewebauthn/server'])
+      expect(atStart).not.toContain(lazy);
+    // The built-in emails' chunk imports React Email itself, and loads from beside the bundle.
+    const compose = readdirSync(dir).find((file) => /^compose-.*\.mjs$/.test(file));
+    expect(compose).toBeDefined();
+    expect(staticImports(compose!)).toContain('@react-email/components');
+    const module = (await import(pathToFileURL(path.join(dir, compose!)).href)) as Record<string, unknown>;
+    expect(Object.values(module).some((value) => typeof value === 'function')).toBe(true);
   });
 
   it('renders owner TSX in the sandbox worker beside the bundle', async () => {

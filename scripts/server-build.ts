@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The production build of the server: `server/main.ts` and everything it imports from this
- * repository bundled by esbuild into one ES module, `dist/server/main.mjs` (packages from
+ * repository bundled by esbuild into `dist/server/main.mjs` and its lazily loaded chunks (packages from
  * node_modules stay imports). `npm start` runs it with plain `node`, so production pays neither
  * tsx's start-up (its esbuild service and per-file transforms) nor its memory. Tests and the
  * bench's A/B tools keep running the TypeScript sources directly.
@@ -47,8 +47,14 @@ export async function buildServerIfStale(options: { force?: boolean } = {}): Pro
   const temporary = `${SERVER_DIST}.tmp-${process.pid}-${Date.now()}`;
   mkdirSync(temporary, { recursive: true });
   await build({
-    entryPoints: [path.join(root, 'server/main.ts')],
-    outfile: path.join(temporary, 'main.mjs'),
+    // Split: what the server loads with import() (React Email and the built-in templates on the
+    // first email, esbuild on the first owner template saved) becomes a chunk of its own beside
+    // main.mjs, with its packages imported there, instead of being hoisted into the start-up path.
+    entryPoints: { main: path.join(root, 'server/main.ts') },
+    outdir: temporary,
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     bundle: true,
     platform: 'node',
     target: 'node20',

@@ -1,4 +1,3 @@
-import { warmUpSandbox } from './domains/emails/sandbox/index.js';
 import { startLatch } from './start.js';
 
 /** `npm start`: the whole product in one process. Configuration: server/env.ts and the README. */
@@ -7,9 +6,9 @@ const latch = await startLatch().catch((error: unknown) => {
   console.error(`[latch] could not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
-// The email sandbox's workers and WASM load in the background (about a second cold), so the first
-// owner-template email or editor preview does not pay for it. Tests start Latch without this.
-warmUpSandbox().catch((error: unknown) => console.error(`[latch] email sandbox warm-up failed: ${error instanceof Error ? error.message : String(error)}`));
+// The email render threads (QuickJS's WASM and React Email in each) start on the first owner
+// template rendered, not here: ~30 MB and a second of CPU that an instance which never renders one
+// (most of them: the built-in emails render on the main thread) should not pay (issue 23).
 console.log(`Latch is running at ${latch.url}  (API: ${latch.url}/api/v1, docs: ${latch.url}/api/v1/docs)`);
 
 let stopping = false;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { build, type Message, type Plugin } from 'esbuild';
+import type { Message, Plugin } from 'esbuild';
 
 /**
  * Compiles an owner's TSX (a template or a draft, and optionally a theme) into one script for the
@@ -162,6 +162,8 @@ export function compileOwnerSources(sources: OwnerSources): Promise<CompiledScri
 
 async function compile(sources: OwnerSources): Promise<CompiledScript> {
   try {
+    // esbuild is loaded on the first owner source compiled, not at start-up (issue 23, memory).
+    const { build } = await import('esbuild');
     const result = await build({
       entryPoints: ['entry'],
       bundle: true,

@@ -4,7 +4,7 @@ import { renderBatchInSandbox } from './engine.js';
 import type { RenderItemError } from './render-protocol.js';
 
 export { SandboxCompileError } from './compile.js';
-export { SANDBOX_LIMITS, setRenderThreads, warmUpSandbox } from './engine.js';
+export { SANDBOX_LIMITS, setRenderThreads } from './engine.js';
 
 /** What a template or theme receives (Stack Auth's shapes, so sources carry over). */
 export interface SandboxInput {
