@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { totpClock, totpCode } from '../server/crypto/totp.js';
+import { secretOfOtpauthUri } from '../sdk/test/totp-secret.js';
 import { signInOwner, useConsoleSuite } from './test/console-suite.js';
 
 /**
@@ -14,13 +15,6 @@ totpClock.now = () => now;
 
 const suite = useConsoleSuite();
 
-function secretOfUri(uri: string): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const c of new URL(uri).searchParams.get('secret')!) bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
-  return Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2))).toString('base64');
-}
-
 async function ownerPage(path: string, ownerEmail: string): Promise<Page> {
   const { page } = await suite.newPage();
   await signInOwner(suite, page, path, ownerEmail);
@@ -28,12 +22,30 @@ async function ownerPage(path: string, ownerEmail: string): Promise<Page> {
 }
 
 describe('console: a user with MFA', { timeout: 90_000 }, () => {
+  it('asks an owner with TOTP for the code after the password: a wrong code is refused, the right one signs in', async () => {
+    const owner = await suite.h.signUpOwner();
+    const client = suite.h.internalClient(owner.accessToken);
+    const started = await suite.h.post('/users/me/mfa/totp/enroll', {}, client);
+    const secret = secretOfOtpauthUri(started.body.otpauth_uri);
+    expect((await suite.h.post('/users/me/mfa/totp/confirm', { totp: await totpCode(secret) }, client)).status).toBe(200);
+    now += 30_000; // a fresh time step: the confirmation's code is spent
+
+    const { page } = await suite.newPage();
+    await signInOwner(suite, page, '/projects', owner.email, { until: page.getByRole('heading', { name: 'Two-factor authentication' }) });
+    await page.getByLabel('Code').fill('000000');
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByText('Could not sign in').waitFor();
+    await page.getByLabel('Code').fill(await totpCode(secret));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  });
+
   it('shows TOTP on and the recovery-code use, and resets it after the owner types the email', async () => {
     const project = await suite.h.createProject({ displayName: 'Console MFA' });
     const user = await suite.h.signUpUser(project);
     const client = project.client(user.accessToken);
     const started = await suite.h.post('/users/me/mfa/totp/enroll', {}, client);
-    const confirmed = await suite.h.post('/users/me/mfa/totp/confirm', { totp: await totpCode(secretOfUri(started.body.otpauth_uri)) }, client);
+    const confirmed = await suite.h.post('/users/me/mfa/totp/confirm', { totp: await totpCode(secretOfOtpauthUri(started.body.otpauth_uri)) }, client);
     expect(confirmed.status).toBe(200);
     // A sign-in with a recovery code: the use the console must show.
     const gated = await suite.h.post('/auth/password/sign-in', { email: user.email, password: user.password }, project.client());
