@@ -356,6 +356,11 @@ export function TextField({
   );
 }
 
+/** A code from an authenticator app: a numeric keyboard, and the browser may offer the code it has. */
+export function CodeField(props: { label: string; error?: string | undefined; value: string; onValue: (value: string) => void; autoFocus?: boolean }) {
+  return <TextField {...props} type="text" inputMode="numeric" autoComplete="one-time-code" />;
+}
+
 /**
  * A Field's <select> of `options` (shown through `optionLabel`), after an empty first choice when
  * `none` names it ("All", "Any").

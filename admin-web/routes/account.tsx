@@ -9,7 +9,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { z } from 'zod';
 import { KnownErrors, type TotpEnrollment } from '../../sdk/index.js';
 import { internalApp } from '../api.js';
-import { Card, CopyButton, ErrorMessage, Field, PageHeader, TextField, QueryView, formatDate, useAction, useFormAction } from '../components/ui.js';
+import { Card, CodeField, CopyButton, ErrorMessage, Field, PageHeader, QueryView, formatDate, useAction, useFormAction } from '../components/ui.js';
 import { useOwner } from '../session.js';
 import { ConsoleShell } from './projects.js';
 import { NewPasswordFields, newPasswordSchema } from './password-reset.js';
@@ -186,14 +186,7 @@ function TwoFactorCard() {
                 <p className="small" style={{ margin: 0 }}>
                   Key: <code data-testid="totp-secret">{enrollment.secretBase32}</code>
                 </p>
-                <TextField
-                  label="Code from the app"
-                  error={confirm.errors.code}
-                  inputMode="numeric"
-                  autoComplete="one-time-code"
-                  value={code}
-                  onValue={setCode}
-                />
+                <CodeField label="Code from the app" error={confirm.errors.code} value={code} onValue={setCode} />
                 <ErrorMessage error={confirm.error} title="Could not turn it on" />
                 <div className="actions">
                   <button type="submit" className="button primary" disabled={confirm.pending}>

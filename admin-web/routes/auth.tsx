@@ -5,7 +5,7 @@ import { emailSchema } from '../../contract/validation/schemas.js';
 import { KnownErrors } from '../../sdk/index.js';
 import { internalApp } from '../api.js';
 import { navigate } from '../components/router.js';
-import { type Action, ErrorMessage, TextField, useFormAction } from '../components/ui.js';
+import { type Action, CodeField, ErrorMessage, TextField, useFormAction } from '../components/ui.js';
 
 /** The console's own page that takes the emailed reset code (routes/password-reset.tsx). */
 export const PASSWORD_RESET_PATH = '/password-reset';
@@ -179,16 +179,7 @@ function MfaStep({ attemptCode, onCancel }: { attemptCode: string; onCancel: () 
         <p className="muted" style={{ margin: 0 }}>
           Enter the 6-digit code from your authenticator app, or one of your recovery codes.
         </p>
-        <TextField
-          label="Code"
-          error={verify.errors.code}
-          type="text"
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          value={code}
-          onValue={setCode}
-          autoFocus
-        />
+        <CodeField label="Code" error={verify.errors.code} value={code} onValue={setCode} autoFocus />
         <AuthSubmit action={verify} errorTitle="Could not sign in" label="Verify" pendingLabel="Checking…" />
         <BackToSignIn onClick={onCancel} />
       </AuthForm>
