@@ -2,59 +2,34 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { KnownErrors } from '../contract/errors/known-errors.js';
-import { type Harness, type ProjectFixture, startHarness } from '../server/test/harness.js';
-import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
+import type { ProjectFixture } from '../server/test/harness.js';
 import { SMTP_PASSWORD, SMTP_USER, type SmtpSink, startSmtpSink } from '../server/test/smtp-sink.js';
-import { buildAdminIfStale } from './build.js';
+import { type ConsolePage, OWNER_PASSWORD, signInOwner, useConsoleSuite } from './test/console-suite.js';
 
 /**
  * The admin console in real headless Chromium against a real server (fresh database) that serves
  * the built SPA, as an owner would use it. One browser for the file, a fresh context per test;
  * screenshots go to test-artifacts/admin-web/. What the UI claims is checked through the API.
  */
-const OWNER_PASSWORD = 'owner-password-1';
-
 /** A full-page screenshot from the top (the sticky sidebar would otherwise sit where the page was scrolled). */
 async function shot(page: Page, name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
-  await browser.screenshot(page, 'admin-web', name);
+  await suite.browser.screenshot(page, 'admin-web', name);
 }
-let h: Harness;
-let browser: TestBrowser;
+const suite = useConsoleSuite();
 let sink: SmtpSink;
-
 beforeAll(async () => {
-  // Built once when stale (seconds); the server reads dist/admin-web when it starts.
-  await buildAdminIfStale();
-  [h, browser, sink] = await Promise.all([startHarness(), launchBrowser(), startSmtpSink({ username: SMTP_USER, password: SMTP_PASSWORD })]);
-}, 120_000);
-// Contexts are closed here too, so a failed test leaves no page talking to the server.
-const openContexts: BrowserContext[] = [];
-afterEach(async () => {
-  await Promise.all(openContexts.splice(0).map((context) => context.close().catch(() => {})));
+  sink = await startSmtpSink({ username: SMTP_USER, password: SMTP_PASSWORD });
 });
 afterAll(async () => {
-  await browser?.close();
-  await h?.close();
   await sink?.close();
 });
 
-async function newPage(options: { clipboard?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext(options.clipboard ? { permissions: ['clipboard-read', 'clipboard-write'] } : {});
-  openContexts.push(context);
-  const page = await context.newPage();
-  // Fail with Playwright's message (what was awaited) well before the test's own timeout.
-  page.setDefaultTimeout(8000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  // A Content-Security-Policy refusal is only a console message: count it as an error too.
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) errors.push(message.text());
-  });
-  return { context, page, errors };
+function newPage(options: { clipboard?: boolean } = {}): Promise<ConsolePage> {
+  return suite.newPage({ context: options.clipboard ? { permissions: ['clipboard-read', 'clipboard-write'] } : {} });
 }
 
 // Evaluated through the DevTools protocol rather than a <script> tag, which the console's CSP refuses.
@@ -79,32 +54,28 @@ async function expectAccessible(page: Page, where: string) {
   expect(violations, where).toEqual([]);
 }
 
-async function signIn(page: Page, email: string, path = '/') {
-  await page.goto(`${h.url}${path}`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(OWNER_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  // Signed in (the session is in the cookies) once the console's chrome shows.
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+/** Signed in (the session is in the cookies) once the console's chrome shows. */
+function signIn(page: Page, email: string, path = '/') {
+  return signInOwner(suite, page, path, email);
 }
 
 /** A project made through the API, and a page signed in as its owner, on the given project page. */
 async function ownerOn(pagePath: string, options: { config?: Record<string, unknown> } = {}) {
-  const project = await h.createProject({ displayName: 'Console test', ...options });
+  const project = await suite.h.createProject({ displayName: 'Console test', ...options });
   const { context, page, errors } = await newPage();
   await signIn(page, project.owner.email, `/projects/${project.id}/${pagePath}`);
   return { project, context, page, errors };
 }
 
 async function config(project: ProjectFixture) {
-  const res = await h.get('/internal/projects/current', project.admin());
+  const res = await suite.h.get('/internal/projects/current', project.admin());
   expect(res.status).toBe(200);
   return res.body.config;
 }
 
 /** The status the API answers a project's super secret admin key with (200 while it is live). */
 async function adminKeyStatus(project: ProjectFixture, adminKey: string): Promise<number> {
-  const res = await h.get('/internal/projects/current', {
+  const res = await suite.h.get('/internal/projects/current', {
     'x-latch-project-id': project.id,
     'x-latch-access-type': 'admin',
     'x-latch-super-secret-admin-key': adminKey,
@@ -115,40 +86,40 @@ async function adminKeyStatus(project: ProjectFixture, adminKey: string): Promis
 // Generous per-test time: the machine is shared, and a browser flow is many round trips.
 describe('admin console', { timeout: 90_000 }, () => {
   it('serves the SPA at / and at client-side routes, never for API paths; assets cached for a year', async () => {
-    const root = await fetch(`${h.url}/`);
+    const root = await fetch(`${suite.h.url}/`);
     expect(root.headers.get('content-type')).toContain('text/html');
     expect(root.headers.get('cache-control')).toBe('no-cache');
     expect(root.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(root.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     const html = await root.text();
     expect(html).toContain('<div id="root">');
-    const deep = await fetch(`${h.url}/projects/abc/users`);
+    const deep = await fetch(`${suite.h.url}/projects/abc/users`);
     expect(await deep.text()).toBe(html);
     const asset = html.match(/src="(\/assets\/[^"]+\.js)"/)?.[1];
-    const assetResponse = await fetch(`${h.url}${asset}`);
+    const assetResponse = await fetch(`${suite.h.url}${asset}`);
     expect(assetResponse.status).toBe(200);
     expect(assetResponse.headers.get('cache-control')).toContain('immutable');
     // React's production build (a development build, as NODE_ENV=test would give, is half as big again).
     const gzipped = gzipSync(Buffer.from(await assetResponse.arrayBuffer())).length;
     console.log(`Admin console first chunk: ${(gzipped / 1024).toFixed(1)} KiB gzipped`);
     expect(gzipped).toBeLessThan(160 * 1024);
-    expect((await fetch(`${h.url}/assets/missing.js`)).status).toBe(404);
-    const api = await fetch(`${h.url}/api/v1/nope`);
+    expect((await fetch(`${suite.h.url}/assets/missing.js`)).status).toBe(404);
+    const api = await fetch(`${suite.h.url}/api/v1/nope`);
     expect(api.headers.get('content-type')).toContain('application/json');
-    const unknownApi = await fetch(`${h.url}/api/nope`);
+    const unknownApi = await fetch(`${suite.h.url}/api/nope`);
     expect(unknownApi.status).toBe(404);
     expect(await unknownApi.text()).not.toContain('<div id="root">');
-    expect(await (await fetch(`${h.url}/health`)).json()).toMatchObject({ status: 'ok' });
+    expect(await (await fetch(`${suite.h.url}/health`)).json()).toMatchObject({ status: 'ok' });
   });
 
   it('signs an owner up, creates a project and shows its keys once, with copy buttons that copy working keys', async () => {
     const { context, page, errors } = await newPage({ clipboard: true });
-    await page.goto(h.url);
+    await page.goto(suite.h.url);
     await page.getByRole('heading', { name: 'Sign in to Latch' }).waitFor({ state: 'attached' });
     await shot(page, '01-sign-in');
     await expectAccessible(page, 'sign-in');
     await page.getByRole('tab', { name: 'Create account' }).click();
-    const email = h.uniqueEmail('owner');
+    const email = suite.h.uniqueEmail('owner');
     await page.getByLabel('Email').fill('not-an-email');
     await page.getByLabel('Password').fill(OWNER_PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
@@ -176,13 +147,13 @@ describe('admin console', { timeout: 90_000 }, () => {
     const projectId = (await page.getByLabel('.env file').textContent())?.match(/LATCH_PROJECT_ID=(\S+)/)?.[1] ?? null;
     expect(projectId).toBeTruthy();
     // The copied keys work.
-    const current = await h.get('/projects/current', {
+    const current = await suite.h.get('/projects/current', {
       'x-latch-project-id': projectId!,
       'x-latch-access-type': 'client',
       'x-latch-publishable-client-key': publishable,
     });
     expect(current.body.display_name).toBe('Shop');
-    const users = await h.get('/users', { 'x-latch-project-id': projectId!, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': secret });
+    const users = await suite.h.get('/users', { 'x-latch-project-id': projectId!, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': secret });
     expect(users.status).toBe(200);
 
     await page.getByRole('button', { name: /open the project/ }).click();
@@ -194,7 +165,7 @@ describe('admin console', { timeout: 90_000 }, () => {
   });
 
   it("keeps the owner's refresh token out of the page's reach: an HttpOnly cookie and memory, never storage", async () => {
-    const owner = await h.signUpOwner();
+    const owner = await suite.h.signUpOwner();
     const { context, page, errors } = await newPage();
     await signIn(page, owner.email);
     // Nothing a script can read holds a token: no readable cookie, nothing in web storage.
@@ -204,7 +175,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     expect(cookies.map((c) => c.name)).toEqual(['latch-console-refresh']);
     expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/console' });
     // It is a live internal-project session's refresh token.
-    const refreshed = await h.post('/auth/sessions/current/refresh', {}, { ...h.internalClient(), 'x-latch-refresh-token': cookies[0]!.value });
+    const refreshed = await suite.h.post('/auth/sessions/current/refresh', {}, { ...suite.h.internalClient(), 'x-latch-refresh-token': cookies[0]!.value });
     expect(refreshed.status).toBe(200);
 
     // A reload keeps the owner signed in (a new access token comes from the cookie's session).
@@ -216,7 +187,9 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(await context.cookies()).toEqual([]);
-    expect((await h.post('/auth/sessions/current/refresh', {}, { ...h.internalClient(), 'x-latch-refresh-token': cookies[0]!.value })).status).toBe(401);
+    expect((await suite.h.post('/auth/sessions/current/refresh', {}, { ...suite.h.internalClient(), 'x-latch-refresh-token': cookies[0]!.value })).status).toBe(
+      401,
+    );
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(errors).toEqual([]);
@@ -224,11 +197,11 @@ describe('admin console', { timeout: 90_000 }, () => {
   });
 
   it('shows the overview charts from /internal/metrics', async () => {
-    const project = await h.createProject({ displayName: 'Metrics' });
-    await Promise.all([h.signUpUser(project), h.signUpUser(project), h.signUpUser(project)]);
+    const project = await suite.h.createProject({ displayName: 'Metrics' });
+    await Promise.all([suite.h.signUpUser(project), suite.h.signUpUser(project), suite.h.signUpUser(project)]);
     const { context, page, errors } = await newPage();
     // A wrong password first: the server's catalogued message, as the SDK's error class carries it.
-    await page.goto(`${h.url}/projects/${project.id}/overview`);
+    await page.goto(`${suite.h.url}/projects/${project.id}/overview`);
     await page.getByLabel('Email').fill(project.owner.email);
     await page.getByLabel('Password').fill('not-the-password');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -240,7 +213,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await shot(page, '05-overview-charts');
     await expectAccessible(page, 'overview');
     // A project the owner cannot open: the error state, with the catalogued message and code.
-    await page.goto(`${h.url}/projects/00000000-0000-4000-8000-000000000000/overview`);
+    await page.goto(`${suite.h.url}/projects/00000000-0000-4000-8000-000000000000/overview`);
     await page.getByText('Could not open this project').waitFor();
     expect(await page.getByRole('alert').textContent()).toMatch(/PROJECT_NOT_FOUND|CURRENT_PROJECT_NOT_FOUND|ADMIN_ACCESS_TOKEN/);
     await shot(page, '05b-project-error');
@@ -252,11 +225,11 @@ describe('admin console', { timeout: 90_000 }, () => {
     const { project, context, page, errors } = await ownerOn('users');
     await page.getByText('No users yet').waitFor();
     // Someone signs up while the owner looks at the empty table: Refresh shows them.
-    const other = await h.signUpUser(project, { email: h.uniqueEmail('someone-else') });
+    const other = await suite.h.signUpUser(project, { email: suite.h.uniqueEmail('someone-else') });
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.getByRole('table', { name: 'Users' }).getByRole('link', { name: other.email }).waitFor();
     await page.getByRole('button', { name: 'Create user' }).first().click();
-    const email = h.uniqueEmail('ada');
+    const email = suite.h.uniqueEmail('ada');
     await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Display name').fill('Ada');
     await page.getByLabel('Password (optional)').fill('correct-horse-battery');
@@ -274,7 +247,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByLabel('Server metadata').fill('{"plan": "pro"}');
     await page.getByRole('button', { name: 'Save metadata' }).click();
     await page.getByRole('region', { name: 'Metadata' }).getByText('Saved.').waitFor();
-    const saved = await h.get(`/users/${userId}`, project.server());
+    const saved = await suite.h.get(`/users/${userId}`, project.server());
     expect(saved.body).toMatchObject({ display_name: 'Ada Lovelace', server_metadata: { plan: 'pro' }, primary_email: email });
 
     // An admin-set password: the server's length rule first, then one that works.
@@ -284,14 +257,14 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByLabel('Set a new password').fill('a-new-password-1');
     await page.getByRole('button', { name: 'Set password' }).click();
     await page.getByText('Password set.').waitFor();
-    expect((await h.post('/auth/password/sign-in', { email, password: 'a-new-password-1' }, project.client())).status).toBe(200);
+    expect((await suite.h.post('/auth/password/sign-in', { email, password: 'a-new-password-1' }, project.client())).status).toBe(200);
 
     // Impersonation: after a confirmation, a new tab opens the app's /handler/impersonate with a
     // single-use code (no token shown in the console). The project has no trusted domain here, so
     // the handler is typed; the code then starts an impersonation session, once.
     await page.getByRole('button', { name: 'Impersonate' }).click();
     const dialog = page.getByRole('dialog', { name: 'Impersonate this user?' });
-    await dialog.getByLabel("Your app's handler").fill(`${h.url}/handler`);
+    await dialog.getByLabel("Your app's handler").fill(`${suite.h.url}/handler`);
     const popup = context.waitForEvent('page');
     await dialog.getByRole('button', { name: 'Open as this user' }).click();
     const tab = await popup;
@@ -299,12 +272,12 @@ describe('admin console', { timeout: 90_000 }, () => {
     const code = new URL(tab.url()).searchParams.get('code')!;
     expect(await tab.evaluate(() => window.opener)).toBeNull();
     await tab.close();
-    await dialog.getByRole('status').getByText(`Opened ${h.url}/handler/impersonate in a new tab.`).waitFor();
+    await dialog.getByRole('status').getByText(`Opened ${suite.h.url}/handler/impersonate in a new tab.`).waitFor();
     expect(await page.getByText(/access token|refresh token/i).count()).toBe(0);
-    const impersonated = await h.post('/auth/impersonation/sign-in', { code }, project.client());
+    const impersonated = await suite.h.post('/auth/impersonation/sign-in', { code }, project.client());
     expect(impersonated.status).toBe(200);
     expect(impersonated.body.user_id).toBe(userId);
-    expect((await h.post('/auth/impersonation/sign-in', { code }, project.client())).body.code).toBe('ALREADY_USED');
+    expect((await suite.h.post('/auth/impersonation/sign-in', { code }, project.client())).body.code).toBe('ALREADY_USED');
     await dialog.getByRole('button', { name: 'Done' }).click();
     // The impersonation session in the user's list, then revoke a session from the console.
     await page.reload();
@@ -316,7 +289,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Revoke' }).first().click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await expect.poll(() => page.getByRole('table', { name: 'Sessions' }).getByRole('row').count()).toBe(2);
-    const sessions = await h.get(`/auth/sessions?user_id=${userId}`, project.server());
+    const sessions = await suite.h.get(`/auth/sessions?user_id=${userId}`, project.server());
     expect(sessions.body.items).toHaveLength(1);
 
     // Search the table.
@@ -330,16 +303,16 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByText('No users match').waitFor();
 
     // Project permissions: granted from the user's page.
-    expect((await h.post('/project-permission-definitions', { id: 'reports:export' }, project.admin())).status).toBe(201);
-    await page.goto(`${h.url}/projects/${project.id}/users/${userId}`);
+    expect((await suite.h.post('/project-permission-definitions', { id: 'reports:export' }, project.admin())).status).toBe(201);
+    await page.goto(`${suite.h.url}/projects/${project.id}/users/${userId}`);
     await page.getByRole('group', { name: 'Project permissions' }).getByLabel('reports:export').check();
     await expect
-      .poll(async () => (await h.get(`/project-permissions?user_id=${userId}`, project.server())).body.items.map((p: { id: string }) => p.id))
+      .poll(async () => (await suite.h.get(`/project-permissions?user_id=${userId}`, project.server())).body.items.map((p: { id: string }) => p.id))
       .toEqual(['reports:export']);
 
     // A user API key made by the app, revoked from the console.
-    expect((await h.patch('/internal/projects/current', { config: { allow_user_api_keys: true } }, project.admin())).status).toBe(200);
-    const key = await h.post('/user-api-keys', { user_id: userId, description: 'cli' }, project.server());
+    expect((await suite.h.patch('/internal/projects/current', { config: { allow_user_api_keys: true } }, project.admin())).status).toBe(200);
+    const key = await suite.h.post('/user-api-keys', { user_id: userId, description: 'cli' }, project.server());
     expect(key.status).toBe(201);
     await page.reload();
     const keysTable = page.getByRole('table', { name: 'User API keys' });
@@ -347,20 +320,20 @@ describe('admin console', { timeout: 90_000 }, () => {
     await keysTable.getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await keysTable.getByText('revoked').waitFor();
-    expect((await h.get(`/user-api-keys/${key.body.id}`, project.server())).body.manually_revoked_at_millis).toEqual(expect.any(Number));
+    expect((await suite.h.get(`/user-api-keys/${key.body.id}`, project.server())).body.manually_revoked_at_millis).toEqual(expect.any(Number));
 
     // Delete, with confirmation.
     await page.getByRole('button', { name: 'Delete user' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete user' }).click();
     await page.getByRole('table', { name: 'Users' }).waitFor();
-    expect((await h.get(`/users/${userId}`, project.server())).status).toBe(404);
+    expect((await suite.h.get(`/users/${userId}`, project.server())).status).toBe(404);
     expect(errors).toEqual([]);
     await context.close();
   });
 
   it('pages through users with keyset cursors, newest first (Next / Previous), no total count needed', async () => {
     const { project, context, page, errors } = await ownerOn('users');
-    const db = h.latch.deps.db;
+    const db = suite.h.latch.deps.db;
     const tenancy = await db.selectFrom('tenancies').select('id').where('project_id', '=', project.id).executeTakeFirstOrThrow();
     // 120 users straight into the table: Bulk 0001 signed up last, so it is first (newest first).
     await sql`insert into users (tenancy_id, id, display_name, primary_email, signed_up_at)
@@ -391,7 +364,7 @@ describe('admin console', { timeout: 90_000 }, () => {
 
   it('creates nested permissions (never offering a cycle), a team, a member and their permission', async () => {
     const { project, context, page, errors } = await ownerOn('permissions');
-    const member = await h.signUpUser(project);
+    const member = await suite.h.signUpUser(project);
     await page.getByRole('button', { name: 'New team permission' }).click();
     await page.getByLabel('Permission ID').fill('Docs Read');
     await page.getByRole('button', { name: 'Create permission' }).click();
@@ -430,7 +403,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Save metadata' }).click();
     await page.getByRole('region', { name: 'Metadata' }).getByText('Saved.').waitFor();
     const teamId = page.url().split('/').pop()!;
-    expect((await h.get(`/teams/${teamId}`, project.server())).body).toMatchObject({ display_name: 'Authors', server_metadata: { tier: 'gold' } });
+    expect((await suite.h.get(`/teams/${teamId}`, project.server())).body).toMatchObject({ display_name: 'Authors', server_metadata: { tier: 'gold' } });
     await page.getByLabel('Add a user by email').fill(member.email);
     await page.getByRole('button', { name: 'Add member' }).click();
     await page.getByRole('table', { name: 'Members' }).waitFor();
@@ -438,7 +411,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('dialog').getByLabel('editor').check();
     await expect
       .poll(async () =>
-        (await h.get(`/team-permissions?user_id=${member.userId}&recursive=false`, project.server())).body.items.map((p: { id: string }) => p.id).sort(),
+        (await suite.h.get(`/team-permissions?user_id=${member.userId}&recursive=false`, project.server())).body.items.map((p: { id: string }) => p.id).sort(),
       )
       .toEqual(['docs:read', 'editor']);
     await shot(page, '09-team-member-permissions');
@@ -472,7 +445,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     // Saving another provider sends GitHub back without its (write-only) secret: the server keeps it.
     const storedSecret = async () =>
       (
-        (await h.latch.deps.db.selectFrom('projects').select('config').where('id', '=', project.id).executeTakeFirstOrThrow()).config as {
+        (await suite.h.latch.deps.db.selectFrom('projects').select('config').where('id', '=', project.id).executeTakeFirstOrThrow()).config as {
           oauth_providers: { id: string; client_secret: string | null }[];
         }
       ).oauth_providers.find((p) => p.id === 'github')?.client_secret;
@@ -505,7 +478,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     // Problems fixed: now it switches on.
     await page.getByRole('navigation').getByRole('link', { name: 'Project settings' }).click();
     await page.getByRole('switch', { name: 'Production mode' }).check();
-    await expect.poll(async () => (await h.get('/internal/projects/current', project.admin())).body.is_production_mode).toBe(true);
+    await expect.poll(async () => (await suite.h.get('/internal/projects/current', project.admin())).body.is_production_mode).toBe(true);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -513,9 +486,10 @@ describe('admin console', { timeout: 90_000 }, () => {
   it('sends a test email to the SMTP sink, shows the SMTP error for a bad login, and renders outbox emails', async () => {
     const { project, context, page, errors } = await ownerOn('emails', { config: { magic_link_enabled: true } });
     // An email to the outbox: with no SMTP server configured it stays there (the local inbox).
-    const to = h.uniqueEmail('reader');
+    const to = suite.h.uniqueEmail('reader');
     expect(
-      (await h.post('/auth/otp/send-sign-in-code', { email: to, callback_url: 'http://localhost:3000/handler/magic-link-callback' }, project.client())).status,
+      (await suite.h.post('/auth/otp/send-sign-in-code', { email: to, callback_url: 'http://localhost:3000/handler/magic-link-callback' }, project.client()))
+        .status,
     ).toBe(200);
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.getByRole('table', { name: 'Sent emails' }).getByText(to).waitFor();
@@ -527,7 +501,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByLabel('Password', { exact: true }).fill('wrong-password');
     await page.getByLabel('Sender name').fill('Shop');
     await page.getByLabel('Sender email').fill('noreply@shop.test');
-    const recipient = h.uniqueEmail('test-recipient');
+    const recipient = suite.h.uniqueEmail('test-recipient');
     await page.getByLabel('Send a test email to').fill(recipient);
     await page.getByRole('button', { name: 'Send test email' }).click();
     await page.getByText('The SMTP server refused the test email').waitFor();
@@ -555,7 +529,7 @@ describe('admin console', { timeout: 90_000 }, () => {
     expect((await config(project)).email_config).toMatchObject({ sender_name: 'Shop (renamed)', has_password: true });
 
     // A sign-in invitation, now through the project's own (saved) server: it reaches the sink.
-    const invited = h.uniqueEmail('invited');
+    const invited = suite.h.uniqueEmail('invited');
     await page.getByLabel('Email address').fill(invited);
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByText(`Invitation sent to ${invited}.`).waitFor();
@@ -607,9 +581,9 @@ describe('admin console', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Transfer', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Transfer' }).click();
     await page.getByText('Transferred.').waitFor();
-    const teams = await h.get('/teams?user_id=me', h.internalClient(project.owner.accessToken));
+    const teams = await suite.h.get('/teams?user_id=me', suite.h.internalClient(project.owner.accessToken));
     const agency = teams.body.items.find((team: { display_name: string }) => team.display_name === 'Agency');
-    expect((await h.get('/internal/projects/current', project.admin())).body.owner_team_id).toBe(agency.id);
+    expect((await suite.h.get('/internal/projects/current', project.admin())).body.owner_team_id).toBe(agency.id);
     await shot(page, '15-settings');
 
     await page.getByRole('button', { name: 'Delete project' }).click();
@@ -619,7 +593,7 @@ describe('admin console', { timeout: 90_000 }, () => {
       .fill('Renamed');
     await page.getByRole('dialog').getByRole('button', { name: 'Delete project' }).click();
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
-    expect((await h.get('/internal/projects/current', project.admin())).status).toBeGreaterThanOrEqual(400);
+    expect((await suite.h.get('/internal/projects/current', project.admin())).status).toBeGreaterThanOrEqual(400);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -628,12 +602,9 @@ describe('admin console', { timeout: 90_000 }, () => {
   // transactions, customer lookup, revenue) are admin-web/payments.console.test.ts.
 
   it('works in dark mode (system preference): readable, accessible', async () => {
-    const project = await h.createProject({ displayName: 'Dark' });
-    await h.signUpUser(project);
-    const context = await browser.newContext({ colorScheme: 'dark' });
-    openContexts.push(context);
-    const page = await context.newPage();
-    page.setDefaultTimeout(8000);
+    const project = await suite.h.createProject({ displayName: 'Dark' });
+    await suite.h.signUpUser(project);
+    const { context, page } = await suite.newPage({ context: { colorScheme: 'dark' } });
     await signIn(page, project.owner.email, `/projects/${project.id}/overview`);
     await page.getByRole('img', { name: /Sign-ups per day/ }).waitFor();
     const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);

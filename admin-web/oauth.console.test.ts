@@ -1,10 +1,8 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../server/test/harness.js';
-import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
 import { type Zoo, startZoo } from '../server/test/oauth-zoo.js';
 import { ServerApp } from '../sdk/index.js';
-import { buildAdminIfStale } from './build.js';
+import { signInOwner, useConsoleSuite } from './test/console-suite.js';
 
 /**
  * The console's OAuth pages in headless Chromium against a real server and the provider zoo
@@ -12,45 +10,24 @@ import { buildAdminIfStale } from './build.js';
  * runs the real flow in a popup and reports the user it signed in, and a user's page lists their
  * connected accounts and unlinks one. Screenshots go to test-artifacts/admin-web-oauth/.
  */
-const OWNER_PASSWORD = 'owner-password-1';
-
-let h: Harness;
 let zoo: Zoo;
-let browser: TestBrowser;
-const openContexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  await buildAdminIfStale();
-  zoo = await startZoo();
-  [h, browser] = await Promise.all([startHarness({ oauth: { shared: { github: zoo.clients.github! }, endpointOverrides: zoo.overrides() } }), launchBrowser()]);
-}, 120_000);
-afterEach(async () => {
-  await Promise.all(openContexts.splice(0).map((context) => context.close().catch(() => {})));
-});
 afterAll(async () => {
-  await browser?.close();
-  await h?.close();
   await zoo?.close();
+});
+const suite = useConsoleSuite(async () => {
+  zoo = await startZoo();
+  return { oauth: { shared: { github: zoo.clients.github! }, endpointOverrides: zoo.overrides() } };
 });
 
 async function shot(page: Page, name: string) {
-  await browser.screenshot(page, 'admin-web-oauth', name);
+  await suite.browser.screenshot(page, 'admin-web-oauth', name);
 }
 
 async function ownerOn(pagePath: string, config: Record<string, unknown> = {}) {
-  const project = await h.createProject({ displayName: 'OAuth console test', config: { allow_localhost: true, ...config } });
-  const context = await browser.newContext();
-  openContexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${h.url}/projects/${project.id}/${pagePath}`);
-  await page.getByLabel('Email').fill(project.owner.email);
-  await page.getByLabel('Password').fill(OWNER_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-  const server = new ServerApp({ projectId: project.id, secretServerKey: project.secretServerKey, baseUrl: h.url });
+  const project = await suite.h.createProject({ displayName: 'OAuth console test', config: { allow_localhost: true, ...config } });
+  const { context, page, errors } = await suite.newPage({ timeoutMs: 10_000 });
+  await signInOwner(suite, page, `/projects/${project.id}/${pagePath}`, project.owner.email);
+  const server = new ServerApp({ projectId: project.id, secretServerKey: project.secretServerKey, baseUrl: suite.h.url });
   return { project, context, page, errors, server };
 }
 
@@ -59,7 +36,7 @@ describe('console: OAuth providers', { timeout: 90_000 }, () => {
     const { project, page, errors, server } = await ownerOn('auth-methods');
     await page.getByRole('button', { name: 'Configure GitHub' }).click();
     const dialog = page.getByRole('dialog');
-    await expect(dialog.getByLabel('Callback URL').inputValue()).resolves.toBe(`${h.url}/api/v1/auth/oauth/callback/github`);
+    await expect(dialog.getByLabel('Callback URL').inputValue()).resolves.toBe(`${suite.h.url}/api/v1/auth/oauth/callback/github`);
     // Not saved yet: nothing to test.
     const test = dialog.getByRole('button', { name: 'Test GitHub sign-in' });
     await expect(test.isDisabled()).resolves.toBe(true);
@@ -67,11 +44,11 @@ describe('console: OAuth providers', { timeout: 90_000 }, () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Shared', { exact: true }).waitFor();
 
-    const email = h.uniqueEmail('tester');
+    const email = suite.h.uniqueEmail('tester');
     zoo.setUser('github', { id: `gh-console-${Date.now()}`, email, emailVerified: true, name: 'Console Tester' });
     await page.getByRole('button', { name: 'Configure GitHub' }).click();
     const [popup] = await Promise.all([page.waitForEvent('popup'), dialog.getByRole('button', { name: 'Test GitHub sign-in' }).click()]);
-    await popup.waitForURL(`${h.url}/oauth-test-callback**`);
+    await popup.waitForURL(`${suite.h.url}/oauth-test-callback**`);
     await popup.getByText('The provider works').waitFor();
     await shot(popup, 'test-popup');
     const report = dialog.getByText(/^It works: signed in as user /);
@@ -86,7 +63,7 @@ describe('console: OAuth providers', { timeout: 90_000 }, () => {
     // ... and signed that test session out again.
     expect(await server.listSessions({ userId: items[0]!.id })).toEqual([]);
     // The test key expires by itself (10 minutes).
-    const keys = await h.get('/internal/api-keys', project.admin());
+    const keys = await suite.h.get('/internal/api-keys', project.admin());
     const testKeys = (keys.body.items as { description: string; expires_at_millis: number | null }[]).filter((key) =>
       key.description.startsWith('OAuth provider test'),
     );
@@ -106,10 +83,10 @@ describe('console: OAuth providers', { timeout: 90_000 }, () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.getByText('the generic OIDC provider needs issuer_url').waitFor();
     await dialog.getByLabel('Issuer URL').fill('https://idp.example.com/realms/acme');
-    await expect(dialog.getByLabel('Callback URL').inputValue()).resolves.toBe(`${h.url}/api/v1/auth/oauth/callback/oidc`);
+    await expect(dialog.getByLabel('Callback URL').inputValue()).resolves.toBe(`${suite.h.url}/api/v1/auth/oauth/callback/oidc`);
     await dialog.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Own app (latch-app)').waitFor();
-    const config = (await h.get('/internal/projects/current', project.admin())).body.config as { oauth_providers: Record<string, unknown>[] };
+    const config = (await suite.h.get('/internal/projects/current', project.admin())).body.config as { oauth_providers: Record<string, unknown>[] };
     expect(config.oauth_providers.find((provider) => provider.id === 'oidc')).toMatchObject({
       type: 'standard',
       client_id: 'latch-app',
@@ -121,7 +98,7 @@ describe('console: OAuth providers', { timeout: 90_000 }, () => {
 
   it("lists a user's connected accounts on their page and unlinks one", async () => {
     const { project, page, server } = await ownerOn('users', { oauth_providers: [{ id: 'github', enabled: true, type: 'shared' }] });
-    const user = await server.createUser({ primary_email: h.uniqueEmail('linked'), primary_email_auth_enabled: true });
+    const user = await server.createUser({ primary_email: suite.h.uniqueEmail('linked'), primary_email_auth_enabled: true });
     const created = await server.createOAuthProvider({
       user_id: user.id,
       provider_config_id: 'github',
@@ -131,7 +108,7 @@ describe('console: OAuth providers', { timeout: 90_000 }, () => {
       allow_connected_accounts: true,
     });
     expect(created.status).toBe('ok');
-    await page.goto(`${h.url}/projects/${project.id}/users/${user.id}`);
+    await page.goto(`${suite.h.url}/projects/${project.id}/users/${user.id}`);
     const card = page.getByRole('table', { name: 'Connected accounts' });
     await card.getByRole('cell', { name: 'octo@example.com' }).waitFor();
     await expect(card.getByRole('cell', { name: '583231' }).isVisible()).resolves.toBe(true);

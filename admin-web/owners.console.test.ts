@@ -1,9 +1,7 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type OwnerSession, startHarness } from '../server/test/harness.js';
-import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { lastEmailTo } from '../server/test/team-fixtures.js';
-import { buildAdminIfStale } from './build.js';
+import { OWNER_PASSWORD as PASSWORD, signInOwner, useConsoleSuite } from './test/console-suite.js';
 
 /**
  * Issue 20 item 5 in real headless Chromium: co-owners invited from the settings page and accepted
@@ -11,50 +9,20 @@ import { buildAdminIfStale } from './build.js';
  * empty "create user" refused, the owner's password change and forgotten password, and the console
  * at phone width. What the page claims is checked through the API.
  */
-const PASSWORD = 'owner-password-1';
-let h: Harness;
-let browser: TestBrowser;
-const contexts: BrowserContext[] = [];
-beforeAll(async () => {
-  await buildAdminIfStale();
-  [h, browser] = await Promise.all([startHarness(), launchBrowser()]);
-}, 120_000);
-afterAll(async () => {
-  await Promise.all(contexts.map((context) => context.close().catch(() => {})));
-  await browser?.close();
-  await h?.close();
-});
+const suite = useConsoleSuite();
 
 async function newPage(viewport?: { width: number; height: number }): Promise<Page> {
-  const context = await browser.newContext(viewport ? { viewport } : {});
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  return page;
-}
-
-async function signIn(page: Page, path: string, email: string, password = PASSWORD) {
-  await page.goto(`${h.url}${path}`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
-
-async function signUpOwner(email = h.uniqueEmail('owner')): Promise<OwnerSession> {
-  const res = await h.post('/auth/password/sign-up', { email, password: PASSWORD }, h.internalClient());
-  expect(res.status).toBe(200);
-  return { userId: res.body.user_id, email, accessToken: res.body.access_token, refreshToken: res.body.refresh_token };
+  return (await suite.newPage({ timeoutMs: 15_000, context: viewport ? { viewport } : {} })).page;
 }
 
 const poll = { timeout: 15_000 };
 
 describe('console: co-owners and the owner account', { timeout: 240_000 }, () => {
   it('invites a co-owner who accepts through the emailed link; the last owner is kept; production mode waits for its problems', async () => {
-    const alice = await signUpOwner();
-    const project = await h.createProject({ owner: alice, displayName: 'Shared shop' });
+    const alice = await suite.h.signUpOwner();
+    const project = await suite.h.createProject({ owner: alice, displayName: 'Shared shop' });
     const page = await newPage();
-    await signIn(page, `/projects/${project.id}/settings`, alice.email);
+    await signInOwner(suite, page, `/projects/${project.id}/settings`, alice.email);
 
     // Production mode: off, disabled, its problem listed with the fix link; the server refuses too.
     const production = page.getByRole('switch', { name: 'Production mode' });
@@ -64,16 +32,16 @@ describe('console: co-owners and the owner account', { timeout: 240_000 }, () =>
 
     // Alone: no Leave button, and the page says why.
     await page.getByText('You are the only owner').waitFor();
-    const bobEmail = h.uniqueEmail('bob');
+    const bobEmail = suite.h.uniqueEmail('bob');
     await page.getByLabel('Invite a co-owner by email').fill(bobEmail);
     await page.getByRole('button', { name: 'Invite owner' }).click();
     await page.getByText(`Invitation sent to ${bobEmail}.`).waitFor();
     await page.getByRole('table', { name: 'Pending owner invitations' }).getByText(bobEmail).waitFor();
 
     // Bob opens the emailed link signed out, creates his account there and accepts.
-    const mail = await lastEmailTo(h, bobEmail);
+    const mail = await lastEmailTo(suite.h, bobEmail);
     const link = /https?:\/\/\S+/.exec(mail.text)![0];
-    expect(link.startsWith(`${h.url}/owner-invitation?code=`)).toBe(true);
+    expect(link.startsWith(`${suite.h.url}/owner-invitation?code=`)).toBe(true);
     const bobPage = await newPage();
     await bobPage.goto(link);
     await bobPage.getByText('You are invited to co-own projects on Latch').waitFor();
@@ -95,18 +63,19 @@ describe('console: co-owners and the owner account', { timeout: 240_000 }, () =>
     await owners.getByRole('button', { name: 'Remove', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
     await expect
-      .poll(async () => (await h.get(`/internal/projects/${project.id}/owners`, h.internalClient(alice.accessToken))).body.items.length, poll)
+      .poll(async () => (await suite.h.get(`/internal/projects/${project.id}/owners`, suite.h.internalClient(alice.accessToken))).body.items.length, poll)
       .toBe(1);
     await page.getByText('You are the only owner').waitFor();
   });
 
   it('refuses an empty new user, changes the password (a wrong current one is named), resets a forgotten one, and fits a 390 px screen', async () => {
-    const owner = await signUpOwner();
-    const project = await h.createProject({ owner, displayName: 'Phone shop' });
+    const owner = await suite.h.signUpOwner();
+    const project = await suite.h.createProject({ owner, displayName: 'Phone shop' });
     const server = { 'x-latch-project-id': project.id, 'x-latch-access-type': 'server', 'x-latch-secret-server-key': project.secretServerKey };
-    for (let i = 0; i < 3; i++) await h.post('/users', { primary_email: h.uniqueEmail(`user${i}`), display_name: `A rather long user name ${i}` }, server);
+    for (let i = 0; i < 3; i++)
+      await suite.h.post('/users', { primary_email: suite.h.uniqueEmail(`user${i}`), display_name: `A rather long user name ${i}` }, server);
     const page = await newPage({ width: 390, height: 844 });
-    await signIn(page, `/projects/${project.id}/users`, owner.email);
+    await signInOwner(suite, page, `/projects/${project.id}/users`, owner.email);
 
     // Phone width: nothing wider than the screen but the users table, which scrolls in its box.
     const table = page.getByRole('table', { name: 'Users' });
@@ -116,18 +85,18 @@ describe('console: co-owners and the owner account', { timeout: 240_000 }, () =>
     await page.screenshot({ path: 'test-artifacts/admin-web/users-390px.png', fullPage: false }).catch(() => {});
 
     // An empty "create user" is refused until "without an email" is ticked.
-    const before = (await h.get('/users', server)).body.items.length;
+    const before = (await suite.h.get('/users', server)).body.items.length;
     await page.getByRole('button', { name: 'Create user' }).first().click();
     const dialog = page.getByRole('dialog');
     await dialog.getByRole('button', { name: 'Create user' }).click();
     await dialog.getByText('Enter the user’s email, or confirm below that they have none.').waitFor();
-    expect((await h.get('/users', server)).body.items.length).toBe(before);
+    expect((await suite.h.get('/users', server)).body.items.length).toBe(before);
     await dialog.getByLabel(/Create this user without an email/).check();
     await dialog.getByRole('button', { name: 'Create user' }).click();
-    await expect.poll(async () => (await h.get('/users', server)).body.items.length, poll).toBe(before + 1);
+    await expect.poll(async () => (await suite.h.get('/users', server)).body.items.length, poll).toBe(before + 1);
 
     for (const path of [`/projects/${project.id}/emails`, `/projects/${project.id}/settings`, '/account']) {
-      await page.goto(`${h.url}${path}`);
+      await page.goto(`${suite.h.url}${path}`);
       await page.getByRole('heading', { level: 1 }).first().waitFor();
       await page.waitForLoadState('networkidle');
       expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
@@ -144,23 +113,23 @@ describe('console: co-owners and the owner account', { timeout: 240_000 }, () =>
     await form.getByRole('button', { name: 'Change password' }).click();
     await form.getByText('Password changed.').waitFor();
     expect(await form.getByText('Your current password is not correct.').count()).toBe(0);
-    expect((await h.post('/auth/password/sign-in', { email: owner.email, password: 'a-new-password-2' }, h.internalClient())).status).toBe(200);
+    expect((await suite.h.post('/auth/password/sign-in', { email: owner.email, password: 'a-new-password-2' }, suite.h.internalClient())).status).toBe(200);
 
     // Forgot password, signed out: the emailed link opens the console's reset page.
     const other = await newPage();
-    await other.goto(`${h.url}/sign-in`);
+    await other.goto(`${suite.h.url}/sign-in`);
     await other.getByRole('button', { name: 'Forgot your password?' }).click();
     await other.getByLabel('Email').fill(owner.email);
     await other.getByRole('button', { name: 'Send reset link' }).click();
     await other.getByText(`If ${owner.email} has an owner account`).waitFor();
-    const mail = await lastEmailTo(h, owner.email);
+    const mail = await lastEmailTo(suite.h, owner.email);
     const link = /https?:\/\/\S+/.exec(mail.text)![0];
-    expect(link.startsWith(`${h.url}/password-reset?code=`)).toBe(true);
+    expect(link.startsWith(`${suite.h.url}/password-reset?code=`)).toBe(true);
     await other.goto(link);
     await other.getByLabel('New password', { exact: true }).fill('third-password-3');
     await other.getByLabel('Repeat new password').fill('third-password-3');
     await other.getByRole('button', { name: 'Set new password' }).click();
     await other.getByText('Your password is changed.').waitFor();
-    expect((await h.post('/auth/password/sign-in', { email: owner.email, password: 'third-password-3' }, h.internalClient())).status).toBe(200);
+    expect((await suite.h.post('/auth/password/sign-in', { email: owner.email, password: 'third-password-3' }, suite.h.internalClient())).status).toBe(200);
   });
 });

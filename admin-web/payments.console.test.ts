@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../server/test/harness.js';
-import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
+import { describe, expect, it } from 'vitest';
 import { expectStatus, newUser } from '../server/test/team-fixtures.js';
-import { buildAdminIfStale } from './build.js';
+import { signInOwner, useConsoleSuite } from './test/console-suite.js';
 
 /**
  * The console's Payments page in headless Chromium against a real server: the owner turns test
@@ -12,38 +10,23 @@ import { buildAdminIfStale } from './build.js';
  * transactions (the test-mode purchase marked) and the revenue chart.
  */
 
-const OWNER_PASSWORD = 'owner-password-1';
-let h: Harness;
-let browser: TestBrowser;
-
-beforeAll(async () => {
-  await buildAdminIfStale();
-  [h, browser] = await Promise.all([startHarness(), launchBrowser()]);
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
+const suite = useConsoleSuite({}, 180_000);
 
 describe('payments in the console', { timeout: 180_000 }, () => {
   it('catalogue with inline money messages, customer lookup grant, transactions and revenue', async () => {
-    const owner = await h.signUpOwner();
-    const project = await h.createProject({ owner, displayName: 'Console payments' });
-    const buyer = await newUser(h, project);
-    const tester = await newUser(h, project);
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    await page.goto(`${h.url}/projects/${project.id}/payments`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(OWNER_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('Stripe is not connected').waitFor();
+    const owner = await suite.h.signUpOwner();
+    const project = await suite.h.createProject({ owner, displayName: 'Console payments' });
+    const buyer = await newUser(suite.h, project);
+    const tester = await newUser(suite.h, project);
+    const { context, page } = await suite.newPage({ timeoutMs: 30_000 });
+    await signInOwner(suite, page, `/projects/${project.id}/payments`, owner.email, { until: page.getByText('Stripe is not connected') });
 
     const tabs = page.getByRole('navigation', { name: 'Payments' });
     // Test mode on: saved to the config the server reads at checkout.
     await page.getByRole('switch', { name: 'Test mode' }).check();
-    await expect.poll(async () => (await h.get('/internal/projects/current', project.admin())).body.config.payments.test_mode, { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(async () => (await suite.h.get('/internal/projects/current', project.admin())).body.config.payments.test_mode, { timeout: 20_000 })
+      .toBe(true);
 
     // Catalogue: an item, then a product whose amount is wrong three ways before it is right.
     await tabs.getByRole('link', { name: 'Catalogue' }).click();
@@ -60,7 +43,7 @@ describe('payments in the console', { timeout: 180_000 }, () => {
     const usd = dialog.getByLabel('USD amount');
     await usd.fill('9.999');
     await dialog.getByText('Too many decimals; USD only has 2 decimals').waitFor();
-    await browser.screenshot(page, 'payments', 'money-message');
+    await suite.browser.screenshot(page, 'payments', 'money-message');
     expect(await usd.getAttribute('aria-invalid')).toBe('true');
     await usd.fill('09.99');
     await dialog.getByText('Money amount must not have leading zeros').waitFor();
@@ -77,7 +60,7 @@ describe('payments in the console', { timeout: 180_000 }, () => {
     await dialog.getByLabel('Quantity').fill('100');
     await dialog.getByRole('button', { name: 'Create product' }).click();
     await page.getByRole('table', { name: 'Products' }).getByRole('cell', { name: 'pro', exact: true }).waitFor();
-    const stored = (await h.get('/internal/projects/current', project.admin())).body.config.payments.products.pro;
+    const stored = (await suite.h.get('/internal/projects/current', project.admin())).body.config.payments.products.pro;
     expect(stored).toMatchObject({
       displayName: 'Pro',
       customerType: 'user',
@@ -104,7 +87,7 @@ describe('payments in the console', { timeout: 180_000 }, () => {
     await page.getByRole('alert').filter({ hasText: 'PRODUCT_ALREADY_GRANTED' }).waitFor();
 
     // Another user buys Pro through checkout: test mode (switched on above) grants it without Stripe.
-    const bought = await h.post(
+    const bought = await suite.h.post(
       '/payments/purchases/create-purchase-url',
       { customer_type: 'user', customer_id: 'me', product_id: 'pro', return_url: 'http://localhost:3000/back' },
       tester.client,
@@ -132,7 +115,7 @@ describe('payments in the console', { timeout: 180_000 }, () => {
     await chart.waitFor();
     expect(await chart.getAttribute('aria-label')).toContain('9.99 USD net over 30 days');
     expect(await page.getByTestId('revenue-total').textContent()).toContain('9.99 USD sold');
-    await browser.screenshot(page, 'payments', 'revenue');
+    await suite.browser.screenshot(page, 'payments', 'revenue');
     await context.close();
   });
 });

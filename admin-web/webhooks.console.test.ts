@@ -1,10 +1,8 @@
 import { type IncomingMessage, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../server/test/harness.js';
-import { type TestBrowser, launchBrowser } from '../server/test/browser.js';
-import { buildAdminIfStale } from './build.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { signInOwner, useConsoleSuite } from './test/console-suite.js';
 
 /**
  * The console's Webhooks page in headless Chromium against a real server and a local receiver:
@@ -12,15 +10,16 @@ import { buildAdminIfStale } from './build.js';
  * in the log with the receiver's status and body; the receiver verifies it with that secret.
  */
 
-const OWNER_PASSWORD = 'owner-password-1';
-let h: Harness;
-let browser: TestBrowser;
 let receiver: Server;
 let receiverUrl: string;
 const received: { headers: Record<string, string>; body: string }[] = [];
 
-beforeAll(async () => {
-  await buildAdminIfStale();
+// The receiver starts first (the server's env allows its private address) and closes after the suite.
+afterAll(async () => {
+  receiver?.closeAllConnections();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+const suite = useConsoleSuite(async () => {
   receiver = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -32,27 +31,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  [h, browser] = await Promise.all([startHarness({ webhooksAllowPrivate: true }), launchBrowser()]);
+  return { webhooksAllowPrivate: true };
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-  receiver?.closeAllConnections();
-  await new Promise((resolve) => receiver?.close(resolve));
-});
 
 describe('webhooks in the console', { timeout: 120_000 }, () => {
   it('adds an endpoint, shows its secret once, sends a test event and lists the delivery', async () => {
-    const owner = await h.signUpOwner();
-    const project = await h.createProject({ owner, displayName: 'Console webhooks' });
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    await page.goto(`${h.url}/projects/${project.id}/webhooks`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(OWNER_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Webhooks' }).waitFor();
+    const owner = await suite.h.signUpOwner();
+    const project = await suite.h.createProject({ owner, displayName: 'Console webhooks' });
+    const { context, page } = await suite.newPage({ timeoutMs: 20_000 });
+    await signInOwner(suite, page, `/projects/${project.id}/webhooks`, owner.email, { until: page.getByRole('link', { name: 'Webhooks' }) });
 
     await page.getByLabel('Endpoint URL').fill(receiverUrl);
     await page.getByRole('button', { name: 'Add endpoint' }).click();

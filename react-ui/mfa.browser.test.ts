@@ -2,6 +2,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { totpClock, totpCode } from '../server/crypto/totp.js';
 import type { ProjectFixture } from '../server/test/harness.js';
+import { base32ToBase64 } from '../sdk/test/totp-secret.js';
 import { openAppPage, useUiSuite } from './test/suite.js';
 
 /**
@@ -30,13 +31,6 @@ async function signIn(page: Page, email: string, password: string) {
   await field(page, 'Email').fill(email);
   await field(page, 'Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-}
-
-function base32ToBase64(base32: string): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const c of base32) bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
-  return Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2))).toString('base64');
 }
 
 describe('two-factor authentication in the UI kit', () => {

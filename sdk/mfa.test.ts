@@ -4,6 +4,7 @@ import { type ProjectFixture, useHarness } from '../server/test/harness.js';
 import { AdminApp } from './admin-app.js';
 import { ClientApp } from './client-app.js';
 import { KnownErrors } from './errors.js';
+import { base32ToBase64 } from './test/totp-secret.js';
 
 /**
  * The SDK's MFA feature against a real server: enrolment, the attempt-code flow of
@@ -20,13 +21,6 @@ beforeAll(async () => {
 });
 
 const clientApp = () => new ClientApp({ projectId: project.id, publishableClientKey: project.publishableClientKey, baseUrl: h.url, tokenStore: 'memory' });
-
-function base32ToBase64(base32: string): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const c of base32) bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
-  return Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2))).toString('base64');
-}
 
 describe('MfaFeature', () => {
   it('enrols, then turns a MultiFactorAuthenticationRequired sign-in into a session with a TOTP or recovery code', async () => {

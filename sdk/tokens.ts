@@ -172,8 +172,7 @@ export function sessionCookies(projectId: string, tokens: TokenPair | null): [st
  * const app = new ClientApp({ projectId, publishableClientKey, tokenStore: 'cookie' });
  */
 export function cookieTokenStore(projectId: string): TokenStore {
-  const refreshName = `latch-refresh-${projectId}`;
-  const accessName = `latch-access-${projectId}`;
+  const [refreshName, accessName] = sessionCookieNames(projectId);
   const readCookies = () => parseCookies(document.cookie);
   const requireBrowser = () => {
     if (typeof document === 'undefined') throw new Error(COOKIE_ON_SERVER_MESSAGE);
@@ -209,17 +208,7 @@ export function cookieTokenStore(projectId: string): TokenStore {
     },
     get() {
       requireBrowser();
-      // The same reading as tokensOfCookies, inline: this store is in every browser bundle.
-      const cookies = readCookies();
-      const refreshToken = cookies.get(refreshName) || null;
-      let accessToken: string | null = null;
-      try {
-        const pair: unknown = JSON.parse(cookies.get(accessName) ?? 'null');
-        if (Array.isArray(pair) && pair[0] === refreshToken && typeof pair[1] === 'string') accessToken = pair[1];
-      } catch {
-        accessToken = null;
-      }
-      return refreshToken || accessToken ? { accessToken, refreshToken } : null;
+      return tokensOfCookies(readCookies(), projectId);
     },
     set(tokens) {
       requireBrowser();

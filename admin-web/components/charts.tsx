@@ -50,16 +50,21 @@ export function BarChart({
             </rect>
           );
         })}
-        {data.map((d, i) =>
-          (data.length - 1 - i) % 7 === 0 ? (
-            <text key={`label-${d.date}`} className="axis" x={padding.left + i * slot + slot / 2} y={height - 6} textAnchor="middle">
-              {d.date.slice(5)}
-            </text>
-          ) : null,
-        )}
+        <DateLabels dates={data.map((d) => d.date)} left={padding.left} slot={slot} y={height - 6} />
       </svg>
       <figcaption className="visually-hidden">{data.map((d) => `${d.date}: ${d.count}`).join(', ')}</figcaption>
     </figure>
+  );
+}
+
+/** The days under a chart's bars (`slot` wide each, from `left`): every seventh, counted back from the last. */
+function DateLabels({ dates, left, slot, y }: { dates: string[]; left: number; slot: number; y: number }) {
+  return dates.map((date, i) =>
+    (dates.length - 1 - i) % 7 === 0 ? (
+      <text key={`label-${date}`} className="axis" x={left + i * slot + slot / 2} y={y} textAnchor="middle">
+        {date.slice(5)}
+      </text>
+    ) : null,
   );
 }
 
@@ -140,13 +145,7 @@ export function MoneyBarChart({
             </rect>
           );
         })}
-        {data.map((d, i) =>
-          (data.length - 1 - i) % 7 === 0 ? (
-            <text key={`label-${d.date}`} className="axis" x={padding.left + i * slot + slot / 2} y={height - 6} textAnchor="middle">
-              {d.date.slice(5)}
-            </text>
-          ) : null,
-        )}
+        <DateLabels dates={data.map((d) => d.date)} left={padding.left} slot={slot} y={height - 6} />
       </svg>
       <figcaption className="visually-hidden">{data.map((d) => `${d.date}: ${format(d.net)}`).join(', ')}</figcaption>
     </figure>

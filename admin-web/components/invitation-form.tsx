@@ -1,5 +1,5 @@
-import { type FormEvent, useState } from 'react';
-import { InlineForm, InlineInput } from './ui.js';
+import { type FormEvent, type ReactNode, useState } from 'react';
+import { type Column, Empty, InlineForm, InlineInput, type RowRemoval, formatDate } from './ui.js';
 
 /**
  * A page of the project's own handler (`sign-in`, `team-invitation`): under its first trusted
@@ -11,6 +11,45 @@ export function projectHandlerUrl(domains: ReadonlyArray<{ domain: string; handl
   const first = domains.find((entry) => !entry.domain.includes('*'));
   if (!first) return `http://localhost:3000/handler/${page}`;
   return `${first.domain.replace(/\/+$/, '')}${first.handler_path.replace(/\/+$/, '')}/${page}`;
+}
+
+/** A pending invitation as a list shows it (a team's, or the project's owner invitations). */
+interface PendingInvitation {
+  id: string;
+  recipient_email: string;
+  expires_at_millis: number;
+}
+
+/**
+ * The DataTable props of a list of pending invitations: their address and expiry, and a confirmed
+ * Withdraw that runs `withdraw` (after which the emailed link stops working).
+ */
+export function pendingInvitationsTable<T extends PendingInvitation>(
+  withdraw: (invitation: T) => Promise<unknown>,
+): { loadingLabel: string; empty: ReactNode; columns: Column<T>[]; remove: RowRemoval<T> } {
+  return {
+    loadingLabel: 'Loading invitations…',
+    empty: <Empty title="No pending invitations" />,
+    columns: [
+      { title: 'Email', cell: (invitation) => invitation.recipient_email },
+      { title: 'Expires', cell: (invitation) => formatDate(invitation.expires_at_millis) },
+    ],
+    remove: {
+      label: 'Withdraw',
+      title: 'Withdraw this invitation?',
+      message: () => <p>The emailed link stops working.</p>,
+      run: withdraw,
+    },
+  };
+}
+
+/** The note once an invitation went out (`to`: its address), none before. */
+export function InvitationSent({ to }: { to: string | null }) {
+  return to ? (
+    <div className="alert alert-ok" role="status">
+      Invitation sent to {to}.
+    </div>
+  ) : null;
 }
 
 /** What an invitation form sends: the address, and the page of the user's app that the emailed link opens. */

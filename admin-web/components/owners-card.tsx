@@ -9,8 +9,9 @@ import { type FormEvent, useState } from 'react';
 import { z } from 'zod';
 import { emailSchema } from '../../contract/validation/schemas.js';
 import { internalApp } from '../api.js';
+import { InvitationSent, pendingInvitationsTable } from './invitation-form.js';
 import { navigate } from './router.js';
-import { Card, ConfirmButton, DataTable, Empty, ErrorMessage, InlineForm, InlineInput, QueryView, formatDate, useFormAction } from './ui.js';
+import { Card, ConfirmButton, DataTable, ErrorMessage, InlineForm, InlineInput, QueryView, formatDate, useFormAction } from './ui.js';
 
 const inviteSchema = z.object({ email: emailSchema });
 
@@ -95,18 +96,7 @@ export function OwnersCard({ projectId }: { projectId: string }) {
       <DataTable
         label="Pending owner invitations"
         query={invitations}
-        loadingLabel="Loading invitations…"
-        empty={<Empty title="No pending invitations" />}
-        columns={[
-          { title: 'Email', cell: (invitation) => invitation.recipient_email },
-          { title: 'Expires', cell: (invitation) => formatDate(invitation.expires_at_millis) },
-        ]}
-        remove={{
-          label: 'Withdraw',
-          title: 'Withdraw this invitation?',
-          message: () => <p>The emailed link stops working.</p>,
-          run: (invitation) => internalApp.revokeProjectOwnerInvitation(projectId, invitation.id),
-        }}
+        {...pendingInvitationsTable((invitation) => internalApp.revokeProjectOwnerInvitation(projectId, invitation.id))}
       />
       <InlineForm onSubmit={submit} submitLabel="Invite owner" align="start" spaced>
         <InlineInput
@@ -119,11 +109,7 @@ export function OwnersCard({ projectId }: { projectId: string }) {
           style={{ flex: 1, minWidth: 220 }}
         />
       </InlineForm>
-      {sent ? (
-        <div className="alert alert-ok" role="status">
-          Invitation sent to {sent}.
-        </div>
-      ) : null}
+      <InvitationSent to={sent} />
       <ErrorMessage error={invite.error} title="Could not invite" />
     </Card>
   );

@@ -1,5 +1,5 @@
 import { type UseQueryResult } from '@tanstack/react-query';
-import { type CSSProperties, type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { type CSSProperties, type FormEvent, type InputHTMLAttributes, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import type { z } from 'zod';
 import { errorCode, errorMessage } from '../api.js';
 
@@ -335,6 +335,70 @@ export function Field({
   );
 }
 
+/** A Field's <input> with its value (`onValue` gets the typed text); other props go to the input. */
+export function TextField({
+  label,
+  error,
+  hint,
+  onValue,
+  ...input
+}: {
+  label: string;
+  error?: string | undefined;
+  hint?: ReactNode;
+  value: string;
+  onValue: (value: string) => void;
+} & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange' | 'id'>) {
+  return (
+    <Field label={label} error={error} hint={hint}>
+      {(props) => <input {...props} {...input} onChange={(event) => onValue(event.target.value)} />}
+    </Field>
+  );
+}
+
+/** A code from an authenticator app: a numeric keyboard, and the browser may offer the code it has. */
+export function CodeField(props: { label: string; error?: string | undefined; value: string; onValue: (value: string) => void; autoFocus?: boolean }) {
+  return <TextField {...props} type="text" inputMode="numeric" autoComplete="one-time-code" />;
+}
+
+/**
+ * A Field's <select> of `options` (shown through `optionLabel`), after an empty first choice when
+ * `none` names it ("All", "Any").
+ */
+export function SelectField<T extends string>({
+  label,
+  error,
+  value,
+  onValue,
+  options,
+  optionLabel = (option) => option,
+  none,
+}: {
+  label: string;
+  error?: string | undefined;
+  value: T;
+  onValue: (value: T) => void;
+  /** The choices besides the empty one. */
+  options: readonly Exclude<NoInfer<T>, ''>[];
+  optionLabel?: (option: Exclude<NoInfer<T>, ''>) => ReactNode;
+  none?: string;
+}) {
+  return (
+    <Field label={label} error={error}>
+      {(props) => (
+        <select {...props} value={value} onChange={(event) => onValue(event.target.value as T)}>
+          {none !== undefined ? <option value="">{none}</option> : null}
+          {options.map((option) => (
+            <option key={option} value={option}>
+              {optionLabel(option)}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
 /** The page's main action (create a user, a team, keys, a project). */
 export function PrimaryButton({ onClick, children }: { onClick: () => void; children: ReactNode }) {
   return (
@@ -406,9 +470,7 @@ export function InlineInput({
 }) {
   return (
     <div style={style}>
-      <Field label={label} error={error} hint={hint}>
-        {(props) => <input {...props} type={type} autoComplete={autoComplete} value={value} onChange={(event) => onValue(event.target.value)} />}
-      </Field>
+      <TextField label={label} error={error} hint={hint} type={type} autoComplete={autoComplete} value={value} onValue={onValue} />
     </div>
   );
 }

@@ -9,10 +9,10 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { z } from 'zod';
 import { KnownErrors, type TotpEnrollment } from '../../sdk/index.js';
 import { internalApp } from '../api.js';
-import { Card, CopyButton, ErrorMessage, Field, PageHeader, QueryView, formatDate, useAction, useFormAction } from '../components/ui.js';
+import { Card, CodeField, CopyButton, ErrorMessage, Field, PageHeader, QueryView, formatDate, useAction, useFormAction } from '../components/ui.js';
 import { useOwner } from '../session.js';
 import { ConsoleShell } from './projects.js';
-import { newPasswordSchema } from './password-reset.js';
+import { NewPasswordFields, newPasswordSchema } from './password-reset.js';
 
 const changePasswordSchema = z
   .object({ current: z.string().min(1, 'Enter your current password.'), password: z.string().min(1, 'Enter a new password.'), confirmation: z.string() })
@@ -80,14 +80,7 @@ function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
             )}
           </Field>
         ) : null}
-        <Field label="New password" error={change.errors.password}>
-          {(props) => <input {...props} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
-        </Field>
-        <Field label="Repeat new password" error={change.errors.confirmation}>
-          {(props) => (
-            <input {...props} type="password" autoComplete="new-password" value={confirmation} onChange={(event) => setConfirmation(event.target.value)} />
-          )}
-        </Field>
+        <NewPasswordFields errors={change.errors} password={password} onPassword={setPassword} confirmation={confirmation} onConfirmation={setConfirmation} />
         {currentWrong ? null : <ErrorMessage error={change.error} title="Could not change the password" />}
         {change.done ? (
           <div className="alert alert-ok" role="status">
@@ -193,11 +186,7 @@ function TwoFactorCard() {
                 <p className="small" style={{ margin: 0 }}>
                   Key: <code data-testid="totp-secret">{enrollment.secretBase32}</code>
                 </p>
-                <Field label="Code from the app" error={confirm.errors.code}>
-                  {(props) => (
-                    <input {...props} inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(event) => setCode(event.target.value)} />
-                  )}
-                </Field>
+                <CodeField label="Code from the app" error={confirm.errors.code} value={code} onValue={setCode} />
                 <ErrorMessage error={confirm.error} title="Could not turn it on" />
                 <div className="actions">
                   <button type="submit" className="button primary" disabled={confirm.pending}>

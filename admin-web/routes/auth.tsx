@@ -5,7 +5,7 @@ import { emailSchema } from '../../contract/validation/schemas.js';
 import { KnownErrors } from '../../sdk/index.js';
 import { internalApp } from '../api.js';
 import { navigate } from '../components/router.js';
-import { ErrorMessage, Field, useFormAction } from '../components/ui.js';
+import { type Action, CodeField, ErrorMessage, TextField, useFormAction } from '../components/ui.js';
 
 /** The console's own page that takes the emailed reset code (routes/password-reset.tsx). */
 export const PASSWORD_RESET_PATH = '/password-reset';
@@ -13,7 +13,7 @@ export const PASSWORD_RESET_PATH = '/password-reset';
 const forgotSchema = z.object({ email: emailSchema });
 const totpSchema = z.object({ code: z.string().trim().min(1, 'Enter the code from your authenticator app, or a recovery code.') });
 
-function AuthFrame({ children }: { children: ReactNode }) {
+export function AuthFrame({ children }: { children: ReactNode }) {
   return (
     <div className="auth-screen">
       <div className="card auth-card">
@@ -23,6 +23,52 @@ function AuthFrame({ children }: { children: ReactNode }) {
         {children}
       </div>
     </div>
+  );
+}
+
+/** An auth screen's form: submitting runs `onSubmit` in the page (the server's schema checks the fields, not the browser). */
+export function AuthForm({ onSubmit, children }: { onSubmit: () => void; children: ReactNode }) {
+  return (
+    <form
+      className="form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit();
+      }}
+      noValidate
+    >
+      {children}
+    </form>
+  );
+}
+
+/** An auth form's submit: the action's error above the button, which says `pendingLabel` while the action runs. */
+export function AuthSubmit({
+  action,
+  errorTitle,
+  label,
+  pendingLabel,
+}: {
+  action: Action & { pending: boolean };
+  errorTitle: string;
+  label: string;
+  pendingLabel: string;
+}) {
+  return (
+    <>
+      <ErrorMessage error={action.error} title={errorTitle} />
+      <button type="submit" className="button primary" disabled={action.pending}>
+        {action.pending ? pendingLabel : label}
+      </button>
+    </>
+  );
+}
+
+function BackToSignIn({ onClick }: { onClick: () => void }) {
+  return (
+    <button type="button" className="button link" onClick={onClick}>
+      Back to sign-in
+    </button>
   );
 }
 
@@ -82,24 +128,22 @@ export function AuthPage({ mode, notice }: { mode: 'sign-in' | 'sign-up'; notice
         <p className="muted" style={{ margin: 0 }}>
           {mode === 'sign-up' ? 'Create an owner account to manage your projects.' : 'Sign in to manage your projects.'}
         </p>
-        <Field label="Email" error={auth.errors.email}>
-          {(props) => <input {...props} type="email" autoComplete="email" value={email} onChange={(event) => setEmail(event.target.value)} autoFocus />}
-        </Field>
-        <Field label="Password" error={auth.errors.password} hint={mode === 'sign-up' ? 'At least 8 characters.' : undefined}>
-          {(props) => (
-            <input
-              {...props}
-              type="password"
-              autoComplete={mode === 'sign-up' ? 'new-password' : 'current-password'}
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-            />
-          )}
-        </Field>
-        <ErrorMessage error={auth.error} title={mode === 'sign-up' ? 'Could not create the account' : 'Could not sign in'} />
-        <button type="submit" className="button primary" disabled={auth.pending}>
-          {auth.pending ? 'Please wait…' : mode === 'sign-up' ? 'Create account' : 'Sign in'}
-        </button>
+        <TextField label="Email" error={auth.errors.email} type="email" autoComplete="email" value={email} onValue={setEmail} autoFocus />
+        <TextField
+          label="Password"
+          error={auth.errors.password}
+          hint={mode === 'sign-up' ? 'At least 8 characters.' : undefined}
+          type="password"
+          autoComplete={mode === 'sign-up' ? 'new-password' : 'current-password'}
+          value={password}
+          onValue={setPassword}
+        />
+        <AuthSubmit
+          action={auth}
+          errorTitle={mode === 'sign-up' ? 'Could not create the account' : 'Could not sign in'}
+          label={mode === 'sign-up' ? 'Create account' : 'Sign in'}
+          pendingLabel="Please wait…"
+        />
         {mode === 'sign-in' ? (
           <button
             type="button"
@@ -130,39 +174,15 @@ function MfaStep({ attemptCode, onCancel }: { attemptCode: string; onCancel: () 
   });
   return (
     <AuthFrame>
-      <form
-        className="form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void verify.submit({ code });
-        }}
-        noValidate
-      >
+      <AuthForm onSubmit={() => void verify.submit({ code })}>
         <h1 style={{ fontSize: '1.1rem', margin: 0 }}>Two-factor authentication</h1>
         <p className="muted" style={{ margin: 0 }}>
           Enter the 6-digit code from your authenticator app, or one of your recovery codes.
         </p>
-        <Field label="Code" error={verify.errors.code}>
-          {(props) => (
-            <input
-              {...props}
-              type="text"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              value={code}
-              onChange={(event) => setCode(event.target.value)}
-              autoFocus
-            />
-          )}
-        </Field>
-        <ErrorMessage error={verify.error} title="Could not sign in" />
-        <button type="submit" className="button primary" disabled={verify.pending}>
-          {verify.pending ? 'Checking…' : 'Verify'}
-        </button>
-        <button type="button" className="button link" onClick={onCancel}>
-          Back to sign-in
-        </button>
-      </form>
+        <CodeField label="Code" error={verify.errors.code} value={code} onValue={setCode} autoFocus />
+        <AuthSubmit action={verify} errorTitle="Could not sign in" label="Verify" pendingLabel="Checking…" />
+        <BackToSignIn onClick={onCancel} />
+      </AuthForm>
     </AuthFrame>
   );
 }
@@ -178,35 +198,25 @@ function ForgotPassword({ initialEmail, onBack }: { initialEmail: string; onBack
   });
   return (
     <AuthFrame>
-      <form
-        className="form"
-        onSubmit={(event) => {
-          event.preventDefault();
+      <AuthForm
+        onSubmit={() => {
           setSentTo(null);
           void send.submit({ email: email.trim() });
         }}
-        noValidate
       >
         <h1 style={{ fontSize: '1.1rem', margin: 0 }}>Reset your password</h1>
         <p className="muted" style={{ margin: 0 }}>
           We email you a link to choose a new password.
         </p>
-        <Field label="Email" error={send.errors.email}>
-          {(props) => <input {...props} type="email" autoComplete="email" value={email} onChange={(event) => setEmail(event.target.value)} autoFocus />}
-        </Field>
+        <TextField label="Email" error={send.errors.email} type="email" autoComplete="email" value={email} onValue={setEmail} autoFocus />
         {sentTo ? (
           <div className="alert alert-ok" role="status">
             If {sentTo} has an owner account, a reset link is on its way. It works for a limited time.
           </div>
         ) : null}
-        <ErrorMessage error={send.error} title="Could not send the email" />
-        <button type="submit" className="button primary" disabled={send.pending}>
-          {send.pending ? 'Sending…' : 'Send reset link'}
-        </button>
-        <button type="button" className="button link" onClick={onBack}>
-          Back to sign-in
-        </button>
-      </form>
+        <AuthSubmit action={send} errorTitle="Could not send the email" label="Send reset link" pendingLabel="Sending…" />
+        <BackToSignIn onClick={onBack} />
+      </AuthForm>
     </AuthFrame>
   );
 }

@@ -5,7 +5,7 @@ import { emailConfigSchema, emailConfigUpdateSchema } from '../../contract/schem
 import { sendSignInInvitationSchema, sendTestEmailSchema } from '../../contract/schemas/emails.js';
 import type { EmailConfig, SendTestEmailResult } from '../../sdk/index.js';
 import { saveConfig } from '../components/config.js';
-import { InvitationForm, type InvitationInput, projectHandlerUrl } from '../components/invitation-form.js';
+import { InvitationForm, type InvitationInput, InvitationSent, projectHandlerUrl } from '../components/invitation-form.js';
 import { Link, navigate } from '../components/router.js';
 import {
   Card,
@@ -218,11 +218,7 @@ function InvitationCard({ admin, domains }: { admin: PageProps['admin']; domains
         errors={invite.errors}
         send={(input) => (setSent(null), invite.submit(input))}
       />
-      {sent ? (
-        <div className="alert alert-ok" role="status">
-          Invitation sent to {sent}.
-        </div>
-      ) : null}
+      <InvitationSent to={sent} />
       <ErrorMessage error={invite.error} title="Could not send the invitation" />
     </Card>
   );

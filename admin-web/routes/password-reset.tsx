@@ -1,13 +1,53 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { z } from 'zod';
 import { internalApp } from '../api.js';
 import { Link } from '../components/router.js';
-import { ErrorMessage, Field, useFormAction } from '../components/ui.js';
+import { ErrorMessage, TextField, useFormAction } from '../components/ui.js';
+import { AuthForm, AuthFrame, AuthSubmit } from './auth.js';
 
 /** A new password and its repetition; the length rules are the server's (PASSWORD_TOO_SHORT / _LONG come back with their limits). */
 export const newPasswordSchema = z
   .object({ password: z.string().min(1, 'Enter a new password.'), confirmation: z.string() })
   .refine((value) => value.password === value.confirmation, { path: ['confirmation'], message: 'Passwords do not match.' });
+
+/** A new password and its repetition (newPasswordSchema's fields), each with its error. */
+export function NewPasswordFields({
+  errors,
+  password,
+  onPassword,
+  confirmation,
+  onConfirmation,
+  autoFocus,
+}: {
+  errors: Record<string, string>;
+  password: string;
+  onPassword: (value: string) => void;
+  confirmation: string;
+  onConfirmation: (value: string) => void;
+  autoFocus?: boolean;
+}) {
+  return (
+    <>
+      <TextField
+        label="New password"
+        error={errors.password}
+        type="password"
+        autoComplete="new-password"
+        value={password}
+        onValue={onPassword}
+        autoFocus={autoFocus}
+      />
+      <TextField
+        label="Repeat new password"
+        error={errors.confirmation}
+        type="password"
+        autoComplete="new-password"
+        value={confirmation}
+        onValue={onConfirmation}
+      />
+    </>
+  );
+}
 
 /**
  * Where the emailed reset link of an owner lands (`/password-reset?code=…`), signed in or not: a
@@ -24,57 +64,36 @@ export function PasswordResetPage() {
     if (result.status === 'error') throw result.error;
     setDone(true);
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void reset.submit({ password, confirmation });
-  };
   return (
-    <div className="auth-screen">
-      <div className="card auth-card">
-        <div className="brand">
-          <span className="brand-mark" aria-hidden="true" /> Latch
+    <AuthFrame>
+      <h1 style={{ fontSize: '1.1rem', marginTop: 0 }}>Choose a new password</h1>
+      {done ? (
+        <div className="stack">
+          <div className="alert alert-ok" role="status">
+            Your password is changed. Sign in with it.
+          </div>
+          <a className="button primary" href="/sign-in">
+            Sign in
+          </a>
         </div>
-        <h1 style={{ fontSize: '1.1rem', marginTop: 0 }}>Choose a new password</h1>
-        {done ? (
-          <div className="stack">
-            <div className="alert alert-ok" role="status">
-              Your password is changed. Sign in with it.
-            </div>
-            <a className="button primary" href="/sign-in">
-              Sign in
-            </a>
-          </div>
-        ) : !code ? (
-          <div className="stack">
-            <ErrorMessage error={new Error('This link has no reset code. Open the link from the email again.')} title="Broken link" />
-            <Link href="/sign-in">Back to sign-in</Link>
-          </div>
-        ) : (
-          <form className="form" onSubmit={submit} noValidate>
-            <Field label="New password" error={reset.errors.password}>
-              {(props) => (
-                <input
-                  {...props}
-                  type="password"
-                  autoComplete="new-password"
-                  value={password}
-                  onChange={(event) => setPassword(event.target.value)}
-                  autoFocus
-                />
-              )}
-            </Field>
-            <Field label="Repeat new password" error={reset.errors.confirmation}>
-              {(props) => (
-                <input {...props} type="password" autoComplete="new-password" value={confirmation} onChange={(event) => setConfirmation(event.target.value)} />
-              )}
-            </Field>
-            <ErrorMessage error={reset.error} title="Could not reset the password" />
-            <button type="submit" className="button primary" disabled={reset.pending}>
-              {reset.pending ? 'Saving…' : 'Set new password'}
-            </button>
-          </form>
-        )}
-      </div>
-    </div>
+      ) : !code ? (
+        <div className="stack">
+          <ErrorMessage error={new Error('This link has no reset code. Open the link from the email again.')} title="Broken link" />
+          <Link href="/sign-in">Back to sign-in</Link>
+        </div>
+      ) : (
+        <AuthForm onSubmit={() => void reset.submit({ password, confirmation })}>
+          <NewPasswordFields
+            errors={reset.errors}
+            password={password}
+            onPassword={setPassword}
+            confirmation={confirmation}
+            onConfirmation={setConfirmation}
+            autoFocus
+          />
+          <AuthSubmit action={reset} errorTitle="Could not reset the password" label="Set new password" pendingLabel="Saving…" />
+        </AuthForm>
+      )}
+    </AuthFrame>
   );
 }

@@ -13,7 +13,20 @@ import {
   productSchema,
 } from '../../contract/config/payments.js';
 import { paymentsOf, saveConfig } from '../components/config.js';
-import { Card, ConfirmButton, DialogFooter, Empty, ErrorMessage, Field, Modal, PrimaryButton, SmallButton, Table, useAction } from '../components/ui.js';
+import {
+  Card,
+  ConfirmButton,
+  SelectField,
+  DialogFooter,
+  Empty,
+  ErrorMessage,
+  Field,
+  Modal,
+  PrimaryButton,
+  SmallButton,
+  Table,
+  useAction,
+} from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 /**
@@ -67,20 +80,7 @@ function CustomerTypeSelect({
   optional?: boolean;
   label?: string;
 }) {
-  return (
-    <Field label={label}>
-      {(props) => (
-        <select {...props} value={value} onChange={(e) => onChange(e.target.value)}>
-          {optional ? <option value="">Any</option> : null}
-          {CUSTOMER_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
-      )}
-    </Field>
-  );
+  return <SelectField label={label} value={value} onValue={onChange} options={CUSTOMER_TYPES} none={optional ? 'Any' : undefined} />;
 }
 
 type SimpleEntry = { displayName?: string; customerType?: CustomerType };

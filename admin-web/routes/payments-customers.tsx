@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { CUSTOMER_TYPES, type CustomerType } from '../../contract/config/payments.js';
 import { paymentsOf } from '../components/config.js';
-import { Card, Empty, ErrorMessage, Field, Pager, QueryView, SmallButton, Table, useAction, useDebounced } from '../components/ui.js';
+import { Card, Empty, ErrorMessage, Field, Pager, QueryView, SelectField, SmallButton, Table, useAction, useDebounced } from '../components/ui.js';
 import { TransactionsCard } from './payments-transactions.js';
 import type { PageProps } from './page-props.js';
 
@@ -50,17 +50,7 @@ function CustomerPicker({ admin, onPick }: PageProps & { onPick: (customer: Cust
   };
   return (
     <Card title="Customer lookup">
-      <Field label="Customer type">
-        {(p) => (
-          <select {...p} value={type} onChange={(e) => setType(e.target.value as CustomerType)}>
-            {CUSTOMER_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <SelectField label="Customer type" value={type} onValue={setType} options={CUSTOMER_TYPES} />
       {type === 'user' ? (
         <>
           <Field label="Find a user">

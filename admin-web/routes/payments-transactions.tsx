@@ -4,7 +4,7 @@ import { CUSTOMER_TYPES, type CustomerType } from '../../contract/config/payment
 import { TRANSACTION_TYPES } from '../../contract/schemas/payments.js';
 import type { PaymentTransactions } from '../../sdk/index.js';
 import { formatMoney } from '../components/money.js';
-import { Card, Empty, Field, Pager, QueryView, Table, formatDate } from '../components/ui.js';
+import { Card, Empty, Pager, QueryView, SelectField, Table, formatDate } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
 type Transaction = PaymentTransactions['transactions'][number];
@@ -45,45 +45,28 @@ export function TransactionsCard({ projectId, admin, customer }: Pick<PageProps,
   return (
     <Card title={customer ? "This customer's transactions" : 'Transactions'}>
       <div className="row">
-        <Field label="Transaction type">
-          {(props) => (
-            <select
-              {...props}
-              value={type}
-              onChange={(e) => {
-                setType(e.target.value as typeof type);
-                setCursors([undefined]);
-              }}
-            >
-              <option value="">All</option>
-              {TRANSACTION_TYPES.map((t) => (
-                <option key={t} value={t}>
-                  {typeLabel(t)}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="Transaction type"
+          value={type}
+          onValue={(next) => {
+            setType(next);
+            setCursors([undefined]);
+          }}
+          options={TRANSACTION_TYPES}
+          optionLabel={typeLabel}
+          none="All"
+        />
         {customer ? null : (
-          <Field label="Customer type">
-            {(props) => (
-              <select
-                {...props}
-                value={customerType}
-                onChange={(e) => {
-                  setCustomerType(e.target.value as typeof customerType);
-                  setCursors([undefined]);
-                }}
-              >
-                <option value="">All</option>
-                {CUSTOMER_TYPES.map((t) => (
-                  <option key={t} value={t}>
-                    {t}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectField
+            label="Customer type"
+            value={customerType}
+            onValue={(next) => {
+              setCustomerType(next);
+              setCursors([undefined]);
+            }}
+            options={CUSTOMER_TYPES}
+            none="All"
+          />
         )}
       </div>
       <QueryView query={page} loadingLabel="Loading transactions…">

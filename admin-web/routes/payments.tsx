@@ -6,7 +6,7 @@ import { MoneyBarChart } from '../components/charts.js';
 import { saveConfig } from '../components/config.js';
 import { formatMoney } from '../components/money.js';
 import { Link } from '../components/router.js';
-import { Card, Empty, ErrorMessage, Field, PageHeader, QueryView, Switch, useAction } from '../components/ui.js';
+import { Card, Empty, ErrorMessage, PageHeader, QueryView, Switch, TextField, useAction } from '../components/ui.js';
 import { CatalogueTab } from './payments-catalogue.js';
 import { CustomersTab } from './payments-customers.js';
 import { TransactionsCard } from './payments-transactions.js';
@@ -111,23 +111,16 @@ function StripeCard({ projectId, admin, project }: PageProps) {
       />
       <ErrorMessage error={testMode.error} title="Could not change test mode" />
       <form className="stack" onSubmit={submit} aria-label="Connect Stripe">
-        <Field label="Stripe secret key" hint={info.data ? 'A key is stored. Saving replaces it.' : undefined}>
-          {(props) => (
-            <input {...props} type="password" autoComplete="off" value={secretKey} onChange={(e) => setSecretKey(e.target.value)} placeholder="sk_live_…" />
-          )}
-        </Field>
-        <Field label="Webhook signing secret">
-          {(props) => (
-            <input
-              {...props}
-              type="password"
-              autoComplete="off"
-              value={webhookSecret}
-              onChange={(e) => setWebhookSecret(e.target.value)}
-              placeholder="whsec_…"
-            />
-          )}
-        </Field>
+        <TextField
+          label="Stripe secret key"
+          hint={info.data ? 'A key is stored. Saving replaces it.' : undefined}
+          type="password"
+          autoComplete="off"
+          value={secretKey}
+          onValue={setSecretKey}
+          placeholder="sk_live_…"
+        />
+        <TextField label="Webhook signing secret" type="password" autoComplete="off" value={webhookSecret} onValue={setWebhookSecret} placeholder="whsec_…" />
         <ErrorMessage error={connecting.error} title="Could not save the Stripe keys" />
         {webhookUrl ? (
           <p className="small" role="status">

@@ -39,29 +39,43 @@ export function ProjectsPage({ creating }: { creating: boolean }) {
   );
 }
 
-/** The console's pages outside a project (the project list, the owner's account): their sidebar and main area. */
-export function ConsoleShell({ current, children }: { current: 'projects' | 'account' | null; children: ReactNode }) {
+/** Every console page's frame: the sidebar (named `label`: the brand, `nav`, the owner's footer) and the main area. */
+export function Shell({ label, nav, children }: { label: string; nav: ReactNode; children: ReactNode }) {
   const owner = useOwner();
   return (
     <div className="shell">
-      <aside className="sidebar" aria-label="Console">
+      <aside className="sidebar" aria-label={label}>
         <Link className="brand" href="/projects">
           <span className="brand-mark" aria-hidden="true" /> Latch
         </Link>
-        <div className="nav-section">Console</div>
-        <Link className="nav-link" href="/projects" aria-current={current === 'projects' ? 'page' : undefined}>
-          Projects
-        </Link>
-        <Link className="nav-link" href="/account" aria-current={current === 'account' ? 'page' : undefined}>
-          Your account
-        </Link>
-        <a className="nav-link" href="/api/v1/docs">
-          API reference
-        </a>
+        {nav}
         <OwnerFooter email={owner.data?.primary_email ?? null} />
       </aside>
       <main>{children}</main>
     </div>
+  );
+}
+
+/** The console's pages outside a project (the project list, the owner's account). */
+export function ConsoleShell({ current, children }: { current: 'projects' | 'account' | null; children: ReactNode }) {
+  const nav = (
+    <>
+      <div className="nav-section">Console</div>
+      <Link className="nav-link" href="/projects" aria-current={current === 'projects' ? 'page' : undefined}>
+        Projects
+      </Link>
+      <Link className="nav-link" href="/account" aria-current={current === 'account' ? 'page' : undefined}>
+        Your account
+      </Link>
+      <a className="nav-link" href="/api/v1/docs">
+        API reference
+      </a>
+    </>
+  );
+  return (
+    <Shell label="Console" nav={nav}>
+      {children}
+    </Shell>
   );
 }
 

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { sendCodeSchema } from '../../contract/schemas/team-invitations.js';
 import { teamCreateSchema, teamUpdateSchema } from '../../contract/schemas/teams.js';
 import type { ServerTeam } from '../../sdk/index.js';
-import { InvitationForm, type InvitationInput, projectHandlerUrl } from '../components/invitation-form.js';
+import { InvitationForm, type InvitationInput, pendingInvitationsTable, projectHandlerUrl } from '../components/invitation-form.js';
 import { ApiKeyListCard } from '../components/key-list.js';
 import { MetadataEditor } from '../components/metadata-editor.js';
 import { Link, navigate } from '../components/router.js';
@@ -256,22 +256,7 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
     await admin.inviteUser(teamId, { email: input.email, callback_url: input.callback_url });
   });
   return (
-    <TableCard
-      title="Invitations"
-      query={invitations}
-      loadingLabel="Loading invitations…"
-      empty={<Empty title="No pending invitations" />}
-      columns={[
-        { title: 'Email', cell: (invitation) => invitation.recipient_email },
-        { title: 'Expires', cell: (invitation) => formatDate(invitation.expires_at_millis) },
-      ]}
-      remove={{
-        label: 'Withdraw',
-        title: 'Withdraw this invitation?',
-        message: () => <p>The emailed link stops working.</p>,
-        run: (invitation) => admin.revokeTeamInvitation(teamId, invitation.id),
-      }}
-    >
+    <TableCard title="Invitations" query={invitations} {...pendingInvitationsTable((invitation) => admin.revokeTeamInvitation(teamId, invitation.id))}>
       <InvitationForm
         emailLabel="Invite by email"
         callbackUrlLabel="Invitation page of your app"

@@ -7,7 +7,7 @@
  */
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { type ChangeEvent, type FormEvent, type ReactNode, type SetStateAction, Suspense, useId, useState } from 'react';
-import { type ClientUser, type CreatedUserApiKey, KnownErrors } from '../../sdk/index.js';
+import { type ClientUser, KnownErrors } from '../../sdk/index.js';
 import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl } from '../location.js';
 import {
@@ -38,7 +38,7 @@ import {
   errorMessage,
   useNewPassword,
 } from './ui.js';
-import { ApiKeyList, Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
+import { ApiKeysSection, Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
 import { TeamManagement } from './team-management.js';
 import { BillingSection } from './billing.js';
 
@@ -398,47 +398,25 @@ function TeamsSection({ user }: { user: ClientUser }) {
   );
 }
 
-function ApiKeysSection() {
+function UserApiKeysSection() {
   const app = useApp();
   const keys = useSuspenseQuery(app.userApiKeysQuery()).data.filter((key) => key.manually_revoked_at_millis === null);
-  const row = useAction();
-  const create = useAction();
-  const [description, setDescription] = useState('');
-  const [descriptionError, setDescriptionError] = useState<string | null>(null);
-  const [created, setCreated] = useState<CreatedUserApiKey | null>(null);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const trimmed = description.trim();
-    const invalid = trimmed ? null : 'Please describe what the key is for.';
-    setDescriptionError(invalid);
-    if (invalid) return create.clear();
-    void create.run(async () => {
-      setCreated(await app.createUserApiKey({ description: trimmed }));
-      setDescription('');
-    });
-  };
   return (
-    <Section title="API keys" description="Keys let your scripts act as you. Treat them like passwords.">
-      {created ? (
-        <Alert kind="success">
-          Copy your new key now: it will not be shown again.
-          <Field label="New API key" readOnly value={created.value} onFocus={(event) => event.currentTarget.select()} className="latch-input latch-secret" />
-        </Alert>
-      ) : null}
-      <ApiKeyList keys={keys} row={row} revoke={async (key) => (await app.revokeUserApiKey(key.id), 'Key revoked.')} />
-      <form className="latch-form" onSubmit={submit} noValidate aria-label="Create an API key">
-        <Field
-          label="Key description"
-          name="api-key-description"
-          value={description}
-          onChange={(e) => (setDescription(e.target.value), setDescriptionError(null))}
-          error={descriptionError}
-        />
-        <SubmitRow action={create} secondary>
-          Create key
-        </SubmitRow>
-      </form>
-    </Section>
+    <ApiKeysSection
+      text={{
+        title: 'API keys',
+        description: 'Keys let your scripts act as you. Treat them like passwords.',
+        newKeyNote: 'Copy your new key now: it will not be shown again.',
+        newKeyLabel: 'New API key',
+        formLabel: 'Create an API key',
+        descriptionLabel: 'Key description',
+        descriptionName: 'api-key-description',
+        submitLabel: 'Create key',
+      }}
+      keys={keys}
+      create={(input) => app.createUserApiKey(input)}
+      revoke={(key) => app.revokeUserApiKey(key.id)}
+    />
   );
 }
 
@@ -615,7 +593,7 @@ export function AccountSettings() {
       {project.config.enabled_oauth_providers.length || user.oauth_providers.length ? (
         <ConnectedAccountsSection providers={project.config.enabled_oauth_providers.map((provider) => provider.id)} />
       ) : null}
-      {project.config.allow_user_api_keys ? <ApiKeysSection /> : null}
+      {project.config.allow_user_api_keys ? <UserApiKeysSection /> : null}
       {project.config.client_user_deletion_enabled ? <DeleteAccountSection /> : null}
     </Page>
   );

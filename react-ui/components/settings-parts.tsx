@@ -2,8 +2,8 @@
  * The parts every settings section is made of (account settings, team management): a titled
  * section, an action with pending / error / done state, and its feedback and submit row.
  */
-import { type ReactNode, useId, useState } from 'react';
-import { Alert, Button, errorMessage } from './ui.js';
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { Alert, Button, Field, errorMessage } from './ui.js';
 
 /** Runs an async action with pending and error state (one per form or row). */
 export function useAction() {
@@ -119,5 +119,96 @@ export function ApiKeyList({
       </ul>
       <Feedback error={row.error} done={row.done} />
     </>
+  );
+}
+
+/** The words of an ApiKeysSection, the user's (account settings) or the team's (team management). */
+export interface ApiKeysSectionText {
+  title: string;
+  description: string;
+  /** Above the new key's value, shown once. */
+  newKeyNote: string;
+  newKeyLabel: string;
+  listLabel?: string;
+  /** Shown when there is no live key. */
+  emptyNote?: string;
+  formLabel: string;
+  descriptionLabel: string;
+  descriptionName: string;
+  submitLabel: string;
+}
+
+/**
+ * A section of API keys: the new key's value (shown once, after `create`), the live keys (ApiKeyList,
+ * revoked through `revoke`), and the form that creates one from a description (required).
+ * `hideNewKeyOnRevoke`: a revoke also takes the shown new key away.
+ */
+export function ApiKeysSection({
+  text,
+  keys,
+  create,
+  revoke,
+  hideNewKeyOnRevoke,
+}: {
+  text: ApiKeysSectionText;
+  keys: readonly ListedApiKey[];
+  create: (input: { description: string }) => Promise<{ value: string }>;
+  revoke: (key: ListedApiKey) => Promise<unknown>;
+  hideNewKeyOnRevoke?: boolean;
+}) {
+  const row = useAction();
+  const creating = useAction();
+  const [description, setDescription] = useState('');
+  const [descriptionError, setDescriptionError] = useState<string | null>(null);
+  const [created, setCreated] = useState<{ value: string } | null>(null);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = description.trim();
+    const invalid = trimmed ? null : 'Please describe what the key is for.';
+    setDescriptionError(invalid);
+    if (invalid) return creating.clear();
+    void creating.run(async () => {
+      setCreated(await create({ description: trimmed }));
+      setDescription('');
+    });
+  };
+  return (
+    <Section title={text.title} description={text.description}>
+      {created ? (
+        <Alert kind="success">
+          {text.newKeyNote}
+          <Field
+            label={text.newKeyLabel}
+            readOnly
+            value={created.value}
+            onFocus={(event) => event.currentTarget.select()}
+            className="latch-input latch-secret"
+          />
+        </Alert>
+      ) : null}
+      {keys.length === 0 && text.emptyNote ? <p className="latch-hint">{text.emptyNote}</p> : null}
+      <ApiKeyList
+        keys={keys}
+        row={row}
+        label={text.listLabel}
+        revoke={async (key) => {
+          await revoke(key);
+          if (hideNewKeyOnRevoke) setCreated(null);
+          return 'Key revoked.';
+        }}
+      />
+      <form className="latch-form" onSubmit={submit} noValidate aria-label={text.formLabel}>
+        <Field
+          label={text.descriptionLabel}
+          name={text.descriptionName}
+          value={description}
+          onChange={(e) => (setDescription(e.target.value), setDescriptionError(null))}
+          error={descriptionError}
+        />
+        <SubmitRow action={creating} secondary>
+          {text.submitLabel}
+        </SubmitRow>
+      </form>
+    </Section>
   );
 }

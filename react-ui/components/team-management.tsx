@@ -9,11 +9,10 @@
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
-import type { CreatedTeamApiKey } from '../../sdk/index.js';
 import { absoluteUrl } from '../location.js';
 import { validateDisplayName, validateEmail } from '../validation.js';
 import { BillingSection } from './billing.js';
-import { ApiKeyList, Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
+import { ApiKeysSection, Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
 import { Alert, Avatar, Button, EmailField, Field } from './ui.js';
 
 export function TeamManagement({ teamId }: { teamId: string }) {
@@ -208,59 +207,24 @@ function LeaveOrDelete({ teamId, displayName, canDelete }: { teamId: string; dis
 function TeamApiKeys({ teamId }: { teamId: string }) {
   const app = useApp();
   const keys = useSuspenseQuery(app.teamApiKeysQuery(teamId)).data.filter((key) => key.manually_revoked_at_millis === null);
-  const row = useAction();
-  const create = useAction();
-  const [description, setDescription] = useState('');
-  const [descriptionError, setDescriptionError] = useState<string | null>(null);
-  const [created, setCreated] = useState<CreatedTeamApiKey | null>(null);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const trimmed = description.trim();
-    const invalid = trimmed ? null : 'Please describe what the key is for.';
-    setDescriptionError(invalid);
-    if (invalid) return create.clear();
-    void create.run(async () => {
-      setCreated(await app.createTeamApiKey(teamId, { description: trimmed }));
-      setDescription('');
-    });
-  };
   return (
-    <Section title="Team API keys" description="Keys let your scripts act for the team. Treat them like passwords.">
-      {created ? (
-        <Alert kind="success">
-          Copy the new key now: it will not be shown again.
-          <Field
-            label="New team API key"
-            readOnly
-            value={created.value}
-            onFocus={(event) => event.currentTarget.select()}
-            className="latch-input latch-secret"
-          />
-        </Alert>
-      ) : null}
-      {keys.length === 0 ? <p className="latch-hint">No API keys yet.</p> : null}
-      <ApiKeyList
-        keys={keys}
-        row={row}
-        label="Team API keys"
-        revoke={async (key) => {
-          await app.revokeTeamApiKey(key.id);
-          setCreated(null);
-          return 'Key revoked.';
-        }}
-      />
-      <form className="latch-form" onSubmit={submit} noValidate aria-label="Create a team API key">
-        <Field
-          label="Team key description"
-          name="team-api-key-description"
-          value={description}
-          onChange={(e) => (setDescription(e.target.value), setDescriptionError(null))}
-          error={descriptionError}
-        />
-        <SubmitRow action={create} secondary>
-          Create team key
-        </SubmitRow>
-      </form>
-    </Section>
+    <ApiKeysSection
+      text={{
+        title: 'Team API keys',
+        description: 'Keys let your scripts act for the team. Treat them like passwords.',
+        newKeyNote: 'Copy the new key now: it will not be shown again.',
+        newKeyLabel: 'New team API key',
+        listLabel: 'Team API keys',
+        emptyNote: 'No API keys yet.',
+        formLabel: 'Create a team API key',
+        descriptionLabel: 'Team key description',
+        descriptionName: 'team-api-key-description',
+        submitLabel: 'Create team key',
+      }}
+      keys={keys}
+      create={(input) => app.createTeamApiKey(teamId, input)}
+      revoke={(key) => app.revokeTeamApiKey(key.id)}
+      hideNewKeyOnRevoke
+    />
   );
 }
