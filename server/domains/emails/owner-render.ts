@@ -49,6 +49,6 @@ export async function renderEmailPreview(
     // A raw source without any theme argument renders alone, as before theme ids existed.
     if (choice !== undefined) theme = await themeSourceFor(deps.db, auth.tenancy, auth.project, choice);
   }
-  const rendered = await renderOrThrow(template.source, theme, sampleInput(auth.project, input.variables ?? {}));
+  const rendered = await renderOrThrow(auth.tenancy.id, template.source, theme, sampleInput(auth.project, input.variables ?? {}));
   return { html: rendered.html, text: rendered.text, subject: rendered.subject, notification_category: rendered.notificationCategory };
 }

@@ -67,4 +67,28 @@ describe('POST /emails/render-email', () => {
     const fine = await h.post('/emails/render-email', { template_tsx_source: template, variables: { code: 'ok' } }, project.admin());
     expectStatus(fine, 200);
   });
+
+  it("one project's previews run one at a time (at most 4 waiting, then RATE_LIMITED), so its hostile templates never hold every render thread", async () => {
+    const a = await h.createProject();
+    const b = await h.createProject();
+    const finished: string[] = [];
+    // Six loops of A at once: one runs, four wait their turn, the sixth is refused at once.
+    const looping = Array.from({ length: 6 }, (_, i) =>
+      h.post('/emails/render-email', { template_tsx_source: `export function EmailTemplate() { for (;;) {} } // ${i}` }, a.admin()).then((res) => {
+        finished.push(`a${i}`);
+        return res;
+      }),
+    );
+    // B's preview is not queued behind A's: a render thread is free for it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const fine = await h.post('/emails/render-email', { template_tsx_source: template, variables: { code: 'ok' } }, b.admin());
+    finished.push('b');
+    expectStatus(fine, 200);
+    const answers = await Promise.all(looping);
+    expect(answers.map((res) => res.body.code).sort()).toEqual([...Array(5).fill('EMAIL_RENDERING_ERROR'), 'RATE_LIMITED'].sort());
+    expect(answers.find((res) => res.body.code === 'RATE_LIMITED')!.status).toBe(429);
+    // A's five renders took their turns (≥ 1 s each); B finished before A's last one.
+    expect(finished.indexOf('b')).toBeLessThan(finished.length - 1);
+    expect(finished.at(-1)).toMatch(/^a/);
+  }, 60_000);
 });

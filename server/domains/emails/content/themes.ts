@@ -22,7 +22,7 @@ function toDto(auth: AuthContext, row: q.ThemeRow): EmailTheme {
 const PROBE_TEMPLATE = "import { Text } from '@react-email/components';\nexport function EmailTemplate() { return <Text>Preview</Text>; }";
 
 async function checkTheme(auth: AuthContext, source: string): Promise<void> {
-  await renderOrThrow(PROBE_TEMPLATE, source, sampleInput(auth.project, {}));
+  await renderOrThrow(auth.tenancy.id, PROBE_TEMPLATE, source, sampleInput(auth.project, {}));
 }
 
 export async function listThemes(deps: Deps, auth: AuthContext): Promise<EmailTheme[]> {

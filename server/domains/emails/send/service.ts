@@ -61,7 +61,7 @@ export async function sendEmail(deps: Deps, auth: AuthContext, input: SendEmailI
   let category = input.notification_category_name ?? 'Transactional';
   if (source) {
     // Unknown variables, ones the schema refuses, a template that throws: a 400 now, not a job failing later.
-    const checked = await renderOrThrow(source.template, theme, sampleInput(auth.project, input.variables ?? {}));
+    const checked = await renderOrThrow(auth.tenancy.id, source.template, theme, sampleInput(auth.project, input.variables ?? {}));
     category = input.notification_category_name ?? checked.notificationCategory ?? 'Transactional';
   }
   const content: SendBatchPayload['content'] = {
