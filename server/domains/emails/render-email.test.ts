@@ -72,10 +72,12 @@ describe('POST /emails/render-email', () => {
     const a = await h.createProject();
     const b = await h.createProject();
     const finished: string[] = [];
+    const loopEnds: number[] = [];
     // Six loops of A at once: one runs, four wait their turn, the sixth is refused at once.
     const looping = Array.from({ length: 6 }, (_, i) =>
       h.post('/emails/render-email', { template_tsx_source: `export function EmailTemplate() { for (;;) {} } // ${i}` }, a.admin()).then((res) => {
         finished.push(`a${i}`);
+        if (res.body.code === 'EMAIL_RENDERING_ERROR') loopEnds.push(performance.now());
         return res;
       }),
     );
@@ -90,5 +92,8 @@ describe('POST /emails/render-email', () => {
     // A's five renders took their turns (≥ 1 s each); B finished before A's last one.
     expect(finished.indexOf('b')).toBeLessThan(finished.length - 1);
     expect(finished.at(-1)).toMatch(/^a/);
+    // Each loop that ran into the 1 s deadline holds A's turn as long again: the next starts ≥ 2 s later.
+    expect(loopEnds).toHaveLength(5);
+    expect(loopEnds.at(-1)! - loopEnds[0]!).toBeGreaterThanOrEqual(4 * 1900);
   }, 60_000);
 });

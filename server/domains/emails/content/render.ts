@@ -71,8 +71,9 @@ export function sampleInput(project: Pick<ProjectRecord, 'displayName' | 'logoUr
  * saved, the up-front check of a send), with its failure as the catalogued EMAIL_RENDERING_ERROR
  * (400, with the line). One project's interactive renders run one at a time (queued in order, at
  * most INTERACTIVE_RENDER_QUEUE waiting, then RATE_LIMITED): a project previewing hostile
- * templates holds at most one render thread for up to its 1 s limit each, and the other threads
- * and cores stay with other tenants (issue 17: their /users/me p99 within 2× of an idle run).
+ * templates holds at most one render thread for up to its 1 s limit each, then rests as long
+ * (so at most half a core), and the other threads and cores stay with other tenants (issue 17:
+ * their /users/me p99 within 2× of an idle run).
  * Batch sends and built-in emails render through their own paths and lanes, not this queue.
  */
 export async function renderOrThrow(tenancyId: string, template: string, theme: string | null, input: SandboxInput): Promise<SandboxRendered> {
@@ -102,11 +103,29 @@ async function oneAtATime<T>(key: string, job: () => Promise<T>): Promise<T> {
   const previous = slot.tail;
   let done!: () => void;
   slot.tail = new Promise<void>((resolve) => (done = resolve));
+  let hold = 0;
   try {
     await previous;
-    return await job();
+    const started = performance.now();
+    try {
+      return await job();
+    } catch (error) {
+      // A render that ran into its limits (the 1 s deadline, memory) keeps the project's turn as long
+      // again before the next one starts: a loop of hostile previews uses half a core, not a whole one.
+      const spent = performance.now() - started;
+      if (spent >= HOSTILE_RENDER_MILLIS) hold = spent;
+      throw error;
+    }
   } finally {
-    done();
-    if (--slot.count === 0) interactive.delete(key);
+    // The answer goes out now; only the project's next render waits.
+    const release = () => {
+      done();
+      if (--slot.count === 0) interactive.delete(key);
+    };
+    if (hold > 0) setTimeout(release, hold).unref();
+    else release();
   }
 }
+
+/** A failed interactive render that took this long ran into its limits (a plain error fails in ms). */
+const HOSTILE_RENDER_MILLIS = 500;
