@@ -46,7 +46,21 @@ export async function buildServerIfStale(options: { force?: boolean } = {}): Pro
   const { build } = await import('esbuild');
   const temporary = `${SERVER_DIST}.tmp-${process.pid}-${Date.now()}`;
   mkdirSync(temporary, { recursive: true });
+  // Both bundles: Node 20 ES modules, packages from node_modules left as imports.
+  const common = {
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    packages: 'external',
+    sourcemap: 'linked',
+    jsx: 'automatic',
+    tsconfig: path.join(root, 'tsconfig.json'),
+    logLevel: 'warning',
+    legalComments: 'none',
+  } as const;
   await build({
+    ...common,
     // Split: what the server loads with import() (React Email and the built-in templates on the
     // first email, esbuild on the first owner template saved) becomes a chunk of its own beside
     // main.mjs, with its packages imported there, instead of being hoisted into the start-up path.
@@ -55,31 +69,12 @@ export async function buildServerIfStale(options: { force?: boolean } = {}): Pro
     outExtension: { '.js': '.mjs' },
     splitting: true,
     chunkNames: '[name]-[hash]',
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    sourcemap: 'linked',
-    jsx: 'automatic',
-    tsconfig: path.join(root, 'tsconfig.json'),
-    logLevel: 'warning',
-    legalComments: 'none',
   });
   // The e-mail render threads' module, compiled beside main.mjs (engine.ts starts it by URL).
   await build({
+    ...common,
     entryPoints: [path.join(root, 'server/domains/emails/sandbox/render-worker.ts')],
     outfile: path.join(temporary, 'render-worker.mjs'),
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    sourcemap: 'linked',
-    jsx: 'automatic',
-    tsconfig: path.join(root, 'tsconfig.json'),
-    logLevel: 'warning',
-    legalComments: 'none',
   });
   // The bundle's own folder names where runtime files are looked up (import.meta.url).
   for (const file of RUNTIME_FILES) copyFileSync(path.join(root, file), path.join(temporary, path.basename(file)));
