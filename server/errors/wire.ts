@@ -87,3 +87,13 @@ export function toWireError(error: unknown, requestId: string): WireError {
   const internal = new KnownErrors.InternalServerError(requestId);
   return { status: internal.status, body: internal.toBody(), unexpected: error };
 }
+
+/**
+ * The Retry-After (seconds) of a wire error that says how long to wait: a 429 or 503 whose details
+ * carry retry_after_seconds; null otherwise. Both transports (trpc/rest.ts, trpc/express-adapter.ts)
+ * send it, so the SDK waits it out either way (spec section 7).
+ */
+export function retryAfterSeconds(wire: WireError): number | null {
+  const seconds = (wire.body.details as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
+  return (wire.status === 429 || wire.status === 503) && typeof seconds === 'number' ? seconds : null;
+}

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { RequestHandler } from 'express';
 import type { Deps } from '../deps.js';
-import { toWireError } from '../errors/wire.js';
+import { retryAfterSeconds, toWireError } from '../errors/wire.js';
 import { appRouter } from '../router.js';
 import { createRequestContext } from './context.js';
 
@@ -29,12 +29,12 @@ export function trpcExpressHandler(deps: Deps): RequestHandler {
         const codes = data.map((item) => ('error' in item ? String((item.error.data as { latch?: { code?: string } }).latch?.code ?? '') : ''));
         // Every call of the batch refused for now (all 429 or 503): the batch may be repeated as a
         // whole, after the longest of their waits.
-        const waits = errors.length === data.length ? errors.map((error) => retryAfterOf(toWireError(error, ctx?.requestId ?? 'unknown'))) : [];
+        const waits = errors.length === data.length ? errors.map((error) => retryAfterSeconds(toWireError(error, ctx?.requestId ?? 'unknown'))) : [];
         const retryAfter = waits.length > 0 && waits.every((wait) => wait !== null) ? { 'retry-after': String(Math.max(...(waits as number[]))) } : {};
         return { headers: { 'x-latch-known-error': codes.join(','), ...retryAfter } };
       }
       const wire = toWireError(first, ctx?.requestId ?? 'unknown');
-      const retryAfter = retryAfterOf(wire);
+      const retryAfter = retryAfterSeconds(wire);
       return {
         status: wire.status,
         headers: {
@@ -54,15 +54,6 @@ export function trpcExpressHandler(deps: Deps): RequestHandler {
     if (req.headers['x-latch-override-error-status'] === 'true') overrideErrorStatus(res);
     return trpc(req, res, next);
   };
-}
-
-/**
- * The Retry-After (seconds) of a 429 or 503 that says how long to wait, as REST sends it
- * (trpc/rest.ts): the SDK waits that long and repeats the call (spec section 7).
- */
-function retryAfterOf(wire: ReturnType<typeof toWireError>): number | null {
-  const seconds = (wire.body.details as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
-  return (wire.status === 429 || wire.status === 503) && typeof seconds === 'number' ? seconds : null;
 }
 
 /**

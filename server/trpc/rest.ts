@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AnyRouter } from '@trpc/server';
 import { KnownErrors } from '../../contract/errors/known-errors.js';
-import { toWireError } from '../errors/wire.js';
+import { retryAfterSeconds, toWireError } from '../errors/wire.js';
 import type { Deps } from '../deps.js';
 import { createRequestContext } from './context.js';
 import { ACTUAL_STATUS_HEADER, STACK_ACTUAL_STATUS_HEADER, headerNames, setKnownErrorHeaders } from './header-dialect.js';
@@ -250,8 +250,7 @@ export function sendError(req: Request, res: Response, deps: Deps, requestId: st
   } else {
     res.status(wire.status);
   }
-  if ((wire.status === 429 || wire.status === 503) && typeof wire.body.details?.retry_after_seconds === 'number') {
-    res.setHeader('retry-after', String(wire.body.details.retry_after_seconds));
-  }
+  const retryAfter = retryAfterSeconds(wire);
+  if (retryAfter !== null) res.setHeader('retry-after', String(retryAfter));
   res.json(wire.body);
 }

@@ -276,6 +276,9 @@ describe('granting, revoking and listing', () => {
     // A typo is not a missing grant; an unknown user is not either.
     expectKnownError(await h.get(`/project-permissions/${user.id}/unknown`, project.server()), 404, 'PERMISSION_NOT_FOUND');
     expectKnownError(await h.get('/project-permissions/00000000-0000-4000-8000-000000000000/view', project.server()), 404, 'USER_NOT_FOUND');
+    // Wrong types: a user id that is no uuid, a permission id outside the identifier syntax.
+    expectKnownError(await h.get('/project-permissions/not-a-uuid/view', project.server()), 400, 'SCHEMA_ERROR');
+    expectKnownError(await h.get(`/project-permissions/${user.id}/Bad-Id`, project.server()), 400, 'SCHEMA_ERROR');
 
     // Client: its own only (me or its id); another user's reads as not found.
     expect((await h.get('/project-permissions/me/view', user.client)).body).toEqual({ id: 'view', user_id: user.id });
