@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairJobLimiter, QueueFullError } from './fair-limiter.js';
+import { CallerGoneError, FairJobLimiter, QueueFullError } from './fair-limiter.js';
 
 /** A job that runs until finished by hand, recording when it started. */
 function manual(started: string[], name: string) {
@@ -96,5 +96,37 @@ describe('FairJobLimiter', () => {
     for (const leave of [leaveA2, leaveA3, leaveB]) leave();
     expect(limiter.admittedFor('a')).toBe(0);
     expect(limiter.admittedFor('b')).toBe(0);
+  });
+
+  it('drops a waiting job whose caller has gone when its turn comes, and hands the slot straight on', async () => {
+    const limiter = new FairJobLimiter(1, 10);
+    const started: string[] = [];
+    const first = manual(started, 'first');
+    const running = limiter.run('a', first.job);
+    let leftA = false;
+    const abandoned = manual(started, 'abandoned');
+    const dropped = limiter.run('a', abandoned.job, () => leftA);
+    const waiting = manual(started, 'waiting');
+    const kept = limiter.run('b', waiting.job, () => false);
+    await tick();
+    leftA = true; // its client disconnected while it waited
+    first.finish();
+    await expect(dropped).rejects.toBeInstanceOf(CallerGoneError);
+    await tick();
+    expect(started).toEqual(['first', 'waiting']);
+    waiting.finish();
+    expect(await kept).toBe('waiting');
+    expect(await running).toBe('first');
+    expect(limiter.active).toBe(0);
+    expect(limiter.queued).toBe(0);
+    // A caller already gone on arrival takes no slot either.
+    await expect(
+      limiter.run(
+        'a',
+        async () => 'never',
+        () => true,
+      ),
+    ).rejects.toBeInstanceOf(CallerGoneError);
+    expect(limiter.active).toBe(0);
   });
 });

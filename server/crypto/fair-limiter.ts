@@ -53,7 +53,13 @@ export class FairJobLimiter {
     return this.admitted.get(key) ?? 0;
   }
 
-  async run<T>(key: string, job: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `job` in `key`'s turn. `gone` says whether the caller has stopped waiting (its client
+   * disconnected): such a job is dropped when its turn comes, its slot handed straight on, and
+   * the call fails with CallerGoneError, so a client that gives up costs no hash.
+   */
+  async run<T>(key: string, job: () => Promise<T>, gone?: () => boolean): Promise<T> {
+    if (gone?.()) throw new CallerGoneError();
     if (this.running < this.limit) {
       this.running++;
     } else {
@@ -68,6 +74,10 @@ export class FairJobLimiter {
       this.waitingCount++;
       // The slot is handed over by release(): `running` already counts this job when it resumes.
       await new Promise<void>((resolve) => waiting.push(resolve));
+      if (gone?.()) {
+        this.release();
+        throw new CallerGoneError();
+      }
     }
     const started = performance.now();
     try {
@@ -122,5 +132,13 @@ export class QueueFullError extends Error {
   constructor(readonly retryAfterSeconds: number) {
     super(`The queue is full; retry in ${retryAfterSeconds} s.`);
     this.name = 'QueueFullError';
+  }
+}
+
+/** The caller left (its client disconnected) while its job waited: the job was not run. */
+export class CallerGoneError extends Error {
+  constructor() {
+    super('The caller left before its turn; the job was not run.');
+    this.name = 'CallerGoneError';
   }
 }

@@ -2,7 +2,8 @@ import { hash, verify } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import { DEFAULT_HASH_QUEUE_PER_PROJECT } from '../env.js';
 import { KnownErrors } from '../../contract/errors/known-errors.js';
-import { FairJobLimiter, QueueFullError } from './fair-limiter.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { CallerGoneError, FairJobLimiter, QueueFullError } from './fair-limiter.js';
 
 /** OWASP's argon2id parameters: m = 19 MiB, t = 2, p = 1. Runs on libuv's pool, off the event loop. */
 // algorithm 2 is Algorithm.Argon2id (an ambient const enum, not importable as a value here).
@@ -42,12 +43,40 @@ export function admitPasswordCall(project: string): () => void {
   }
 }
 
+/** Whether the client of the call under way has disconnected (set by the call's admission). */
+const clientGone = new AsyncLocalStorage<() => boolean>();
+
+/**
+ * Runs `body` (a password call) knowing how to tell that its client has disconnected: a hash or
+ * verification still waiting for its turn then is not run. Under a flood whose clients time out
+ * (or a load generator that stops with calls queued), the cores otherwise go on hashing for
+ * answers nobody reads, and the clients that are still there wait behind them.
+ */
+export function whileClientWaits<T>(gone: (() => boolean) | undefined, body: () => Promise<T>): Promise<T> {
+  return gone ? clientGone.run(gone, body) : body();
+}
+
+/** Password jobs run, and dropped because their client had gone, since start (GET /metrics). */
+export const passwordJobCounts = { run: 0, dropped: 0 };
+
 /** Runs a password job in `queue`'s turn (a project id); a full queue is RATE_LIMITED with Retry-After. */
 async function inTurn<T>(queue: string, job: () => Promise<T>): Promise<T> {
   try {
-    return await hashing.run(queue, job);
+    return await hashing.run(
+      queue,
+      () => {
+        passwordJobCounts.run++;
+        return job();
+      },
+      clientGone.getStore(),
+    );
   } catch (error) {
     if (error instanceof QueueFullError) throw new KnownErrors.RateLimited(error.retryAfterSeconds);
+    if (error instanceof CallerGoneError) {
+      passwordJobCounts.dropped++;
+      // The answer reaches no one; a catalogued refusal (nothing was checked) keeps it out of the error log.
+      throw new KnownErrors.RateLimited(1);
+    }
     throw error;
   }
 }

@@ -5,6 +5,7 @@ import { sendError } from '../trpc/rest.js';
 import { metricsAccessError } from './metrics-access.js';
 import { transactionRetries } from '../db/retrying-kysely.js';
 import { readReplicaStats } from '../db/read-replica.js';
+import { passwordJobCounts } from '../crypto/passwords.js';
 
 /** The process's counters and GET /metrics (Prometheus text), for whoever metrics-access.ts lets in. */
 export interface HttpMetrics {
@@ -36,6 +37,12 @@ export function httpMetrics(deps: Deps): HttpMetrics {
       '# HELP latch_db_transaction_retries_total Transactions run again after a deadlock or serialization failure.',
       '# TYPE latch_db_transaction_retries_total counter',
       `latch_db_transaction_retries_total ${transactionRetries.count}`,
+    );
+    lines.push(
+      '# HELP latch_password_jobs_total Password hashes and verifications: run, or dropped because their client disconnected while they waited for a turn.',
+      '# TYPE latch_password_jobs_total counter',
+      `latch_password_jobs_total{outcome="run"} ${passwordJobCounts.run}`,
+      `latch_password_jobs_total{outcome="dropped"} ${passwordJobCounts.dropped}`,
     );
     if (readReplicaStats.up !== null) {
       lines.push(

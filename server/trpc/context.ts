@@ -19,6 +19,8 @@ export interface RequestContext {
   getAuth: () => Promise<AuthContext | null>;
   /** The same without reading the access token: for refresh, where it may well have expired. */
   getProjectAuth: () => Promise<AuthContext | null>;
+  /** Whether the client has disconnected (no answer can reach it): queued costly work is dropped. */
+  clientGone?: () => boolean;
 }
 
 function header(req: IncomingMessage, name: string): string | null {
@@ -68,5 +70,6 @@ export function createRequestContext(deps: Deps, req: IncomingMessage, requestId
     headers,
     getAuth: () => (auth ??= resolveAuth(deps, headers)),
     getProjectAuth: () => (projectAuth ??= resolveAuth(deps, headers, { ignoreAccessToken: true })),
+    clientGone: () => req.socket?.destroyed === true,
   };
 }

@@ -1,4 +1,4 @@
-import { admitPasswordCall } from '../crypto/passwords.js';
+import { admitPasswordCall, whileClientWaits } from '../crypto/passwords.js';
 import type { RequestContext } from './context.js';
 import type { AuthContext } from '../access/context.js';
 import { t } from './init.js';
@@ -8,7 +8,8 @@ import { t } from './init.js';
  * password hashing (crypto/passwords.ts) before the procedure does anything else, and lets it out
  * when the procedure is done. A project with its maximum under way gets RATE_LIMITED at once, so
  * the excess of a flood costs neither a hash nor a database query, and other projects' calls do
- * not queue behind it. Each call of a tRPC batch is admitted on its own. Goes after the access
+ * not queue behind it; a call whose client disconnects while it waits for its turn is dropped
+ * unhashed. Each call of a tRPC batch is admitted on its own. Goes after the access
  * middleware (it needs the project); `when` limits it to inputs that carry a password.
  */
 export function admitPasswordCalls(when?: (rawInput: unknown) => boolean) {
@@ -17,7 +18,8 @@ export function admitPasswordCalls(when?: (rawInput: unknown) => boolean) {
     if (!auth || (when && !when(await getRawInput()))) return next();
     const leave = admitPasswordCall(auth.tenancy.projectId);
     try {
-      return await next();
+      // A hash whose client has disconnected by its turn is dropped (crypto/passwords.ts).
+      return await whileClientWaits(ctx.clientGone, next);
     } finally {
       leave();
     }

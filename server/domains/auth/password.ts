@@ -113,7 +113,14 @@ export async function signInWithPassword(deps: Deps, auth: AuthContext, email: s
     throw error;
   }
   const user = await findUserByAuthEmail(deps.db, auth.tenancy.id, email);
-  const check = await verifyPassword(password, user?.password_hash ?? null, auth.tenancy.projectId);
+  let check;
+  try {
+    check = await verifyPassword(password, user?.password_hash ?? null, auth.tenancy.projectId);
+  } catch (error) {
+    // Not verified (its turn never came, or its client left): not a failure of this address either.
+    if (error instanceof KnownErrors.RateLimited) await attempt.succeeded();
+    throw error;
+  }
   if (!user || !check.ok) throw new KnownErrors.EmailPasswordMismatch();
   await attempt.succeeded();
   if (check.needsRehash) await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password, auth.tenancy.projectId) });
