@@ -99,19 +99,13 @@ export async function signUpWithPassword(
  * argon2id verification and end in the same EMAIL_PASSWORD_MISMATCH: no enumeration by message,
  * status or timing. Imported bcrypt hashes are upgraded to argon2id on success. Failures are
  * limited per email and per IP (RATE_LIMITED, rate-limits/service.ts), before any lookup: past
- * the limit even the right password is refused until the window ends.
+ * the limit even the right password is refused until the window ends; the IP's password-hashing
+ * budget is counted in the same statement.
  */
 export async function signInWithPassword(deps: Deps, auth: AuthContext, email: string, password: string, ip: string | null): Promise<AuthResponse> {
   if (!auth.project.config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
+  // The sign-in limits and the IP's hashing budget, in one statement (rate-limits/service.ts).
   const attempt = await limitSignIn(deps, auth.tenancy, email, ip);
-  // Only attempts that will verify a password count against the IP's hashing budget: counted
-  // before limitSignIn, the refusals of one locked-out email would use up its IP's budget.
-  try {
-    await limitPasswordHashing(deps, auth.tenancy, ip);
-  } catch (error) {
-    await attempt.succeeded(); // gives the failure counts back: no password was checked
-    throw error;
-  }
   const user = await findUserByAuthEmail(deps.db, auth.tenancy.id, email);
   let check;
   try {

@@ -23,8 +23,18 @@ export interface CounterState extends CounterKey {
 
 const retryAfter = sql<number>`greatest(1, ceil(extract(epoch from window_ends_at - now())))::integer`.as('retry_after_seconds');
 
+/**
+ * The order every statement locks counters in: a sign-in's buckets in the order its stages count
+ * them (hitCountersInStages holds the first stage's rows while it counts the next), then any other
+ * bucket by name, then by key. Hits and refunds sort by it, so no two statements wait on each
+ * other's rows in opposite orders.
+ */
+const LOCK_RANK: Record<string, number> = { sign_in_email_ip: 0, sign_in_email: 1, sign_in_ip: 2, password_hash_ip: 3 };
+const rank = (bucket: string) => LOCK_RANK[bucket] ?? 4;
+
 function byKey(a: CounterKey, b: CounterKey): number {
-  return a.bucket === b.bucket ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : a.bucket < b.bucket ? -1 : 1;
+  if (a.bucket !== b.bucket) return rank(a.bucket) - rank(b.bucket) || (a.bucket < b.bucket ? -1 : 1);
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
 function anyOf(keys: readonly CounterKey[]) {
@@ -35,7 +45,7 @@ function anyOf(keys: readonly CounterKey[]) {
  * Adds one to each counter, atomically, in one statement (INSERT … ON CONFLICT DO UPDATE … RETURNING):
  * a missing or expired window starts again at 1 and ends `windowSeconds` from now; a live one
  * counts on. Concurrent hits on one counter serialize on its row, so none is lost. Rows are
- * written in (bucket, key) order, so two requests hitting the same counters lock them in the same
+ * written in (bucket, key) order (byKey's lock order), so two requests hitting the same counters lock them in the same
  * order and cannot deadlock. Keys must be distinct.
  */
 export async function hitCounters(db: Executor, hits: readonly (CounterKey & { windowSeconds: number })[]): Promise<CounterState[]> {
@@ -73,6 +83,73 @@ function hitStatement(db: Executor, params: readonly unknown[]) {
 }
 
 const hitQueries = Array.from({ length: PRECOMPILED_HITS }, () => precompiled((db, ...params: unknown[]) => hitStatement(db, params)));
+
+/** A counter of a staged hit, with the maximum past which the later stages are not counted. */
+export interface StagedHit extends CounterKey {
+  windowSeconds: number;
+  max: number;
+}
+
+/**
+ * Counts stage after stage in one statement: each stage's counters (hitCounters' upsert) only
+ * when no counter of the stages before it went past its maximum. Returns the counters that were
+ * counted, each with its stage. One round trip where a sign-in's chained limits took three. Keys
+ * must be distinct; callers give the stages in lockOrder (below), as every other hit and refund
+ * locks them, so no two statements wait on each other's rows.
+ */
+export async function hitCountersInStages(db: Executor, stages: readonly (readonly StagedHit[])[]): Promise<(CounterState & { stage: number })[]> {
+  const live = stages.filter((stage) => stage.length > 0).map((stage) => [...stage].sort(byKey));
+  if (live.length === 0) return [];
+  const params = live.flatMap((stage) => stage.flatMap((hit) => [hit.bucket, hit.key, hit.windowSeconds, hit.max]));
+  const shape = live.map((stage) => stage.length).join(',');
+  let query = stagedQueries.get(shape);
+  if (!query) {
+    query = precompiled((db, ...values: unknown[]) =>
+      stagedStatement(
+        db,
+        live.map((stage) => stage.length),
+        values,
+      ),
+    );
+    stagedQueries.set(shape, query);
+  }
+  return query(db, ...params);
+}
+
+/** One precompiled statement per shape (counters per stage): a sign-in has one or two shapes. */
+const stagedQueries = new Map<string, (db: Executor, ...params: unknown[]) => Promise<(CounterState & { stage: number })[]>>();
+
+function stagedStatement(db: Executor, sizes: readonly number[], params: readonly unknown[]) {
+  let at = 0;
+  const ctes = [];
+  const results = [];
+  for (const [stage, size] of sizes.entries()) {
+    const rows = [];
+    for (let i = 0; i < size; i++, at += 4) {
+      rows.push(sql`(${sql.lit(i)}::integer, ${params[at]}::text, ${params[at + 1]}::text, ${params[at + 2]}::integer, ${params[at + 3]}::integer)`);
+    }
+    ctes.push(sql`${sql.raw(`v${stage}`)}(ord, bucket, key, seconds, max) as (values ${sql.join(rows)})`);
+    // The stage before was counted (it did not meet an earlier refusal) and went past no maximum.
+    const earlierPassed =
+      stage === 0
+        ? sql``
+        : sql`where exists (select 1 from ${sql.raw(`s${stage - 1}`)})
+            and not exists (select 1 from ${sql.raw(`s${stage - 1}`)} s join ${sql.raw(`v${stage - 1}`)} v
+              on v.bucket = s.bucket and v.key = s.key where s.count > v.max)`;
+    ctes.push(sql`${sql.raw(`s${stage}`)} as (
+      insert into rate_limits (bucket, key, count, window_ends_at)
+      select v.bucket, v.key, 1, now() + v.seconds * interval '1 second' from ${sql.raw(`v${stage}`)} v ${earlierPassed}
+      order by v.ord
+      on conflict (bucket, key) do update set
+        count = case when rate_limits.window_ends_at <= now() then 1 else rate_limits.count + 1 end,
+        window_ends_at = case when rate_limits.window_ends_at <= now() then excluded.window_ends_at else rate_limits.window_ends_at end
+      returning bucket, key, count, greatest(1, ceil(extract(epoch from window_ends_at - now())))::integer as retry_after_seconds
+    )`);
+    results.push(sql`select bucket, key, count, retry_after_seconds, ${sql.lit(stage)}::integer as stage from ${sql.raw(`s${stage}`)}`);
+  }
+  const statement = sql<CounterState & { stage: number }>`with ${sql.join(ctes)} ${sql.join(results, sql` union all `)}`;
+  return { compile: () => statement.compile(db) };
+}
 
 /** The live counters among these keys (an expired window counts as zero and is not returned). */
 export async function readCounters(db: Executor, keys: readonly CounterKey[]): Promise<CounterState[]> {

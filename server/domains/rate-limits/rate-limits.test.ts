@@ -5,6 +5,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../env.js';
 import { KnownError } from '../../../contract/errors/known-error.js';
 import { type RunningLatch, startLatch } from '../../start.js';
 import { type ApiResponse, type Harness, type Headers_, type OwnerSession, type ProjectFixture, startHarness, useHarness } from '../../test/harness.js';
+import { hitCountersInStages } from './queries.js';
 import { type RateLimit, checkRateLimits, cleanUpExpiredCounters, consumeRateLimits, ipKey, recordRateLimits, refundRateLimits } from './service.js';
 
 /**
@@ -107,6 +108,25 @@ describe('counters in the database', () => {
     await consumeRateLimits(db(), [tight, loose]);
     expect(await rateLimited(() => consumeRateLimits(db(), [loose, tight]))).not.toBeNull();
     expect([(await row(tight))?.count, (await row(loose))?.count]).toEqual([2, 2]);
+  });
+
+  it('counts stages in one statement, each only while every stage before it stays within its maximum', async () => {
+    const [first, second, third] = [limit(1), limit(100), limit(100)];
+    const stages = [[first], [second], [third]];
+    const once = () => hitCountersInStages(db(), stages);
+    expect((await once()).map((c) => [c.stage, c.count])).toEqual([
+      [0, 1],
+      [1, 1],
+      [2, 1],
+    ]);
+    // The first stage goes past its maximum: the second is not counted, and neither is the third.
+    expect((await once()).map((c) => [c.stage, c.count])).toEqual([[0, 2]]);
+    expect([(await row(first))?.count, (await row(second))?.count, (await row(third))?.count]).toEqual([2, 1, 1]);
+    // A concurrent burst counts each later stage at most as often as the first stage let through.
+    const gate = limit(5);
+    const after = limit(1000);
+    await Promise.all(Array.from({ length: 30 }, () => hitCountersInStages(db(), [[gate], [after]])));
+    expect([(await row(gate))?.count, (await row(after))?.count]).toEqual([30, 5]);
   });
 
   it('ignores limits with max 0 (switched off)', async () => {

@@ -127,39 +127,54 @@ function settings(deps: Deps) {
 
 /**
  * Password sign-in: failed attempts per (email, client IP), then per email from everywhere, and per
- * client IP (one source trying many accounts), per project. The per-(email, IP) limit comes first
- * and an attempt it refuses counts nowhere else: one attacker can lock an address out of their own
- * IP, and adds at most `signInPerEmailIp` to the address's global count, so locking its owner out
- * from everywhere takes signInPerEmail / signInPerEmailIp sources (issue 13 item 11). A successful
- * password reset or magic-link sign-in clears the address's counters (clearSignInFailures).
+ * client IP (one source trying many accounts), per project; then the IP's password-hashing budget
+ * (limitPasswordHashing). The per-(email, IP) limit comes first and an attempt it refuses counts
+ * nowhere else: one attacker can lock an address out of their own IP, and adds at most
+ * `signInPerEmailIp` to the address's global count, so locking its owner out from everywhere takes
+ * signInPerEmail / signInPerEmailIp sources (issue 13 item 11). Only attempts that pass the
+ * sign-in limits count against the hashing budget: counted before them, the refusals of one
+ * locked-out email would use up its IP's budget. A successful password reset or magic-link
+ * sign-in clears the address's counters (clearSignInFailures).
  *
- * The attempt is counted up front and given back on success, so only failures use the budget, and
- * a burst of concurrent guesses cannot slip past the limit before the first failure is recorded.
- * The email key does not depend on whether the account exists: a locked-out unknown email looks
- * like a locked-out real one.
+ * All of it is one statement (hitCountersInStages: each stage counted only when the stages before
+ * it passed), the only round trip before the password check. The attempt is counted up front and
+ * given back on success, so only failures use the budget, and a burst of concurrent guesses cannot
+ * slip past the limit before the first failure is recorded. The email key does not depend on
+ * whether the account exists: a locked-out unknown email looks like a locked-out real one.
  */
 export async function limitSignIn(deps: Deps, tenancy: Tenancy, email: string, ip: string | null): Promise<{ succeeded: () => Promise<void> }> {
   const { windowSeconds, signInPerEmail, signInPerEmailIp, signInPerIp } = settings(deps);
   const address = signInEmailKey(tenancy, email);
-  const fromThisIp: RateLimit[] = ip ? [{ bucket: 'sign_in_email_ip', key: `${address} ${ipKey(ip)}`, max: signInPerEmailIp, windowSeconds }] : [];
-  const wide: RateLimit[] = [{ bucket: 'sign_in_email', key: address, max: signInPerEmail, windowSeconds }];
-  if (ip) wide.push({ bucket: 'sign_in_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: signInPerIp, windowSeconds });
-  // A refused attempt checks no password, so it gives its count back too. Kept, the refusals of
-  // one locked-out email piled up on its IP's counter until every sign-in from that IP (a NAT,
-  // an office) was refused for the rest of the window: the bench saw 50 concurrent correct
-  // sign-ins over 20 accounts lock one email by chance, then all 6,202 sign-ins of the next 10 s.
-  // The burst bound holds: only attempts that pass keep their count.
-  const consume = async (limits: RateLimit[], alsoRefund: RateLimit[]) => {
-    try {
-      await consumeRateLimits(deps.db, limits);
-    } catch (error) {
-      if (error instanceof KnownErrors.RateLimited) await refundRateLimits(deps.db, [...limits, ...alsoRefund]);
-      throw error;
-    }
-  };
-  await consume(fromThisIp, []);
-  await consume(wide, fromThisIp);
-  return { succeeded: () => refundRateLimits(deps.db, [...fromThisIp, ...wide]) };
+  const fromThisIp = active(ip ? [{ bucket: 'sign_in_email_ip', key: `${address} ${ipKey(ip)}`, max: signInPerEmailIp, windowSeconds }] : []);
+  const wide = active([
+    { bucket: 'sign_in_email', key: address, max: signInPerEmail, windowSeconds },
+    ...(ip ? [{ bucket: 'sign_in_ip', key: `${tenancy.id}:${ipKey(ip)}`, max: signInPerIp, windowSeconds }] : []),
+  ]);
+  const hashing = active(passwordHashLimits(deps, tenancy, ip));
+  const stages = [fromThisIp, wide, hashing];
+  const counted = await q.hitCountersInStages(deps.db, stages);
+  await maybeCleanUp(deps.db);
+  // The first stage that went past a maximum refuses the attempt; the stages after it were not counted.
+  const refusedAt = stages.findIndex((stage, i) => counted.some((c) => c.stage === i && c.count > (stage.find((l) => l.bucket === c.bucket)?.max ?? Infinity)));
+  const signInLimits = [...fromThisIp, ...wide];
+  if (refusedAt >= 0) {
+    // A refused attempt checks no password, so it gives its sign-in counts back: kept, the
+    // refusals of one locked-out email piled up on its IP's counter until every sign-in from that
+    // IP (a NAT, an office) was refused for the rest of the window (the bench saw 50 concurrent
+    // correct sign-ins over 20 accounts lock one email by chance, then all 6,202 sign-ins of the
+    // next 10 s). The burst bound holds: only attempts that pass keep their count. A refusal by
+    // the hashing budget keeps that count, as limitPasswordHashing does.
+    await refundRateLimits(deps.db, refusedAt === 0 ? fromThisIp : signInLimits);
+    const over = stages[refusedAt]!;
+    throw new KnownErrors.RateLimited(
+      Math.max(
+        ...counted
+          .filter((c) => c.stage === refusedAt && c.count > (over.find((l) => l.bucket === c.bucket)?.max ?? Infinity))
+          .map((c) => c.retry_after_seconds),
+      ),
+    );
+  }
+  return { succeeded: () => refundRateLimits(deps.db, signInLimits) };
 }
 
 function signInEmailKey(tenancy: Tenancy, email: string): string {
