@@ -7,6 +7,8 @@
  * req/s. The CPU medians and the A/B ratio are what to read; absolute req/s follows the noise.
  *
  * Scenarios: me, refresh, sign-in (the last also reports the event-loop delay p99 inside each server).
+ * `tsx bench/ab.ts . floor-prepared refresh` runs the floor (bench/floor-server.mjs; `floor` or
+ * `floor-prepared`) as B on A's project: the ratio to the floor under the same noise as A.
  * Env: AB_ROUNDS=6, AB_SECONDS=3, AB_CONNECTIONS=50, BENCH_POSTGRES_URL as for bench/run.ts;
  * AB_ENV_A / AB_ENV_B: JSON objects of extra environment for one side (e.g. to compare settings of
  * one checkout: `AB_ENV_B='{"LATCH_PASSWORD_HASH_CONCURRENCY":"2"}' tsx bench/ab.ts . . sign-in`).
@@ -15,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { runLoad } from './lib/load.js';
 import { cpuMs, postgresCpuByPid, postgresCpuDelta, startServer } from './lib/proc.js';
-import { adminStatement, databaseUrl, setUpProject } from './lib/setup.js';
+import { adminStatement, databaseUrl, queryRows, setUpProject } from './lib/setup.js';
 
 const [dirA, dirB, which = 'me'] = process.argv.slice(2);
 if (!dirA || !dirB) throw new Error('usage: tsx bench/ab.ts <dirA> <dirB> [me|refresh]');
@@ -55,10 +57,34 @@ function start(dir: string, name: string, extra: Record<string, string>) {
 
 await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
 await admin(`CREATE DATABASE ${DB}`);
+// B = `floor` or `floor-prepared`: bench/floor-server.mjs (issue 8's floor) on A's project, so the
+// ratio to the floor is read under the same noise as A (me and refresh only).
+const FLOORS: Record<string, Record<string, string>> = { floor: {}, 'floor-prepared': { FLOOR_NAMED_STATEMENTS: '1' } };
+const floorB = FLOORS[dirB];
+if (floorB && which === 'sign-in') throw new Error('the floor has no sign-in');
 const a = await start(dirA, 'A', JSON.parse(process.env.AB_ENV_A ?? '{}') as Record<string, string>);
-const b = await start(dirB, 'B', JSON.parse(process.env.AB_ENV_B ?? '{}') as Record<string, string>);
+let b = floorB ? a : await start(dirB, 'B', JSON.parse(process.env.AB_ENV_B ?? '{}') as Record<string, string>);
 try {
-  const { client, users } = await setUpProject(a.url, 20, 'correct-horse-battery-staple');
+  const { client, users, projectId } = await setUpProject(a.url, 20, 'correct-horse-battery-staple');
+  if (floorB) {
+    const [tenancy] = await queryRows<{ id: string }>(dbUrl, "SELECT id FROM tenancies WHERE project_id = $1 AND branch_id = 'main'", [projectId]);
+    b = await startServer({
+      name: dirB,
+      args: [path.resolve('bench/floor-server.mjs')],
+      cwd: path.resolve('.'),
+      env: {
+        ...process.env,
+        DATABASE_URL: dbUrl,
+        PORT: '0',
+        DATABASE_POOL_SIZE: '20',
+        FLOOR_JWKS: await (await fetch(`${a.url}/api/v1/projects/${projectId}/.well-known/jwks.json`)).text(),
+        FLOOR_TENANCY_ID: tenancy!.id,
+        FLOOR_PROJECT_ID: projectId,
+        ...floorB,
+      },
+      ready: /floor listening on (\d+)/,
+    });
+  }
   const emails = users.map((user) => user.email);
   const pick = () => users[Math.floor(Math.random() * users.length)]!;
   const scenario =
@@ -89,7 +115,7 @@ try {
     const c0 = cpuMs(proc.pid)!;
     const p0 = postgresCpuByPid(DB);
     const r = await runLoad({
-      url: `${proc.url}${scenario.path}`,
+      url: `${proc.url}${floorB && proc === b ? scenario.path.replace('/api/v1', '') : scenario.path}`,
       connections: CONNECTIONS,
       method: scenario.method,
       headers: scenario.headers,
@@ -131,6 +157,6 @@ try {
   console.log(`${which}: B/A server CPU ${(rb.cpu / ra.cpu).toFixed(2)}, PG CPU ${(rb.pg / ra.pg).toFixed(2)}, req/s ${(rb.rps / ra.rps).toFixed(2)}`);
 } finally {
   await a.stop();
-  await b.stop();
+  if (b !== a) await b.stop();
   await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`).catch(() => undefined);
 }
