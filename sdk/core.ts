@@ -426,9 +426,23 @@ export abstract class AppCore {
 export type Feature = abstract new (...args: never[]) => AppCore;
 
 /**
+ * The methods of a list of features, as one type: an app's interface extends it (declaration
+ * merging), so the list written once serves both the type and {@link composeFeatures}.
+ *
+ * @example
+ * const SERVER_FEATURES = [ServerUsersFeature, ServerSessionsFeature] as const;
+ * export interface ServerApp extends Composed<typeof SERVER_FEATURES> {}
+ * composeFeatures(ServerApp, SERVER_FEATURES);
+ */
+export type Composed<Features extends readonly Feature[]> = IntersectionOf<InstanceType<Features[number]>>;
+
+type IntersectionOf<Union> = (Union extends unknown ? (member: Union) => void : never) extends (member: infer Both) => void ? Both : never;
+
+/**
  * Puts the methods of `features` on `app`'s prototype. The app's type says the same with an
- * interface of the app's name extending the features (declaration merging), e.g.
- * `export interface ClientApp<U, V> extends PasswordFeature, TeamsFeature<U, V> {}`.
+ * interface of the app's name extending the features (declaration merging): `Composed<typeof
+ * FEATURES>`, and a generic feature by name, e.g. `export interface ClientApp<U, V> extends
+ * Composed<typeof CLIENT_FEATURES>, TeamsFeature<U, V> {}`.
  * Throws when a feature defines a name the app already has (another feature's, the app's class's,
  * or a lower level's: an override belongs in the app's class), or builds on a feature the app
  * does not have: both would be bugs, found at import.
