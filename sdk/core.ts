@@ -19,7 +19,7 @@
  */
 import { type QueryClient, type QueryKey, hashKey } from '@tanstack/query-core';
 import { type LatchQuery, type QueryState, createQueryClient, defineQuery, subscribeToQuery } from './cache.js';
-import { KnownErrors, type Result, isKnownErrorInGroup, toLatchError } from './errors.js';
+import { type KnownErrorClass, KnownErrors, type Result, isKnownErrorInGroup, orNull, toLatchError } from './errors.js';
 import { type TokenPair, type TokenStore, type TokenStoreInit, TokenSession, isAnonymousToken, resolveTokenStore } from './tokens.js';
 import {
   type AccessLevel,
@@ -287,6 +287,21 @@ export abstract class AppCore {
    */
   protected listQuery<T>(asSession: boolean, path: string, input: unknown, list: (context: CallContext) => Promise<{ items: T[] }>): LatchQuery<T[]> {
     return defineQuery(this.readKey(asSession, path, input), async () => (await this.call(list, { session: asSession })).items);
+  }
+
+  /**
+   * The cached read of one thing, as the session's user or not: what `read` answers, or null when
+   * it fails with one of `absent` (the thing is not there). What every `…Query()` or `get…` that
+   * answers null is.
+   */
+  protected findQuery<T>(
+    asSession: boolean,
+    path: string,
+    input: unknown,
+    read: (context: CallContext) => Promise<T>,
+    absent: readonly KnownErrorClass[],
+  ): LatchQuery<T | null> {
+    return defineQuery(this.readKey(asSession, path, input), () => orNull(this.call(read, { session: asSession }), absent));
   }
 
   /**
