@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { outputIsStale, replaceBuild } from '../scripts/build-output.js';
 
 /** Node-side build helper of the console (used by scripts/build.ts and the browser tests); never bundled. */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -9,23 +9,11 @@ export const ADMIN_DIST = path.join(root, 'dist/admin-web');
 /** Everything the bundle is made from: the console, the SDK, and the server modules it shares (schemas, error catalogue). */
 const SOURCES = ['admin-web', 'sdk', 'server/domains', 'contract', 'vite.config.ts', 'package-lock.json'];
 
-function newestMtime(entry: string): number {
-  if (!existsSync(entry)) return 0;
-  const stat = statSync(entry);
-  if (!stat.isDirectory()) return /\.test\.tsx?$/.test(entry) ? 0 : stat.mtimeMs;
-  let newest = 0;
-  for (const child of readdirSync(entry)) {
-    if (child === 'node_modules' || child.startsWith('.')) continue;
-    newest = Math.max(newest, newestMtime(path.join(entry, child)));
-  }
-  return newest;
-}
-
 export function adminBuildIsStale(): boolean {
-  const index = path.join(ADMIN_DIST, 'index.html');
-  if (!existsSync(index)) return true;
-  const builtAt = statSync(index).mtimeMs;
-  return SOURCES.some((source) => newestMtime(path.join(root, source)) > builtAt);
+  return outputIsStale(
+    path.join(ADMIN_DIST, 'index.html'),
+    SOURCES.map((source) => path.join(root, source)),
+  );
 }
 
 /**
@@ -34,11 +22,7 @@ export function adminBuildIsStale(): boolean {
  */
 export async function buildAdminIfStale(options: { force?: boolean } = {}): Promise<boolean> {
   if (!options.force && !adminBuildIsStale()) return false;
-  const temporary = `${ADMIN_DIST}.tmp-${process.pid}-${Date.now()}`;
-  mkdirSync(path.dirname(temporary), { recursive: true });
-  await buildAdminInto(temporary);
-  rmSync(ADMIN_DIST, { recursive: true, force: true });
-  renameSync(temporary, ADMIN_DIST);
+  await replaceBuild(ADMIN_DIST, buildAdminInto);
   return true;
 }
 

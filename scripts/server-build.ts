@@ -1,6 +1,7 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { outputIsStale, replaceBuild } from './build-output.js';
 
 /**
  * The production build of the server: `server/main.ts` and everything it imports from this
@@ -19,22 +20,12 @@ const SOURCES = ['server', 'contract', 'migrations', 'tsconfig.json', 'package-l
 /** Files the bundle loads by URL at run time, copied beside it (the e-mail sandbox's worker thread). */
 const RUNTIME_FILES = ['server/domains/emails/sandbox/worker-boot.mjs'];
 
-function newestMtime(entry: string): number {
-  if (!existsSync(entry)) return 0;
-  const stat = statSync(entry);
-  if (!stat.isDirectory()) return /\.test\.tsx?$/.test(entry) ? 0 : stat.mtimeMs;
-  let newest = 0;
-  for (const child of readdirSync(entry)) {
-    if (child === 'node_modules' || child === 'test' || child.startsWith('.')) continue;
-    newest = Math.max(newest, newestMtime(path.join(entry, child)));
-  }
-  return newest;
-}
-
 export function serverBuildIsStale(): boolean {
-  if (!existsSync(SERVER_ENTRY)) return true;
-  const builtAt = statSync(SERVER_ENTRY).mtimeMs;
-  return SOURCES.some((source) => newestMtime(path.join(root, source)) > builtAt);
+  return outputIsStale(
+    SERVER_ENTRY,
+    SOURCES.map((source) => path.join(root, source)),
+    { skipDirs: ['test'] },
+  );
 }
 
 /**
@@ -44,41 +35,39 @@ export function serverBuildIsStale(): boolean {
 export async function buildServerIfStale(options: { force?: boolean } = {}): Promise<boolean> {
   if (!options.force && !serverBuildIsStale()) return false;
   const { build } = await import('esbuild');
-  const temporary = `${SERVER_DIST}.tmp-${process.pid}-${Date.now()}`;
-  mkdirSync(temporary, { recursive: true });
-  // Both bundles: Node 20 ES modules, packages from node_modules left as imports.
-  const common = {
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    sourcemap: 'linked',
-    jsx: 'automatic',
-    tsconfig: path.join(root, 'tsconfig.json'),
-    logLevel: 'warning',
-    legalComments: 'none',
-  } as const;
-  await build({
-    ...common,
-    // Split: what the server loads with import() (React Email and the built-in templates on the
-    // first email, esbuild on the first owner template saved) becomes a chunk of its own beside
-    // main.mjs, with its packages imported there, instead of being hoisted into the start-up path.
-    entryPoints: { main: path.join(root, 'server/main.ts') },
-    outdir: temporary,
-    outExtension: { '.js': '.mjs' },
-    splitting: true,
-    chunkNames: '[name]-[hash]',
+  await replaceBuild(SERVER_DIST, async (temporary) => {
+    // Both bundles: Node 20 ES modules, packages from node_modules left as imports.
+    const common = {
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'esm',
+      packages: 'external',
+      sourcemap: 'linked',
+      jsx: 'automatic',
+      tsconfig: path.join(root, 'tsconfig.json'),
+      logLevel: 'warning',
+      legalComments: 'none',
+    } as const;
+    await build({
+      ...common,
+      // Split: what the server loads with import() (React Email and the built-in templates on the
+      // first email, esbuild on the first owner template saved) becomes a chunk of its own beside
+      // main.mjs, with its packages imported there, instead of being hoisted into the start-up path.
+      entryPoints: { main: path.join(root, 'server/main.ts') },
+      outdir: temporary,
+      outExtension: { '.js': '.mjs' },
+      splitting: true,
+      chunkNames: '[name]-[hash]',
+    });
+    // The e-mail render threads' module, compiled beside main.mjs (engine.ts starts it by URL).
+    await build({
+      ...common,
+      entryPoints: [path.join(root, 'server/domains/emails/sandbox/render-worker.ts')],
+      outfile: path.join(temporary, 'render-worker.mjs'),
+    });
+    // The bundle's own folder names where runtime files are looked up (import.meta.url).
+    for (const file of RUNTIME_FILES) copyFileSync(path.join(root, file), path.join(temporary, path.basename(file)));
   });
-  // The e-mail render threads' module, compiled beside main.mjs (engine.ts starts it by URL).
-  await build({
-    ...common,
-    entryPoints: [path.join(root, 'server/domains/emails/sandbox/render-worker.ts')],
-    outfile: path.join(temporary, 'render-worker.mjs'),
-  });
-  // The bundle's own folder names where runtime files are looked up (import.meta.url).
-  for (const file of RUNTIME_FILES) copyFileSync(path.join(root, file), path.join(temporary, path.basename(file)));
-  rmSync(SERVER_DIST, { recursive: true, force: true });
-  renameSync(temporary, SERVER_DIST);
   return true;
 }

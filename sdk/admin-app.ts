@@ -10,7 +10,7 @@
  */
 import type { LatchQuery } from './cache.js';
 import { defineQuery } from './cache.js';
-import { type CallOptions, clientCredentials, composeFeatures, envVar } from './core.js';
+import { type CallOptions, type Composed, clientCredentials, composeFeatures, envVar } from './core.js';
 import { EmailContentFeature } from './features/email-content.js';
 import { EmailsFeature } from './features/emails.js';
 import { InternalApiKeysFeature } from './features/internal-api-keys.js';
@@ -44,17 +44,20 @@ export interface AdminAppOptions extends Omit<ServerAppOptions, 'secretServerKey
   adminAccessToken?: string | (() => string | null | Promise<string | null>);
 }
 
-export interface AdminApp
-  extends
-    AdminProjectsFeature,
-    InternalApiKeysFeature,
-    AdminPermissionsFeature,
-    MetricsFeature,
-    EmailsFeature,
-    EmailContentFeature,
-    WebhooksFeature,
-    AdminPaymentsFeature,
-    AdminNotificationsFeature {}
+/** The admin app's own features (`composeFeatures` below puts them on the class). */
+const ADMIN_FEATURES = [
+  AdminProjectsFeature,
+  InternalApiKeysFeature,
+  AdminPermissionsFeature,
+  MetricsFeature,
+  EmailsFeature,
+  EmailContentFeature,
+  WebhooksFeature,
+  AdminPaymentsFeature,
+  AdminNotificationsFeature,
+] as const;
+
+export interface AdminApp extends Composed<typeof ADMIN_FEATURES> {}
 
 /**
  * The admin app of a project. Its token store defaults to none: admin apps act on the project,
@@ -126,14 +129,4 @@ export class AdminApp extends ServerApp {
   }
 }
 
-composeFeatures(AdminApp, [
-  AdminProjectsFeature,
-  InternalApiKeysFeature,
-  AdminPermissionsFeature,
-  MetricsFeature,
-  EmailsFeature,
-  EmailContentFeature,
-  WebhooksFeature,
-  AdminPaymentsFeature,
-  AdminNotificationsFeature,
-]);
+composeFeatures(AdminApp, ADMIN_FEATURES);

@@ -5,9 +5,9 @@
  * The app is the core (`core.ts`: calls, session, cache) plus one feature per area
  * (`features/<area>.ts`), composed below: the interface lists the features' methods for the
  * type, `composeFeatures` puts them on the class. A new client feature adds its file, one line
- * in each of the two lists, and one `export type *` line.
+ * in `CLIENT_FEATURES`, and one `export type *` line.
  */
-import { AppCore, composeFeatures } from './core.js';
+import { AppCore, type Composed, composeFeatures } from './core.js';
 import { AnonymousFeature } from './features/anonymous.js';
 import { ApiKeysFeature } from './features/api-keys.js';
 import { CliFeature } from './features/cli.js';
@@ -47,29 +47,34 @@ export type * from './features/team-invitations.js';
 export type * from './features/teams.js';
 export type * from './features/users.js';
 
+/**
+ * The client app's features; `composeFeatures` below puts them on the class. Those whose types
+ * depend on the app's views of users and teams come last and are named again in the interface
+ * with its type parameters.
+ */
+const CLIENT_FEATURES = [
+  PasswordFeature,
+  AnonymousFeature,
+  MagicLinkFeature,
+  MfaFeature,
+  SessionsFeature,
+  ProjectsFeature,
+  TeamInvitationsFeature,
+  PermissionsFeature,
+  ApiKeysFeature,
+  CliFeature,
+  PasskeysFeature,
+  OAuthFeature,
+  FeatureSupportFeature,
+  PaymentsFeature,
+  NotificationCategoriesBase,
+  NotificationsFeature,
+] as const;
+
 // The type parameters give a `ServerApp` the server views from the same methods: `U` the user,
 // `V` teams and member profiles.
 export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTeamViews = ClientTeamViews>
-  extends
-    PasswordFeature,
-    AnonymousFeature,
-    MagicLinkFeature,
-    MfaFeature,
-    SessionsFeature,
-    CurrentUserFeature<U>,
-    ProjectsFeature,
-    TeamsFeature<U, V>,
-    TeamInvitationsFeature,
-    PermissionsFeature,
-    ApiKeysFeature,
-    ContactChannelsFeature<U>,
-    CliFeature,
-    PasskeysFeature,
-    OAuthFeature,
-    FeatureSupportFeature,
-    PaymentsFeature,
-    NotificationCategoriesBase,
-    NotificationsFeature {}
+  extends Composed<typeof CLIENT_FEATURES>, CurrentUserFeature<U>, TeamsFeature<U, V>, ContactChannelsFeature<U> {}
 
 /**
  * The client app of a project: sign-up, sign-in and sign-out, the signed-in user and their
@@ -84,24 +89,4 @@ export interface ClientApp<U extends ClientUser = ClientUser, V extends ClientTe
  */
 export class ClientApp<U extends ClientUser = ClientUser, V extends ClientTeamViews = ClientTeamViews> extends AppCore {}
 
-composeFeatures(ClientApp, [
-  PasswordFeature,
-  AnonymousFeature,
-  MagicLinkFeature,
-  MfaFeature,
-  SessionsFeature,
-  CurrentUserFeature,
-  ProjectsFeature,
-  TeamsFeature,
-  TeamInvitationsFeature,
-  PermissionsFeature,
-  ApiKeysFeature,
-  ContactChannelsFeature,
-  CliFeature,
-  PasskeysFeature,
-  OAuthFeature,
-  FeatureSupportFeature,
-  PaymentsFeature,
-  NotificationCategoriesBase,
-  NotificationsFeature,
-]);
+composeFeatures(ClientApp, [...CLIENT_FEATURES, CurrentUserFeature, TeamsFeature, ContactChannelsFeature]);

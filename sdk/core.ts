@@ -19,7 +19,7 @@
  */
 import { type QueryClient, type QueryKey, hashKey } from '@tanstack/query-core';
 import { type LatchQuery, type QueryState, createQueryClient, defineQuery, subscribeToQuery } from './cache.js';
-import { KnownErrors, type Result, isKnownErrorInGroup, toLatchError } from './errors.js';
+import { type KnownErrorClass, KnownErrors, type Result, isKnownErrorInGroup, orNull, toLatchError } from './errors.js';
 import { type TokenPair, type TokenStore, type TokenStoreInit, TokenSession, isAnonymousToken, resolveTokenStore } from './tokens.js';
 import {
   type AccessLevel,
@@ -290,6 +290,21 @@ export abstract class AppCore {
   }
 
   /**
+   * The cached read of one thing, as the session's user or not: what `read` answers, or null when
+   * it fails with one of `absent` (the thing is not there). What every `…Query()` or `get…` that
+   * answers null is.
+   */
+  protected findQuery<T>(
+    asSession: boolean,
+    path: string,
+    input: unknown,
+    read: (context: CallContext) => Promise<T>,
+    absent: readonly KnownErrorClass[],
+  ): LatchQuery<T | null> {
+    return defineQuery(this.readKey(asSession, path, input), () => orNull(this.call(read, { session: asSession }), absent));
+  }
+
+  /**
    * Whether a call about `userId` runs as the session's user. Clients always do; server code when
    * it names `'me'`, or names nobody where the call then means the caller (`omittedMeansMe`).
    */
@@ -426,9 +441,23 @@ export abstract class AppCore {
 export type Feature = abstract new (...args: never[]) => AppCore;
 
 /**
+ * The methods of a list of features, as one type: an app's interface extends it (declaration
+ * merging), so the list written once serves both the type and {@link composeFeatures}.
+ *
+ * @example
+ * const SERVER_FEATURES = [ServerUsersFeature, ServerSessionsFeature] as const;
+ * export interface ServerApp extends Composed<typeof SERVER_FEATURES> {}
+ * composeFeatures(ServerApp, SERVER_FEATURES);
+ */
+export type Composed<Features extends readonly Feature[]> = IntersectionOf<InstanceType<Features[number]>>;
+
+type IntersectionOf<Union> = (Union extends unknown ? (member: Union) => void : never) extends (member: infer Both) => void ? Both : never;
+
+/**
  * Puts the methods of `features` on `app`'s prototype. The app's type says the same with an
- * interface of the app's name extending the features (declaration merging), e.g.
- * `export interface ClientApp<U, V> extends PasswordFeature, TeamsFeature<U, V> {}`.
+ * interface of the app's name extending the features (declaration merging): `Composed<typeof
+ * FEATURES>`, and a generic feature by name, e.g. `export interface ClientApp<U, V> extends
+ * Composed<typeof CLIENT_FEATURES>, TeamsFeature<U, V> {}`.
  * Throws when a feature defines a name the app already has (another feature's, the app's class's,
  * or a lower level's: an override belongs in the app's class), or builds on a feature the app
  * does not have: both would be bugs, found at import.

@@ -111,6 +111,19 @@ export async function toResult<T, E extends KnownError>(call: Promise<T>, expect
   }
 }
 
+/**
+ * Runs `call`; a known error that is an instance of one of `absent` (what was asked for is not
+ * there) becomes null, anything else is rethrown: what every `get…` that answers null does.
+ */
+export async function orNull<T>(call: Promise<T>, absent: readonly KnownErrorClass[]): Promise<T | null> {
+  try {
+    return await call;
+  } catch (error) {
+    if (absent.some((cls) => error instanceof cls)) return null;
+    throw error;
+  }
+}
+
 /** The `error` of a tRPC client error, as much of it as we read. */
 interface TrpcClientErrorLike {
   name: string;

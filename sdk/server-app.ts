@@ -7,7 +7,7 @@
  * `client-app.ts`.
  */
 import { ClientApp } from './client-app.js';
-import { type ClientAppOptions, composeFeatures, envVar } from './core.js';
+import { type ClientAppOptions, type Composed, composeFeatures, envVar } from './core.js';
 import { ServerApiKeysFeature } from './features/api-keys.js';
 import { ServerOAuthFeature } from './features/oauth.js';
 import { ServerNotificationsFeature } from './features/notifications.js';
@@ -33,17 +33,20 @@ export interface ServerAppOptions extends ClientAppOptions {
   secretServerKey?: string;
 }
 
-export interface ServerApp
-  extends
-    ServerUsersFeature,
-    ServerSessionsFeature,
-    ServerTeamsFeature,
-    ServerPermissionsFeature,
-    ServerApiKeysFeature,
-    ServerOAuthFeature,
-    ServerDataVaultFeature,
-    ServerPaymentsFeature,
-    ServerNotificationsFeature {}
+/** The server app's own features (`composeFeatures` below puts them on the class). */
+const SERVER_FEATURES = [
+  ServerUsersFeature,
+  ServerSessionsFeature,
+  ServerTeamsFeature,
+  ServerPermissionsFeature,
+  ServerApiKeysFeature,
+  ServerOAuthFeature,
+  ServerDataVaultFeature,
+  ServerPaymentsFeature,
+  ServerNotificationsFeature,
+] as const;
+
+export interface ServerApp extends Composed<typeof SERVER_FEATURES> {}
 
 /**
  * The server app of a project: the client app's calls with server access, plus user management.
@@ -77,14 +80,4 @@ export class ServerApp extends ClientApp<ServerUser, ServerTeamViews> {
   }
 }
 
-composeFeatures(ServerApp, [
-  ServerUsersFeature,
-  ServerSessionsFeature,
-  ServerTeamsFeature,
-  ServerPermissionsFeature,
-  ServerApiKeysFeature,
-  ServerOAuthFeature,
-  ServerDataVaultFeature,
-  ServerPaymentsFeature,
-  ServerNotificationsFeature,
-]);
+composeFeatures(ServerApp, SERVER_FEATURES);

@@ -11,7 +11,7 @@ import { emailSchema } from '../../contract/validation/schemas.js';
 import { internalApp } from '../api.js';
 import { InvitationSent, pendingInvitationsTable } from './invitation-form.js';
 import { navigate } from './router.js';
-import { Card, ConfirmButton, DataTable, ErrorMessage, InlineForm, InlineInput, QueryView, formatDate, useFormAction } from './ui.js';
+import { Card, ConfirmButton, DataTable, ErrorMessage, InlineForm, InlineInput, QueryView, Table, formatDate, useFormAction } from './ui.js';
 
 const inviteSchema = z.object({ email: emailSchema });
 
@@ -42,50 +42,40 @@ export function OwnersCard({ projectId }: { projectId: string }) {
                 {data.owner_team.owned_project_count > 1 ? `, which owns ${data.owner_team.owned_project_count} projects: its members own all of them` : ''}.
                 {last ? ' You are the only owner: invite someone before you can leave.' : ''}
               </p>
-              <div className="table-wrap">
-                <table aria-label="Owners">
-                  <thead>
-                    <tr>
-                      <th scope="col">Owner</th>
-                      <th scope="col">Owner since</th>
-                      <th scope="col">
-                        <span className="visually-hidden">Actions</span>
-                      </th>
+              <Table
+                label="Owners"
+                columns={['Owner', 'Owner since', null]}
+                items={data.items}
+                row={(owner) => {
+                  const name = owner.primary_email ?? owner.display_name ?? owner.user_id;
+                  return (
+                    <tr key={owner.user_id}>
+                      <td>
+                        {name} {owner.is_current_user ? <span className="badge">you</span> : null}
+                      </td>
+                      <td>{formatDate(owner.joined_at_millis)}</td>
+                      <td className="actions end">
+                        {last ? null : (
+                          <ConfirmButton
+                            className="button small danger"
+                            label={owner.is_current_user ? 'Leave' : 'Remove'}
+                            title={owner.is_current_user ? 'Stop owning this project?' : `Remove ${name}?`}
+                            message={
+                              <p>
+                                {owner.is_current_user ? 'You lose' : 'They lose'} access to every project of {data.owner_team.display_name}.
+                              </p>
+                            }
+                            onConfirm={async () => {
+                              await internalApp.removeProjectOwner(projectId, owner.user_id);
+                              if (owner.is_current_user) navigate('/projects');
+                            }}
+                          />
+                        )}
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {data.items.map((owner) => {
-                      const name = owner.primary_email ?? owner.display_name ?? owner.user_id;
-                      return (
-                        <tr key={owner.user_id}>
-                          <td>
-                            {name} {owner.is_current_user ? <span className="badge">you</span> : null}
-                          </td>
-                          <td>{formatDate(owner.joined_at_millis)}</td>
-                          <td className="actions end">
-                            {last ? null : (
-                              <ConfirmButton
-                                className="button small danger"
-                                label={owner.is_current_user ? 'Leave' : 'Remove'}
-                                title={owner.is_current_user ? 'Stop owning this project?' : `Remove ${name}?`}
-                                message={
-                                  <p>
-                                    {owner.is_current_user ? 'You lose' : 'They lose'} access to every project of {data.owner_team.display_name}.
-                                  </p>
-                                }
-                                onConfirm={async () => {
-                                  await internalApp.removeProjectOwner(projectId, owner.user_id);
-                                  if (owner.is_current_user) navigate('/projects');
-                                }}
-                              />
-                            )}
-                          </td>
-                        </tr>
-                      );
-                    })}
-                  </tbody>
-                </table>
-              </div>
+                  );
+                }}
+              />
             </div>
           );
         }}

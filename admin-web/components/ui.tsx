@@ -420,13 +420,16 @@ export function SmallButton({ onClick, children }: { onClick: () => unknown; chi
 /**
  * A form on one row: inputs side by side, then the submit button, then `after` (a status). With
  * `align="start"` the inputs may show hints or errors below them, so the button is lowered to
- * line up with the inputs themselves.
+ * line up with the inputs themselves. `label` names the form for screen readers; `disabled`
+ * disables the button (nothing to submit yet, or a submit under way).
  */
 export function InlineForm({
   onSubmit,
   submitLabel,
   align,
   spaced,
+  label,
+  disabled,
   after,
   children,
 }: {
@@ -434,13 +437,15 @@ export function InlineForm({
   submitLabel: string;
   align: 'start' | 'end';
   spaced?: boolean;
+  label?: string;
+  disabled?: boolean;
   after?: ReactNode;
   children: ReactNode;
 }) {
   return (
-    <form className="row" style={{ ...(spaced ? { marginTop: 12 } : {}), alignItems: `flex-${align}` }} onSubmit={onSubmit} noValidate>
+    <form className="row" style={{ ...(spaced ? { marginTop: 12 } : {}), alignItems: `flex-${align}` }} onSubmit={onSubmit} noValidate aria-label={label}>
       {children}
-      <button type="submit" className="button" style={align === 'start' ? { marginTop: 26 } : undefined}>
+      <button type="submit" className="button" style={align === 'start' ? { marginTop: 26 } : undefined} disabled={disabled}>
         {submitLabel}
       </button>
       {after}

@@ -19,6 +19,7 @@ import {
   Pager,
   QueryView,
   SaveFooter,
+  Table,
   fieldErrors,
   formatDate,
   useAction,
@@ -254,40 +255,29 @@ function OutboxCard({ projectId, admin }: { projectId: string; admin: PageProps[
             <Empty title="No emails yet">Verification, password reset and magic link emails appear here.</Empty>
           ) : (
             <>
-              <div className="table-wrap">
-                <table aria-label="Sent emails">
-                  <thead>
-                    <tr>
-                      <th scope="col">To</th>
-                      <th scope="col">Subject</th>
-                      <th scope="col">State</th>
-                      <th scope="col">Sent at</th>
-                      <th scope="col">Error</th>
-                      <th scope="col">Created</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.items.map((email) => (
-                      <tr key={email.id} className="clickable" onClick={() => navigate(`/projects/${projectId}/emails/${email.id}`)}>
-                        <td>{email.to}</td>
-                        <td>
-                          <Link href={`/projects/${projectId}/emails/${email.id}`} onClick={(event) => event.stopPropagation()}>
-                            {email.subject}
-                          </Link>
-                        </td>
-                        <td>
-                          <span className={STATE_BADGE[email.state]} title={email.error ?? undefined}>
-                            {email.state}
-                          </span>
-                        </td>
-                        <td>{formatDate(email.sent_at_millis)}</td>
-                        <td className="small">{email.error ?? ''}</td>
-                        <td>{formatDate(email.created_at_millis)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table
+                label="Sent emails"
+                columns={['To', 'Subject', 'State', 'Sent at', 'Error', 'Created']}
+                items={page.items}
+                row={(email) => (
+                  <tr key={email.id} className="clickable" onClick={() => navigate(`/projects/${projectId}/emails/${email.id}`)}>
+                    <td>{email.to}</td>
+                    <td>
+                      <Link href={`/projects/${projectId}/emails/${email.id}`} onClick={(event) => event.stopPropagation()}>
+                        {email.subject}
+                      </Link>
+                    </td>
+                    <td>
+                      <span className={STATE_BADGE[email.state]} title={email.error ?? undefined}>
+                        {email.state}
+                      </span>
+                    </td>
+                    <td>{formatDate(email.sent_at_millis)}</td>
+                    <td className="small">{email.error ?? ''}</td>
+                    <td>{formatDate(email.created_at_millis)}</td>
+                  </tr>
+                )}
+              />
               <Pager label="Pages of emails" cursors={cursors} onCursors={setCursors} next={page.pagination.next_cursor} />
             </>
           )
@@ -303,37 +293,29 @@ function ScheduledCard({ projectId, admin }: { projectId: string; admin: PagePro
   if (!scheduled.data || scheduled.data.length === 0) return null;
   return (
     <Card title="Scheduled">
-      <div className="table-wrap">
-        <table aria-label="Scheduled emails">
-          <thead>
-            <tr>
-              <th scope="col">Goes out</th>
-              <th scope="col">What</th>
-              <th scope="col">Recipients</th>
-            </tr>
-          </thead>
-          <tbody>
-            {scheduled.data.map((send) => (
-              <tr key={send.id}>
-                <td>
-                  <span className="badge">scheduled</span> {formatDate(send.scheduled_at_millis)}
-                </td>
-                <td>
-                  {send.draft_id ? (
-                    <Link href={`/projects/${projectId}/email-editor/draft:${send.draft_id}`}>Draft</Link>
-                  ) : send.template_id ? (
-                    <Link href={`/projects/${projectId}/email-editor/template:${send.template_id}`}>Template</Link>
-                  ) : (
-                    'HTML'
-                  )}
-                  {send.subject ? ` · ${send.subject}` : ''}
-                </td>
-                <td>{send.recipient_count}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        label="Scheduled emails"
+        columns={['Goes out', 'What', 'Recipients']}
+        items={scheduled.data}
+        row={(send) => (
+          <tr key={send.id}>
+            <td>
+              <span className="badge">scheduled</span> {formatDate(send.scheduled_at_millis)}
+            </td>
+            <td>
+              {send.draft_id ? (
+                <Link href={`/projects/${projectId}/email-editor/draft:${send.draft_id}`}>Draft</Link>
+              ) : send.template_id ? (
+                <Link href={`/projects/${projectId}/email-editor/template:${send.template_id}`}>Template</Link>
+              ) : (
+                'HTML'
+              )}
+              {send.subject ? ` · ${send.subject}` : ''}
+            </td>
+            <td>{send.recipient_count}</td>
+          </tr>
+        )}
+      />
     </Card>
   );
 }

@@ -21,6 +21,7 @@ import {
   Empty,
   ErrorMessage,
   Field,
+  InlineForm,
   Modal,
   PrimaryButton,
   SmallButton,
@@ -157,21 +158,27 @@ function SimpleEntries({
           )}
         />
       )}
-      <form className="row" style={{ marginTop: 12, alignItems: 'flex-end' }} onSubmit={submit} noValidate aria-label={`Add ${noun}`}>
+      <InlineForm
+        label={`Add ${noun}`}
+        spaced
+        align="end"
+        submitLabel={editing ? `Save ${noun}` : `Add ${noun}`}
+        disabled={!id.trim() || saving.pending}
+        onSubmit={submit}
+        after={
+          saving.done ? (
+            <span className="muted small" role="status">
+              Saved.
+            </span>
+          ) : null
+        }
+      >
         <Field label={`${title.slice(0, -1)} ID`}>{(props) => <input {...props} value={id} onChange={(e) => setId(e.target.value)} />}</Field>
         <Field label={`${title.slice(0, -1)} display name`}>
           {(props) => <input {...props} value={displayName} onChange={(e) => setDisplayName(e.target.value)} />}
         </Field>
         <CustomerTypeSelect value={customerType} onChange={setCustomerType} optional={!requireCustomerType} label={`${title.slice(0, -1)} customer type`} />
-        <button type="submit" className="button" disabled={!id.trim() || saving.pending}>
-          {editing ? `Save ${noun}` : `Add ${noun}`}
-        </button>
-        {saving.done ? (
-          <span className="muted small" role="status">
-            Saved.
-          </span>
-        ) : null}
-      </form>
+      </InlineForm>
       <ErrorMessage error={saving.error} title={`Could not save the ${noun}`} />
     </Card>
   );

@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { CUSTOMER_TYPES, type CustomerType } from '../../contract/config/payments.js';
 import { paymentsOf } from '../components/config.js';
-import { Card, Empty, ErrorMessage, Field, Pager, QueryView, SelectField, SmallButton, Table, useAction, useDebounced } from '../components/ui.js';
+import { Card, Empty, ErrorMessage, Field, InlineForm, Pager, QueryView, SelectField, SmallButton, Table, useAction, useDebounced } from '../components/ui.js';
 import { TransactionsCard } from './payments-transactions.js';
 import type { PageProps } from './page-props.js';
 
@@ -219,15 +219,22 @@ function CustomerCard({ projectId, admin, project, customer }: PageProps & { cus
       {products.length === 0 ? (
         <Empty title={`No ${customer.type} products in the catalogue`} />
       ) : (
-        <form
-          className="row"
-          style={{ alignItems: 'flex-end' }}
-          aria-label="Grant a product"
-          noValidate
+        <InlineForm
+          label="Grant a product"
+          align="end"
+          submitLabel="Grant product"
+          disabled={!productId || granting.pending}
           onSubmit={(e) => {
             e.preventDefault();
             void granting.run();
           }}
+          after={
+            granting.done ? (
+              <span className="muted small" role="status">
+                Granted.
+              </span>
+            ) : null
+          }
         >
           <Field label="Product to grant">
             {(p) => (
@@ -245,25 +252,17 @@ function CustomerCard({ projectId, admin, project, customer }: PageProps & { cus
               {(p) => <input {...p} type="number" min={1} style={{ width: 100 }} value={quantity} onChange={(e) => setQuantity(e.target.value)} />}
             </Field>
           ) : null}
-          <button type="submit" className="button" disabled={!productId || granting.pending}>
-            Grant product
-          </button>
-          {granting.done ? (
-            <span className="muted small" role="status">
-              Granted.
-            </span>
-          ) : null}
-        </form>
+        </InlineForm>
       )}
       <ErrorMessage error={granting.error} title="Could not grant the product" />
 
       <h3>Change an item quantity</h3>
       {itemIds.length === 0 ? null : (
-        <form
-          className="row"
-          style={{ alignItems: 'flex-start' }}
-          aria-label="Change an item quantity"
-          noValidate
+        <InlineForm
+          label="Change an item quantity"
+          align="start"
+          submitLabel="Change quantity"
+          disabled={!delta.trim() || Boolean(deltaError) || changing.pending}
           onSubmit={(e) => {
             e.preventDefault();
             if (!deltaError && delta.trim()) void changing.run();
@@ -286,10 +285,7 @@ function CustomerCard({ projectId, admin, project, customer }: PageProps & { cus
           <Field label="Description" hint="Shown in the transactions">
             {(p) => <input {...p} maxLength={1000} value={description} onChange={(e) => setDescription(e.target.value)} />}
           </Field>
-          <button type="submit" className="button" style={{ marginTop: 26 }} disabled={!delta.trim() || Boolean(deltaError) || changing.pending}>
-            Change quantity
-          </button>
-        </form>
+        </InlineForm>
       )}
       <ErrorMessage error={changing.error} title="Could not change the quantity" />
     </Card>

@@ -1,6 +1,5 @@
 /** User and team API keys: managing them (all levels) and checking a presented key (server). */
 import type { LatchQuery } from '../cache.js';
-import { defineQuery } from '../cache.js';
 import { AppCore } from '../core.js';
 import { KnownErrors, type KnownErrorOf, isKnownErrorInGroup } from '../errors.js';
 import type { RouterInputs, RouterOutputs } from '../transport.js';
@@ -189,18 +188,14 @@ export abstract class ApiKeysFeature extends AppCore {
     const input = { api_key_id: apiKeyId };
     const path = type === 'user' ? 'userTeamApiKeys.getUserKey' : 'userTeamApiKeys.getTeamKey';
     return this.queryClient.fetchQuery(
-      defineQuery(this.readKey(asSession, path, input), async (): Promise<UserApiKey | TeamApiKey | null> => {
-        try {
-          return await this.call<UserApiKey | TeamApiKey>(
-            (context) =>
-              type === 'user' ? this.trpc.userTeamApiKeys.getUserKey.query(input, { context }) : this.trpc.userTeamApiKeys.getTeamKey.query(input, { context }),
-            { session: asSession },
-          );
-        } catch (error) {
-          if (error instanceof KnownErrors.ApiKeyNotFound) return null;
-          throw error;
-        }
-      }),
+      this.findQuery<UserApiKey | TeamApiKey>(
+        asSession,
+        path,
+        input,
+        (context) =>
+          type === 'user' ? this.trpc.userTeamApiKeys.getUserKey.query(input, { context }) : this.trpc.userTeamApiKeys.getTeamKey.query(input, { context }),
+        [KnownErrors.ApiKeyNotFound],
+      ),
     );
   }
 }

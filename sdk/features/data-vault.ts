@@ -1,6 +1,6 @@
 /** The data vault (server): values encrypted by this SDK before they reach Latch (sdk/vault-crypto.ts). */
 import { AppCore } from '../core.js';
-import { KnownErrors } from '../errors.js';
+import { KnownErrors, orNull } from '../errors.js';
 import { decryptVaultValue, deriveVaultKey, encryptVaultValue } from '../vault-crypto.js';
 
 /** Options of a vault read or write: the secret only your servers hold (Latch never sees it). */
@@ -32,15 +32,13 @@ export abstract class ServerDataVaultFeature extends AppCore {
       id,
       getValue: async (key, { secret }) => {
         const { hashedKey, material } = await deriveVaultKey(secret, key);
-        let encrypted: string;
-        try {
-          ({ encrypted_value: encrypted } = await this.call((context) => this.trpc.dataVault.get.mutate({ store: id, hashed_key: hashedKey }, { context })));
-        } catch (error) {
-          // "DataVaultStoreHashedKeyDoesNotExist: returns null" (spec section 8).
-          if (error instanceof KnownErrors.DataVaultStoreHashedKeyDoesNotExist) return null;
-          throw error;
-        }
-        return decryptVaultValue(material, encrypted);
+        // "DataVaultStoreHashedKeyDoesNotExist: returns null" (spec section 8).
+        const stored = await orNull(
+          this.call((context) => this.trpc.dataVault.get.mutate({ store: id, hashed_key: hashedKey }, { context })),
+          [KnownErrors.DataVaultStoreHashedKeyDoesNotExist],
+        );
+        if (!stored) return null;
+        return decryptVaultValue(material, stored.encrypted_value);
       },
       setValue: async (key, value, { secret }) => {
         if (typeof value !== 'string') throw new TypeError('Data vault value must be a string');

@@ -51,14 +51,7 @@ export abstract class EmailsFeature extends AppCore {
   async getSentEmail(emailId: string): Promise<SentEmailDetail | null> {
     const input = { email_id: emailId };
     return this.queryClient.fetchQuery(
-      defineQuery(this.appKey('emails.get', input), async (): Promise<SentEmailDetail | null> => {
-        try {
-          return await this.call((context) => this.trpc.emails.get.query(input, { context }));
-        } catch (error) {
-          if (error instanceof KnownErrors.SentEmailNotFound) return null;
-          throw error;
-        }
-      }),
+      this.findQuery(false, 'emails.get', input, (context) => this.trpc.emails.get.query(input, { context }), [KnownErrors.SentEmailNotFound]),
     );
   }
 

@@ -9,7 +9,7 @@
 import type { LatchQuery } from '../cache.js';
 import { defineQuery } from '../cache.js';
 import { AppCore } from '../core.js';
-import { KnownErrors } from '../errors.js';
+import { KnownErrors, orNull } from '../errors.js';
 import type { RouterInputs, RouterOutputs } from '../transport.js';
 import { FeatureSupportFeature } from './feature-support.js';
 
@@ -215,15 +215,13 @@ export abstract class PaymentsFeature extends FeatureSupportFeature {
    */
   async createBillingPortalUrl(options: PaymentCustomerRef & { returnUrl: string }): Promise<string | null> {
     const input = { ...customerOf(options), return_url: options.returnUrl };
-    try {
-      const { url } = await this.call((context) => this.trpc.payments.billingPortal.mutate(input, { context }), {
+    const portal = await orNull(
+      this.call((context) => this.trpc.payments.billingPortal.mutate(input, { context }), {
         session: this.sessionFor((options as { userId?: string }).userId, false),
-      });
-      return url;
-    } catch (error) {
-      if (error instanceof KnownErrors.StripeAccountInfoNotFound) return null;
-      throw error;
-    }
+      }),
+      [KnownErrors.StripeAccountInfoNotFound],
+    );
+    return portal ? portal.url : null;
   }
 }
 
@@ -351,12 +349,10 @@ export abstract class AdminPaymentsFeature extends AppCore {
    * if (!info) console.log('Connect Stripe first');
    */
   async getStripeAccountInfo(): Promise<StripeAccountInfo | null> {
-    try {
-      return await this.call((context) => this.trpc.payments.stripeAccountInfo.query({}, { context }));
-    } catch (error) {
-      if (error instanceof KnownErrors.StripeAccountInfoNotFound) return null;
-      throw error;
-    }
+    return orNull(
+      this.call((context) => this.trpc.payments.stripeAccountInfo.query({}, { context })),
+      [KnownErrors.StripeAccountInfoNotFound],
+    );
   }
 
   /**
@@ -364,13 +360,11 @@ export abstract class AdminPaymentsFeature extends AppCore {
    * when Stripe is not set up ("payment provider account info not found" returns null).
    */
   async createStripeAccountSession(): Promise<{ clientSecret: string; expiresAt: Date } | null> {
-    try {
-      const session = await this.call((context) => this.trpc.payments.stripeAccountSession.mutate({}, { context }));
-      return { clientSecret: session.client_secret, expiresAt: new Date(session.expires_at_millis) };
-    } catch (error) {
-      if (error instanceof KnownErrors.StripeAccountInfoNotFound) return null;
-      throw error;
-    }
+    const session = await orNull(
+      this.call((context) => this.trpc.payments.stripeAccountSession.mutate({}, { context })),
+      [KnownErrors.StripeAccountInfoNotFound],
+    );
+    return session ? { clientSecret: session.client_secret, expiresAt: new Date(session.expires_at_millis) } : null;
   }
 
   /** A page of transactions, newest first. */

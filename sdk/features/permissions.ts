@@ -3,7 +3,6 @@
  * definitions (server), and defining them (admin).
  */
 import type { LatchQuery } from '../cache.js';
-import { defineQuery } from '../cache.js';
 import { AppCore } from '../core.js';
 import { KnownErrors } from '../errors.js';
 import type { RouterInputs, RouterOutputs } from '../transport.js';
@@ -18,15 +17,6 @@ export type PermissionDefinition = RouterOutputs['permissions']['getTeamDefiniti
 export type PermissionDefinitionCreateInput = RouterInputs['permissions']['createTeamDefinition'];
 /** A change of a custom permission: a new `id` (grants follow), description, or contained permissions. */
 export type PermissionDefinitionUpdateInput = Omit<RouterInputs['permissions']['updateTeamDefinition'], 'permission_id'>;
-
-async function orNullIfNoPermission<T>(read: Promise<T>): Promise<T | null> {
-  try {
-    return await read;
-  } catch (error) {
-    if (error instanceof KnownErrors.PermissionNotFound) return null;
-    throw error;
-  }
-}
 
 /** The permissions a user holds. */
 export abstract class PermissionsFeature extends AppCore {
@@ -205,9 +195,9 @@ export abstract class ServerPermissionsFeature extends AppCore {
   async getTeamPermissionDefinition(permissionId: string): Promise<PermissionDefinition | null> {
     const input = { permission_id: permissionId };
     return this.queryClient.fetchQuery(
-      defineQuery(this.appKey('permissions.getTeamDefinition', input), () =>
-        orNullIfNoPermission(this.call((context) => this.trpc.permissions.getTeamDefinition.query(input, { context }))),
-      ),
+      this.findQuery(false, 'permissions.getTeamDefinition', input, (context) => this.trpc.permissions.getTeamDefinition.query(input, { context }), [
+        KnownErrors.PermissionNotFound,
+      ]),
     );
   }
 
@@ -241,9 +231,9 @@ export abstract class ServerPermissionsFeature extends AppCore {
   async getProjectPermissionDefinition(permissionId: string): Promise<PermissionDefinition | null> {
     const input = { permission_id: permissionId };
     return this.queryClient.fetchQuery(
-      defineQuery(this.appKey('permissions.getProjectDefinition', input), () =>
-        orNullIfNoPermission(this.call((context) => this.trpc.permissions.getProjectDefinition.query(input, { context }))),
-      ),
+      this.findQuery(false, 'permissions.getProjectDefinition', input, (context) => this.trpc.permissions.getProjectDefinition.query(input, { context }), [
+        KnownErrors.PermissionNotFound,
+      ]),
     );
   }
 }

@@ -3,7 +3,6 @@
  * permissions). The `V` type parameter gives a `ServerApp` the server views and inputs.
  */
 import type { LatchQuery } from '../cache.js';
-import { defineQuery } from '../cache.js';
 import { AppCore, MEMBERSHIP_DATA } from '../core.js';
 import { KnownErrors } from '../errors.js';
 import type { RouterInputs, RouterOutputs } from '../transport.js';
@@ -88,14 +87,9 @@ export abstract class TeamsFeature<U extends ClientUser = ClientUser, V extends 
   teamQuery(teamId: string): LatchQuery<V['team'] | null> {
     const asSession = this.accessLevel() === 'client';
     const input = { team_id: teamId };
-    return defineQuery(this.readKey(asSession, 'teams.get', input), async () => {
-      try {
-        return (await this.call((context) => this.trpc.teams.get.query(input, { context }), { session: asSession })) as V['team'];
-      } catch (error) {
-        if (error instanceof KnownErrors.TeamNotFound) return null;
-        throw error;
-      }
-    });
+    return this.findQuery(asSession, 'teams.get', input, (context) => this.trpc.teams.get.query(input, { context }) as Promise<V['team']>, [
+      KnownErrors.TeamNotFound,
+    ]);
   }
 
   /**
@@ -239,14 +233,13 @@ export abstract class TeamsFeature<U extends ClientUser = ClientUser, V extends 
     const input = { team_id: teamId, user_id: options.userId ?? 'me' };
     const asSession = this.sessionFor(options.userId);
     return this.queryClient.fetchQuery(
-      defineQuery(this.readKey(asSession, 'teams.getMemberProfile', input), async () => {
-        try {
-          return (await this.call((context) => this.trpc.teams.getMemberProfile.query(input, { context }), { session: asSession })) as V['memberProfile'];
-        } catch (error) {
-          if (error instanceof KnownErrors.TeamMembershipNotFound || error instanceof KnownErrors.TeamNotFound) return null;
-          throw error;
-        }
-      }),
+      this.findQuery(
+        asSession,
+        'teams.getMemberProfile',
+        input,
+        (context) => this.trpc.teams.getMemberProfile.query(input, { context }) as Promise<V['memberProfile']>,
+        [KnownErrors.TeamMembershipNotFound, KnownErrors.TeamNotFound],
+      ),
     );
   }
 

@@ -158,14 +158,10 @@ export abstract class ServerUsersFeature extends AppCore {
    * server.subscribe(() => server.userQuery(id), (state) => console.log(state.data));
    */
   userQuery(userId: string): LatchQuery<ServerUser | null> {
-    return defineQuery(this.appKey('users.get', { user_id: userId }), async () => {
-      try {
-        return (await this.call((context) => this.trpc.users.get.query({ user_id: userId }, { context }))) as ServerUser;
-      } catch (error) {
-        if (error instanceof KnownErrors.UserNotFound) return null;
-        throw error;
-      }
-    });
+    const input = { user_id: userId };
+    return this.findQuery(false, 'users.get', input, (context) => this.trpc.users.get.query(input, { context }) as Promise<ServerUser>, [
+      KnownErrors.UserNotFound,
+    ]);
   }
 
   /**

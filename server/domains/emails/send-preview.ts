@@ -9,10 +9,9 @@ import { revealSecret } from '../projects/service.js';
 import { findOwnerEmail } from './content/queries.js';
 import { limitTestEmails } from './limits.js';
 import { renderEmailPreview } from './owner-render.js';
-import { ALLOWED_SMTP_PORTS, OutboundRefused } from './public-address.js';
 import { insertSettledEmail } from './queries.js';
 import { sealEmailBody } from './sealed-body.js';
-import { pinTarget, sendOnce, smtpErrorText, smtpFailure, standardTarget } from './transport.js';
+import { sendRightAway, standardTarget } from './transport.js';
 
 /**
  * `POST /internal/emails/send-preview` (the console's "Send a test to me"): renders a source the
@@ -45,14 +44,14 @@ export async function sendEmailPreview(
   const sealed = sealEmailBody(deps.env.secret, id, rendered);
   const record = (state: 'sent' | 'failed', error: string | null) =>
     insertSettledEmail(deps.db, { id, tenancy_id: auth.tenancy.id, to_email: to, subject, html: sealed.html, text: sealed.text, state, error });
-  try {
-    await sendOnce(await pinTarget(target), { id, to, subject, html: rendered.html, text: rendered.text });
-  } catch (error) {
-    if (error instanceof OutboundRefused && error.reason === 'port-not-allowed')
-      throw new KnownErrors.EmailServerPortNotAllowed(config.port, ALLOWED_SMTP_PORTS);
-    if (error instanceof OutboundRefused && error.reason === 'address-not-allowed') throw new KnownErrors.EmailServerHostNotAllowed(config.host);
-    deps.log.info('email preview failed', { project_id: auth.project.id, error: smtpErrorText(error) });
-    const failure = smtpFailure(error);
+  const failure = await sendRightAway(deps.log, 'email preview failed', auth.project.id, config, target, {
+    id,
+    to,
+    subject,
+    html: rendered.html,
+    text: rendered.text,
+  });
+  if (failure) {
     await record('failed', failure.message);
     throw new KnownErrors.EmailServerSendFailed(failure.reason, failure.message);
   }

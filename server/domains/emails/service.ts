@@ -19,8 +19,7 @@ import type {
   sentEmailDetailSchema,
   sentEmailSchema,
 } from '../../../contract/schemas/emails.js';
-import { ALLOWED_SMTP_PORTS, OutboundRefused } from './public-address.js';
-import { pinTarget, sendOnce, smtpErrorText, smtpFailure, type SmtpFailureReason, standardTarget } from './transport.js';
+import { sendRightAway, type SmtpFailureReason, standardTarget } from './transport.js';
 import { decodeKeysetCursor, encodeKeysetCursor, type KeysetPosition } from '../../db/keyset-cursor.js';
 
 /**
@@ -141,17 +140,8 @@ export async function sendTestEmail(
   if (!target) throw new KnownErrors.RequiresCustomEmailServer();
   await limitTestEmails(deps, auth.tenancy, { adminUserId: auth.adminUserId, ip });
   const rendered = await renderEmail(brandingOf(auth.project), { type: 'test' });
-  try {
-    await sendOnce(await pinTarget(target), { to: input.recipient_email, ...rendered });
-    return { success: true, error_message: null };
-  } catch (error) {
-    if (error instanceof OutboundRefused && error.reason === 'port-not-allowed')
-      throw new KnownErrors.EmailServerPortNotAllowed(config.port, ALLOWED_SMTP_PORTS);
-    if (error instanceof OutboundRefused && error.reason === 'address-not-allowed') throw new KnownErrors.EmailServerHostNotAllowed(config.host);
-    deps.log.info('test email failed', { project_id: auth.project.id, error: smtpErrorText(error) });
-    const failure = smtpFailure(error);
-    return { success: false, error_message: failure.message, error_reason: failure.reason };
-  }
+  const failure = await sendRightAway(deps.log, 'test email failed', auth.project.id, config, target, { to: input.recipient_email, ...rendered });
+  return failure ? { success: false, error_message: failure.message, error_reason: failure.reason } : { success: true, error_message: null };
 }
 
 /** Emails someone a link to sign in to the project (the link is callback_url, a trusted URL). */

@@ -7,7 +7,8 @@ import type { Deps } from '../../deps.js';
 import type { EmailSettings } from '../../env.js';
 import type { EmailServerConfig } from '../../../contract/config/project-config.js';
 import { revealSecret } from '../projects/service.js';
-import { type LookupAll, OutboundRefused, resolveOutboundAddress } from './public-address.js';
+import { KnownErrors } from '../../../contract/errors/known-errors.js';
+import { ALLOWED_SMTP_PORTS, type LookupAll, OutboundRefused, resolveOutboundAddress } from './public-address.js';
 
 /**
  * Where an email goes: the project's own SMTP server (email_config `standard`) or the deployment's
@@ -214,6 +215,32 @@ export async function sendOnce(target: SmtpTarget, email: OutgoingEmail): Promis
     await transporter.sendMail(toMail(target, email));
   } finally {
     transporter.close();
+  }
+}
+
+/**
+ * Sends one message now to a project's own server (`config`), over a fresh connection checked and
+ * pinned by pinTarget (the test email, the editor's preview): null when it went. A port or address
+ * the check refuses throws its known error (EMAIL_SERVER_PORT_NOT_ALLOWED, EMAIL_SERVER_HOST_NOT_ALLOWED);
+ * any other failure is logged for the operator (`failureLog`) and answered in Latch's words (smtpFailure).
+ */
+export async function sendRightAway(
+  log: Deps['log'],
+  failureLog: string,
+  projectId: string,
+  config: { host: string; port: number },
+  target: SmtpTarget,
+  email: OutgoingEmail,
+): Promise<{ reason: SmtpFailureReason; message: string } | null> {
+  try {
+    await sendOnce(await pinTarget(target), email);
+    return null;
+  } catch (error) {
+    if (error instanceof OutboundRefused && error.reason === 'port-not-allowed')
+      throw new KnownErrors.EmailServerPortNotAllowed(config.port, ALLOWED_SMTP_PORTS);
+    if (error instanceof OutboundRefused && error.reason === 'address-not-allowed') throw new KnownErrors.EmailServerHostNotAllowed(config.host);
+    log.info(failureLog, { project_id: projectId, error: smtpErrorText(error) });
+    return smtpFailure(error);
   }
 }
 

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { PaymentTransactionsTable, StripeSubscriptionsTable } from '../../db/schema.js';
 import type { CustomerType } from '../../../contract/config/payments.js';
-import type { CustomerKey } from './queries.js';
+import { type CustomerKey, customerColumns } from './queries.js';
 import type { TRANSACTION_TYPES } from '../../../contract/schemas/payments.js';
 
 /**
@@ -115,7 +115,7 @@ export async function listCustomerSubscriptions(db: Executor, c: CustomerKey): P
   return db
     .selectFrom('stripe_subscriptions')
     .select(SUBSCRIPTION_COLUMNS)
-    .where((eb) => eb.and({ tenancy_id: c.tenancyId, customer_type: c.type, customer_id: c.id }))
+    .where((eb) => eb.and(customerColumns(c)))
     .orderBy('updated_at', 'desc')
     .limit(100)
     .execute();

@@ -8,6 +8,11 @@ export interface CustomerKey {
   id: string;
 }
 
+/** The columns that name a customer in every customer table (payment_customers, item_ledger, customer_products, purchases). */
+export function customerColumns(c: CustomerKey): { tenancy_id: string; customer_type: CustomerType; customer_id: string } {
+  return { tenancy_id: c.tenancyId, customer_type: c.type, customer_id: c.id };
+}
+
 export async function userExists(db: Executor, tenancyId: string, userId: string): Promise<boolean> {
   const row = await db.selectFrom('users').select('id').where('tenancy_id', '=', tenancyId).where('id', '=', userId).executeTakeFirst();
   return row !== undefined;
@@ -25,15 +30,13 @@ export async function teamExists(db: Executor, tenancyId: string, teamId: string
 export async function lockCustomer(trx: Executor, c: CustomerKey): Promise<void> {
   await trx
     .insertInto('payment_customers')
-    .values({ tenancy_id: c.tenancyId, customer_type: c.type, customer_id: c.id })
+    .values(customerColumns(c))
     .onConflict((oc) => oc.columns(['tenancy_id', 'customer_type', 'customer_id']).doNothing())
     .execute();
   await trx
     .selectFrom('payment_customers')
     .select('customer_id')
-    .where('tenancy_id', '=', c.tenancyId)
-    .where('customer_type', '=', c.type)
-    .where('customer_id', '=', c.id)
+    .where((eb) => eb.and(customerColumns(c)))
     .forUpdate()
     .executeTakeFirstOrThrow();
 }
@@ -51,9 +54,7 @@ export async function listLedger(db: Executor, c: CustomerKey, itemId: string): 
   const rows = await db
     .selectFrom('item_ledger')
     .select(['id', 'delta', 'expires_at', 'created_at', 'description', 'source_kind'])
-    .where('tenancy_id', '=', c.tenancyId)
-    .where('customer_type', '=', c.type)
-    .where('customer_id', '=', c.id)
+    .where((eb) => eb.and(customerColumns(c)))
     .where('item_id', '=', itemId)
     .orderBy('created_at')
     .orderBy('id')
@@ -68,7 +69,7 @@ export async function insertLedgerRow(
 ): Promise<void> {
   await trx
     .insertInto('item_ledger')
-    .values({ tenancy_id: c.tenancyId, customer_type: c.type, customer_id: c.id, ...row })
+    .values({ ...customerColumns(c), ...row })
     .execute();
 }
 
@@ -90,9 +91,7 @@ export async function listAllCustomerProducts(db: Executor, c: CustomerKey): Pro
   return db
     .selectFrom('customer_products')
     .select(CUSTOMER_PRODUCT_COLUMNS)
-    .where('tenancy_id', '=', c.tenancyId)
-    .where('customer_type', '=', c.type)
-    .where('customer_id', '=', c.id)
+    .where((eb) => eb.and(customerColumns(c)))
     .orderBy('created_at')
     .orderBy('id')
     .execute();
@@ -108,9 +107,7 @@ export async function listActiveCustomerProducts(
   let query = db
     .selectFrom('customer_products')
     .select(CUSTOMER_PRODUCT_COLUMNS)
-    .where('tenancy_id', '=', c.tenancyId)
-    .where('customer_type', '=', c.type)
-    .where('customer_id', '=', c.id)
+    .where((eb) => eb.and(customerColumns(c)))
     .where((eb) => eb.or([eb('ended_at', 'is', null), eb('ended_at', '>', sql<Date>`now()`)]));
   if (after) {
     query = query.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
@@ -121,7 +118,7 @@ export async function listActiveCustomerProducts(
 export async function insertCustomerProduct(trx: Executor, c: CustomerKey, row: Omit<CustomerProductRow, 'ended_at'>): Promise<void> {
   await trx
     .insertInto('customer_products')
-    .values({ tenancy_id: c.tenancyId, customer_type: c.type, customer_id: c.id, ...row, product_snapshot: JSON.stringify(row.product_snapshot) })
+    .values({ ...customerColumns(c), ...row, product_snapshot: JSON.stringify(row.product_snapshot) })
     .execute();
 }
 
@@ -130,9 +127,7 @@ export async function endCustomerProducts(trx: Executor, c: CustomerKey, ids: st
   await trx
     .updateTable('customer_products')
     .set({ ended_at: at })
-    .where('tenancy_id', '=', c.tenancyId)
-    .where('customer_type', '=', c.type)
-    .where('customer_id', '=', c.id)
+    .where((eb) => eb.and(customerColumns(c)))
     .where('id', 'in', ids)
     .execute();
 }
@@ -166,9 +161,7 @@ export async function findStripeCustomerId(db: Executor, c: CustomerKey): Promis
   const row = await db
     .selectFrom('payment_customers')
     .select('stripe_customer_id')
-    .where('tenancy_id', '=', c.tenancyId)
-    .where('customer_type', '=', c.type)
-    .where('customer_id', '=', c.id)
+    .where((eb) => eb.and(customerColumns(c)))
     .executeTakeFirst();
   return row?.stripe_customer_id ?? null;
 }
@@ -177,9 +170,7 @@ export async function setStripeCustomerId(db: Executor, c: CustomerKey, stripeCu
   await db
     .updateTable('payment_customers')
     .set({ stripe_customer_id: stripeCustomerId })
-    .where('tenancy_id', '=', c.tenancyId)
-    .where('customer_type', '=', c.type)
-    .where('customer_id', '=', c.id)
+    .where((eb) => eb.and(customerColumns(c)))
     .execute();
 }
 
@@ -245,9 +236,7 @@ export async function findPendingPurchase(db: Executor, c: CustomerKey, productI
   const row = await db
     .selectFrom('purchases')
     .select(PURCHASE_COLUMNS)
-    .where('tenancy_id', '=', c.tenancyId)
-    .where('customer_type', '=', c.type)
-    .where('customer_id', '=', c.id)
+    .where((eb) => eb.and(customerColumns(c)))
     .where('status', '=', 'pending')
     .where('product_id', '=', productId)
     .where('price_id', '=', priceId)
