@@ -98,22 +98,18 @@ export interface StagedHit extends CounterKey {
  * locks them, so no two statements wait on each other's rows.
  */
 export async function hitCountersInStages(db: Executor, stages: readonly (readonly StagedHit[])[]): Promise<(CounterState & { stage: number })[]> {
-  const live = stages.filter((stage) => stage.length > 0).map((stage) => [...stage].sort(byKey));
+  // An empty stage (a limit switched off, no client IP) counts nothing and stops nothing; the
+  // answer still numbers the stages as given.
+  const live = stages.flatMap((stage, index) => (stage.length > 0 ? [{ index, hits: [...stage].sort(byKey) }] : []));
   if (live.length === 0) return [];
-  const params = live.flatMap((stage) => stage.flatMap((hit) => [hit.bucket, hit.key, hit.windowSeconds, hit.max]));
-  const shape = live.map((stage) => stage.length).join(',');
-  let query = stagedQueries.get(shape);
+  const params = live.flatMap((stage) => stage.hits.flatMap((hit) => [hit.bucket, hit.key, hit.windowSeconds, hit.max]));
+  const sizes = live.map((stage) => stage.hits.length);
+  let query = stagedQueries.get(sizes.join(','));
   if (!query) {
-    query = precompiled((db, ...values: unknown[]) =>
-      stagedStatement(
-        db,
-        live.map((stage) => stage.length),
-        values,
-      ),
-    );
-    stagedQueries.set(shape, query);
+    query = precompiled((db, ...values: unknown[]) => stagedStatement(db, sizes, values));
+    stagedQueries.set(sizes.join(','), query);
   }
-  return query(db, ...params);
+  return (await query(db, ...params)).map((row) => ({ ...row, stage: live[row.stage]!.index }));
 }
 
 /** One precompiled statement per shape (counters per stage): a sign-in has one or two shapes. */

@@ -122,6 +122,10 @@ describe('counters in the database', () => {
     // The first stage goes past its maximum: the second is not counted, and neither is the third.
     expect((await once()).map((c) => [c.stage, c.count])).toEqual([[0, 2]]);
     expect([(await row(first))?.count, (await row(second))?.count, (await row(third))?.count]).toEqual([2, 1, 1]);
+    // Empty stages (a limit switched off) are skipped, and the answer keeps the stages' numbers.
+    const [x, y] = [limit(1), limit(100)];
+    expect((await hitCountersInStages(db(), [[], [x], [], [y]])).map((c) => c.stage)).toEqual([1, 3]);
+    expect((await hitCountersInStages(db(), [[], [x], [], [y]])).map((c) => [c.stage, c.count])).toEqual([[1, 2]]);
     // A concurrent burst counts each later stage at most as often as the first stage let through.
     const gate = limit(5);
     const after = limit(1000);
@@ -243,6 +247,24 @@ describe('password sign-in', () => {
     for (let i = 0; i < LIMITS.signInPerIp; i++) await signIn(project, h.uniqueEmail('spray6'), 'wrong-password', `2001:db8:66:1::${(i + 1).toString(16)}`);
     expectRateLimited(await signIn(project, user.email, user.password, '2001:db8:66:1:ffff::1'));
     expect((await signIn(project, user.email, user.password, '2001:db8:66:2::1')).status).toBe(200);
+  });
+
+  it('still limits per email and per IP when the per-(email, IP) limit is switched off (0)', async () => {
+    const off = await startHarness({ rateLimits: { ...LIMITS, signInPerEmailIp: 0, signInPerEmail: 3, signInPerIp: 5 } });
+    try {
+      const project = await off.createProject();
+      const user = await off.signUpUser(project);
+      for (let i = 0; i < 3; i++)
+        expectKnownError(await signIn(project, user.email, 'wrong-password', `198.51.100.${i + 1}`, off), 'EMAIL_PASSWORD_MISMATCH', 400);
+      expectRateLimited(await signIn(project, user.email, user.password, '198.51.100.9', off));
+      // Per IP: five unknown addresses from one source, then even a real account is refused from it.
+      const other = await off.signUpUser(project);
+      for (let i = 0; i < 5; i++) await signIn(project, off.uniqueEmail('spray'), 'wrong-password', '198.51.100.77', off);
+      expectRateLimited(await signIn(project, other.email, other.password, '198.51.100.77', off));
+      expect((await signIn(project, other.email, other.password, '198.51.100.78', off)).status).toBe(200);
+    } finally {
+      await off.close();
+    }
   });
 
   it('lets the counters expire: after the window the right password works again', async () => {

@@ -154,25 +154,25 @@ export async function limitSignIn(deps: Deps, tenancy: Tenancy, email: string, i
   const stages = [fromThisIp, wide, hashing];
   const counted = await q.hitCountersInStages(deps.db, stages);
   await maybeCleanUp(deps.db);
-  // The first stage that went past a maximum refuses the attempt; the stages after it were not counted.
-  const refusedAt = stages.findIndex((stage, i) => counted.some((c) => c.stage === i && c.count > (stage.find((l) => l.bucket === c.bucket)?.max ?? Infinity)));
   const signInLimits = [...fromThisIp, ...wide];
-  if (refusedAt >= 0) {
-    // A refused attempt checks no password, so it gives its sign-in counts back: kept, the
-    // refusals of one locked-out email piled up on its IP's counter until every sign-in from that
-    // IP (a NAT, an office) was refused for the rest of the window (the bench saw 50 concurrent
-    // correct sign-ins over 20 accounts lock one email by chance, then all 6,202 sign-ins of the
-    // next 10 s). The burst bound holds: only attempts that pass keep their count. A refusal by
-    // the hashing budget keeps that count, as limitPasswordHashing does.
-    await refundRateLimits(deps.db, refusedAt === 0 ? fromThisIp : signInLimits);
-    const over = stages[refusedAt]!;
-    throw new KnownErrors.RateLimited(
-      Math.max(
-        ...counted
-          .filter((c) => c.stage === refusedAt && c.count > (over.find((l) => l.bucket === c.bucket)?.max ?? Infinity))
-          .map((c) => c.retry_after_seconds),
-      ),
-    );
+  // The first stage that went past a maximum refuses the attempt; the stages after it were not counted.
+  for (const [index, stage] of stages.entries()) {
+    try {
+      refuseIfOver(
+        stage,
+        counted.filter((c) => c.stage === index),
+        (count, max) => count > max,
+      );
+    } catch (error) {
+      // A refused attempt checks no password, so it gives its sign-in counts back: kept, the
+      // refusals of one locked-out email piled up on its IP's counter until every sign-in from that
+      // IP (a NAT, an office) was refused for the rest of the window (the bench saw 50 concurrent
+      // correct sign-ins over 20 accounts lock one email by chance, then all 6,202 sign-ins of the
+      // next 10 s). The burst bound holds: only attempts that pass keep their count. A refusal by
+      // the hashing budget keeps that count, as limitPasswordHashing does.
+      await refundRateLimits(deps.db, index === 0 ? fromThisIp : signInLimits);
+      throw error;
+    }
   }
   return { succeeded: () => refundRateLimits(deps.db, signInLimits) };
 }
