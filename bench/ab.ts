@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { runLoad } from './lib/load.js';
-import { cpuMs, postgresCpuByPid, postgresCpuDelta, startServer } from './lib/proc.js';
+import { cpuMs, postgresCpuByPid, postgresCpuDelta, startFloor, startServer } from './lib/proc.js';
 import { adminStatement, databaseUrl, queryRows, setUpProject } from './lib/setup.js';
 
 const [dirA, dirB, which = 'me'] = process.argv.slice(2);
@@ -59,8 +59,7 @@ await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
 await admin(`CREATE DATABASE ${DB}`);
 // B = `floor` or `floor-prepared`: bench/floor-server.mjs (issue 8's floor) on A's project, so the
 // ratio to the floor is read under the same noise as A (me and refresh only).
-const FLOORS: Record<string, Record<string, string>> = { floor: {}, 'floor-prepared': { FLOOR_NAMED_STATEMENTS: '1' } };
-const floorB = FLOORS[dirB];
+const floorB = dirB === 'floor' || dirB === 'floor-prepared';
 if (floorB && which === 'sign-in') throw new Error('the floor has no sign-in');
 const a = await start(dirA, 'A', JSON.parse(process.env.AB_ENV_A ?? '{}') as Record<string, string>);
 let b = floorB ? a : await start(dirB, 'B', JSON.parse(process.env.AB_ENV_B ?? '{}') as Record<string, string>);
@@ -68,22 +67,12 @@ try {
   const { client, users, projectId } = await setUpProject(a.url, 20, 'correct-horse-battery-staple');
   if (floorB) {
     const [tenancy] = await queryRows<{ id: string }>(dbUrl, "SELECT id FROM tenancies WHERE project_id = $1 AND branch_id = 'main'", [projectId]);
-    b = await startServer({
-      name: dirB,
-      args: [path.resolve('bench/floor-server.mjs')],
-      cwd: path.resolve('.'),
-      env: {
-        ...process.env,
-        DATABASE_URL: dbUrl,
-        PORT: '0',
-        DATABASE_POOL_SIZE: '20',
-        FLOOR_JWKS: await (await fetch(`${a.url}/api/v1/projects/${projectId}/.well-known/jwks.json`)).text(),
-        FLOOR_TENANCY_ID: tenancy!.id,
-        FLOOR_PROJECT_ID: projectId,
-        ...floorB,
-      },
-      ready: /floor listening on (\d+)/,
-    });
+    const jwks = await (await fetch(`${a.url}/api/v1/projects/${projectId}/.well-known/jwks.json`)).text();
+    b = await startFloor(
+      dirB,
+      { databaseUrl: dbUrl, jwks, tenancyId: tenancy!.id, projectId, poolSize: 20 },
+      { prepared: dirB === 'floor-prepared', repoRoot: path.resolve('.') },
+    );
   }
   const emails = users.map((user) => user.email);
   const pick = () => users[Math.floor(Math.random() * users.length)]!;

@@ -41,6 +41,7 @@ import {
   peakRss,
   pidListeningOn,
   resetPeakRss,
+  startFloor,
   startServer,
   stopChild,
   track,
@@ -763,28 +764,12 @@ async function main(): Promise<void> {
 
   // --- Latch, and the floor right after each scenario it has (same minute, same noise) ---
   const floorIds = new Set(['me', 'refresh'].filter(selected));
-  // The floor server, on this run's fixture; `extraEnv` picks its variant.
-  const startFloor = (name: string, extraEnv: Record<string, string> = {}) =>
-    startServer({
-      name,
-      args: ['bench/floor-server.mjs'],
-      cwd: ROOT,
-      env: {
-        ...env,
-        DATABASE_URL: dbUrl(DB_NAME),
-        PORT: '0',
-        DATABASE_POOL_SIZE: String(POOL_SIZE),
-        FLOOR_JWKS: jwks,
-        FLOOR_TENANCY_ID: fixture.tenancyId,
-        FLOOR_PROJECT_ID: fixture.projectId,
-        ...extraEnv,
-      },
-      ready: /floor listening on (\d+)/,
-    });
-  const floor = floorIds.size ? await startFloor('floor') : null;
+  // The floor server, on this run's fixture.
+  const floorFixture = { databaseUrl: dbUrl(DB_NAME), jwks, tenancyId: fixture.tenancyId, projectId: fixture.projectId, poolSize: POOL_SIZE };
+  const floor = floorIds.size ? await startFloor('floor', floorFixture, { repoRoot: ROOT }) : null;
   // The same floor with named prepared statements (as Latch uses): reported beside the floor, so the
   // ratio to the floor is not read as more than it is.
-  const floorPrepared = floor ? await startFloor('floor-prepared', { FLOOR_NAMED_STATEMENTS: '1' }) : null;
+  const floorPrepared = floor ? await startFloor('floor-prepared', floorFixture, { prepared: true, repoRoot: ROOT }) : null;
   const results: Measured[] = [];
   let latchPeak = 0;
   let ceiling: Ceiling | { error: string } | null = null;

@@ -42,6 +42,39 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** What the floor server (bench/floor-server.mjs) needs to stand in for Latch on one of its projects. */
+export interface FloorFixture {
+  databaseUrl: string;
+  /** The project's JWKS (GET /projects/{id}/.well-known/jwks.json), to verify Latch's access tokens. */
+  jwks: string;
+  tenancyId: string;
+  projectId: string;
+  poolSize: number;
+}
+
+/**
+ * Starts bench/floor-server.mjs (issue 8's floor: node:http + pg + jose doing a hot path's
+ * essential work) on a Latch project; `prepared` runs its queries as named prepared statements.
+ */
+export function startFloor(name: string, fixture: FloorFixture, options: { prepared?: boolean; repoRoot: string }): Promise<ServerProc> {
+  return startServer({
+    name,
+    args: ['bench/floor-server.mjs'],
+    cwd: options.repoRoot,
+    env: {
+      ...process.env,
+      DATABASE_URL: fixture.databaseUrl,
+      PORT: '0',
+      DATABASE_POOL_SIZE: String(fixture.poolSize),
+      FLOOR_JWKS: fixture.jwks,
+      FLOOR_TENANCY_ID: fixture.tenancyId,
+      FLOOR_PROJECT_ID: fixture.projectId,
+      ...(options.prepared ? { FLOOR_NAMED_STATEMENTS: '1' } : {}),
+    },
+    ready: /floor listening on (\d+)/,
+  });
+}
+
 /**
  * Spawns `node <args>` and waits until it prints a line matching `ready` (whose first group is the
  * port) or until /health answers on `port`. Output is kept, not shown, unless BENCH_VERBOSE=1.
