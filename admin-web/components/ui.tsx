@@ -264,6 +264,15 @@ export function useFormAction<I>(schema: z.ZodType, action: (input: I) => Promis
   return { ...act, errors, submit, clear };
 }
 
+/** A short status note beside a button ("Saved.", "Granted.", "Updating…"), read out by screen readers; nothing when `show` is false. */
+export function StatusNote({ show, children }: { show: boolean; children: ReactNode }) {
+  return show ? (
+    <span className="muted small" role="status">
+      {children}
+    </span>
+  ) : null;
+}
+
 /** The foot of a settings form: the action's error, the submit button and its "Saved." note. */
 export function SaveFooter({
   action,

@@ -27,6 +27,7 @@ import {
   SmallButton,
   Table,
   useAction,
+  StatusNote,
 } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
@@ -165,13 +166,7 @@ function SimpleEntries({
         submitLabel={editing ? `Save ${noun}` : `Add ${noun}`}
         disabled={!id.trim() || saving.pending}
         onSubmit={submit}
-        after={
-          saving.done ? (
-            <span className="muted small" role="status">
-              Saved.
-            </span>
-          ) : null
-        }
+        after={<StatusNote show={saving.done}>Saved.</StatusNote>}
       >
         <Field label={`${title.slice(0, -1)} ID`}>{(props) => <input {...props} value={id} onChange={(e) => setId(e.target.value)} />}</Field>
         <Field label={`${title.slice(0, -1)} display name`}>

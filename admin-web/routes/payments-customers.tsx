@@ -3,7 +3,21 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { CUSTOMER_TYPES, type CustomerType } from '../../contract/config/payments.js';
 import { paymentsOf } from '../components/config.js';
-import { Card, Empty, ErrorMessage, Field, InlineForm, Pager, QueryView, SelectField, SmallButton, Table, useAction, useDebounced } from '../components/ui.js';
+import {
+  Card,
+  Empty,
+  ErrorMessage,
+  Field,
+  InlineForm,
+  Pager,
+  QueryView,
+  SelectField,
+  SmallButton,
+  StatusNote,
+  Table,
+  useAction,
+  useDebounced,
+} from '../components/ui.js';
 import { TransactionsCard } from './payments-transactions.js';
 import type { PageProps } from './page-props.js';
 
@@ -228,13 +242,7 @@ function CustomerCard({ projectId, admin, project, customer }: PageProps & { cus
             e.preventDefault();
             void granting.run();
           }}
-          after={
-            granting.done ? (
-              <span className="muted small" role="status">
-                Granted.
-              </span>
-            ) : null
-          }
+          after={<StatusNote show={granting.done}>Granted.</StatusNote>}
         >
           <Field label="Product to grant">
             {(p) => (

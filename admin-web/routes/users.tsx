@@ -17,6 +17,7 @@ import {
   formatDate,
   useDebounced,
   useFormAction,
+  StatusNote,
 } from '../components/ui.js';
 import type { PageProps } from './page-props.js';
 
@@ -104,11 +105,7 @@ export function UsersPage({ projectId, admin }: PageProps) {
         <button type="button" className="button small" onClick={() => void users.refetch()} disabled={users.isFetching}>
           Refresh
         </button>
-        {users.isFetching && !users.isPending ? (
-          <span className="muted small" role="status">
-            Updating…
-          </span>
-        ) : null}
+        <StatusNote show={users.isFetching && !users.isPending}>Updating…</StatusNote>
       </div>
       <QueryView query={users} loadingLabel="Loading users…">
         {(page) =>
