@@ -1,8 +1,28 @@
 import bcrypt from 'bcryptjs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+
+// A pass-through spy on argon2's verify: the tests below see which hashes were verified.
+const argon2Spy = vi.hoisted(() => ({ onVerify: null as ((hash: string) => void) | null }));
+vi.mock('@node-rs/argon2', async (importOriginal) => {
+  const real = await importOriginal<typeof import('@node-rs/argon2')>();
+  return {
+    ...real,
+    verify: (hash: string, ...rest: Parameters<typeof real.verify> extends [unknown, ...infer R] ? R : never) => {
+      argon2Spy.onVerify?.(hash);
+      return real.verify(hash, ...rest);
+    },
+  };
+});
 import { defaultHashConcurrency } from '../env.js';
 import { FairJobLimiter } from './fair-limiter.js';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword as hashIn, isSupportedPasswordHash, verifyPassword as verifyIn } from './passwords.js';
+import {
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  hashPassword as hashIn,
+  isSupportedPasswordHash,
+  passwordJobCounts,
+  verifyPassword as verifyIn,
+} from './passwords.js';
 
 // Every job runs in a project's turn; these tests use one queue.
 const hashPassword = (password: string) => hashIn(password, 'test-project');
@@ -41,18 +61,24 @@ describe('verifyPassword', () => {
   });
 
   it('does as much work for a missing hash as for a wrong password (no timing oracle on existence)', async () => {
+    // Counted, not timed (a timed comparison flaked on a loaded CI machine): both paths must run
+    // exactly one argon2id verification, against a hash with the same parameters, in the queue.
     const hash = await hashPassword('the real one');
-    await verifyPassword('warm-up', null);
-    const time = async (fn: () => Promise<unknown>) => {
-      const start = performance.now();
-      for (let i = 0; i < 5; i++) await fn();
-      return performance.now() - start;
-    };
-    const wrong = await time(() => verifyPassword('wrong', hash));
-    const missing = await time(() => verifyPassword('wrong', null));
-    // Both run one argon2id verification (≈10 ms each); a missing hash that returned at once would
-    // take well under a tenth of the time.
-    expect(missing).toBeGreaterThan(wrong / 4);
+    const verified: string[] = [];
+    argon2Spy.onVerify = (h) => verified.push(h);
+    try {
+      const before = passwordJobCounts.run;
+      await verifyPassword('wrong', hash);
+      await verifyPassword('wrong', null);
+      expect(passwordJobCounts.run - before).toBe(2);
+    } finally {
+      argon2Spy.onVerify = null;
+    }
+    expect(verified).toHaveLength(2);
+    const parameters = (h: string) => h.split('$').slice(1, 4).join('$');
+    expect(verified[0]).toBe(hash);
+    expect(parameters(verified[1]!)).toBe(parameters(hash));
+    expect(parameters(hash)).toBe('argon2id$v=19$m=19456,t=2,p=1');
   });
 
   it('refuses a corrupt or unknown hash without throwing', async () => {

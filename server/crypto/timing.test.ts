@@ -18,8 +18,8 @@ describe('withMinimumDuration', () => {
 
   it('adds nothing to work that is already slower than the floor', async () => {
     const started = performance.now();
-    await withMinimumDuration(100, () => new Promise((resolve) => setTimeout(resolve, 200)));
-    // 200 ms of work, not 200 + 100 (a floor added on top).
-    expect(performance.now() - started).toBeLessThan(280);
+    await withMinimumDuration(180, () => new Promise((resolve) => setTimeout(resolve, 200)));
+    // 200 ms of work, not 200 + 180 (a floor added on top); the margin absorbs a loaded machine.
+    expect(performance.now() - started).toBeLessThan(360);
   });
 });
