@@ -9,7 +9,8 @@ import QRCode from 'qrcode';
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import type { MfaProof, TotpEnrollment } from '../../sdk/index.js';
 import { useApp } from '../hooks.js';
-import { Alert, Button, Field, TotpCodeField, dataOf, errorMessage } from './ui.js';
+import { Alert, Button, Field, TotpCodeField, dataOf } from './ui.js';
+import { Feedback, useAction } from './settings-parts.js';
 import { useRunAsync } from '../async-errors.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -78,15 +79,6 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
   );
 }
 
-function Feedback({ error, done }: { error: string | null; done: string | null }) {
-  return (
-    <>
-      {error ? <Alert kind="error">{error}</Alert> : null}
-      {done ? <Alert kind="success">{done}</Alert> : null}
-    </>
-  );
-}
-
 /** Two-factor authentication (TOTP) of the signed-in user: the body of account settings' section. */
 export function TwoFactorSettings() {
   const app = useApp();
@@ -95,23 +87,8 @@ export function TwoFactorSettings() {
   const [codes, setCodes] = useState<string[] | null>(null);
   const [code, setCode] = useState('');
   const [proof, setProof] = useState('');
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const { pending, error, done, run, setError } = useAction();
   const secretId = useId();
-
-  const run = async (action: () => Promise<string | null>) => {
-    setPending(true);
-    setError(null);
-    setDone(null);
-    try {
-      setDone(await action());
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setPending(false);
-    }
-  };
 
   const start = () =>
     run(async () => {
