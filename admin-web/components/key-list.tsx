@@ -1,20 +1,27 @@
-import type { UseQueryResult } from '@tanstack/react-query';
-import type { TeamApiKey, UserApiKey } from '../../sdk/index.js';
+import { type UseQueryResult, useQuery } from '@tanstack/react-query';
+import type { AdminApp, TeamApiKey, UserApiKey } from '../../sdk/index.js';
 import { KeyStatusBadge } from './key-status.js';
 import { Card, ConfirmButton, Empty, QueryTable, formatDate } from './ui.js';
 
-/** A user's or a team's API keys (last four only), with revoke; created by the app, not here. */
+/**
+ * A user's or a team's API keys (last four only), with revoke; created by the app, not here. The
+ * empty list says whether the project lets the app create keys of this kind (`enabledBy`).
+ */
 export function ApiKeyListCard({
+  admin,
   title,
   query,
-  enabled,
+  enabledBy,
   onRevoke,
 }: {
+  admin: AdminApp;
   title: string;
   query: UseQueryResult<Array<UserApiKey | TeamApiKey>>;
-  enabled: boolean;
+  enabledBy: 'allow_user_api_keys' | 'allow_team_api_keys';
   onRevoke: (id: string) => Promise<unknown>;
 }) {
+  const project = useQuery(admin.projectQuery(), admin.queryClient);
+  const enabled = project.data?.config[enabledBy] ?? false;
   return (
     <Card title={title}>
       <QueryTable

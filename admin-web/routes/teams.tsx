@@ -273,13 +273,5 @@ function InvitationsCard({ admin, teamId }: { admin: PageProps['admin']; teamId:
 
 function TeamKeysCard({ admin, teamId }: { admin: PageProps['admin']; teamId: string }) {
   const keys = useQuery(admin.teamApiKeysQuery(teamId), admin.queryClient);
-  const project = useQuery(admin.projectQuery(), admin.queryClient);
-  return (
-    <ApiKeyListCard
-      title="Team API keys"
-      query={keys}
-      enabled={project.data?.config.allow_team_api_keys ?? false}
-      onRevoke={(id) => admin.revokeTeamApiKey(id)}
-    />
-  );
+  return <ApiKeyListCard admin={admin} title="Team API keys" query={keys} enabledBy="allow_team_api_keys" onRevoke={(id) => admin.revokeTeamApiKey(id)} />;
 }

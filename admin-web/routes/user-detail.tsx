@@ -363,15 +363,7 @@ function AccessCard({ projectId, admin, userId }: { projectId: string; admin: Pa
 
 function UserKeysCard({ admin, userId }: { admin: PageProps['admin']; userId: string }) {
   const keys = useQuery(admin.userApiKeysQuery({ userId }), admin.queryClient);
-  const project = useQuery(admin.projectQuery(), admin.queryClient);
-  return (
-    <ApiKeyListCard
-      title="User API keys"
-      query={keys}
-      enabled={project.data?.config.allow_user_api_keys ?? false}
-      onRevoke={(id) => admin.revokeUserApiKey(id)}
-    />
-  );
+  return <ApiKeyListCard admin={admin} title="User API keys" query={keys} enabledBy="allow_user_api_keys" onRevoke={(id) => admin.revokeUserApiKey(id)} />;
 }
 
 /** The app pages an impersonation can open: each trusted domain's handler, or a typed one while localhost is allowed. */
