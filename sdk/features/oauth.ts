@@ -15,7 +15,7 @@
  * the code exchange goes through {@link OAuthFeature.oauthTokenRequest}; the provider accounts
  * (`/oauth-providers…`) and connected-account tokens are procedures (`oauth.*`) like every call.
  */
-import { defineQuery, type LatchQuery } from '../cache.js';
+import type { LatchQuery } from '../cache.js';
 import { AppCore, type SignInResult, USER_DATA } from '../core.js';
 import { type ExpectedErrors, KnownErrors, LatchAssertionError, type Result, toResult } from '../errors.js';
 import { knownErrorFromBody, knownErrorsByCode } from '../../contract/errors/known-errors.js';
@@ -343,10 +343,7 @@ export abstract class OAuthFeature extends AppCore {
   oauthProvidersQuery(options: { userId?: string } = {}): LatchQuery<OAuthProviderAccount[]> {
     const asSession = this.sessionFor(options.userId);
     const input = { user_id: options.userId ?? 'me' };
-    return defineQuery(this.readKey(asSession, 'oauth.listProviders', input), async () => {
-      const list = await this.call((context) => this.trpc.oauth.listProviders.query(input, { context }), { session: asSession });
-      return list.items;
-    });
+    return this.listQuery(asSession, 'oauth.listProviders', input, (context) => this.trpc.oauth.listProviders.query(input, { context }));
   }
 
   /**

@@ -6,7 +6,6 @@
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, WebAuthnError } from '@simplewebauthn/browser';
 import { PASSKEY_RP_ID_PLACEHOLDER } from '../../contract/validation/passkeys.js';
 import type { LatchQuery } from '../cache.js';
-import { defineQuery } from '../cache.js';
 import { AppCore, type SignInResult, USER_DATA } from '../core.js';
 import { type ExpectedErrors, KnownErrors, type Result, VERIFICATION_CODE_ERRORS, type VerificationCodeError, toResult } from '../errors.js';
 import type { RouterOutputs } from '../transport.js';
@@ -204,10 +203,7 @@ export abstract class PasskeysFeature extends AppCore {
   passkeysQuery(options: { userId?: string } = {}): LatchQuery<Passkey[]> {
     const asSession = this.sessionFor(options.userId);
     const input = { user_id: options.userId ?? 'me' };
-    return defineQuery(this.readKey(asSession, 'passkeys.list', input), async () => {
-      const list = await this.call((context) => this.trpc.passkeys.list.query(input, { context }), { session: asSession });
-      return list.items;
-    });
+    return this.listQuery(asSession, 'passkeys.list', input, (context) => this.trpc.passkeys.list.query(input, { context }));
   }
 
   /**
