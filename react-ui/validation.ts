@@ -21,6 +21,7 @@ export const MESSAGES = {
   passwordTooLong: `Password too long. Maximum length is ${PASSWORD_MAX_LENGTH}.`,
   passwordsDoNotMatch: 'Passwords do not match.',
   displayNameTooLong: `Display name must be at most ${DISPLAY_NAME_MAX_LENGTH} characters.`,
+  teamNameRequired: 'Please enter a team name.',
   codeRequired: 'Please enter the code from the email.',
   imageTooLarge: 'The image must be under 100 KB.',
   imageNotSquare: 'The image must be square.',
@@ -49,6 +50,11 @@ export function validatePasswordConfirmation(password: string, confirmation: str
 /** The message for a display name (empty clears it). */
 export function validateDisplayName(value: string): string | null {
   return value.length > DISPLAY_NAME_MAX_LENGTH ? MESSAGES.displayNameTooLong : null;
+}
+
+/** The message for a team's name: a team needs one (unlike a user's display name). */
+export function validateTeamName(value: string): string | null {
+  return value.length === 0 ? MESSAGES.teamNameRequired : validateDisplayName(value);
 }
 
 /** The message for a 6-character one-time code, or null. */

@@ -19,6 +19,7 @@ import {
   validatePassword,
   validatePasswordConfirmation,
   validateProfileImage,
+  validateTeamName,
 } from '../validation.js';
 import { TwoFactorSettings } from './two-factor.js';
 import { PasskeysSection } from './passkeys.js';
@@ -38,7 +39,7 @@ import {
   errorMessage,
   useNewPassword,
 } from './ui.js';
-import { ApiKeysSection, Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
+import { ApiKeysSection, Feedback, Section, SubmitRow, useAction, useOneFieldForm } from './settings-parts.js';
 import { TeamManagement } from './team-management.js';
 import { BillingSection } from './billing.js';
 
@@ -60,21 +61,16 @@ async function readImage(file: File): Promise<{ dataUrl: string; width: number; 
 
 function ProfileSection({ user }: { user: ClientUser }) {
   const app = useApp();
-  const [name, setName] = useState(user.display_name ?? '');
-  const [nameError, setNameError] = useState<string | null>(null);
   const save = useAction();
   const image = useAction();
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const invalid = validateDisplayName(name.trim());
-    setNameError(invalid);
-    if (invalid) return save.clear();
-    void save.run(async () => {
-      await app.updateUser({ display_name: name.trim() || null });
+  const name = useOneFieldForm(save, {
+    initial: user.display_name ?? '',
+    check: validateDisplayName,
+    save: async (trimmed) => {
+      await app.updateUser({ display_name: trimmed || null });
       return 'Display name saved.';
-    });
-  };
+    },
+  });
   const chooseImage = (event: ChangeEvent<HTMLInputElement>) => {
     const file = event.target.files?.[0];
     event.target.value = '';
@@ -116,14 +112,14 @@ function ProfileSection({ user }: { user: ClientUser }) {
         ) : null}
       </div>
       <Feedback error={image.error} done={image.done} />
-      <form className="latch-form" onSubmit={submit} noValidate aria-label="Display name">
+      <form className="latch-form" onSubmit={name.submit} noValidate aria-label="Display name">
         <Field
           label="Display name"
           name="display-name"
           autoComplete="name"
-          value={name}
-          onChange={(e) => (setName(e.target.value), setNameError(null))}
-          error={nameError}
+          value={name.value}
+          onChange={(e) => name.onValue(e.target.value)}
+          error={name.error}
         />
         <SubmitRow action={save}>Save</SubmitRow>
       </form>
@@ -137,23 +133,16 @@ function EmailsSection() {
   const channels = useSuspenseQuery(app.contactChannelsQuery()).data;
   const row = useAction();
   const add = useAction();
-  const [email, setEmail] = useState('');
-  const [emailError, setEmailError] = useState<string | null>(null);
   const callbackUrl = () => absoluteUrl(urls.emailVerification);
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const trimmed = email.trim();
-    const invalid = validateEmail(trimmed);
-    setEmailError(invalid);
-    if (invalid) return add.clear();
-    void add.run(async () => {
+  const email = useOneFieldForm(add, {
+    check: validateEmail,
+    save: async (trimmed) => {
       const channel = await app.createContactChannel({ type: 'email', value: trimmed, used_for_auth: false });
       await app.sendContactChannelVerificationEmail(channel.id, { callbackUrl: callbackUrl() });
-      setEmail('');
       return `Added ${trimmed}. We sent it a verification link.`;
-    });
-  };
+    },
+    emptyOnSave: true,
+  });
   return (
     <Section title="Emails">
       <ul className="latch-list">
@@ -208,8 +197,8 @@ function EmailsSection() {
         ))}
       </ul>
       <Feedback error={row.error} done={row.done} />
-      <form className="latch-form" onSubmit={submit} noValidate aria-label="Add an email">
-        <EmailField label="Add an email" name="new-email" value={email} onValue={(value) => (setEmail(value), setEmailError(null))} error={emailError} />
+      <form className="latch-form" onSubmit={email.submit} noValidate aria-label="Add an email">
+        <EmailField label="Add an email" name="new-email" value={email.value} onValue={email.onValue} error={email.error} />
         <SubmitRow action={add} secondary>
           Add email
         </SubmitRow>
@@ -319,23 +308,17 @@ function TeamsSection({ user }: { user: ClientUser }) {
   const teams = useSuspenseQuery(app.teamsQuery()).data;
   const row = useAction();
   const create = useAction();
-  const [name, setName] = useState('');
-  const [nameError, setNameError] = useState<string | null>(null);
   const [managing, setManaging] = useState<string | null>(null);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const trimmed = name.trim();
-    const invalid = trimmed ? validateDisplayName(trimmed) : 'Please enter a team name.';
-    setNameError(invalid);
-    if (invalid) return create.clear();
-    void create.run(async () => {
+  const name = useOneFieldForm(create, {
+    check: validateTeamName,
+    save: async (trimmed) => {
       const team = await app.createTeam({ display_name: trimmed });
       // Spec: selecting a team after creating one makes it the selected team.
       await app.selectTeam(team.id);
-      setName('');
       return `Created ${trimmed}.`;
-    });
-  };
+    },
+    emptyOnSave: true,
+  });
   return (
     <Section title="Teams">
       {teams.length === 0 ? <p className="latch-hint">You are not in any team yet.</p> : null}
@@ -387,8 +370,8 @@ function TeamsSection({ user }: { user: ClientUser }) {
       </ul>
       <Feedback error={row.error} done={row.done} />
       {project.config.client_team_creation_enabled ? (
-        <form className="latch-form" onSubmit={submit} noValidate aria-label="Create a team">
-          <Field label="New team name" name="team-name" value={name} onChange={(e) => (setName(e.target.value), setNameError(null))} error={nameError} />
+        <form className="latch-form" onSubmit={name.submit} noValidate aria-label="Create a team">
+          <Field label="New team name" name="team-name" value={name.value} onChange={(e) => name.onValue(e.target.value)} error={name.error} />
           <SubmitRow action={create} secondary>
             Create team
           </SubmitRow>

@@ -31,6 +31,48 @@ export function useAction() {
   return { pending, error, done, run, setError, clear };
 }
 
+/**
+ * A section form of one text field (a display name, a team name, an email to add or invite, a
+ * key's description): what is typed, the message of its check (beside the field, gone once the
+ * user types again), and a submit that runs `save` with the trimmed text through `action` only
+ * when the check passes; a failed check clears the action's earlier outcome instead.
+ * `emptyOnSave` empties the field once `save` has succeeded (a form that adds something).
+ */
+export function useOneFieldForm(
+  action: ReturnType<typeof useAction>,
+  {
+    initial = '',
+    check,
+    save,
+    emptyOnSave = false,
+  }: {
+    initial?: string;
+    check: (trimmed: string) => string | null;
+    save: (trimmed: string) => Promise<string | null | void>;
+    emptyOnSave?: boolean;
+  },
+) {
+  const [value, setValue] = useState(initial);
+  const [error, setError] = useState<string | null>(null);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = value.trim();
+    const invalid = check(trimmed);
+    setError(invalid);
+    if (invalid) return action.clear();
+    void action.run(async () => {
+      const message = await save(trimmed);
+      if (emptyOnSave) setValue('');
+      return message;
+    });
+  };
+  const onValue = (next: string) => {
+    setValue(next);
+    setError(null);
+  };
+  return { value, error, onValue, submit };
+}
+
 export function Section({ title, children, description }: { title: string; description?: ReactNode; children: ReactNode }) {
   const id = useId();
   return (
@@ -158,20 +200,12 @@ export function ApiKeysSection({
 }) {
   const row = useAction();
   const creating = useAction();
-  const [description, setDescription] = useState('');
-  const [descriptionError, setDescriptionError] = useState<string | null>(null);
   const [created, setCreated] = useState<{ value: string } | null>(null);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const trimmed = description.trim();
-    const invalid = trimmed ? null : 'Please describe what the key is for.';
-    setDescriptionError(invalid);
-    if (invalid) return creating.clear();
-    void creating.run(async () => {
-      setCreated(await create({ description: trimmed }));
-      setDescription('');
-    });
-  };
+  const description = useOneFieldForm(creating, {
+    check: (trimmed) => (trimmed ? null : 'Please describe what the key is for.'),
+    save: async (trimmed) => setCreated(await create({ description: trimmed })),
+    emptyOnSave: true,
+  });
   return (
     <Section title={text.title} description={text.description}>
       {created ? (
@@ -197,13 +231,13 @@ export function ApiKeysSection({
           return 'Key revoked.';
         }}
       />
-      <form className="latch-form" onSubmit={submit} noValidate aria-label={text.formLabel}>
+      <form className="latch-form" onSubmit={description.submit} noValidate aria-label={text.formLabel}>
         <Field
           label={text.descriptionLabel}
           name={text.descriptionName}
-          value={description}
-          onChange={(e) => (setDescription(e.target.value), setDescriptionError(null))}
-          error={descriptionError}
+          value={description.value}
+          onChange={(e) => description.onValue(e.target.value)}
+          error={description.error}
         />
         <SubmitRow action={creating} secondary>
           {text.submitLabel}

@@ -7,12 +7,12 @@
  * ($read_members, $invite_members).
  */
 import { useSuspenseQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl } from '../location.js';
-import { validateDisplayName, validateEmail } from '../validation.js';
+import { validateEmail, validateTeamName } from '../validation.js';
 import { BillingSection } from './billing.js';
-import { ApiKeysSection, Feedback, Section, SubmitRow, useAction } from './settings-parts.js';
+import { ApiKeysSection, Feedback, Section, SubmitRow, useAction, useOneFieldForm } from './settings-parts.js';
 import { Alert, Avatar, Button, EmailField, Field } from './ui.js';
 
 export function TeamManagement({ teamId }: { teamId: string }) {
@@ -50,20 +50,15 @@ export function TeamManagement({ teamId }: { teamId: string }) {
 function TeamSettings({ teamId, displayName }: { teamId: string; displayName: string }) {
   const app = useApp();
   const action = useAction();
-  const [name, setName] = useState(displayName);
-  const [error, setError] = useState<string | null>(null);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const trimmed = name.trim();
-    const invalid = trimmed ? validateDisplayName(trimmed) : 'Please enter a team name.';
-    setError(invalid);
-    if (invalid) action.clear();
-    else void action.run(async () => (await app.updateTeam(teamId, { display_name: trimmed }), 'Team name saved.'));
-  };
+  const name = useOneFieldForm(action, {
+    initial: displayName,
+    check: validateTeamName,
+    save: async (trimmed) => (await app.updateTeam(teamId, { display_name: trimmed }), 'Team name saved.'),
+  });
   return (
     <Section title="Team settings">
-      <form className="latch-form" onSubmit={submit} noValidate aria-label="Team settings">
-        <Field label="Team name" name="team-display-name" value={name} onChange={(e) => (setName(e.target.value), setError(null))} error={error} />
+      <form className="latch-form" onSubmit={name.submit} noValidate aria-label="Team settings">
+        <Field label="Team name" name="team-display-name" value={name.value} onChange={(e) => name.onValue(e.target.value)} error={name.error} />
         <SubmitRow action={action}>Save</SubmitRow>
       </form>
     </Section>
@@ -111,25 +106,19 @@ function Invitations({ teamId, canList, canWithdraw }: { teamId: string; canList
   const app = useApp();
   const { urls } = useLatchContext();
   const invite = useAction();
-  const [email, setEmail] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const trimmed = email.trim();
-    const invalid = validateEmail(trimmed);
-    setError(invalid);
-    if (invalid) return invite.clear();
-    void invite.run(async () => {
+  const email = useOneFieldForm(invite, {
+    check: validateEmail,
+    save: async (trimmed) => {
       // The link in the email opens this app's team-invitation handler page.
       await app.inviteUser(teamId, { email: trimmed, callback_url: absoluteUrl(urls.teamInvitation) });
-      setEmail('');
       return `Invitation sent to ${trimmed}.`;
-    });
-  };
+    },
+    emptyOnSave: true,
+  });
   return (
     <Section title="Invite a member">
-      <form className="latch-form" onSubmit={submit} noValidate aria-label="Invite a member">
-        <EmailField label="Email to invite" name="invite-email" value={email} onValue={(value) => (setEmail(value), setError(null))} error={error} />
+      <form className="latch-form" onSubmit={email.submit} noValidate aria-label="Invite a member">
+        <EmailField label="Email to invite" name="invite-email" value={email.value} onValue={email.onValue} error={email.error} />
         <SubmitRow action={invite} secondary>
           Send invitation
         </SubmitRow>
