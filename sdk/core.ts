@@ -290,6 +290,19 @@ export abstract class AppCore {
   }
 
   /**
+   * The cached read of one user's list (`user_id`; `'me'`, the session's user, when `userId` is
+   * omitted): what every `…Query({ userId })` of a user's things is.
+   */
+  protected userListQuery<T>(
+    userId: string | undefined,
+    path: string,
+    list: (input: { user_id: string }, context: CallContext) => Promise<{ items: T[] }>,
+  ): LatchQuery<T[]> {
+    const input = { user_id: userId ?? 'me' };
+    return this.listQuery(this.sessionFor(userId), path, input, (context) => list(input, context));
+  }
+
+  /**
    * The cached read of one thing, as the session's user or not: what `read` answers, or null when
    * it fails with one of `absent` (the thing is not there). What every `…Query()` or `get…` that
    * answers null is.

@@ -50,9 +50,9 @@ export abstract class ApiKeysFeature extends AppCore {
    * app.subscribe(() => app.userApiKeysQuery(), (state) => console.log(state.data));
    */
   userApiKeysQuery(options: { userId?: string } = {}): LatchQuery<UserApiKey[]> {
-    const asSession = this.sessionFor(options.userId);
-    const input = { user_id: options.userId ?? 'me' };
-    return this.listQuery(asSession, 'userTeamApiKeys.listUserKeys', input, (context) => this.trpc.userTeamApiKeys.listUserKeys.query(input, { context }));
+    return this.userListQuery(options.userId, 'userTeamApiKeys.listUserKeys', (input, context) =>
+      this.trpc.userTeamApiKeys.listUserKeys.query(input, { context }),
+    );
   }
 
   /**

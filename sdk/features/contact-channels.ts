@@ -72,9 +72,7 @@ export abstract class ContactChannelsFeature<U extends ClientUser = ClientUser> 
    * app.subscribe(() => app.contactChannelsQuery(), (state) => console.log(state.data?.map((c) => c.value)));
    */
   contactChannelsQuery(options: { userId?: string } = {}): LatchQuery<ContactChannel[]> {
-    const asSession = this.sessionFor(options.userId);
-    const input = { user_id: options.userId ?? 'me' };
-    return this.listQuery(asSession, 'contactChannels.list', input, (context) => this.trpc.contactChannels.list.query(input, { context }));
+    return this.userListQuery(options.userId, 'contactChannels.list', (input, context) => this.trpc.contactChannels.list.query(input, { context }));
   }
 
   /**

@@ -341,9 +341,7 @@ export abstract class OAuthFeature extends AppCore {
    * app.subscribe(() => app.oauthProvidersQuery(), (state) => console.log(state.data?.map((p) => p.type)));
    */
   oauthProvidersQuery(options: { userId?: string } = {}): LatchQuery<OAuthProviderAccount[]> {
-    const asSession = this.sessionFor(options.userId);
-    const input = { user_id: options.userId ?? 'me' };
-    return this.listQuery(asSession, 'oauth.listProviders', input, (context) => this.trpc.oauth.listProviders.query(input, { context }));
+    return this.userListQuery(options.userId, 'oauth.listProviders', (input, context) => this.trpc.oauth.listProviders.query(input, { context }));
   }
 
   /**

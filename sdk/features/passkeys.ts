@@ -201,9 +201,7 @@ export abstract class PasskeysFeature extends AppCore {
    * app.subscribe(() => app.passkeysQuery(), (state) => render(state.data ?? []));
    */
   passkeysQuery(options: { userId?: string } = {}): LatchQuery<Passkey[]> {
-    const asSession = this.sessionFor(options.userId);
-    const input = { user_id: options.userId ?? 'me' };
-    return this.listQuery(asSession, 'passkeys.list', input, (context) => this.trpc.passkeys.list.query(input, { context }));
+    return this.userListQuery(options.userId, 'passkeys.list', (input, context) => this.trpc.passkeys.list.query(input, { context }));
   }
 
   /**

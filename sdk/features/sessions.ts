@@ -54,9 +54,7 @@ export abstract class SessionsFeature extends AppCore {
    * app.subscribe(() => app.sessionsQuery(), (state) => console.log(state.data));
    */
   sessionsQuery(options: { userId?: string } = {}): LatchQuery<UserSession[]> {
-    const input = { user_id: options.userId ?? 'me' };
-    const useSession = this.sessionFor(options.userId);
-    return this.listQuery(useSession, 'sessions.list', input, (context) => this.trpc.sessions.list.query(input, { context }));
+    return this.userListQuery(options.userId, 'sessions.list', (input, context) => this.trpc.sessions.list.query(input, { context }));
   }
 
   /**
