@@ -15,7 +15,7 @@
  * the code exchange goes through {@link OAuthFeature.oauthTokenRequest}; the provider accounts
  * (`/oauth-providers…`) and connected-account tokens are procedures (`oauth.*`) like every call.
  */
-import type { LatchQuery } from '../cache.js';
+import { type LatchQuery } from '../cache.js';
 import { AppCore, type SignInResult, USER_DATA } from '../core.js';
 import { type ExpectedErrors, KnownErrors, LatchAssertionError, type Result, toResult } from '../errors.js';
 import { knownErrorFromBody, knownErrorsByCode } from '../../contract/errors/known-errors.js';
