@@ -408,6 +408,25 @@ export function SelectField<T extends string>({
   );
 }
 
+/**
+ * A SelectField of named entries (`[id, { displayName }]`, as the payments catalogue holds its
+ * items, products and product lines): the ids as the choices, each shown by its display name.
+ */
+export function EntrySelectField({
+  entries,
+  ...select
+}: {
+  label: string;
+  error?: string | undefined;
+  value: string;
+  onValue: (value: string) => void;
+  entries: readonly (readonly [string, { displayName?: string | undefined }])[];
+  none?: string;
+}) {
+  const names = new Map(entries.map(([id, entry]) => [id, entry.displayName ?? id]));
+  return <SelectField {...select} options={[...names.keys()]} optionLabel={(id) => names.get(id)} />;
+}
+
 /** The page's main action (create a user, a team, keys, a project). */
 export function PrimaryButton({ onClick, children }: { onClick: () => void; children: ReactNode }) {
   return (

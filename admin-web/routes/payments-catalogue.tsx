@@ -19,6 +19,7 @@ import {
   SelectField,
   DialogFooter,
   Empty,
+  EntrySelectField,
   ErrorMessage,
   Field,
   InlineForm,
@@ -487,18 +488,7 @@ function ProductForm({
           value={draft.customerType}
           onChange={(v) => set({ customerType: v as CustomerType, included: [], addOnTo: [], productLineId: '' })}
         />
-        <Field label="Product line">
-          {(props) => (
-            <select {...props} value={draft.productLineId} onChange={(e) => set({ productLineId: e.target.value })}>
-              <option value="">None</option>
-              {lines.map(([id, line]) => (
-                <option key={id} value={id}>
-                  {line.displayName ?? id}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <EntrySelectField label="Product line" value={draft.productLineId} onValue={(productLineId) => set({ productLineId })} entries={lines} none="None" />
       </div>
       <div className="row">
         <label className="row">
@@ -608,17 +598,13 @@ function ProductForm({
         {items.length === 0 ? <p className="muted small">No {draft.customerType} items yet: create one under Items first.</p> : null}
         {draft.included.map((inc) => (
           <div key={inc.key} className="row" style={{ alignItems: 'flex-start' }}>
-            <Field label="Item" error={submitted[`includedItems.${inc.itemId}`]}>
-              {(props) => (
-                <select {...props} value={inc.itemId} onChange={(e) => setIncluded(inc.key, { itemId: e.target.value })}>
-                  {items.map(([id, item]) => (
-                    <option key={id} value={id}>
-                      {item.displayName ?? id}
-                    </option>
-                  ))}
-                </select>
-              )}
-            </Field>
+            <EntrySelectField
+              label="Item"
+              error={submitted[`includedItems.${inc.itemId}`]}
+              value={inc.itemId}
+              onValue={(itemId) => setIncluded(inc.key, { itemId })}
+              entries={items}
+            />
             <Field label="Quantity" error={submitted[`includedItems.${inc.itemId}.quantity`]}>
               {(props) => (
                 <input

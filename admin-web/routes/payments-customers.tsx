@@ -6,6 +6,7 @@ import { paymentsOf } from '../components/config.js';
 import {
   Card,
   Empty,
+  EntrySelectField,
   ErrorMessage,
   Field,
   InlineForm,
@@ -244,17 +245,7 @@ function CustomerCard({ projectId, admin, project, customer }: PageProps & { cus
           }}
           after={<StatusNote show={granting.done}>Granted.</StatusNote>}
         >
-          <Field label="Product to grant">
-            {(p) => (
-              <select {...p} value={productId} onChange={(e) => setProductId(e.target.value)}>
-                {products.map(([id, product]) => (
-                  <option key={id} value={id}>
-                    {product.displayName ?? id}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <EntrySelectField label="Product to grant" value={productId} onValue={setProductId} entries={products} />
           {stackable ? (
             <Field label="Quantity to grant">
               {(p) => <input {...p} type="number" min={1} style={{ width: 100 }} value={quantity} onChange={(e) => setQuantity(e.target.value)} />}
@@ -276,17 +267,13 @@ function CustomerCard({ projectId, admin, project, customer }: PageProps & { cus
             if (!deltaError && delta.trim()) void changing.run();
           }}
         >
-          <Field label="Item to change">
-            {(p) => (
-              <select {...p} value={itemId} onChange={(e) => setItemId(e.target.value)}>
-                {itemIds.map((id) => (
-                  <option key={id} value={id}>
-                    {payments.items[id]?.displayName ?? id}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectField
+            label="Item to change"
+            value={itemId}
+            onValue={setItemId}
+            options={itemIds}
+            optionLabel={(id) => payments.items[id]?.displayName ?? id}
+          />
           <Field label="Change by" error={deltaError} hint="e.g. 10 or -5">
             {(p) => <input {...p} inputMode="numeric" style={{ width: 100 }} value={delta} onChange={(e) => setDelta(e.target.value)} />}
           </Field>
