@@ -198,6 +198,13 @@ const RULES: Rule[] = [
     applies: (file) => isUnder(file, 'server/access'),
     forbids: (i) => isUnder(i.target, 'server/trpc'),
   },
+  {
+    name: 'the server runs without async_hooks',
+    because:
+      "on Node 20, one AsyncLocalStorage that has ever run (or any createHook) turns on async_hooks' promise hooks for the whole process, and every promise of every request pays for them: refresh took 1.78 M instead of 1.11 M instructions per request (bench/instructions.ts). Pass the value along instead (an argument, the AuthContext, a WeakSet keyed by the transaction)",
+    applies: (file) => isUnder(file, 'server') && !isTestFile(file),
+    forbids: (i) => i.target === 'node:async_hooks' || i.target === 'async_hooks',
+  },
 ];
 
 const allImports = SOURCE_DIRS.flatMap(sourceFiles).flatMap(importsOf);

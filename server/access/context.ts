@@ -37,6 +37,11 @@ export interface AuthContext {
   adminUserId: string | null;
   /** Admin access narrowed to one area: a webhooks token (POST /webhooks/latch-token) is good for /internal/webhooks/* only. */
   scope?: 'webhooks';
+  /**
+   * Whether the request's client has disconnected (set for HTTP requests, trpc/context.ts): a
+   * password hash still waiting for its turn is then dropped (crypto/passwords.ts).
+   */
+  clientGone?: () => boolean;
 }
 
 /** The credentials a request presents, read from its x-latch-* headers (trpc/context.ts). */

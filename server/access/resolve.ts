@@ -118,7 +118,11 @@ async function checkWorkflowToken(deps: Deps, tenancyId: string, token: string):
 }
 
 /** The order of checks follows spec sections 6 and 8; each failure is a catalogued error. */
-export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options: { ignoreAccessToken?: boolean } = {}): Promise<AuthContext | null> {
+export async function resolveAuth(
+  deps: Deps,
+  rawHeaders: LatchHeaders,
+  options: { ignoreAccessToken?: boolean; clientGone?: () => boolean } = {},
+): Promise<AuthContext | null> {
   const parsed = applyAuthHeader(rawHeaders);
   const h = options.ignoreAccessToken && parsed.accessToken !== null ? { ...parsed, accessToken: null } : parsed;
   const anyKey = h.publishableClientKey ?? h.secretServerKey ?? h.superSecretAdminKey ?? h.adminAccessToken;
@@ -158,7 +162,7 @@ export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options:
     if (owner.aud === WEBHOOKS_TOKEN_AUDIENCE) {
       // A webhooks token: signed for this project and branch only, narrowed by the procedure (trpc/procedures.ts).
       if (owner.project_id !== project.id || owner.branch_id !== tenancy.branchId) throw new KnownErrors.InvalidProjectForAdminAccessToken();
-      return { type, project, tenancy, user: null, adminUserId: null, scope: 'webhooks' };
+      return { type, project, tenancy, user: null, adminUserId: null, scope: 'webhooks', clientGone: options.clientGone };
     }
     if (owner.project_id !== INTERNAL_PROJECT_ID || owner.is_anonymous) throw new KnownErrors.InvalidProjectForAdminAccessToken();
     // Revocation is immediate for owners too: a signed-out (or deleted) owner's token is expired.
@@ -180,7 +184,7 @@ export async function resolveAuth(deps: Deps, rawHeaders: LatchHeaders, options:
     if (user.aud !== (user.is_anonymous ? `${project.id}:anon` : project.id)) throw new KnownErrors.UnparsableAccessToken();
     if (user.is_anonymous && !h.allowAnonymousUser) throw new KnownErrors.AnonymousAuthenticationNotAllowed();
   }
-  return { type, project, tenancy, user, adminUserId };
+  return { type, project, tenancy, user, adminUserId, clientGone: options.clientGone };
 }
 
 /**

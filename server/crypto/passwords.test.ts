@@ -25,8 +25,9 @@ import {
 } from './passwords.js';
 
 // Every job runs in a project's turn; these tests use one queue.
-const hashPassword = (password: string) => hashIn(password, 'test-project');
-const verifyPassword = (password: string, hash: string | null) => verifyIn(password, hash, 'test-project');
+const caller = { tenancy: { projectId: 'test-project' } };
+const hashPassword = (password: string) => hashIn(password, caller);
+const verifyPassword = (password: string, hash: string | null) => verifyIn(password, hash, caller);
 
 // Cost 4 keeps the bcrypt tests fast; the cost is part of the hash, so verification reads it.
 const bcryptHash = (password: string) => bcrypt.hashSync(password, 4);

@@ -2,7 +2,6 @@ import { hash, verify } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import { DEFAULT_HASH_QUEUE_PER_PROJECT } from '../env.js';
 import { KnownErrors } from '../../contract/errors/known-errors.js';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { CallerGoneError, FairJobLimiter, QueueFullError } from './fair-limiter.js';
 
 /** OWASP's argon2id parameters: m = 19 MiB, t = 2, p = 1. Runs on libuv's pool, off the event loop. */
@@ -43,32 +42,33 @@ export function admitPasswordCall(project: string): () => void {
   }
 }
 
-/** Whether the client of the call under way has disconnected (set by the call's admission). */
-const clientGone = new AsyncLocalStorage<() => boolean>();
-
 /**
- * Runs `body` (a password call) knowing how to tell that its client has disconnected: a hash or
- * verification still waiting for its turn then is not run. Under a flood whose clients time out
- * (or a load generator that stops with calls queued), the cores otherwise go on hashing for
- * answers nobody reads, and the clients that are still there wait behind them.
+ * Whose password job this is: the project whose queue it waits in, and, when the call came over
+ * HTTP, how to tell that its client has disconnected (trpc/context.ts): a job still waiting for its
+ * turn then is not run. Under a flood whose
+ * clients time out (or a load generator that stops with calls queued), the cores otherwise go on
+ * hashing for answers nobody reads, and the clients that are still there wait behind them. An
+ * AuthContext is one. Passed, not kept in an AsyncLocalStorage: on Node 20 one that has ever run
+ * turns on async_hooks' promise hooks for every promise of the process.
  */
-export function whileClientWaits<T>(gone: (() => boolean) | undefined, body: () => Promise<T>): Promise<T> {
-  return gone ? clientGone.run(gone, body) : body();
+export interface PasswordCaller {
+  tenancy: { projectId: string };
+  clientGone?: () => boolean;
 }
 
 /** Password jobs run, and dropped because their client had gone, since start (GET /metrics). */
 export const passwordJobCounts = { run: 0, dropped: 0 };
 
-/** Runs a password job in `queue`'s turn (a project id); a full queue is RATE_LIMITED with Retry-After. */
-async function inTurn<T>(queue: string, job: () => Promise<T>): Promise<T> {
+/** Runs a password job in its caller's project's turn; a full queue is RATE_LIMITED with Retry-After. */
+async function inTurn<T>(caller: PasswordCaller, job: () => Promise<T>): Promise<T> {
   try {
     return await hashing.run(
-      queue,
+      caller.tenancy.projectId,
       () => {
         passwordJobCounts.run++;
         return job();
       },
-      clientGone.getStore(),
+      caller.clientGone,
     );
   } catch (error) {
     if (error instanceof QueueFullError) throw new KnownErrors.RateLimited(error.retryAfterSeconds);
@@ -81,14 +81,14 @@ async function inTurn<T>(queue: string, job: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Hashes a password with argon2id, in the turn of `queue` (the project the password belongs to). */
-export function hashPassword(password: string, queue: string): Promise<string> {
-  return inTurn(queue, () => hash(password, ARGON2_OPTIONS));
+/** Hashes a password with argon2id, in the turn of the caller's project (the project the password belongs to). */
+export function hashPassword(password: string, caller: PasswordCaller): Promise<string> {
+  return inTurn(caller, () => hash(password, ARGON2_OPTIONS));
 }
 
-async function verifyArgon2(passwordHash: string, password: string, queue: string): Promise<boolean> {
+async function verifyArgon2(passwordHash: string, password: string, caller: PasswordCaller): Promise<boolean> {
   // A corrupt hash is a failed check; a full queue is not (it must reach the caller as RATE_LIMITED).
-  return inTurn(queue, () => verify(passwordHash, password).catch(() => false));
+  return inTurn(caller, () => verify(passwordHash, password).catch(() => false));
 }
 
 const BCRYPT_PATTERN = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
@@ -116,20 +116,20 @@ export interface PasswordCheck {
 }
 
 /**
- * Verifies a password against a stored hash, in the turn of `queue` (the project); with no hash,
+ * Verifies a password against a stored hash, in the turn of the caller's project; with no hash,
  * does the same work and fails.
  */
-export async function verifyPassword(password: string, passwordHash: string | null, queue: string): Promise<PasswordCheck> {
+export async function verifyPassword(password: string, passwordHash: string | null, caller: PasswordCaller): Promise<PasswordCheck> {
   if (passwordHash === null) {
-    await verifyArgon2(await getDummyHash(), password, queue);
+    await verifyArgon2(await getDummyHash(), password, caller);
     return { ok: false, needsRehash: false };
   }
   if (BCRYPT_PATTERN.test(passwordHash)) {
     // bcryptjs is plain JavaScript: as costly as argon2id, so it waits for its turn the same way.
-    const ok = await inTurn(queue, () => bcrypt.compare(password, passwordHash));
+    const ok = await inTurn(caller, () => bcrypt.compare(password, passwordHash));
     return { ok, needsRehash: ok };
   }
-  const ok = await verifyArgon2(passwordHash, password, queue);
+  const ok = await verifyArgon2(passwordHash, password, caller);
   return { ok, needsRehash: false };
 }
 

@@ -6,7 +6,7 @@ import { waitFor } from './wait-for.js';
 
 /**
  * A sign-in whose client disconnects while its password check waits for a hashing turn is dropped
- * unverified (crypto/passwords.ts, whileClientWaits): the cores are not spent on an answer nobody
+ * unverified (crypto/passwords.ts, auth.clientGone): the cores are not spent on an answer nobody
  * reads, and the address is not charged a failed attempt for a check that never ran. One hashing
  * slot, so the blockers' checks keep the abandoned ones waiting; 3 failures per (email, IP), so
  * abandoned sign-ins charged as failures would lock the address out.

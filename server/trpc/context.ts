@@ -19,8 +19,6 @@ export interface RequestContext {
   getAuth: () => Promise<AuthContext | null>;
   /** The same without reading the access token: for refresh, where it may well have expired. */
   getProjectAuth: () => Promise<AuthContext | null>;
-  /** Whether the client has disconnected (no answer can reach it): queued costly work is dropped. */
-  clientGone?: () => boolean;
 }
 
 function header(req: IncomingMessage, name: string): string | null {
@@ -63,13 +61,14 @@ export function createRequestContext(deps: Deps, req: IncomingMessage, requestId
   const headers = parseLatchHeaders(req);
   let auth: Promise<AuthContext | null> | null = null;
   let projectAuth: Promise<AuthContext | null> | null = null;
+  // Whether no answer can reach the client any more: queued costly work (a password hash) is dropped.
+  const clientGone = () => req.socket?.destroyed === true;
   return {
     deps,
     requestId,
     ip: clientIp(req),
     headers,
-    getAuth: () => (auth ??= resolveAuth(deps, headers)),
-    getProjectAuth: () => (projectAuth ??= resolveAuth(deps, headers, { ignoreAccessToken: true })),
-    clientGone: () => req.socket?.destroyed === true,
+    getAuth: () => (auth ??= resolveAuth(deps, headers, { clientGone })),
+    getProjectAuth: () => (projectAuth ??= resolveAuth(deps, headers, { ignoreAccessToken: true, clientGone })),
   };
 }

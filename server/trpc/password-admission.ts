@@ -1,4 +1,4 @@
-import { admitPasswordCall, whileClientWaits } from '../crypto/passwords.js';
+import { admitPasswordCall } from '../crypto/passwords.js';
 import type { RequestContext } from './context.js';
 import type { AuthContext } from '../access/context.js';
 import { t } from './init.js';
@@ -18,8 +18,9 @@ export function admitPasswordCalls(when?: (rawInput: unknown) => boolean) {
     if (!auth || (when && !when(await getRawInput()))) return next();
     const leave = admitPasswordCall(auth.tenancy.projectId);
     try {
-      // A hash whose client has disconnected by its turn is dropped (crypto/passwords.ts).
-      return await whileClientWaits(ctx.clientGone, next);
+      // A hash whose client has disconnected by its turn is dropped: the services hand their auth,
+      // which knows (auth.clientGone), to the hashing (crypto/passwords.ts).
+      return await next();
     } finally {
       leave();
     }

@@ -67,7 +67,7 @@ export async function signInWithCode(deps: Deps, auth: AuthContext, code: string
   let email = '';
   // Held: for a user with MFA on, the used code and the attempt code commit before the refusal.
   const held = await withCode(deps.db, auth.tenancy, MAGIC_LINK_PURPOSE, code, 'consume', (trx, verified: VerifiedCode<MagicLinkData>) =>
-    holdSignInRefusal<AuthResponse>(async () => {
+    holdSignInRefusal<AuthResponse>(trx, async () => {
       email = verified.data.email;
       const found = await findAuthChannel(trx, auth.tenancy.id, 'email', verified.data.email);
       // Locked, then read again: the channel is judged as it is while the user row is held.

@@ -37,7 +37,7 @@ export async function signInWithMfa(
         ? { recovery_code: input.recovery_code }
         : null;
   const outcome = await deps.db.transaction().execute((trx) =>
-    holdSignInRefusal(async (): Promise<{ ok: true; response: AuthResponse } | { ok: false; error: KnownError }> => {
+    holdSignInRefusal(trx, async (): Promise<{ ok: true; response: AuthResponse } | { ok: false; error: KnownError }> => {
       const verified = await checkCode<MfaAttemptData>(trx, auth.tenancy, MFA_SIGN_IN_PURPOSE, input.code);
       const userId = verified.data.user_id;
       const user = (await lockUser(trx, auth.tenancy.id, userId)) ? await findUser(trx, auth.tenancy.id, userId) : undefined;

@@ -84,7 +84,7 @@ export async function resetPassword(deps: Deps, auth: AuthContext, code: string,
   checkPasswordRequirements(password);
   await limitCodeChecks(deps, auth.tenancy, ip);
   await limitPasswordHashing(deps, auth.tenancy, ip);
-  const passwordHash = await hashPassword(password, auth.tenancy.projectId);
+  const passwordHash = await hashPassword(password, auth);
   const address = await withCode<ResetData, string>(deps.db, auth.tenancy, PASSWORD_RESET_PURPOSE, code, 'consume', async (trx, verified) => {
     const userId = verified.data.user_id;
     if (!(await lockUser(trx, auth.tenancy.id, userId))) throw new KnownErrors.VerificationCodeNotFound();

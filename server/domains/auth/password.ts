@@ -41,7 +41,7 @@ export async function signUpWithPassword(
   checkPasswordRequirements(password);
   const probe = await limitEmailProbes(deps, auth.tenancy, ip);
   await limitSignUp(deps, auth.tenancy, ip, { withPassword: true });
-  const passwordHash = await hashPassword(password, auth.tenancy.projectId);
+  const passwordHash = await hashPassword(password, auth);
   // signInTransaction: an upgrade of an anonymous user with MFA on commits before the gate's refusal.
   return signInTransaction(deps, async (trx) => {
     // Locked: of concurrent upgrades of one anonymous user, the first wins and the others find its
@@ -109,7 +109,7 @@ export async function signInWithPassword(deps: Deps, auth: AuthContext, email: s
   const user = await findUserByAuthEmail(deps.db, auth.tenancy.id, email);
   let check;
   try {
-    check = await verifyPassword(password, user?.password_hash ?? null, auth.tenancy.projectId);
+    check = await verifyPassword(password, user?.password_hash ?? null, auth);
   } catch (error) {
     // Not verified (its turn never came, or its client left): not a failure of this address either.
     if (error instanceof KnownErrors.RateLimited) await attempt.succeeded();
@@ -117,7 +117,7 @@ export async function signInWithPassword(deps: Deps, auth: AuthContext, email: s
   }
   if (!user || !check.ok) throw new KnownErrors.EmailPasswordMismatch();
   await attempt.succeeded();
-  if (check.needsRehash) await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password, auth.tenancy.projectId) });
+  if (check.needsRehash) await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password, auth) });
   return completeSignIn(deps, deps.db, { tenancy: auth.tenancy, user, method: 'password', isNewUser: false, ip });
 }
 
@@ -127,9 +127,9 @@ export async function updatePassword(deps: Deps, auth: AuthContext, oldPassword:
   if (!user.password_hash) throw new KnownErrors.UserDoesNotHavePassword();
   checkPasswordRequirements(newPassword);
   await limitPasswordHashing(deps, auth.tenancy, ip);
-  const check = await verifyPassword(oldPassword, user.password_hash, auth.tenancy.projectId);
+  const check = await verifyPassword(oldPassword, user.password_hash, auth);
   if (!check.ok) throw new KnownErrors.PasswordConfirmationMismatch();
-  const hash = await hashPassword(newPassword, auth.tenancy.projectId);
+  const hash = await hashPassword(newPassword, auth);
   await deps.db.transaction().execute(async (trx) => {
     await updateUser(trx, auth.tenancy.id, user.id, { password_hash: hash });
     await signOutEverywhere(trx, auth.tenancy, user.id, sessionId);
@@ -142,5 +142,5 @@ export async function setPassword(deps: Deps, auth: AuthContext, password: strin
   if (user.password_hash) throw new KnownErrors.UserAlreadyHasPassword();
   checkPasswordRequirements(password);
   await limitPasswordHashing(deps, auth.tenancy, ip);
-  await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password, auth.tenancy.projectId) });
+  await updateUser(deps.db, auth.tenancy.id, user.id, { password_hash: await hashPassword(password, auth) });
 }

@@ -17,7 +17,6 @@
  * what must happen whenever a session starts (an audit event, a `session.created` webhook) goes in
  * `startSession`, which both paths share.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import type { UserRow } from '../../db/schema.js';
@@ -113,26 +112,32 @@ const mfaGate: SignInStep = {
  */
 export const SIGN_IN_POLICY: readonly SignInStep[] = [verifiedEmailRule, mfaGate];
 
-/** Set while a way in's transaction holds back sign-in refusals until it has committed. */
-const refusalHold = new AsyncLocalStorage<true>();
+/**
+ * The transactions whose way in holds back sign-in refusals until they have committed. A set of
+ * executors, not an AsyncLocalStorage: on Node 20 one AsyncLocalStorage that has ever run turns on
+ * async_hooks' promise hooks for the whole process, a cost every promise of every request then pays
+ * (≈ 40 % more instructions per refresh, bench/instructions.ts).
+ */
+const heldTransactions = new WeakSet<Executor>();
 
 /** The outcome of a sign-in inside a transaction: a session, or a refusal to throw after the commit. */
 export type HeldSignIn<R> = { ok: true; value: R } | { ok: false; refusal: InstanceType<typeof KnownErrors.MultiFactorAuthenticationRequired> };
 
 /**
- * Runs a way in's transaction body so that an MFA refusal does not roll it back: the body's work
- * (the attempt code above all) commits, and settleSignIn throws the refusal afterwards. Any other
- * error still rolls back.
+ * Runs a way in's transaction body (in `trx`) so that an MFA refusal does not roll it back: the
+ * body's work (the attempt code above all) commits, and settleSignIn throws the refusal afterwards.
+ * Any other error still rolls back.
  */
-export async function holdSignInRefusal<R>(body: () => Promise<R>): Promise<HeldSignIn<R>> {
-  return refusalHold.run(true, async () => {
-    try {
-      return { ok: true, value: await body() };
-    } catch (error) {
-      if (error instanceof KnownErrors.MultiFactorAuthenticationRequired) return { ok: false, refusal: error };
-      throw error;
-    }
-  });
+export async function holdSignInRefusal<R>(trx: Executor, body: () => Promise<R>): Promise<HeldSignIn<R>> {
+  heldTransactions.add(trx);
+  try {
+    return { ok: true, value: await body() };
+  } catch (error) {
+    if (error instanceof KnownErrors.MultiFactorAuthenticationRequired) return { ok: false, refusal: error };
+    throw error;
+  } finally {
+    heldTransactions.delete(trx);
+  }
 }
 
 /** The session of a held sign-in, or its refusal thrown (after the transaction committed). */
@@ -143,7 +148,7 @@ export function settleSignIn<R>(held: HeldSignIn<R>): R {
 
 /** A way in's transaction: commits the first factor's work even when the MFA gate refuses. */
 export async function signInTransaction<R>(deps: Deps, body: (trx: Executor) => Promise<R>): Promise<R> {
-  return settleSignIn(await deps.db.transaction().execute((trx) => holdSignInRefusal(() => body(trx))));
+  return settleSignIn(await deps.db.transaction().execute((trx) => holdSignInRefusal(trx, () => body(trx))));
 }
 
 /** The auth response entity (spec: "Sign-in and sign-up responses follow the auth response entity"). */
@@ -163,7 +168,7 @@ export interface AuthResponse {
 export async function completeSignIn(deps: Deps, db: Executor, attempt: SignInAttempt): Promise<AuthResponse> {
   // Loud, for every sign-in and not only gated ones: a way in that opens its transaction with
   // plain db.transaction() would roll back the attempt code it hands out.
-  if (db.isTransaction && !refusalHold.getStore())
+  if (db.isTransaction && !heldTransactions.has(db))
     throw new Error('completeSignIn in a transaction needs signInTransaction or holdSignInRefusal (auth/sign-in.ts)');
   let current = attempt;
   for (const step of SIGN_IN_POLICY) {

@@ -319,7 +319,7 @@ export async function handleCallback(
       await storeProviderTokens(trx, deps, tenancy, resolved.account.id, tokens, data.scopes);
       // Held: for a user with MFA on, the account, its tokens and the attempt code commit, and the
       // code carries the attempt code instead of a session.
-      const signedIn = await holdSignInRefusal(() =>
+      const signedIn = await holdSignInRefusal(trx, () =>
         completeSignIn(deps, trx, {
           tenancy,
           user: resolved.user,

@@ -160,7 +160,7 @@ async function passwordHashFrom(
   if (input.password === null) return null;
   checkPasswordRequirements(input.password);
   await limitPasswordHashing(deps, auth.tenancy, ip);
-  return hashPassword(input.password, auth.tenancy.projectId);
+  return hashPassword(input.password, auth);
 }
 
 export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<typeof userCreateSchema>, ip: string | null): Promise<ServerUser> {
