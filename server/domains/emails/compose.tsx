@@ -1,6 +1,7 @@
-import { render } from '@react-email/render';
+import { toPlainText } from '@react-email/render';
 import type { ReactElement } from 'react';
 import type { BuiltInEmail } from './render.js';
+import { renderStatic } from './static-render.js';
 import {
   type EmailBranding,
   EmailVerificationEmail,
@@ -68,6 +69,13 @@ export function compose(branding: EmailBranding, email: BuiltInEmail): { subject
   }
 }
 
-export function renderElement(element: ReactElement): Promise<[string, string]> {
-  return Promise.all([render(element), render(element, { plainText: true })]);
+/**
+ * The HTML and plain text of a built-in email: one synchronous React render (the built-in templates
+ * never suspend: no Tailwind), the text converted from that HTML as React Email's own plain-text
+ * render does. Not React Email's `render`: its streaming renderer would turn on async_hooks' promise
+ * hooks for the whole process (static-render.ts).
+ */
+export function renderElement(element: ReactElement): [string, string] {
+  const html = renderStatic(element);
+  return [html, toPlainText(html)];
 }

@@ -38,7 +38,7 @@ export async function renderEmail(branding: EmailBranding, email: BuiltInEmail):
   const { compose, renderElement } = await composer;
   const { subject, element } = compose(branding, email);
   try {
-    const [html, text] = await renderElement(element);
+    const [html, text] = renderElement(element);
     // A subject is one header line: newlines in a project or team name must not start another header.
     return { subject: subject.replace(/[\r\n]+/g, ' '), html, text };
   } catch (error) {

@@ -1,8 +1,10 @@
 import * as Email from '@react-email/components';
 import { render, toPlainText } from '@react-email/render';
 import { createElement, Fragment, type ReactElement, type ReactNode } from 'react';
-import { renderToStaticMarkup } from 'react-dom/server';
 import { EMAIL_COMPONENTS, TREE_LIMITS } from './runtime.js';
+import { renderStatic } from '../static-render.js';
+
+export { renderStatic } from '../static-render.js';
 
 /**
  * The host half of a sandboxed render: the JSON tree the sandbox returned is untrusted data. Every
@@ -167,20 +169,4 @@ export async function renderTree(tree: unknown): Promise<HostRendered> {
   const html = suspends ? await render(element) : renderStatic(element);
   const text = toPlainText(html);
   return { html, text };
-}
-
-/** The doctype React Email's `render` puts first (XHTML transitional, what email clients expect). */
-export const EMAIL_DOCTYPE = '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">';
-
-/**
- * What React Email's `render` returns, for a tree that cannot suspend, at a third of its cost:
- * `render` streams (renderToReadableStream inside Suspense and an error boundary), which costs
- * about 3 ms more per email than one synchronous renderToStaticMarkup, and adds nothing but
- * Suspense markers (`<!--$-->`, `<!--html-->`) that a mailbox ignores. Only Tailwind suspends (its
- * compiler loads asynchronously), so a tree with classes still goes through `render`. Like
- * `render`, image preload hints React adds for a browser are dropped: an email has no use for them.
- */
-export function renderStatic(element: ReactElement): string {
-  const markup = renderToStaticMarkup(element).replace(/<link\b[^>]*>/gi, (tag) => (/\brel="preload"/i.test(tag) && /\bas="image"/i.test(tag) ? '' : tag));
-  return EMAIL_DOCTYPE + markup.replace(/<!DOCTYPE.*?>/, '');
 }
