@@ -18,6 +18,10 @@ export default defineConfig({
     globalSetup: ['server/test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for something eventual (a page's refetch, the email worker's turn): vitest's
+    // 1 s default was too short on a loaded 2-core machine (a console search's debounced request
+    // landed after it); a poll that never succeeds still fails, after 10 s.
+    expect: { poll: { timeout: 10_000 } },
     // Two cores: two test files at a time, each with its own server and database.
     pool: 'forks',
     maxWorkers: 2,
