@@ -45,11 +45,11 @@ export function admitPasswordCall(project: string): () => void {
 /**
  * Whose password job this is: the project whose queue it waits in, and, when the call came over
  * HTTP, how to tell that its client has disconnected (trpc/context.ts): a job still waiting for its
- * turn then is not run. Under a flood whose
- * clients time out (or a load generator that stops with calls queued), the cores otherwise go on
- * hashing for answers nobody reads, and the clients that are still there wait behind them. An
- * AuthContext is one. Passed, not kept in an AsyncLocalStorage: on Node 20 one that has ever run
- * turns on async_hooks' promise hooks for every promise of the process.
+ * turn then is not run. Under a flood whose clients time out (or a load generator that stops with
+ * calls queued), the cores otherwise go on hashing for answers nobody reads, and the clients that
+ * are still there wait behind them. An AuthContext is one. Passed, not kept in an
+ * AsyncLocalStorage: on Node 20 one that has ever run turns on async_hooks' promise hooks for every
+ * promise of the process.
  */
 export interface PasswordCaller {
   tenancy: { projectId: string };

@@ -4,8 +4,6 @@ import { createElement, Fragment, type ReactElement, type ReactNode } from 'reac
 import { EMAIL_COMPONENTS, TREE_LIMITS } from './runtime.js';
 import { renderStatic } from '../static-render.js';
 
-export { renderStatic } from '../static-render.js';
-
 /**
  * The host half of a sandboxed render: the JSON tree the sandbox returned is untrusted data. Every
  * tag, attribute and URL is checked against an allowlist, then the tree is rebuilt as React elements

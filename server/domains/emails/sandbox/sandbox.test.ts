@@ -4,7 +4,8 @@ import { KnownErrors } from '../../../../contract/errors/known-errors.js';
 import { crashRenderThreadsForTesting, runInSandbox, SANDBOX_LIMITS, sandboxRestarts, warmUpSandbox } from './engine.js';
 import { compileSources, renderOwnerEmail, renderOwnerEmails, type SandboxInput, SandboxRenderError, toRenderingError } from './index.js';
 import { render } from '@react-email/render';
-import { renderStatic, renderTree, toEmailElement } from './host-render.js';
+import { renderTree, toEmailElement } from './host-render.js';
+import { renderStatic } from '../static-render.js';
 
 const input: SandboxInput = {
   user: { displayName: 'Ada' },
