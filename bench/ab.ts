@@ -9,7 +9,8 @@
  * Scenarios: me, refresh, sign-in (the last also reports the event-loop delay p99 inside each server).
  * `tsx bench/ab.ts . floor-prepared refresh` runs the floor (bench/floor-server.mjs; `floor` or
  * `floor-prepared`) as B on A's project: the ratio to the floor under the same noise as A.
- * Env: AB_ROUNDS=6, AB_SECONDS=3, AB_CONNECTIONS=50, BENCH_POSTGRES_URL as for bench/run.ts;
+ * Env: AB_ROUNDS=6, AB_SECONDS=3, AB_CONNECTIONS=50, BENCH_POSTGRES_URL as for bench/run.ts; AB_KEEP_DB=1
+ * keeps the latch_ab database afterwards (to study its statements with pgbench or EXPLAIN);
  * AB_ENV_A / AB_ENV_B: JSON objects of extra environment for one side (e.g. to compare settings of
  * one checkout: `AB_ENV_B='{"LATCH_PASSWORD_HASH_CONCURRENCY":"2"}' tsx bench/ab.ts . . sign-in`).
  */
@@ -95,12 +96,16 @@ try {
           }
         : { path: '/api/v1/users/me', method: 'GET' as const, headers: client, vary: () => ({ headers: { 'x-latch-access-token': pick().access_token } }) };
 
-  type Sample = { cpu: number; pg: number; rps: number; loop: number };
+  type Sample = { cpu: number; pg: number; rps: number; loop: number; xacts: number };
+  // Transactions the database committed or rolled back (every statement outside BEGIN is one).
+  const xactCount = async () =>
+    Number((await queryRows<{ n: string }>(ADMIN_URL, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [DB]))[0]!.n);
   const samples = { A: [] as Sample[], B: [] as Sample[] };
   const loopP99 = async (proc: typeof a) =>
     Number(/^latch_event_loop_delay_p99_ms ([\d.]+)$/m.exec(await (await fetch(`${proc.url}/metrics`)).text())?.[1] ?? NaN);
   const once = async (proc: typeof a, durationSec: number): Promise<Sample> => {
     await loopP99(proc); // resets the histogram
+    const x0 = await xactCount();
     const c0 = cpuMs(proc.pid)!;
     const p0 = postgresCpuByPid(DB);
     const r = await runLoad({
@@ -116,7 +121,10 @@ try {
     const pgMs = postgresCpuDelta(p0, postgresCpuByPid(DB));
     if (r.non2xx || r.errors)
       throw new Error(`non-2xx ${r.non2xx}, errors ${r.errors}, statuses ${JSON.stringify(r.statuses)}; stderr: ${proc.stderr().slice(-1500)}`);
-    const sample = { cpu: (cpu * 1000) / r.total, pg: (pgMs * 1000) / r.total, rps: r.rps, loop: await loopP99(proc) };
+    // pg_stat_database is flushed by each backend when it goes idle, at most once a second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const xacts = ((await xactCount()) - x0) / r.total;
+    const sample = { cpu: (cpu * 1000) / r.total, pg: (pgMs * 1000) / r.total, rps: r.rps, loop: await loopP99(proc), xacts };
     // Sign-ins still queued when the load stops finish afterwards: let them, so the two servers'
     // attempts never overlap in the shared per-IP and per-email counters.
     if (which === 'sign-in') await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -134,18 +142,19 @@ try {
     pg: median(samples[name].map((s) => s.pg)),
     rps: median(samples[name].map((s) => s.rps)),
     loop: median(samples[name].map((s) => s.loop)),
+    xacts: median(samples[name].map((s) => s.xacts)),
   });
   const ra = row('A');
   const rb = row('B');
   console.log(
-    `${which}: A ${dirA}: server ${ra.cpu.toFixed(0)} µs + PG ${ra.pg.toFixed(0)} µs per request, ${ra.rps.toFixed(0)} req/s, loop delay p99 ${ra.loop.toFixed(1)} ms (medians of ${ROUNDS})`,
+    `${which}: A ${dirA}: server ${ra.cpu.toFixed(0)} µs + PG ${ra.pg.toFixed(0)} µs per request (${ra.xacts.toFixed(2)} transactions), ${ra.rps.toFixed(0)} req/s, loop delay p99 ${ra.loop.toFixed(1)} ms (medians of ${ROUNDS})`,
   );
   console.log(
-    `${which}: B ${dirB}: server ${rb.cpu.toFixed(0)} µs + PG ${rb.pg.toFixed(0)} µs per request, ${rb.rps.toFixed(0)} req/s, loop delay p99 ${rb.loop.toFixed(1)} ms (medians of ${ROUNDS})`,
+    `${which}: B ${dirB}: server ${rb.cpu.toFixed(0)} µs + PG ${rb.pg.toFixed(0)} µs per request (${rb.xacts.toFixed(2)} transactions), ${rb.rps.toFixed(0)} req/s, loop delay p99 ${rb.loop.toFixed(1)} ms (medians of ${ROUNDS})`,
   );
   console.log(`${which}: B/A server CPU ${(rb.cpu / ra.cpu).toFixed(2)}, PG CPU ${(rb.pg / ra.pg).toFixed(2)}, req/s ${(rb.rps / ra.rps).toFixed(2)}`);
 } finally {
   await a.stop();
   if (b !== a) await b.stop();
-  await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`).catch(() => undefined);
+  if (process.env.AB_KEEP_DB !== '1') await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`).catch(() => undefined);
 }

@@ -21,6 +21,7 @@ import * as m0019 from './0019_payments_billing.js';
 import * as m0020 from './0020_workflow_tokens_activity.js';
 import * as m0021 from './0021_cluster.js';
 import * as m0022 from './0022_email_scheduled_sends.js';
+import * as m0023 from './0023_user_oauth_providers.js';
 
 /** Every migration, in order. A static list: bundlers and tsx need no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020_workflow_tokens_activity': m0020,
   '0021_cluster': m0021,
   '0022_email_scheduled_sends': m0022,
+  '0023_user_oauth_providers': m0023,
 };

@@ -55,7 +55,7 @@ export const API_KEY_SET_COLUMNS = columns<ApiKeySetsTable>({
   super_secret_admin_key_last_four: true,
 });
 
-export const USER_COLUMNS = columns<UsersTable>({
+export const USER_COLUMNS = columns<Omit<UsersTable, 'oauth_providers'>>({
   tenancy_id: true,
   id: true,
   display_name: true,

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, RawBuilder, Selectable, Updateable } from 'kysely';
 
 /** A timestamptz: read as Date, written as Date or an SQL expression. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -59,6 +59,11 @@ export interface UsersTable {
   selected_team_id: string | null;
   signed_up_at: Timestamp;
   last_active_at: Timestamp;
+  /**
+   * The connected OAuth accounts as the user object shows them, a copy kept by oauth/queries.ts on
+   * every write to oauth_accounts (migration 0023); null when none. Written only there.
+   */
+  oauth_providers: ColumnType<unknown, never, RawBuilder<unknown>>;
 }
 
 export interface ContactChannelsTable {
@@ -650,7 +655,8 @@ export interface DB {
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;
-export type UserRow = Selectable<UsersTable>;
+/** A user as USER_COLUMNS reads it: without the oauth_providers copy, which only the session lookup reads. */
+export type UserRow = Selectable<Omit<UsersTable, 'oauth_providers'>>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;

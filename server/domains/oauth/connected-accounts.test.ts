@@ -154,6 +154,41 @@ describe('user.oauth_providers', () => {
     const one = await h.get(`/team-member-profiles/${team.body.id}/${session.user_id}`, project.server());
     expect(one.body.user.oauth_providers).toEqual(expected);
   });
+
+  it("the signed-in user's copy (users.oauth_providers) follows every write: links made at once, a changed account id, an unlink", async () => {
+    const { project, session } = await setUp();
+    const me = async () => (await h.get('/users/me', project.client(session.access_token))).body.oauth_providers;
+    const byId = async () => (await h.get(`/users/${session.user_id}`, project.server())).body.oauth_providers;
+    const [first] = await me();
+    // Accounts linked concurrently for one user: all land in the copy (no write loses another's).
+    const links = await Promise.all(
+      ['acct-a', 'acct-b', 'acct-c', 'acct-d'].map((account_id) =>
+        h.post('/oauth-providers', { user_id: session.user_id, provider_config_id: 'gitlab', account_id, allow_sign_in: false }, project.server()),
+      ),
+    );
+    for (const link of links) expect(link.status, JSON.stringify(link.body)).toBe(201);
+    const after = await me();
+    expect(after).toHaveLength(5);
+    expect(after[0]).toEqual(first);
+    expect(
+      after
+        .map((p: { provider_user_id: string }) => p.provider_user_id)
+        .slice(1)
+        .sort(),
+    ).toEqual(['acct-a', 'acct-b', 'acct-c', 'acct-d']);
+    // The copy is ordered as the accounts are (oldest first), the same list the by-id view aggregates.
+    expect(after).toEqual(await byId());
+
+    expect((await h.patch(`/oauth-providers/${session.user_id}/${links[0]!.body.id}`, { account_id: 'acct-a2' }, project.server())).status).toBe(200);
+    expect((await me()).map((p: { provider_user_id: string }) => p.provider_user_id)).toContain('acct-a2');
+    expect(await me()).toEqual(await byId());
+
+    for (const link of links) expect((await h.del(`/oauth-providers/${session.user_id}/${link.body.id}`, project.server())).status).toBe(200);
+    expect(await me()).toEqual([first]);
+    const [own] = (await h.get('/oauth-providers?user_id=me', project.client(session.access_token))).body.items;
+    expect((await h.del(`/oauth-providers/me/${own.id}`, project.client(session.access_token))).status).toBe(200);
+    expect(await me()).toEqual([]);
+  });
 });
 
 describe('security', () => {

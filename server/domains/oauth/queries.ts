@@ -116,7 +116,9 @@ export async function listAccountsOfUsers(db: Executor, tenancyId: string, userI
 }
 
 export async function insertAccount(db: Executor, row: Omit<OAuthAccountRow, 'created_at'>): Promise<OAuthAccountRow> {
-  return db.insertInto('oauth_accounts').values(row).returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
+  return withUserCopy(db, row.tenancy_id, row.user_id, (trx) =>
+    trx.insertInto('oauth_accounts').values(row).returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow(),
+  );
 }
 
 export async function updateAccount(
@@ -128,21 +130,56 @@ export async function updateAccount(
 ): Promise<OAuthAccountRow | undefined> {
   // Nothing to change (a PATCH of {}): the account as it is.
   if (Object.keys(patch).length === 0) return findAccount(db, tenancyId, userId, id);
-  return db
-    .updateTable('oauth_accounts')
-    .set(patch)
-    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, id }))
-    .returning(ACCOUNT_COLUMNS)
-    .executeTakeFirst();
+  const update = (trx: Executor) =>
+    trx
+      .updateTable('oauth_accounts')
+      .set(patch)
+      .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, id }))
+      .returning(ACCOUNT_COLUMNS)
+      .executeTakeFirst();
+  // Only the provider account id shows in the user's copy.
+  return patch.provider_account_id === undefined ? update(db) : withUserCopy(db, tenancyId, userId, update);
 }
 
 export async function deleteAccount(db: Executor, tenancyId: string, userId: string, id: string): Promise<boolean> {
-  const row = await db
-    .deleteFrom('oauth_accounts')
-    .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, id }))
-    .returning('id')
-    .executeTakeFirst();
+  const row = await withUserCopy(db, tenancyId, userId, (trx) =>
+    trx
+      .deleteFrom('oauth_accounts')
+      .where((eb) => eb.and({ tenancy_id: tenancyId, user_id: userId, id }))
+      .returning('id')
+      .executeTakeFirst(),
+  );
   return row !== undefined;
+}
+
+/**
+ * A write to a user's accounts, then the user's `oauth_providers` copy (users.oauth_providers,
+ * migration 0023) made anew from them, in one transaction (the caller's, or one of its own). The
+ * copy is what GET /users/me reads, so no write to oauth_accounts may skip this.
+ *
+ * The user row is locked (FOR NO KEY UPDATE) before the accounts are aggregated, in a statement of
+ * its own: in READ COMMITTED each statement reads a fresh snapshot, so when two links for one user
+ * race, the second waits for the first's commit and then aggregates its row too. An UPDATE with the
+ * aggregate inline would have aggregated under the snapshot it took before waiting, and dropped
+ * the first account from the copy. NO KEY UPDATE, not UPDATE: the insert holds the foreign key's
+ * KEY SHARE lock on the user row, which FOR UPDATE would wait on in the other transaction.
+ */
+async function withUserCopy<T>(db: Executor, tenancyId: string, userId: string, write: (trx: Executor) => Promise<T>): Promise<T> {
+  const run = async (trx: Executor) => {
+    const result = await write(trx);
+    await trx.selectFrom('users').select('id').where('tenancy_id', '=', tenancyId).where('id', '=', userId).forNoKeyUpdate().execute();
+    await trx
+      .updateTable('users')
+      .set({
+        oauth_providers: sql`(SELECT jsonb_agg(jsonb_build_object('id', oa.provider_config_id, 'type', oa.provider_config_id, 'provider_user_id', oa.provider_account_id) ORDER BY oa.created_at, oa.id)
+          FROM oauth_accounts oa WHERE oa.tenancy_id = ${tenancyId} AND oa.user_id = ${userId})`,
+      })
+      .where('tenancy_id', '=', tenancyId)
+      .where('id', '=', userId)
+      .execute();
+    return result;
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
 
 // ---- provider tokens -----------------------------------------------------------------------------

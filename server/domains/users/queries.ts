@@ -36,7 +36,8 @@ export async function findSessionUser(
 /**
  * The session's user with its connected OAuth accounts (the user object's `oauth_providers`), as
  * the precompiled lookup reads them: GET /users/me answers from this one statement instead of a
- * second round trip (null when the user has none).
+ * second round trip (null when the user has none). The list is the users row's copy, which a
+ * trigger on oauth_accounts keeps (migration 0023): no aggregate over oauth_accounts per call.
  */
 export type SessionUserRow = UserRow & { oauth_providers?: OAuthProviderView[] | null };
 
@@ -45,20 +46,7 @@ const sessionUserQuery = precompiled((db, tenancyId: string, userId: string, ses
     .selectFrom('users as u')
     .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
     .select(qualified('u', USER_COLUMNS))
-    .select((eb) =>
-      eb
-        .selectFrom('oauth_accounts as oa')
-        .select(
-          sql<
-            OAuthProviderView[] | null
-          >`json_agg(json_build_object('id', oa.provider_config_id, 'type', oa.provider_config_id, 'provider_user_id', oa.provider_account_id) order by oa.created_at, oa.id)`.as(
-            'list',
-          ),
-        )
-        .whereRef('oa.tenancy_id', '=', 'u.tenancy_id')
-        .whereRef('oa.user_id', '=', 'u.id')
-        .as('oauth_providers'),
-    )
+    .select((eb) => eb.ref('u.oauth_providers').$castTo<OAuthProviderView[] | null>().as('oauth_providers'))
     .where('u.tenancy_id', '=', tenancyId)
     .where('u.id', '=', userId)
     .where('s.id', '=', sessionId),
