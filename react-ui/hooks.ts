@@ -3,7 +3,7 @@ import { use, useContext } from 'react';
 import { type ClientApp, type ClientProject, type ClientUser, type GetUserOptions, UserNotSignedInError } from '../sdk/index.js';
 import { LatchContext, type LatchContextValue } from './context.js';
 import { isLeavingPage } from './navigation.js';
-import { currentRelativeUrl, withReturnTo } from './urls.js';
+import { currentRelativeUrl, mfaAttemptCodeKey, withReturnTo } from './urls.js';
 
 /** The hint thrown when code destructures the user out of `useUser()` (spec, "Client-side messages"). */
 export const DESTRUCTURE_USER_HINT =
@@ -14,6 +14,22 @@ export function useLatchContext(): LatchContextValue {
   const context = useContext(LatchContext);
   if (!context) throw new Error('This Latch hook or component must be used inside <LatchProvider app={app}>.');
   return context;
+}
+
+/**
+ * What every way in does when the first factor was right and the user has MFA on
+ * (MultiFactorAuthenticationRequired, spec section 2): keep the attempt code in session storage for
+ * the mfa route, then go there, keeping where the user was going (`returnTo`). Resolves to the mfa
+ * URL and whether the page navigated. Internal to the kit (the sign-in forms and the callbacks).
+ */
+export function useContinueToMfa(): (attemptCode: string, returnTo: string | null) => Promise<{ to: string; navigated: boolean }> {
+  const app = useApp();
+  const { urls, navigate } = useLatchContext();
+  return async (attemptCode, returnTo) => {
+    sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), attemptCode);
+    const to = withReturnTo(urls.mfa, returnTo);
+    return { to, navigated: await navigate(to) };
+  };
 }
 
 /**

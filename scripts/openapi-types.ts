@@ -1,13 +1,21 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import openapiTS, { UNKNOWN, astToString, type SchemaObject } from 'openapi-typescript';
+import { outputIsStale } from './build-output.js';
 
-/** Where `npm run openapi` writes the REST client's types (server/compat/rest-client.test.ts uses them). */
+/**
+ * Where the REST client's types are written (server/compat/rest-client.test.ts uses them). They are
+ * derived from the committed openapi.json, so they are not committed (.gitignore): scripts/build.ts
+ * writes them at install and start, `npm run typecheck` (pretypecheck) and `npm run openapi` refresh
+ * them. openapi.json is what is committed and held to the router (server/trpc/contract.test.ts).
+ */
 export const OPENAPI_TYPES_URL = new URL('../server/compat/openapi-types.d.ts', import.meta.url);
+const OPENAPI_URL = new URL('../openapi.json', import.meta.url);
 
-const HEADER = [
-  '// Generated from openapi.json by `npm run openapi` (openapi-typescript); do not edit.',
-  '// server/compat/openapi-types.test.ts fails when this file differs from what openapi.json generates.',
-  '',
-].join('\n');
+/** What the types are made from: the document, this generator, and the locked openapi-typescript. */
+const SOURCES = [OPENAPI_URL, new URL(import.meta.url), new URL('../package-lock.json', import.meta.url)];
+
+const HEADER = ['// Generated from openapi.json by scripts/openapi-types.ts (openapi-typescript); not committed, do not edit.', ''].join('\n');
 
 /**
  * The TypeScript types of the REST contract, as openapi-typescript generates them from the
@@ -19,6 +27,26 @@ export async function generateOpenApiTypes(document: string): Promise<string> {
     transform: (schema, options) => (isRecursiveJsonValue(schema, options.path) ? UNKNOWN : undefined),
   });
   return `${HEADER}${astToString(ast)}`;
+}
+
+/**
+ * Writes the types when they are missing or older than openapi.json (or `force`); returns whether it
+ * wrote. Written to a temporary file and renamed, so a parallel typecheck never reads half a file.
+ */
+export async function writeOpenApiTypesIfStale(options: { force?: boolean } = {}): Promise<boolean> {
+  const output = fileURLToPath(OPENAPI_TYPES_URL);
+  if (
+    !options.force &&
+    !outputIsStale(
+      output,
+      SOURCES.map((source) => fileURLToPath(source)),
+    )
+  )
+    return false;
+  const temporary = `${output}.tmp-${process.pid}`;
+  writeFileSync(temporary, await generateOpenApiTypes(readFileSync(OPENAPI_URL, 'utf8')));
+  renameSync(temporary, output);
+  return true;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../server/test/harness.js';
-import { type ReceivedEmail, SMTP_PASSWORD, SMTP_USER, type SmtpSink, startSmtpSink } from '../server/test/smtp-sink.js';
+import { describe, expect, it } from 'vitest';
+import { useMailHarness } from '../server/test/mail-harness.js';
+import { type ReceivedEmail, SMTP_PASSWORD, SMTP_USER } from '../server/test/smtp-sink.js';
 import { AdminApp } from './admin-app.js';
 import { ClientApp } from './client-app.js';
 import { KnownErrors, type Result } from './errors.js';
@@ -14,19 +14,8 @@ import { sessionClientApp } from './test/apps.js';
  * over real SMTP to a local sink (smtp-server), and the test reads the code from what arrived.
  */
 
-let h: Harness;
-let sink: SmtpSink;
-let own: SmtpSink;
+const { h, shared: sink, own } = useMailHarness({ perProjectPerHour: 100 });
 const PASSWORD = 'correct-horse-battery';
-
-beforeAll(async () => {
-  [sink, own] = await Promise.all([startSmtpSink(), startSmtpSink({ username: SMTP_USER, password: SMTP_PASSWORD })]);
-  h = await startHarness({ email: { smtpUrl: sink.url, from: 'noreply@latch.test', perProjectPerHour: 100, pollIntervalMs: 25 } });
-});
-afterAll(async () => {
-  await h?.close();
-  await Promise.all([sink?.close(), own?.close()]);
-});
 
 const page = (route: string) => `http://localhost:3000/handler/${route}`;
 

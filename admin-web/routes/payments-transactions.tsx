@@ -30,6 +30,13 @@ export function TransactionsCard({ projectId, admin, customer }: Pick<PageProps,
   const [customerType, setCustomerType] = useState<'' | CustomerType>('');
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const cursor = cursors.at(-1);
+  /** A filter's change starts again from the first page: the cursors belong to the old filter. */
+  const refilter =
+    <T,>(set: (value: T) => void) =>
+    (next: T) => {
+      set(next);
+      setCursors([undefined]);
+    };
   const filter = {
     ...(type ? { type } : {}),
     ...(customer ? { customer_type: customer.type, customer_id: customer.id } : customerType ? { customer_type: customerType } : {}),
@@ -45,29 +52,8 @@ export function TransactionsCard({ projectId, admin, customer }: Pick<PageProps,
   return (
     <Card title={customer ? "This customer's transactions" : 'Transactions'}>
       <div className="row">
-        <SelectField
-          label="Transaction type"
-          value={type}
-          onValue={(next) => {
-            setType(next);
-            setCursors([undefined]);
-          }}
-          options={TRANSACTION_TYPES}
-          optionLabel={typeLabel}
-          none="All"
-        />
-        {customer ? null : (
-          <SelectField
-            label="Customer type"
-            value={customerType}
-            onValue={(next) => {
-              setCustomerType(next);
-              setCursors([undefined]);
-            }}
-            options={CUSTOMER_TYPES}
-            none="All"
-          />
-        )}
+        <SelectField label="Transaction type" value={type} onValue={refilter(setType)} options={TRANSACTION_TYPES} optionLabel={typeLabel} none="All" />
+        {customer ? null : <SelectField label="Customer type" value={customerType} onValue={refilter(setCustomerType)} options={CUSTOMER_TYPES} none="All" />}
       </div>
       <QueryView query={page} loadingLabel="Loading transactions…">
         {(data) =>

@@ -6,9 +6,9 @@
  */
 import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { KnownErrors } from '../../sdk/index.js';
-import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
+import { useApp, useContinueToMfa, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl, usePageLocation } from '../location.js';
-import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
+import { afterAuthUrl, readReturnTo, withReturnTo } from '../urls.js';
 import { validateEmail, validateForm, validateOneTimeCode, validatePassword, validatePasswordConfirmation } from '../validation.js';
 import { OAuthButtons } from './oauth-buttons.js';
 import { Alert, Button, CurrentPasswordField, EmailField, Field, Link, NewPasswordFields, Page, SubmitForm, useFormAction, useNewPassword } from './ui.js';
@@ -34,17 +34,14 @@ function useFinishAuth(kind: Kind) {
  * location (spec section 2). Resolves to undefined then.
  */
 export function useMfaRedirect() {
-  const app = useApp();
-  const { urls, navigate } = useLatchContext();
+  const continueToMfa = useContinueToMfa();
   const { search } = usePageLocation();
   return async <T,>(signIn: () => Promise<T>): Promise<T | undefined> => {
     try {
       return await signIn();
     } catch (error) {
       if (!(error instanceof KnownErrors.MultiFactorAuthenticationRequired)) throw error;
-      // Spec: keep the attempt code in session storage, then go to the mfa route.
-      sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), error.details.attempt_code);
-      await navigate(withReturnTo(urls.mfa, readReturnTo(search)));
+      await continueToMfa(error.details.attempt_code, readReturnTo(search));
       return undefined;
     }
   };
@@ -282,7 +279,7 @@ function MethodTabs({ tabs }: { tabs: { id: string; label: string; content: Reac
 /** The passkey sign-in's outcome: signed in, sent to the mfa page, or a message to show (null: nothing to say). */
 function usePasskeySignIn() {
   const app = useApp();
-  const { urls, navigate } = useLatchContext();
+  const continueToMfa = useContinueToMfa();
   const { search } = usePageLocation();
   const { finish, manual } = useFinishAuth('sign-in');
   /** Resolves to the message to show, null for none, or 'done' once the visitor is signed in (or sent on to the mfa page). */
@@ -294,9 +291,7 @@ function usePasskeySignIn() {
     }
     const error = result.error;
     if (error instanceof KnownErrors.MultiFactorAuthenticationRequired) {
-      // Spec: keep the attempt code in session storage, then go to the mfa route.
-      sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), error.details.attempt_code);
-      await navigate(withReturnTo(urls.mfa, readReturnTo(search)));
+      await continueToMfa(error.details.attempt_code, readReturnTo(search));
       return 'done';
     }
     // A pending autofill request is aborted whenever another passkey request starts: not a failure.

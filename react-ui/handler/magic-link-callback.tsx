@@ -1,9 +1,9 @@
 /** The magic-link callback: the link's `code` goes to the one-time-code sign-in call. */
 import { Alert, Link, Page } from '../components/ui.js';
-import { useApp, useLatchContext } from '../hooks.js';
+import { useApp, useContinueToMfa, useLatchContext } from '../hooks.js';
 import { usePageLocation } from '../location.js';
 import { KnownErrors } from '../../sdk/index.js';
-import { afterAuthUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
+import { afterAuthUrl, readReturnTo } from '../urls.js';
 import { CodePage, useOnce } from './shared.js';
 
 /** Signs in with the magic link's code; a new user goes to after-sign-up, others to after-sign-in. */
@@ -14,6 +14,7 @@ export function MagicLinkCallbackPage() {
 function MagicLinkCallback({ code }: { code: string }) {
   const app = useApp();
   const { urls, navigate } = useLatchContext();
+  const continueToMfa = useContinueToMfa();
   const { search } = usePageLocation();
   const result = useOnce(`magic:${code}`, async () => {
     let signIn;
@@ -22,9 +23,7 @@ function MagicLinkCallback({ code }: { code: string }) {
     } catch (error) {
       if (!(error instanceof KnownErrors.MultiFactorAuthenticationRequired)) throw error;
       // MFA on: the link was the first factor; the mfa route asks for the second (spec section 2).
-      sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), error.details.attempt_code);
-      const to = withReturnTo(urls.mfa, readReturnTo(search));
-      return { status: 'mfa' as const, to, navigated: await navigate(to) };
+      return { status: 'mfa' as const, ...(await continueToMfa(error.details.attempt_code, readReturnTo(search))) };
     }
     if (signIn.status === 'ok') {
       const to = afterAuthUrl(signIn.data.is_new_user ? 'sign-up' : 'sign-in', urls, search);

@@ -8,9 +8,9 @@
  */
 import { Alert, Link, Page, errorMessage } from '../components/ui.js';
 import { type OAuthCallbackResult, KnownErrors } from '../../sdk/index.js';
-import { useApp, useLatchContext } from '../hooks.js';
+import { useApp, useContinueToMfa, useLatchContext } from '../hooks.js';
 import { usePageLocation } from '../location.js';
-import { type LatchUrls, afterAuthUrl, isRelativeUrl, mfaAttemptCodeKey, readReturnTo, withReturnTo } from '../urls.js';
+import { type LatchUrls, afterAuthUrl, isRelativeUrl, readReturnTo } from '../urls.js';
 import { useOnce } from './shared.js';
 
 /** The spec's alert for an invalid TOTP code met on the OAuth callback (section 8). */
@@ -66,6 +66,7 @@ export function oauthCallbackTarget(
 export function OAuthCallbackPage() {
   const app = useApp();
   const { urls, navigate } = useLatchContext();
+  const continueToMfa = useContinueToMfa();
   const { search } = usePageLocation();
   const params = new URLSearchParams(search);
   const state = params.get('state');
@@ -81,10 +82,7 @@ export function OAuthCallbackPage() {
       return { kind: 'done', to, navigated: await navigate(to) };
     } catch (error) {
       if (error instanceof KnownErrors.MultiFactorAuthenticationRequired) {
-        // Spec: keep the attempt code in session storage, then go to the mfa route.
-        sessionStorage.setItem(mfaAttemptCodeKey(app.projectId), error.details.attempt_code);
-        const to = withReturnTo(urls.mfa, returnTo);
-        return { kind: 'mfa', to, navigated: await navigate(to) };
+        return { kind: 'mfa', ...(await continueToMfa(error.details.attempt_code, returnTo)) };
       }
       if (error instanceof KnownErrors.InvalidTotpCode) return { kind: 'error', message: OAUTH_INVALID_TOTP_MESSAGE };
       return { kind: 'error', message: errorMessage(error) };

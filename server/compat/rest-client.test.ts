@@ -6,7 +6,8 @@ import type { paths } from './openapi-types.js';
 
 /**
  * A REST client no one here wrote by hand: openapi-fetch typed by the types openapi-typescript
- * generates from openapi.json (openapi-types.d.ts, kept current by openapi-types.test.ts), walking
+ * generates from openapi.json (openapi-types.d.ts, not committed: written by scripts/build.ts at install
+ * and before every `npm run typecheck`, so it cannot lag openapi.json), walking
  * the README's curl walk-through against the real server. Every path, body and response field below
  * is checked by the compiler against the contract; a renamed field or route fails `tsc`, a server
  * that answers otherwise fails here.

@@ -345,25 +345,12 @@ describe('lanes', () => {
   });
 
   it('groups kinds by lane, with the largest batch size a lane declares', () => {
-    const a = defineJobKind({
-      kind: kindName('a'),
-      lane: 'x',
-      batchSize: 10,
-      maxAttempts: 1,
-      backoff: () => 0,
-      parse: (p) => p,
-      handle: async () => undefined,
-    });
-    const b = defineJobKind({
-      kind: kindName('b'),
-      lane: 'x',
-      batchSize: 50,
-      maxAttempts: 1,
-      backoff: () => 0,
-      parse: (p) => p,
-      handle: async () => undefined,
-    });
-    const c = defineJobKind({ kind: kindName('c'), maxAttempts: 1, backoff: () => 0, parse: (p) => p, handle: async () => undefined });
+    // Kinds that do nothing: only their lane and batch size matter here.
+    const noop = (name: string, lanes: { lane?: string; batchSize?: number } = {}) =>
+      defineJobKind({ kind: kindName(name), ...lanes, maxAttempts: 1, backoff: () => 0, parse: (p) => p, handle: async () => undefined });
+    const a = noop('a', { lane: 'x', batchSize: 10 });
+    const b = noop('b', { lane: 'x', batchSize: 50 });
+    const c = noop('c');
     expect(new JobRegistry([a, b, c]).lanes()).toEqual([
       { lane: 'x', kinds: [a.kind, b.kind], batchSize: 50 },
       { lane: 'default', kinds: [c.kind], batchSize: undefined },

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashSecret } from '../../crypto/tokens.js';
-import { type ApiResponse, type Harness, type ProjectFixture, startHarness } from '../../test/harness.js';
+import type { ApiResponse, ProjectFixture } from '../../test/harness.js';
+import { useMailHarness, useSmtpSink } from '../../test/mail-harness.js';
 import { SMTP_PASSWORD, SMTP_USER, type SmtpSink, startSmtpSink } from '../../test/smtp-sink.js';
 import { expectKnownError, expectStatus } from '../../test/team-fixtures.js';
 import { retryDelayMs } from '../../jobs/backoff.js';
@@ -18,24 +19,11 @@ import { sealEmailBody } from './sealed-body.js';
  * is `shared`; `own` is a project's own server with a login; `flaky` fails on demand.
  */
 
-let h: Harness;
-let shared: SmtpSink;
-let own: SmtpSink;
-let flaky: SmtpSink;
 const PASSWORD = 'correct-horse-battery';
 const HOURLY_LIMIT = 5;
-
-beforeAll(async () => {
-  [shared, own, flaky] = await Promise.all([startSmtpSink(), startSmtpSink({ username: SMTP_USER, password: SMTP_PASSWORD }), startSmtpSink()]);
-  // The whole budget open to client requests here (the client share is tested in mail-abuse.test.ts).
-  h = await startHarness({
-    email: { smtpUrl: shared.url, from: 'noreply@latch.test', perProjectPerHour: HOURLY_LIMIT, clientSharePercent: 100, pollIntervalMs: 25 },
-  });
-});
-afterAll(async () => {
-  await h?.close();
-  await Promise.all([shared?.close(), own?.close(), flaky?.close()]);
-});
+// The whole budget open to client requests here (the client share is tested in mail-abuse.test.ts).
+const { h, shared, own } = useMailHarness({ perProjectPerHour: HOURLY_LIMIT, clientSharePercent: 100 });
+const flaky = useSmtpSink();
 
 const db = () => h.latch.deps.db;
 const callback = (page: string) => `http://localhost:3000/handler/${page}`;

@@ -88,18 +88,23 @@ export async function useSecondFactor(deps: Deps, db: Executor, tenancy: Tenancy
   return 'totp';
 }
 
+/** What a caller offers to prove the user when changing the second factor (see requireProof). */
+type Proof = Partial<{ totp: string; recovery_code: string }>;
+
+/**
+ * A proof offered is a code to check, so it counts against the per-IP code-check limit
+ * (limitCodeChecks) before anything else is done; a call without one checks no code.
+ */
+async function limitProofChecks(deps: Deps, auth: AuthContext, proof: Proof, ip: string | null): Promise<void> {
+  if (proof.totp !== undefined || proof.recovery_code !== undefined) await limitCodeChecks(deps, auth.tenancy, ip);
+}
+
 /**
  * The proof a client needs to change its second factor: a current TOTP code or a recovery code
  * (when MFA is on), else a sign-in in the last 5 minutes (RECENT_SIGN_IN_REQUIRED). Server and
  * admin access need none (an import, or the owner resetting a locked-out user).
  */
-async function requireProof(
-  deps: Deps,
-  db: Executor,
-  auth: AuthContext,
-  user: UserRow,
-  proof: Partial<{ totp: string; recovery_code: string }>,
-): Promise<void> {
+async function requireProof(deps: Deps, db: Executor, auth: AuthContext, user: UserRow, proof: Proof): Promise<void> {
   if (auth.type !== 'client') return;
   if (proof.totp !== undefined) return void (await useSecondFactor(deps, db, auth.tenancy, user, { totp: proof.totp }));
   if (proof.recovery_code !== undefined) return void (await useSecondFactor(deps, db, auth.tenancy, user, { recovery_code: proof.recovery_code }));
@@ -146,13 +151,8 @@ export interface TotpEnrollment {
  * until confirmTotpEnrollment gets a code for it. With MFA already on this replaces the secret, so
  * it needs the proof of requireProof.
  */
-export async function startTotpEnrollment(
-  deps: Deps,
-  auth: AuthContext,
-  proof: Partial<{ totp: string; recovery_code: string }>,
-  ip: string | null,
-): Promise<TotpEnrollment> {
-  if (proof.totp !== undefined || proof.recovery_code !== undefined) await limitCodeChecks(deps, auth.tenancy, ip);
+export async function startTotpEnrollment(deps: Deps, auth: AuthContext, proof: Proof, ip: string | null): Promise<TotpEnrollment> {
+  await limitProofChecks(deps, auth, proof, ip);
   const secret = newTotpSecret();
   const expiresAt = new Date(Date.now() + TOTP_ENROLLMENT_TTL_MILLIS);
   // A refused proof has used nothing up (a code is claimed only when it is right), so refusals throw.
@@ -200,13 +200,8 @@ async function replaceRecoveryCodes(trx: Executor, tenancy: Tenancy, userId: str
 }
 
 /** New recovery codes (the old ones stop working); a client needs requireProof's proof. */
-export async function regenerateRecoveryCodes(
-  deps: Deps,
-  auth: AuthContext,
-  proof: Partial<{ totp: string; recovery_code: string }>,
-  ip: string | null,
-): Promise<{ recovery_codes: string[] }> {
-  if (proof.totp !== undefined || proof.recovery_code !== undefined) await limitCodeChecks(deps, auth.tenancy, ip);
+export async function regenerateRecoveryCodes(deps: Deps, auth: AuthContext, proof: Proof, ip: string | null): Promise<{ recovery_codes: string[] }> {
+  await limitProofChecks(deps, auth, proof, ip);
   return deps.db.transaction().execute(async (trx) => {
     const user = await lockedSessionUser(deps, auth, trx);
     if (!user.requires_totp_mfa) throw new KnownErrors.TotpEnrollmentNotStarted();
@@ -220,14 +215,8 @@ export async function regenerateRecoveryCodes(
  * outstanding attempt codes go. A client needs requireProof's proof; the server and the console's
  * owner (admin) do not: that is how a user who lost their authenticator is let back in.
  */
-export async function disableTotp(
-  deps: Deps,
-  auth: AuthContext,
-  userIdParam: string,
-  proof: Partial<{ totp: string; recovery_code: string }>,
-  ip: string | null,
-): Promise<void> {
-  if (proof.totp !== undefined || proof.recovery_code !== undefined) await limitCodeChecks(deps, auth.tenancy, ip);
+export async function disableTotp(deps: Deps, auth: AuthContext, userIdParam: string, proof: Proof, ip: string | null): Promise<void> {
+  await limitProofChecks(deps, auth, proof, ip);
   const userId = resolveUserId(auth, userIdParam);
   await deps.db.transaction().execute(async (trx) => {
     const user = await loadUserFor(deps, auth, userId, trx);

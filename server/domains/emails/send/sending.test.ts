@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type ProjectFixture, startHarness } from '../../../test/harness.js';
-import { SMTP_PASSWORD, SMTP_USER, type SmtpSink, startSmtpSink } from '../../../test/smtp-sink.js';
+import { describe, expect, it } from 'vitest';
+import type { ProjectFixture } from '../../../test/harness.js';
+import { useMailHarness } from '../../../test/mail-harness.js';
+import { SMTP_PASSWORD, SMTP_USER } from '../../../test/smtp-sink.js';
 import { expectKnownError, expectStatus } from '../../../test/team-fixtures.js';
 import { BUILT_IN_TEMPLATES, BUILT_IN_TEMPLATE_TYPES, DEFAULT_DARK_THEME_ID, DEFAULT_LIGHT_THEME_ID, BUILT_IN_THEMES } from '../content/default-sources.js';
 import { renderOwnerEmail } from '../sandbox/index.js';
@@ -12,19 +13,8 @@ import { MARKETING_CATEGORY_ID } from '../../../../contract/schemas/notification
  * send-email to several users (each rendered with their own data) ending in the sink and the sent list.
  */
 
-let h: Harness;
-let shared: SmtpSink;
-let own: SmtpSink;
+const { h, shared, own } = useMailHarness({ clientSharePercent: 100 });
 const PASSWORD = 'correct-horse-battery';
-
-beforeAll(async () => {
-  [shared, own] = await Promise.all([startSmtpSink(), startSmtpSink({ username: SMTP_USER, password: SMTP_PASSWORD })]);
-  h = await startHarness({ email: { smtpUrl: shared.url, from: 'noreply@latch.test', clientSharePercent: 100, pollIntervalMs: 25 } });
-});
-afterAll(async () => {
-  await h?.close();
-  await Promise.all([shared?.close(), own?.close()]);
-});
 
 const verificationCallback = 'http://localhost:3000/handler/email-verification';
 
