@@ -14,6 +14,7 @@
  * AB_ENV_A / AB_ENV_B: JSON objects of extra environment for one side (e.g. to compare settings of
  * one checkout: `AB_ENV_B='{"LATCH_PASSWORD_HASH_CONCURRENCY":"2"}' tsx bench/ab.ts . . sign-in`).
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { runLoad } from './lib/load.js';
@@ -59,9 +60,8 @@ function start(dir: string, name: string, extra: Record<string, string>) {
 await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
 await admin(`CREATE DATABASE ${DB}`);
 // B = `floor` or `floor-prepared`: bench/floor-server.mjs (issue 8's floor) on A's project, so the
-// ratio to the floor is read under the same noise as A (me and refresh only).
+// ratio to the floor is read under the same noise as A (me, refresh and sign-in).
 const floorB = dirB === 'floor' || dirB === 'floor-prepared';
-if (floorB && which === 'sign-in') throw new Error('the floor has no sign-in');
 const a = await start(dirA, 'A', JSON.parse(process.env.AB_ENV_A ?? '{}') as Record<string, string>);
 let b = floorB ? a : await start(dirB, 'B', JSON.parse(process.env.AB_ENV_B ?? '{}') as Record<string, string>);
 try {
@@ -130,12 +130,20 @@ try {
     if (which === 'sign-in') await new Promise((resolve) => setTimeout(resolve, 3000));
     return sample;
   };
+  // Sign-in: the argon2id ceiling (bench/argon-ceiling.ts, its own process) before and after the
+  // rounds, so each side's sign-ins per second read as a fraction of what the cores can verify.
+  const ceiling = () => {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'bench/argon-ceiling.ts', '5'], { cwd: path.resolve('.'), encoding: 'utf8' });
+    return (JSON.parse(out.trim().split('\n').at(-1)!) as { verifyPerSecond: number }).verifyPerSecond;
+  };
+  const ceilings = which === 'sign-in' ? [ceiling()] : [];
   await once(a, 2);
   await once(b, 2);
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const);
     for (const name of order) samples[name].push(await once(name === 'A' ? a : b, SECONDS));
   }
+  if (which === 'sign-in') ceilings.push(ceiling());
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const row = (name: 'A' | 'B') => ({
     cpu: median(samples[name].map((s) => s.cpu)),
@@ -152,6 +160,12 @@ try {
   console.log(
     `${which}: B ${dirB}: server ${rb.cpu.toFixed(0)} µs + PG ${rb.pg.toFixed(0)} µs per request (${rb.xacts.toFixed(2)} transactions), ${rb.rps.toFixed(0)} req/s, loop delay p99 ${rb.loop.toFixed(1)} ms (medians of ${ROUNDS})`,
   );
+  if (ceilings.length) {
+    const verify = (ceilings[0]! + ceilings[1]!) / 2;
+    console.log(
+      `${which}: argon2id ceiling ${ceilings.map((c) => c.toFixed(1)).join(' / ')} verifications/s; A ${(ra.rps / verify).toFixed(2)}x of it, B ${(rb.rps / verify).toFixed(2)}x`,
+    );
+  }
   console.log(`${which}: B/A server CPU ${(rb.cpu / ra.cpu).toFixed(2)}, PG CPU ${(rb.pg / ra.pg).toFixed(2)}, req/s ${(rb.rps / ra.rps).toFixed(2)}`);
 } finally {
   await a.stop();

@@ -4,14 +4,19 @@
 //                                         its JWKS), one primary-key SELECT, JSON out.
 //   POST /auth/sessions/current/refresh   one indexed lookup by refresh-token hash (joined to the
 //                                         user, whose claims go in the token), one ES256 sign.
+//   POST /auth/password/sign-in           the user by sign-in email (Latch's lookup), one argon2id
+//                                         verification (@node-rs/argon2 on libuv's pool, as Latch),
+//                                         one session insert, one ES256 sign: the floor under
+//                                         Latch's sign-in, for its ratio to the argon2id ceiling.
 // No framework, no validation layer, no project/key check, no error catalogue: a floor, not a product.
 // Env: DATABASE_URL, FLOOR_JWKS (JSON), FLOOR_TENANCY_ID, FLOOR_PROJECT_ID, PORT (0 = any),
 // DATABASE_POOL_SIZE (default 20, as Latch), FLOOR_NAMED_STATEMENTS=1 (run both queries as named
 // prepared statements, parsed and planned once per connection, as Latch does). Prints "floor listening on <port>".
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { SignJWT, generateKeyPair, importJWK, jwtVerify } from 'jose';
 import pg from 'pg';
+import { verify } from '@node-rs/argon2';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 20) });
 pool.on('error', (error) => console.error('pool error', error.message));
@@ -87,10 +92,14 @@ async function refresh(req, res) {
   );
   const u = rows[0];
   if (!u) return send(res, 401, { code: 'REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED' });
-  const accessToken = await new SignJWT({
+  send(res, 200, { access_token: await accessTokenFor(u, u.session_id) });
+}
+
+function accessTokenFor(u, sessionId) {
+  return new SignJWT({
     project_id: projectId,
     branch_id: 'main',
-    refresh_token_id: u.session_id,
+    refresh_token_id: sessionId,
     role: 'authenticated',
     name: u.display_name,
     email: u.primary_email,
@@ -105,7 +114,42 @@ async function refresh(req, res) {
     .setIssuedAt()
     .setExpirationTime('600s')
     .sign(privateKey);
-  send(res, 200, { access_token: accessToken });
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+async function signIn(req, res) {
+  let body;
+  try {
+    body = JSON.parse(await readBody(req));
+  } catch {
+    return send(res, 400, { code: 'SCHEMA_ERROR' });
+  }
+  const { rows } = await query(
+    'floor_sign_in_user',
+    `SELECT u.id, u.password_hash, u.display_name, u.primary_email, u.primary_email_verified, u.selected_team_id, u.is_anonymous
+     FROM contact_channels c JOIN users u ON u.tenancy_id = c.tenancy_id AND u.id = c.user_id
+     WHERE c.tenancy_id = $1 AND c.type = 'email' AND lower(c.value) = $2 AND c.used_for_auth = true
+     ORDER BY c.is_verified DESC, c.created_at DESC, c.id DESC LIMIT 1`,
+    [tenancyId, String(body.email).toLowerCase()],
+  );
+  const u = rows[0];
+  if (!u?.password_hash || !(await verify(u.password_hash, String(body.password)))) return send(res, 400, { code: 'EMAIL_PASSWORD_MISMATCH' });
+  const refreshToken = randomBytes(32).toString('base64url');
+  const sessionId = randomUUID();
+  await query(
+    'floor_session_insert',
+    `INSERT INTO sessions (tenancy_id, id, user_id, refresh_token_hash, expires_at) VALUES ($1, $2, $3, $4, now() + interval '365 days')`,
+    [tenancyId, sessionId, u.id, createHash('sha256').update(refreshToken).digest('hex')],
+  );
+  send(res, 200, { access_token: await accessTokenFor(u, sessionId), refresh_token: refreshToken, user_id: u.id });
 }
 
 const server = http.createServer((req, res) => {
@@ -115,9 +159,11 @@ const server = http.createServer((req, res) => {
       ? me
       : req.method === 'POST' && path === '/auth/sessions/current/refresh'
         ? refresh
-        : req.method === 'GET' && path === '/health'
-          ? (_q, r) => send(r, 200, { status: 'ok' })
-          : null;
+        : req.method === 'POST' && path === '/auth/password/sign-in'
+          ? signIn
+          : req.method === 'GET' && path === '/health'
+            ? (_q, r) => send(r, 200, { status: 'ok' })
+            : null;
   if (!handler) return send(res, 404, { code: 'ROUTE_NOT_FOUND' });
   Promise.resolve(handler(req, res)).catch((error) => {
     console.error(error);

@@ -167,17 +167,31 @@ export async function readCounters(db: Executor, keys: readonly CounterKey[]): P
  */
 export async function unhitCounters(db: Executor, keys: readonly CounterKey[]): Promise<void> {
   if (keys.length === 0) return;
-  const sorted = [...keys].sort(byKey);
-  const values = sql.join(sorted.map((k, i) => sql`(${i}::integer, ${k.bucket}::text, ${k.key}::text)`));
-  await sql`with locked as (
-      select r.bucket, r.key from (values ${values}) as v(ord, bucket, key)
+  const params = [...keys].sort(byKey).flatMap((k) => [k.bucket, k.key]);
+  let query = unhitQueries.get(keys.length);
+  if (!query) {
+    const size = keys.length;
+    query = precompiled((db, ...values: unknown[]) => unhitStatement(db, size, values));
+    unhitQueries.set(size, query);
+  }
+  await query(db, ...params);
+}
+
+/** One precompiled statement per number of counters (every successful sign-in refunds one shape). */
+const unhitQueries = new Map<number, (db: Executor, ...params: unknown[]) => Promise<unknown[]>>();
+
+function unhitStatement(db: Executor, size: number, params: readonly unknown[]) {
+  const rows = Array.from({ length: size }, (_, i) => sql`(${sql.lit(i)}::integer, ${params[2 * i]}::text, ${params[2 * i + 1]}::text)`);
+  const statement = sql`with locked as (
+      select r.bucket, r.key from (values ${sql.join(rows)}) as v(ord, bucket, key)
       join rate_limits r on r.bucket = v.bucket and r.key = v.key
       where r.window_ends_at > now() and r.count > 0
       order by v.ord
       for update of r
     )
     update rate_limits set count = rate_limits.count - 1 from locked
-    where rate_limits.bucket = locked.bucket and rate_limits.key = locked.key`.execute(db);
+    where rate_limits.bucket = locked.bucket and rate_limits.key = locked.key`;
+  return { compile: () => statement.compile(db) };
 }
 
 /**
