@@ -55,7 +55,7 @@ export const API_KEY_SET_COLUMNS = columns<ApiKeySetsTable>({
   super_secret_admin_key_last_four: true,
 });
 
-export const USER_COLUMNS = columns<Omit<UsersTable, 'oauth_providers'>>({
+export const USER_COLUMNS = columns<UsersTable>({
   tenancy_id: true,
   id: true,
   display_name: true,
@@ -75,6 +75,7 @@ export const USER_COLUMNS = columns<Omit<UsersTable, 'oauth_providers'>>({
   selected_team_id: true,
   signed_up_at: true,
   last_active_at: true,
+  oauth_providers: true,
 });
 
 export const CONTACT_CHANNEL_COLUMNS = columns<ContactChannelsTable>({

@@ -63,7 +63,7 @@ export interface UsersTable {
    * The connected OAuth accounts as the user object shows them, a copy kept by oauth/queries.ts on
    * every write to oauth_accounts (migration 0023); null when none. Written only there.
    */
-  oauth_providers: ColumnType<unknown, never, RawBuilder<unknown>>;
+  oauth_providers: ColumnType<{ id: string; type: string; provider_user_id: string }[] | null, never, RawBuilder<unknown>>;
 }
 
 export interface ContactChannelsTable {
@@ -655,8 +655,7 @@ export interface DB {
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;
-/** A user as USER_COLUMNS reads it: without the oauth_providers copy, which only the session lookup reads. */
-export type UserRow = Selectable<Omit<UsersTable, 'oauth_providers'>>;
+export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;

@@ -7,26 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
-import type { Executor } from '../../db/executor.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { z } from 'zod';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { oauthProviderAccountSchema } from '../../../contract/schemas/oauth.js';
 import type { AuthContext } from '../../access/context.js';
 import { findUser } from '../users/queries.js';
-import type { OAuthProviderView } from '../users/dto.js';
 import * as q from './queries.js';
-
-/** The `oauth_providers` of each user, in one query for the whole page (no query per user). */
-export async function oauthProviderViews(db: Executor, tenancyId: string, userIds: readonly string[]): Promise<Map<string, OAuthProviderView[]>> {
-  const views = new Map<string, OAuthProviderView[]>();
-  for (const row of await q.listAccountsOfUsers(db, tenancyId, userIds)) {
-    const list = views.get(row.user_id) ?? [];
-    list.push({ id: row.provider_config_id, type: row.provider_config_id, provider_user_id: row.provider_account_id });
-    views.set(row.user_id, list);
-  }
-  return views;
-}
 
 /** A connected account on the wire: the type of contract/schemas/oauth.ts's oauthProviderAccountSchema. */
 export type OAuthProviderAccountDto = z.infer<typeof oauthProviderAccountSchema>;

@@ -109,12 +109,6 @@ export async function listAccountsOfUser(db: Executor, tenancyId: string, userId
   return accountsOf(db, tenancyId).where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
 }
 
-/** Every account of these users, in one query (user lists: no query per user). */
-export async function listAccountsOfUsers(db: Executor, tenancyId: string, userIds: readonly string[]): Promise<OAuthAccountRow[]> {
-  if (userIds.length === 0) return [];
-  return accountsOf(db, tenancyId).where('user_id', 'in', userIds).orderBy('created_at').orderBy('id').execute();
-}
-
 export async function insertAccount(db: Executor, row: Omit<OAuthAccountRow, 'created_at'>): Promise<OAuthAccountRow> {
   return withUserCopy(db, row.tenancy_id, row.user_id, (trx) =>
     trx.insertInto('oauth_accounts').values(row).returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow(),
@@ -155,7 +149,7 @@ export async function deleteAccount(db: Executor, tenancyId: string, userId: str
 /**
  * A write to a user's accounts, then the user's `oauth_providers` copy (users.oauth_providers,
  * migration 0023) made anew from them, in one transaction (the caller's, or one of its own). The
- * copy is what GET /users/me reads, so no write to oauth_accounts may skip this.
+ * copy is what every user object shows, so no write to oauth_accounts may skip this.
  *
  * The user row is locked (FOR NO KEY UPDATE) before the accounts are aggregated, in a statement of
  * its own: in READ COMMITTED each statement reads a fresh snapshot, so when two links for one user

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { TeamRow } from '../../db/schema.js';
 import type { AuthContext } from '../../access/context.js';
 import type { clientMemberProfileSchema, clientTeamSchema, serverMemberProfileSchema, serverTeamSchema } from '../../../contract/schemas/teams.js';
-import { type OAuthProviderView, toUserDto } from '../users/dto.js';
+import { toUserDto } from '../users/dto.js';
 import type { MemberProfileRow } from './queries.js';
 
 export type ClientTeam = z.infer<typeof clientTeamSchema>;
@@ -26,11 +26,7 @@ export function toTeamDto(row: TeamRow, view: AuthContext['type']): ClientTeam |
 }
 
 /** A member profile falls back to the user's own name and image until the member sets their own. */
-export function toMemberProfileDto(
-  profile: MemberProfileRow,
-  view: AuthContext['type'],
-  oauthProviders?: OAuthProviderView[],
-): ClientMemberProfile | ServerMemberProfile {
+export function toMemberProfileDto(profile: MemberProfileRow, view: AuthContext['type']): ClientMemberProfile | ServerMemberProfile {
   const client: ClientMemberProfile = {
     team_id: profile.member.team_id,
     user_id: profile.member.user_id,
@@ -38,5 +34,5 @@ export function toMemberProfileDto(
     profile_image_url: profile.member.profile_image_url ?? profile.user.profile_image_url,
   };
   if (view === 'client') return client;
-  return { ...client, user: toUserDto(profile.user, 'server', oauthProviders) };
+  return { ...client, user: toUserDto(profile.user, 'server') };
 }

@@ -17,7 +17,6 @@ import { deleteCodes } from '../verification/service.js';
 import * as q from './queries.js';
 import { emitWebhookEvent } from '../webhooks/events.js';
 import { toMemberProfileDto, toTeamDto } from './dto.js';
-import { oauthProviderViews } from '../oauth/oauth-providers.js';
 import {
   SERVER_ONLY_TEAM_FIELDS,
   type memberProfileListQuerySchema,
@@ -258,16 +257,7 @@ export async function listMemberProfiles(deps: Deps, auth: AuthContext, input: z
     await authorizeTeamAction(deps, auth, input.team_id, null);
   }
   const rows = await q.listMemberProfiles(deps.db, auth.tenancy.id, { teamId: input.team_id ?? null, userId });
-  // The server view embeds each member's user: their OAuth accounts in one query for the page.
-  const providers =
-    auth.type === 'client'
-      ? null
-      : await oauthProviderViews(
-          deps.db,
-          auth.tenancy.id,
-          rows.map((row) => row.member.user_id),
-        );
-  return rows.map((row) => toMemberProfileDto(row, auth.type, providers?.get(row.member.user_id)));
+  return rows.map((row) => toMemberProfileDto(row, auth.type));
 }
 
 export async function getMemberProfile(deps: Deps, auth: AuthContext, teamId: string, userIdParam: string) {
@@ -275,13 +265,7 @@ export async function getMemberProfile(deps: Deps, auth: AuthContext, teamId: st
   await authorizeTeamAction(deps, auth, teamId, isOwnUser(auth, userId) ? null : '$read_members');
   const row = await q.findMemberProfile(deps.db, auth.tenancy.id, teamId, userId);
   if (!row) throw new KnownErrors.TeamMembershipNotFound(teamId, userId);
-  return toMemberProfileDto(row, auth.type, await memberProviders(deps, auth, userId));
-}
-
-/** A member's OAuth accounts for the server view of one profile (none needed for clients). */
-async function memberProviders(deps: Deps, auth: AuthContext, userId: string) {
-  if (auth.type === 'client') return undefined;
-  return (await oauthProviderViews(deps.db, auth.tenancy.id, [userId])).get(userId);
+  return toMemberProfileDto(row, auth.type);
 }
 
 /** Members edit their own profile; editing someone else's takes server access. */
@@ -300,5 +284,5 @@ export async function updateMemberProfile(deps: Deps, auth: AuthContext, input: 
     throw new KnownErrors.TeamMembershipNotFound(input.team_id, userId);
   const row = await q.findMemberProfile(deps.db, auth.tenancy.id, input.team_id, userId);
   if (!row) throw new KnownErrors.TeamMembershipNotFound(input.team_id, userId);
-  return toMemberProfileDto(row, auth.type, await memberProviders(deps, auth, userId));
+  return toMemberProfileDto(row, auth.type);
 }

@@ -12,13 +12,12 @@ type Json = ClientUser['client_metadata'];
  * The one place that decides which user fields each access level sees: server_metadata and
  * last_active_at only server-side; the password hash and TOTP secret never.
  */
-export type OAuthProviderView = ClientUser['oauth_providers'][number];
 
-/** `oauthProviders`: the user's connected OAuth accounts (oauth/oauth-providers.ts, oauthProviderViews: one query for a page of users). */
-export function toUserDto(row: UserRow, view: 'client', oauthProviders?: OAuthProviderView[]): ClientUser;
-export function toUserDto(row: UserRow, view: 'server' | 'admin', oauthProviders?: OAuthProviderView[]): ServerUser;
-export function toUserDto(row: UserRow, view: AccessType, oauthProviders?: OAuthProviderView[]): ClientUser | ServerUser;
-export function toUserDto(row: UserRow, view: AccessType, oauthProviders: OAuthProviderView[] = []): ClientUser | ServerUser {
+/** The user object; its `oauth_providers` come from the row's copy of the user's OAuth accounts (users.oauth_providers). */
+export function toUserDto(row: UserRow, view: 'client'): ClientUser;
+export function toUserDto(row: UserRow, view: 'server' | 'admin'): ServerUser;
+export function toUserDto(row: UserRow, view: AccessType): ClientUser | ServerUser;
+export function toUserDto(row: UserRow, view: AccessType): ClientUser | ServerUser {
   const client: ClientUser = {
     id: row.id,
     display_name: row.display_name,
@@ -33,7 +32,7 @@ export function toUserDto(row: UserRow, view: AccessType, oauthProviders: OAuthP
     otp_auth_enabled: row.otp_auth_enabled,
     passkey_auth_enabled: row.passkey_auth_enabled,
     requires_totp_mfa: row.requires_totp_mfa,
-    oauth_providers: oauthProviders,
+    oauth_providers: row.oauth_providers ?? [],
     selected_team_id: row.selected_team_id,
     is_anonymous: row.is_anonymous,
   };

@@ -3,7 +3,6 @@ import type { NewUser, UserRow, UserUpdate } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
 import { precompiled } from '../../db/precompiled.js';
 import { USER_COLUMNS, qualified } from '../../db/columns.js';
-import type { OAuthProviderView } from './dto.js';
 
 export async function findUser(db: Executor, tenancyId: string, userId: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').select(USER_COLUMNS).where('tenancy_id', '=', tenancyId).where('id', '=', userId).executeTakeFirst();
@@ -34,19 +33,16 @@ export async function findSessionUser(
 }
 
 /**
- * The session's user with its connected OAuth accounts (the user object's `oauth_providers`), as
- * the precompiled lookup reads them: GET /users/me answers from this one statement instead of a
- * second round trip (null when the user has none). The list is the users row's copy, which a
- * trigger on oauth_accounts keeps (migration 0023): no aggregate over oauth_accounts per call.
+ * The session's user, as GET /users/me answers with it: one statement (the users row carries its
+ * connected OAuth accounts, users.oauth_providers, migration 0023).
  */
-export type SessionUserRow = UserRow & { oauth_providers?: OAuthProviderView[] | null };
+export type SessionUserRow = UserRow;
 
 const sessionUserQuery = precompiled((db, tenancyId: string, userId: string, sessionId: string) =>
   db
     .selectFrom('users as u')
     .innerJoin('sessions as s', (join) => join.onRef('s.tenancy_id', '=', 'u.tenancy_id').onRef('s.user_id', '=', 'u.id'))
     .select(qualified('u', USER_COLUMNS))
-    .select((eb) => eb.ref('u.oauth_providers').$castTo<OAuthProviderView[] | null>().as('oauth_providers'))
     .where('u.tenancy_id', '=', tenancyId)
     .where('u.id', '=', userId)
     .where('s.id', '=', sessionId),

@@ -19,9 +19,7 @@ import { limitPasswordHashing } from '../rate-limits/service.js';
 import { assertMetadataWithinQuota } from '../rate-limits/quotas.js';
 import { insertTeamWithCreator } from '../teams/service.js';
 import { type ClientUser, type ServerUser, toUserDto } from './dto.js';
-import { oauthProviderViews } from '../oauth/oauth-providers.js';
 import * as q from './queries.js';
-import type { SessionUserRow } from './queries.js';
 import { clearTotpSurroundings } from '../mfa/queries.js';
 import { emitWebhookEvent } from '../webhooks/events.js';
 import type { clientUserUpdateSchema, serverUserUpdateSchema, userCreateSchema, userListQuerySchema } from '../../../contract/schemas/users.js';
@@ -187,13 +185,9 @@ export async function createUser(deps: Deps, auth: AuthContext, input: z.infer<t
 
 export async function getUser(deps: Deps, auth: AuthContext, userIdParam: string): Promise<ClientUser | ServerUser> {
   const userId = resolveUserId(auth, userIdParam);
-  // The caller's own user comes from the session lookup, which carries its OAuth accounts already.
-  if (isOwnUser(auth, userId)) {
-    const own: SessionUserRow = await liveSessionUser(deps, auth);
-    if (own.oauth_providers !== undefined) return toUserDto(own, auth.type, own.oauth_providers ?? []);
-  }
-  const [user, providers] = await Promise.all([loadUserFor(deps, auth, userId), oauthProviderViews(deps.db, auth.tenancy.id, [userId])]);
-  return toUserDto(user, auth.type, providers.get(userId));
+  // The caller's own user comes from the session lookup (one statement with the live-session check).
+  if (isOwnUser(auth, userId)) return toUserDto(await liveSessionUser(deps, auth), auth.type);
+  return toUserDto(await loadUserFor(deps, auth, userId), auth.type);
 }
 
 const SERVER_ONLY_FIELDS = [
@@ -299,7 +293,7 @@ export async function updateUser(deps: Deps, auth: AuthContext, userIdParam: str
     if (passwordHash !== undefined) await signOutEverywhere(trx, auth.tenancy, userId, null);
     return updated;
   });
-  return toUserDto(row, auth.type, (await oauthProviderViews(deps.db, auth.tenancy.id, [userId])).get(userId));
+  return toUserDto(row, auth.type);
 }
 
 export async function deleteUser(deps: Deps, auth: AuthContext, userIdParam: string): Promise<void> {
@@ -342,13 +336,8 @@ export async function listUsers(deps: Deps, auth: AuthContext, input: z.infer<ty
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  const providers = await oauthProviderViews(
-    deps.readDb,
-    auth.tenancy.id,
-    page.map((row) => row.id),
-  );
   return {
-    items: page.map((row) => toUserDto(row, 'server', providers.get(row.id))),
+    items: page.map((row) => toUserDto(row, 'server')),
     is_paginated: true as const,
     pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last) : null },
   };
