@@ -129,4 +129,52 @@ describe('FairJobLimiter', () => {
     ).rejects.toBeInstanceOf(CallerGoneError);
     expect(limiter.active).toBe(0);
   });
+
+  it('a full key lets its callers whose client has gone out before refusing a new one: admissions and queued jobs', async () => {
+    const limiter = new FairJobLimiter(1, 2);
+    // Admissions: two callers hold the key's places; one of them has lost its client.
+    let firstGone = false;
+    const leaveFirst = limiter.admit('a', () => firstGone);
+    const leaveSecond = limiter.admit('a', () => false);
+    expect(() => limiter.admit('a', () => false)).toThrow(QueueFullError);
+    firstGone = true;
+    const leaveThird = limiter.admit('a', () => false);
+    expect(limiter.admittedFor('a')).toBe(2);
+    leaveFirst(); // the gone caller's own leave, later, changes nothing
+    expect(limiter.admittedFor('a')).toBe(2);
+    // Queue: one job runs, two wait; the first waiter's client goes, and a new job takes its place.
+    const started: string[] = [];
+    const running = manual(started, 'running');
+    const runningDone = limiter.run('a', running.job);
+    let waiterGone = false;
+    const abandoned = limiter.run('a', manual(started, 'abandoned').job, () => waiterGone);
+    const second = manual(started, 'second');
+    const secondDone = limiter.run('a', second.job, () => false);
+    await tick();
+    await expect(
+      limiter.run(
+        'a',
+        async () => 'refused',
+        () => false,
+      ),
+    ).rejects.toBeInstanceOf(QueueFullError);
+    waiterGone = true;
+    const newcomer = manual(started, 'newcomer');
+    const newcomerDone = limiter.run('a', newcomer.job, () => false);
+    await expect(abandoned).rejects.toBeInstanceOf(CallerGoneError);
+    expect(limiter.queuedFor('a')).toBe(2);
+    // The dropped job never ran and never held the slot: the running one still has it.
+    expect(limiter.active).toBe(1);
+    running.finish();
+    await tick();
+    second.finish();
+    await tick();
+    newcomer.finish();
+    expect([await runningDone, await secondDone, await newcomerDone]).toEqual(['running', 'second', 'newcomer']);
+    expect(started).toEqual(['running', 'second', 'newcomer']);
+    expect(limiter.active).toBe(0);
+    expect(limiter.queued).toBe(0);
+    for (const leave of [leaveSecond, leaveThird]) leave();
+    expect(limiter.admittedFor('a')).toBe(0);
+  });
 });

@@ -7,7 +7,9 @@
  * Each key admits at most `maxQueuedPerKey` callers at once (`admit`, before the caller does any
  * other work such as database reads), and its queue holds at most as many jobs (`run`): past
  * either, the call fails at once with QueueFullError, which carries an estimate of when there will
- * be room, so the excess of a flood costs nothing but the refusal.
+ * be room, so the excess of a flood costs nothing but the refusal. Before refusing, a full key
+ * lets go of the callers whose client has gone (their `gone` says so): a burst of clients that
+ * time out and retry must not find its own abandoned calls holding every place.
  *
  * @example
  * const limiter = new FairJobLimiter(2, 64);
@@ -17,10 +19,10 @@
 export class FairJobLimiter {
   private running = 0;
   /** Keys with waiting jobs, in turn order: the next slot goes to the first; served keys go last. */
-  private readonly queues = new Map<string, Array<() => void>>();
+  private readonly queues = new Map<string, Waiter[]>();
   private waitingCount = 0;
-  /** Callers admitted per key and not yet gone. */
-  private readonly admitted = new Map<string, number>();
+  /** Callers admitted per key and not yet let out. */
+  private readonly admitted = new Map<string, Set<Admission>>();
   /** Moving average of a job's duration, for Retry-After. */
   private averageJobMillis = 50;
 
@@ -34,23 +36,30 @@ export class FairJobLimiter {
    * already. Returns the function that lets it out again (call it exactly when the caller is done;
    * later calls do nothing).
    */
-  admit(key: string): () => void {
-    const count = this.admitted.get(key) ?? 0;
-    if (count >= Math.max(1, this.maxQueuedPerKey)) throw new QueueFullError(this.retryAfterSeconds(Math.max(count, this.queuedFor(key))));
-    this.admitted.set(key, count + 1);
-    let left = false;
+  admit(key: string, gone?: () => boolean): () => void {
+    let admissions = this.admitted.get(key);
+    const max = Math.max(1, this.maxQueuedPerKey);
+    if (admissions && admissions.size >= max) {
+      // Callers whose client has gone will hash nothing (run refuses them): they leave now.
+      for (const admission of admissions) if (admission.gone?.()) admissions.delete(admission);
+      if (admissions.size >= max) throw new QueueFullError(this.retryAfterSeconds(Math.max(admissions.size, this.queuedFor(key))));
+    }
+    if (!admissions) {
+      admissions = new Set();
+      this.admitted.set(key, admissions);
+    }
+    const admission: Admission = { gone };
+    admissions.add(admission);
     return () => {
-      if (left) return;
-      left = true;
-      const now = (this.admitted.get(key) ?? 1) - 1;
-      if (now > 0) this.admitted.set(key, now);
-      else this.admitted.delete(key);
+      const current = this.admitted.get(key);
+      if (!current?.delete(admission)) return;
+      if (current.size === 0) this.admitted.delete(key);
     };
   }
 
-  /** Callers of `key` admitted and not yet gone. */
+  /** Callers of `key` admitted and not yet let out. */
   admittedFor(key: string): number {
-    return this.admitted.get(key) ?? 0;
+    return this.admitted.get(key)?.size ?? 0;
   }
 
   /**
@@ -64,6 +73,7 @@ export class FairJobLimiter {
       this.running++;
     } else {
       let queue = this.queues.get(key);
+      if (queue && queue.length >= this.maxQueuedPerKey) queue = this.dropGone(key, queue);
       if (queue && queue.length >= this.maxQueuedPerKey) throw new QueueFullError(this.retryAfterSeconds(queue.length));
       if (this.maxQueuedPerKey <= 0) throw new QueueFullError(this.retryAfterSeconds(0));
       if (!queue) {
@@ -73,7 +83,9 @@ export class FairJobLimiter {
       const waiting = queue;
       this.waitingCount++;
       // The slot is handed over by release(): `running` already counts this job when it resumes.
-      await new Promise<void>((resolve) => waiting.push(resolve));
+      const granted = await new Promise<boolean>((grant) => waiting.push({ grant, gone }));
+      // Dropped from a full queue to make room (dropGone): it never held a slot.
+      if (!granted) throw new CallerGoneError();
       if (gone?.()) {
         this.release();
         throw new CallerGoneError();
@@ -100,7 +112,19 @@ export class FairJobLimiter {
     this.queues.delete(key);
     if (queue.length > 0) this.queues.set(key, queue);
     this.waitingCount--;
-    next();
+    next.grant(true);
+  }
+
+  /** Takes the jobs whose caller has gone out of a full queue (they fail unrun); returns what is left, if anything. */
+  private dropGone(key: string, queue: Waiter[]): Waiter[] | undefined {
+    const kept = queue.filter((waiter) => !waiter.gone?.());
+    if (kept.length === queue.length) return queue;
+    for (const waiter of queue) if (!kept.includes(waiter)) waiter.grant(false);
+    this.waitingCount -= queue.length - kept.length;
+    // The key keeps its place in the turn order.
+    if (kept.length > 0) this.queues.set(key, kept);
+    else this.queues.delete(key);
+    return kept.length > 0 ? kept : undefined;
   }
 
   /**
@@ -125,6 +149,16 @@ export class FairJobLimiter {
   get active(): number {
     return this.running;
   }
+}
+
+interface Admission {
+  gone?: () => boolean;
+}
+
+interface Waiter {
+  /** true: the job's turn has come (it holds a slot); false: dropped from the queue unrun. */
+  grant: (granted: boolean) => void;
+  gone?: () => boolean;
 }
 
 /** The key's queue is full: try again in `retryAfterSeconds`. */

@@ -33,9 +33,9 @@ export function setPasswordHashConcurrency(limit: number, maxQueuedPerProject = 
  * RATE_LIMITED (Retry-After) when the project already has its maximum under way. Returns the
  * function to call when the call is done.
  */
-export function admitPasswordCall(project: string): () => void {
+export function admitPasswordCall(project: string, gone?: () => boolean): () => void {
   try {
-    return hashing.admit(project);
+    return hashing.admit(project, gone);
   } catch (error) {
     if (error instanceof QueueFullError) throw new KnownErrors.RateLimited(error.retryAfterSeconds);
     throw error;

@@ -16,7 +16,8 @@ export function admitPasswordCalls(when?: (rawInput: unknown) => boolean) {
   return t.middleware(async ({ ctx, next, getRawInput }) => {
     const auth = (ctx as RequestContext & { auth?: AuthContext }).auth;
     if (!auth || (when && !when(await getRawInput()))) return next();
-    const leave = admitPasswordCall(auth.tenancy.projectId);
+    // A caller whose client has gone leaves at once when the project is full (fair-limiter.ts).
+    const leave = admitPasswordCall(auth.tenancy.projectId, auth.clientGone);
     try {
       // A hash whose client has disconnected by its turn is dropped: the services hand their auth,
       // which knows (auth.clientGone), to the hashing (crypto/passwords.ts).
