@@ -65,7 +65,10 @@ const floorB = dirB === 'floor' || dirB === 'floor-prepared';
 const a = await start(dirA, 'A', JSON.parse(process.env.AB_ENV_A ?? '{}') as Record<string, string>);
 let b = floorB ? a : await start(dirB, 'B', JSON.parse(process.env.AB_ENV_B ?? '{}') as Record<string, string>);
 try {
-  const { client, users, projectId } = await setUpProject(a.url, 20, 'correct-horse-battery-staple');
+  // Sign-in spreads over 60 users as bench/run.ts does: with 20, 50 connections now and then put
+  // more than 10 sign-ins of one address in flight at once, and the per-(email, IP) attempt bound
+  // (which counts an attempt until its check ends) answers 429, as it should for a real burst.
+  const { client, users, projectId } = await setUpProject(a.url, which === 'sign-in' ? 60 : 20, 'correct-horse-battery-staple');
   if (floorB) {
     const [tenancy] = await queryRows<{ id: string }>(dbUrl, "SELECT id FROM tenancies WHERE project_id = $1 AND branch_id = 'main'", [projectId]);
     const jwks = await (await fetch(`${a.url}/api/v1/projects/${projectId}/.well-known/jwks.json`)).text();
@@ -120,7 +123,9 @@ try {
     const cpu = cpuMs(proc.pid)! - c0;
     const pgMs = postgresCpuDelta(p0, postgresCpuByPid(DB));
     if (r.non2xx || r.errors)
-      throw new Error(`non-2xx ${r.non2xx}, errors ${r.errors}, statuses ${JSON.stringify(r.statuses)}; stderr: ${proc.stderr().slice(-1500)}`);
+      throw new Error(
+        `${proc === a ? 'A' : 'B'}: non-2xx ${r.non2xx}, errors ${r.errors}, statuses ${JSON.stringify(r.statuses)}; stderr: ${proc.stderr().slice(-1500)}`,
+      );
     // pg_stat_database is flushed by each backend when it goes idle, at most once a second.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const xacts = ((await xactCount()) - x0) / r.total;
