@@ -4,8 +4,8 @@ import { type Kysely, sql } from 'kysely';
  * The user's connected OAuth accounts as the user object shows them (`oauth_providers`: id, type,
  * provider_user_id, oldest first), copied onto the users row, so every user object comes from its
  * row alone: GET /users/me reads one users row joined to its session instead of running an
- * aggregate subquery over oauth_accounts on every call (PostgreSQL CPU per /users/me 121 -> 90 µs
- * in bench/ab.ts), and user lists, member profiles and webhook payloads need no second query.
+ * aggregate subquery over oauth_accounts on every call (about a quarter less PostgreSQL CPU per
+ * /users/me in bench/ab.ts), and user lists, member profiles and webhook payloads need no second query.
  * NULL when the user has none.
  * oauth/queries.ts keeps it in the same transaction as every write to oauth_accounts (no trigger:
  * the schema stays portable, db/portable-schema.test.ts). Two steps: the column, then the copy of

@@ -23,7 +23,7 @@ import type { Executor } from '../db/executor.js';
 import { KnownErrors } from '../../contract/errors/known-errors.js';
 import type { SystemTeamPermission } from '../../contract/schemas/permissions.js';
 import type { AuthContext } from './context.js';
-import { type SessionUserRow, findSessionUser, findUser, touchLastActive } from '../domains/users/queries.js';
+import { findSessionUser, findUser, touchLastActive } from '../domains/users/queries.js';
 import { findTeamAccess } from '../domains/permissions/queries.js';
 import { findTeam } from '../domains/teams/queries.js';
 
@@ -67,7 +67,7 @@ export function isOwnUser(auth: AuthContext, userId: string): boolean {
 // ─── The live session ─────────────────────────────────────────────────────────────────────────
 
 /** One lookup per request: keyed by the request's auth context (built once per request). */
-const sessionUsers = new WeakMap<AuthContext, Promise<SessionUserRow | undefined>>();
+const sessionUsers = new WeakMap<AuthContext, Promise<UserRow | undefined>>();
 
 /**
  * The signed-in user of the request's access token, while its session is live. Throws
@@ -82,7 +82,7 @@ const sessionUsers = new WeakMap<AuthContext, Promise<SessionUserRow | undefined
  * const user = await liveSessionUser(deps, auth);
  * if (!user.password_hash) throw new KnownErrors.UserDoesNotHavePassword();
  */
-export async function liveSessionUser(deps: Deps, auth: AuthContext, db: Executor = deps.db): Promise<SessionUserRow> {
+export async function liveSessionUser(deps: Deps, auth: AuthContext, db: Executor = deps.db): Promise<UserRow> {
   const claims = auth.user;
   if (!claims) throw new KnownErrors.UserAuthenticationRequired();
   let pending = sessionUsers.get(auth);

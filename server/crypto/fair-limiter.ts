@@ -117,9 +117,12 @@ export class FairJobLimiter {
 
   /** Takes the jobs whose caller has gone out of a full queue (they fail unrun); returns what is left, if anything. */
   private dropGone(key: string, queue: Waiter[]): Waiter[] | undefined {
-    const kept = queue.filter((waiter) => !waiter.gone?.());
+    const kept: Waiter[] = [];
+    for (const waiter of queue) {
+      if (waiter.gone?.()) waiter.grant(false);
+      else kept.push(waiter);
+    }
     if (kept.length === queue.length) return queue;
-    for (const waiter of queue) if (!kept.includes(waiter)) waiter.grant(false);
     this.waitingCount -= queue.length - kept.length;
     // The key keeps its place in the turn order.
     if (kept.length > 0) this.queues.set(key, kept);

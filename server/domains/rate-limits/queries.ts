@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, sql } from 'kysely';
+import { type Compilable, type ExpressionBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
 import { precompiled } from '../../db/precompiled.js';
@@ -104,18 +104,29 @@ export async function hitCountersInStages(db: Executor, stages: readonly (readon
   if (live.length === 0) return [];
   const params = live.flatMap((stage) => stage.hits.flatMap((hit) => [hit.bucket, hit.key, hit.windowSeconds, hit.max]));
   const sizes = live.map((stage) => stage.hits.length);
-  let query = stagedQueries.get(sizes.join(','));
-  if (!query) {
-    query = precompiled((db, ...values: unknown[]) => stagedStatement(db, sizes, values));
-    stagedQueries.set(sizes.join(','), query);
-  }
-  return (await query(db, ...params)).map((row) => ({ ...row, stage: live[row.stage]!.index }));
+  return (await stagedQuery(db, sizes, params)).map((row) => ({ ...row, stage: live[row.stage]!.index }));
 }
 
-/** One precompiled statement per shape (counters per stage): a sign-in has one or two shapes. */
-const stagedQueries = new Map<string, (db: Executor, ...params: unknown[]) => Promise<(CounterState & { stage: number })[]>>();
+/**
+ * A statement whose SQL depends on how many rows it takes (its VALUES lists), precompiled once per
+ * shape (the row counts): a sign-in's counters come in one or two shapes. `build` gets the shape and
+ * the parameters in their order, as precompiled requires.
+ */
+function precompiledPerShape<R>(build: (db: Executor, shape: readonly number[], params: readonly unknown[]) => Compilable<R>) {
+  const byShape = new Map<string, (db: Executor, ...params: unknown[]) => Promise<R[]>>();
+  return (db: Executor, shape: readonly number[], params: readonly unknown[]): Promise<R[]> => {
+    const key = shape.join(',');
+    let query = byShape.get(key);
+    if (!query) {
+      query = precompiled((db, ...values: unknown[]) => build(db, shape, values));
+      byShape.set(key, query);
+    }
+    return query(db, ...params);
+  };
+}
 
-function stagedStatement(db: Executor, sizes: readonly number[], params: readonly unknown[]) {
+/** The staged upserts (shape: counters per stage). */
+const stagedQuery = precompiledPerShape((db, sizes, params) => {
   let at = 0;
   const ctes = [];
   const results = [];
@@ -145,7 +156,7 @@ function stagedStatement(db: Executor, sizes: readonly number[], params: readonl
   }
   const statement = sql<CounterState & { stage: number }>`with ${sql.join(ctes)} ${sql.join(results, sql` union all `)}`;
   return { compile: () => statement.compile(db) };
-}
+});
 
 /** The live counters among these keys (an expired window counts as zero and is not returned). */
 export async function readCounters(db: Executor, keys: readonly CounterKey[]): Promise<CounterState[]> {
@@ -167,20 +178,15 @@ export async function readCounters(db: Executor, keys: readonly CounterKey[]): P
  */
 export async function unhitCounters(db: Executor, keys: readonly CounterKey[]): Promise<void> {
   if (keys.length === 0) return;
-  const params = [...keys].sort(byKey).flatMap((k) => [k.bucket, k.key]);
-  let query = unhitQueries.get(keys.length);
-  if (!query) {
-    const size = keys.length;
-    query = precompiled((db, ...values: unknown[]) => unhitStatement(db, size, values));
-    unhitQueries.set(size, query);
-  }
-  await query(db, ...params);
+  await unhitQuery(
+    db,
+    [keys.length],
+    [...keys].sort(byKey).flatMap((k) => [k.bucket, k.key]),
+  );
 }
 
-/** One precompiled statement per number of counters (every successful sign-in refunds one shape). */
-const unhitQueries = new Map<number, (db: Executor, ...params: unknown[]) => Promise<unknown[]>>();
-
-function unhitStatement(db: Executor, size: number, params: readonly unknown[]) {
+/** The refund (shape: the number of counters; every successful sign-in refunds one shape). */
+const unhitQuery = precompiledPerShape((db, [size = 0], params) => {
   const rows = Array.from({ length: size }, (_, i) => sql`(${sql.lit(i)}::integer, ${params[2 * i]}::text, ${params[2 * i + 1]}::text)`);
   const statement = sql`with locked as (
       select r.bucket, r.key from (values ${sql.join(rows)}) as v(ord, bucket, key)
@@ -192,7 +198,7 @@ function unhitStatement(db: Executor, size: number, params: readonly unknown[]) 
     update rate_limits set count = rate_limits.count - 1 from locked
     where rate_limits.bucket = locked.bucket and rate_limits.key = locked.key`;
   return { compile: () => statement.compile(db) };
-}
+});
 
 /**
  * Deletes the counters of one bucket whose key is `key` or starts with `keyPrefix` (clearing an

@@ -9,11 +9,10 @@ export type ServerUser = z.infer<typeof serverUserSchema>;
 type Json = ClientUser['client_metadata'];
 
 /**
- * The one place that decides which user fields each access level sees: server_metadata and
- * last_active_at only server-side; the password hash and TOTP secret never.
+ * The user object, and the one place that decides which user fields each access level sees:
+ * server_metadata and last_active_at only server-side; the password hash and TOTP secret never.
+ * Its `oauth_providers` are the row's copy of the user's OAuth accounts (users.oauth_providers).
  */
-
-/** The user object; its `oauth_providers` come from the row's copy of the user's OAuth accounts (users.oauth_providers). */
 export function toUserDto(row: UserRow, view: 'client'): ClientUser;
 export function toUserDto(row: UserRow, view: 'server' | 'admin'): ServerUser;
 export function toUserDto(row: UserRow, view: AccessType): ClientUser | ServerUser;

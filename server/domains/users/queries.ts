@@ -18,7 +18,7 @@ export async function findSessionUser(
   userId: string,
   sessionId: string,
   options: { forUpdate?: boolean } = {},
-): Promise<SessionUserRow | undefined> {
+): Promise<UserRow | undefined> {
   // Every GET /users/me: the precompiled form.
   if (!options.forUpdate) return (await sessionUserQuery(db, tenancyId, userId, sessionId))[0];
   let query = db
@@ -31,12 +31,6 @@ export async function findSessionUser(
   if (options.forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
 }
-
-/**
- * The session's user, as GET /users/me answers with it: one statement (the users row carries its
- * connected OAuth accounts, users.oauth_providers, migration 0023).
- */
-export type SessionUserRow = UserRow;
 
 const sessionUserQuery = precompiled((db, tenancyId: string, userId: string, sessionId: string) =>
   db
