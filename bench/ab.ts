@@ -11,11 +11,13 @@
  * `floor-prepared`) as B on A's project: the ratio to the floor under the same noise as A.
  * Env: AB_ROUNDS=6, AB_SECONDS=3, AB_CONNECTIONS=50, BENCH_POSTGRES_URL as for bench/run.ts; AB_KEEP_DB=1
  * keeps the latch_ab database afterwards (to study its statements with pgbench or EXPLAIN);
- * AB_ENV_A / AB_ENV_B: JSON objects of extra environment for one side (e.g. to compare settings of
+ * AB_NODE_ARGS: extra node flags for both servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/ab-prof` to diff
+ * their profiles per request (bench/profile-summary.ts); AB_ENV_A / AB_ENV_B: JSON objects of extra environment for one side (e.g. to compare settings of
  * one checkout: `AB_ENV_B='{"LATCH_PASSWORD_HASH_CONCURRENCY":"2"}' tsx bench/ab.ts . . sign-in`).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { runLoad } from './lib/load.js';
 import { cpuMs, postgresCpuByPid, postgresCpuDelta, startFloor, startServer } from './lib/proc.js';
@@ -30,14 +32,28 @@ const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0
 const DB = 'latch_ab';
 const dbUrl = databaseUrl(ADMIN_URL, DB);
 const admin = (text: string) => adminStatement(ADMIN_URL, text);
+const NODE_ARGS = (process.env.AB_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const secret = randomBytes(48).toString('base64url');
+/**
+ * What `npm start` and bench/run.ts run: the esbuild bundle (built here when stale), so tsx's
+ * per-closure `__name` calls and loader hooks do not weigh on the profile. A checkout without the
+ * server build (before it existed) runs its TypeScript under tsx.
+ */
+function entryArgs(dir: string): string[] {
+  if (!existsSync(path.join(dir, 'scripts/server-build.ts'))) return ['--import', 'tsx', 'server/main.ts'];
+  execFileSync(process.execPath, ['--import', 'tsx', '-e', "await (await import('./scripts/server-build.ts')).buildServerIfStale()"], {
+    cwd: path.resolve(dir),
+    stdio: 'inherit',
+  });
+  return ['--enable-source-maps', 'dist/server/main.mjs'];
+}
 function start(dir: string, name: string, extra: Record<string, string>) {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LATCH_') && k !== 'DATABASE_URL' && k !== 'PORT') env[k] = v;
   return startServer({
     name,
-    args: ['--import', 'tsx', 'server/main.ts'],
+    args: [...NODE_ARGS, ...entryArgs(dir)],
     cwd: path.resolve(dir),
     env: {
       ...env,
@@ -75,7 +91,7 @@ try {
     b = await startFloor(
       dirB,
       { databaseUrl: dbUrl, jwks, tenancyId: tenancy!.id, projectId, poolSize: 20 },
-      { prepared: dirB === 'floor-prepared', repoRoot: path.resolve('.') },
+      { prepared: dirB === 'floor-prepared', repoRoot: path.resolve('.'), nodeArgs: NODE_ARGS },
     );
   }
   const emails = users.map((user) => user.email);

@@ -56,10 +56,10 @@ export interface FloorFixture {
  * Starts bench/floor-server.mjs (issue 8's floor: node:http + pg + jose doing a hot path's
  * essential work) on a Latch project; `prepared` runs its queries as named prepared statements.
  */
-export function startFloor(name: string, fixture: FloorFixture, options: { prepared?: boolean; repoRoot: string }): Promise<ServerProc> {
+export function startFloor(name: string, fixture: FloorFixture, options: { prepared?: boolean; repoRoot: string; nodeArgs?: string[] }): Promise<ServerProc> {
   return startServer({
     name,
-    args: ['bench/floor-server.mjs'],
+    args: [...(options.nodeArgs ?? []), 'bench/floor-server.mjs'],
     cwd: options.repoRoot,
     env: {
       ...process.env,
