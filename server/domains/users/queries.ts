@@ -113,24 +113,27 @@ const touchLastActiveQuery = precompiled((db, tenancyId: string, userId: string,
 );
 
 /** Replaces the user's primary email channel (the unique index refuses an auth email in use). */
-export async function replacePrimaryEmail(
-  db: Executor,
-  tenancyId: string,
-  userId: string,
-  channel: { id: string; value: string; is_verified: boolean; used_for_auth: boolean } | null,
-): Promise<void> {
+export async function replacePrimaryEmail(db: Executor, tenancyId: string, userId: string, channel: PrimaryEmail | null): Promise<void> {
   await db.deleteFrom('contact_channels').where('tenancy_id', '=', tenancyId).where('user_id', '=', userId).where('is_primary', '=', true).execute();
-  if (channel) {
-    await db
-      .insertInto('contact_channels')
-      .values({ tenancy_id: tenancyId, user_id: userId, type: 'email', is_primary: true, ...channel })
-      .onConflict((oc) =>
-        oc
-          .expression(sql`tenancy_id, user_id, type, lower(value)`)
-          .doUpdateSet({ is_primary: true, is_verified: channel.is_verified, used_for_auth: channel.used_for_auth }),
-      )
-      .execute();
-  }
+  if (channel) await insertPrimaryEmail(db, tenancyId, userId, channel);
+}
+
+type PrimaryEmail = { id: string; value: string; is_verified: boolean; used_for_auth: boolean };
+
+/**
+ * The user's primary email channel; replacePrimaryEmail's second half, alone for a user made in the
+ * same transaction, who has no channel to remove yet.
+ */
+export async function insertPrimaryEmail(db: Executor, tenancyId: string, userId: string, channel: PrimaryEmail): Promise<void> {
+  await db
+    .insertInto('contact_channels')
+    .values({ tenancy_id: tenancyId, user_id: userId, type: 'email', is_primary: true, ...channel })
+    .onConflict((oc) =>
+      oc
+        .expression(sql`tenancy_id, user_id, type, lower(value)`)
+        .doUpdateSet({ is_primary: true, is_verified: channel.is_verified, used_for_auth: channel.used_for_auth }),
+    )
+    .execute();
 }
 
 export async function updatePrimaryChannelFlags(

@@ -118,7 +118,8 @@ export async function insertUserWithEmail(trx: Executor, deps: Deps, tenancy: Te
       );
     }
     try {
-      await q.replacePrimaryEmail(trx, tenancy.id, id, {
+      // A user inserted just above: no primary channel to replace.
+      await q.insertPrimaryEmail(trx, tenancy.id, id, {
         id: randomUUID(),
         value: email,
         is_verified: fields.primaryEmailVerified,

@@ -34,6 +34,7 @@ export async function insertEndpoint(
   db: Executor,
   row: { tenancy_id: string; id: string; url: string; description: string; event_types: string | null; enabled: boolean; secret_sealed: string },
 ): Promise<EndpointRow> {
+  forgetEnabledEndpoints(db);
   return db.insertInto('webhook_endpoints').values(row).returning(ENDPOINT_COLUMNS).executeTakeFirstOrThrow();
 }
 
@@ -48,9 +49,32 @@ export async function listEndpoints(db: Executor, tenancyId: string): Promise<En
     .execute();
 }
 
+type EnabledEndpoint = { id: string; event_types: string | null };
+
+/**
+ * The enabled endpoints a transaction has already read, per tenancy: a sign-up emits user.created
+ * and session.created in one transaction, and asking twice found the same rows. Only a transaction
+ * keeps them (it ends with the request); the writes below forget what their transaction read.
+ */
+const readInTransaction = new WeakMap<Executor, Map<string, Promise<EnabledEndpoint[]>>>();
+
+function forgetEnabledEndpoints(db: Executor): void {
+  readInTransaction.delete(db);
+}
+
 /** The endpoints an event goes to: enabled ones (their event filter is applied by the caller). */
-export async function listEnabledEndpoints(db: Executor, tenancyId: string): Promise<{ id: string; event_types: string | null }[]> {
-  return enabledEndpointsQuery(db, tenancyId);
+export async function listEnabledEndpoints(db: Executor, tenancyId: string): Promise<EnabledEndpoint[]> {
+  if (!db.isTransaction) return enabledEndpointsQuery(db, tenancyId);
+  let read = readInTransaction.get(db);
+  if (!read) readInTransaction.set(db, (read = new Map()));
+  let rows = read.get(tenancyId);
+  if (!rows) {
+    rows = enabledEndpointsQuery(db, tenancyId);
+    read.set(tenancyId, rows);
+    // A failed read is not kept (the transaction is aborted anyway; nothing should reuse it).
+    rows.catch(() => read.delete(tenancyId));
+  }
+  return rows;
 }
 
 // Precompiled: every sign-in and sign-up asks it (session.created, user.created), mostly to find none.
@@ -68,10 +92,12 @@ export async function updateEndpoint(
   id: string,
   patch: Partial<Omit<EndpointRow, 'id' | 'created_at'>>,
 ): Promise<EndpointRow | undefined> {
+  forgetEnabledEndpoints(db);
   return db.updateTable('webhook_endpoints').set(patch).where('tenancy_id', '=', tenancyId).where('id', '=', id).returning(ENDPOINT_COLUMNS).executeTakeFirst();
 }
 
 export async function deleteEndpoint(db: Executor, tenancyId: string, id: string): Promise<boolean> {
+  forgetEnabledEndpoints(db);
   const result = await db.deleteFrom('webhook_endpoints').where('tenancy_id', '=', tenancyId).where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
@@ -143,6 +169,7 @@ export async function markEndpointHealthy(db: Executor, tenancyId: string, endpo
 
 /** Starts the endpoint's failing run if none is running; disables it once the run is older than `disableAfterMs`. */
 export async function markEndpointFailing(db: Executor, tenancyId: string, endpointId: string, disableAfterMs: number, reason: string): Promise<boolean> {
+  forgetEnabledEndpoints(db);
   await db
     .updateTable('webhook_endpoints')
     .set({ failing_since: sql<Date>`coalesce(failing_since, now())` })

@@ -137,6 +137,30 @@ describe('webhooks: delivery', () => {
     ).toBe(true);
   });
 
+  it("a sign-up's user.created and session.created, one transaction's two events, both arrive; a disabled endpoint gets the next sign-up's neither", async () => {
+    const project = await h.createProject();
+    const path = newPath();
+    const endpoint = await addEndpoint(project, path);
+    const user = await h.signUpUser(project);
+    const ofUser = () =>
+      at(path)
+        .map((r) => verified(endpoint.secret, r))
+        .filter((e) => e.data.id === user.userId || e.data.user_id === user.userId);
+    await waitFor('both events of the sign-up', () => ofUser().length === 2);
+    expect(
+      ofUser()
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(['session.created', 'user.created']);
+    // The endpoints each transaction read are its own: switched off, the endpoint is not in the next one's.
+    expect((await h.patch(`/internal/webhooks/endpoints/${endpoint.id}`, { enabled: false }, project.admin())).status).toBe(200);
+    const later = await h.signUpUser(project);
+    await h.post('/users', { primary_email: h.uniqueEmail('after-off') }, project.server());
+    const messages = await h.latch.deps.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).execute();
+    expect(messages).toHaveLength(2);
+    expect(at(path).some((r) => JSON.stringify(verified(endpoint.secret, r).data).includes(later.userId))).toBe(false);
+  });
+
   it('retries after a 500 and a timeout, then succeeds; the log shows each attempt; a retry resends the same webhook-id', async () => {
     setWebhookTimeoutMs(1_000);
     const project = await h.createProject();
