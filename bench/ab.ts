@@ -6,7 +6,8 @@
  * over rounds of server CPU µs per request and of PostgreSQL CPU µs per request (from /proc), and
  * req/s. The CPU medians and the A/B ratio are what to read; absolute req/s follows the noise.
  *
- * Scenarios: me, refresh, sign-in (the last also reports the event-loop delay p99 inside each server).
+ * Scenarios: me, refresh, sign-in, sign-up (unique addresses; not against the floor, which has no sign-up).
+ * Sign-in and sign-up also report the argon2id ceiling measured before and after the rounds.
  * `tsx bench/ab.ts . floor-prepared refresh` runs the floor (bench/floor-server.mjs; `floor` or
  * `floor-prepared`) as B on A's project: the ratio to the floor under the same noise as A.
  * Env: AB_ROUNDS=6, AB_SECONDS=3, AB_CONNECTIONS=50, BENCH_POSTGRES_URL as for bench/run.ts; AB_KEEP_DB=1
@@ -17,14 +18,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { runLoad } from './lib/load.js';
-import { cpuMs, postgresCpuByPid, postgresCpuDelta, startFloor, startServer } from './lib/proc.js';
+import { cpuMs, latchEntryArgs, postgresCpuByPid, postgresCpuDelta, startFloor, startServer } from './lib/proc.js';
 import { adminStatement, databaseUrl, queryRows, setUpProject } from './lib/setup.js';
 
 const [dirA, dirB, which = 'me'] = process.argv.slice(2);
-if (!dirA || !dirB) throw new Error('usage: tsx bench/ab.ts <dirA> <dirB> [me|refresh]');
+if (!dirA || !dirB) throw new Error('usage: tsx bench/ab.ts <dirA> <dirB> [me|refresh|sign-in|sign-up]');
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
 const SECONDS = Number(process.env.AB_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 50);
@@ -35,25 +35,12 @@ const admin = (text: string) => adminStatement(ADMIN_URL, text);
 const NODE_ARGS = (process.env.AB_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const secret = randomBytes(48).toString('base64url');
-/**
- * What `npm start` and bench/run.ts run: the esbuild bundle (built here when stale), so tsx's
- * per-closure `__name` calls and loader hooks do not weigh on the profile. A checkout without the
- * server build (before it existed) runs its TypeScript under tsx.
- */
-function entryArgs(dir: string): string[] {
-  if (!existsSync(path.join(dir, 'scripts/server-build.ts'))) return ['--import', 'tsx', 'server/main.ts'];
-  execFileSync(process.execPath, ['--import', 'tsx', '-e', "await (await import('./scripts/server-build.ts')).buildServerIfStale()"], {
-    cwd: path.resolve(dir),
-    stdio: 'inherit',
-  });
-  return ['--enable-source-maps', 'dist/server/main.mjs'];
-}
 function start(dir: string, name: string, extra: Record<string, string>) {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LATCH_') && k !== 'DATABASE_URL' && k !== 'PORT') env[k] = v;
   return startServer({
     name,
-    args: [...NODE_ARGS, ...entryArgs(dir)],
+    args: [...NODE_ARGS, ...latchEntryArgs(dir)],
     cwd: path.resolve(dir),
     env: {
       ...env,
@@ -78,6 +65,7 @@ await admin(`CREATE DATABASE ${DB}`);
 // B = `floor` or `floor-prepared`: bench/floor-server.mjs (issue 8's floor) on A's project, so the
 // ratio to the floor is read under the same noise as A (me, refresh and sign-in).
 const floorB = dirB === 'floor' || dirB === 'floor-prepared';
+if (floorB && which === 'sign-up') throw new Error('the floor has no sign-up: compare two checkouts');
 const a = await start(dirA, 'A', JSON.parse(process.env.AB_ENV_A ?? '{}') as Record<string, string>);
 let b = floorB ? a : await start(dirB, 'B', JSON.parse(process.env.AB_ENV_B ?? '{}') as Record<string, string>);
 try {
@@ -96,24 +84,34 @@ try {
   }
   const emails = users.map((user) => user.email);
   const pick = () => users[Math.floor(Math.random() * users.length)]!;
+  let signUps = 0;
+  const signUpRun = randomBytes(4).toString('hex');
   const scenario =
-    which === 'sign-in'
+    which === 'sign-up'
       ? {
-          path: '/api/v1/auth/password/sign-in',
+          path: '/api/v1/auth/password/sign-up',
           method: 'POST' as const,
           body: '{}',
           headers: { ...client, 'content-type': 'application/json' },
-          vary: () => ({ body: JSON.stringify({ email: emails[Math.floor(Math.random() * emails.length)], password: 'correct-horse-battery-staple' }) }),
+          vary: () => ({ body: JSON.stringify({ email: `ab-${signUpRun}-${signUps++}@example.com`, password: 'correct-horse-battery-staple' }) }),
         }
-      : which === 'refresh'
+      : which === 'sign-in'
         ? {
-            path: '/api/v1/auth/sessions/current/refresh',
+            path: '/api/v1/auth/password/sign-in',
             method: 'POST' as const,
             body: '{}',
             headers: { ...client, 'content-type': 'application/json' },
-            vary: () => ({ headers: { 'x-latch-refresh-token': pick().refresh_token } }),
+            vary: () => ({ body: JSON.stringify({ email: emails[Math.floor(Math.random() * emails.length)], password: 'correct-horse-battery-staple' }) }),
           }
-        : { path: '/api/v1/users/me', method: 'GET' as const, headers: client, vary: () => ({ headers: { 'x-latch-access-token': pick().access_token } }) };
+        : which === 'refresh'
+          ? {
+              path: '/api/v1/auth/sessions/current/refresh',
+              method: 'POST' as const,
+              body: '{}',
+              headers: { ...client, 'content-type': 'application/json' },
+              vary: () => ({ headers: { 'x-latch-refresh-token': pick().refresh_token } }),
+            }
+          : { path: '/api/v1/users/me', method: 'GET' as const, headers: client, vary: () => ({ headers: { 'x-latch-access-token': pick().access_token } }) };
 
   type Sample = { cpu: number; pg: number; rps: number; loop: number; xacts: number };
   // Transactions the database committed or rolled back (every statement outside BEGIN is one).
@@ -148,23 +146,25 @@ try {
     const sample = { cpu: (cpu * 1000) / r.total, pg: (pgMs * 1000) / r.total, rps: r.rps, loop: await loopP99(proc), xacts };
     // Sign-ins still queued when the load stops finish afterwards: let them, so the two servers'
     // attempts never overlap in the shared per-IP and per-email counters.
-    if (which === 'sign-in') await new Promise((resolve) => setTimeout(resolve, 3000));
+    if (which === 'sign-in' || which === 'sign-up') await new Promise((resolve) => setTimeout(resolve, 3000));
     return sample;
   };
-  // Sign-in: the argon2id ceiling (bench/argon-ceiling.ts, its own process) before and after the
-  // rounds, so each side's sign-ins per second read as a fraction of what the cores can verify.
+  // Sign-in and sign-up: the argon2id ceiling (bench/argon-ceiling.ts, its own process) before and
+  // after the rounds, so each side's rate reads as a fraction of what the cores can verify (sign-in)
+  // or hash (sign-up).
   const ceiling = () => {
     const out = execFileSync(process.execPath, ['--import', 'tsx', 'bench/argon-ceiling.ts', '5'], { cwd: path.resolve('.'), encoding: 'utf8' });
-    return (JSON.parse(out.trim().split('\n').at(-1)!) as { verifyPerSecond: number }).verifyPerSecond;
+    const measured = JSON.parse(out.trim().split('\n').at(-1)!) as { verifyPerSecond: number; hashPerSecond: number };
+    return which === 'sign-up' ? measured.hashPerSecond : measured.verifyPerSecond;
   };
-  const ceilings = which === 'sign-in' ? [ceiling()] : [];
+  const ceilings = which === 'sign-in' || which === 'sign-up' ? [ceiling()] : [];
   await once(a, 2);
   await once(b, 2);
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const);
     for (const name of order) samples[name].push(await once(name === 'A' ? a : b, SECONDS));
   }
-  if (which === 'sign-in') ceilings.push(ceiling());
+  if (ceilings.length) ceilings.push(ceiling());
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const row = (name: 'A' | 'B') => ({
     cpu: median(samples[name].map((s) => s.cpu)),
@@ -184,7 +184,7 @@ try {
   if (ceilings.length) {
     const verify = (ceilings[0]! + ceilings[1]!) / 2;
     console.log(
-      `${which}: argon2id ceiling ${ceilings.map((c) => c.toFixed(1)).join(' / ')} verifications/s; A ${(ra.rps / verify).toFixed(2)}x of it, B ${(rb.rps / verify).toFixed(2)}x`,
+      `${which}: argon2id ceiling ${ceilings.map((c) => c.toFixed(1)).join(' / ')} ${which === 'sign-up' ? 'hashes' : 'verifications'}/s; A ${(ra.rps / verify).toFixed(2)}x of it, B ${(rb.rps / verify).toFixed(2)}x`,
     );
   }
   console.log(`${which}: B/A server CPU ${(rb.cpu / ra.cpu).toFixed(2)}, PG CPU ${(rb.pg / ra.pg).toFixed(2)}, req/s ${(rb.rps / ra.rps).toFixed(2)}`);

@@ -20,7 +20,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, stopChild, track } from './lib/proc.js';
+import { latchEntryArgs, startServer, stopChild, track } from './lib/proc.js';
 import { type BenchProject, adminStatement, databaseUrl, queryRows, setUpProject } from './lib/setup.js';
 
 const args = process.argv.slice(2);
@@ -70,7 +70,7 @@ async function startUnderCallgrind(dir: string, outFile: string, floorEnv?: Node
         `--callgrind-out-file=${outFile}`,
         process.execPath,
         ...NODE_ARGS,
-        ...(floorEnv ? ['bench/floor-server.mjs'] : ['--import', 'tsx', 'server/main.ts']),
+        ...(floorEnv ? ['bench/floor-server.mjs'] : latchEntryArgs(dir)),
       ],
       { cwd: floorEnv ? process.cwd() : path.resolve(dir), env, stdio: ['ignore', 'pipe', 'pipe'] },
     ),
@@ -97,7 +97,7 @@ async function startUnderCallgrind(dir: string, outFile: string, floorEnv?: Node
 async function floorFixture(): Promise<{ env: NodeJS.ProcessEnv; client: Record<string, string>; users: BenchProject['users'] }> {
   const latch = await startServer({
     name: 'latch:fixture',
-    args: ['--import', 'tsx', 'server/main.ts'],
+    args: latchEntryArgs('.'),
     cwd: process.cwd(),
     env: serverEnv(),
     ready: /Latch is running at http:\/\/[^\s:]+:(\d+)/,

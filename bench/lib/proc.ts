@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 
 /** A server child process the bench starts, measures and stops. */
 export interface ServerProc {
@@ -73,6 +74,21 @@ export function startFloor(name: string, fixture: FloorFixture, options: { prepa
     },
     ready: /floor listening on (\d+)/,
   });
+}
+
+/**
+ * The node arguments that start a checkout's Latch as `npm start` and bench/run.ts do: its esbuild
+ * bundle (built here when stale), so tsx's per-closure `__name` calls and loader hooks, which
+ * production never pays, do not weigh on an A/B or an instruction count. A checkout from before
+ * the server build existed runs its TypeScript under tsx.
+ */
+export function latchEntryArgs(dir: string): string[] {
+  if (!existsSync(path.join(dir, 'scripts/server-build.ts'))) return ['--import', 'tsx', 'server/main.ts'];
+  execFileSync(process.execPath, ['--import', 'tsx', '-e', "await (await import('./scripts/server-build.ts')).buildServerIfStale()"], {
+    cwd: path.resolve(dir),
+    stdio: 'inherit',
+  });
+  return ['--enable-source-maps', 'dist/server/main.mjs'];
 }
 
 /**
