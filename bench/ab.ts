@@ -20,7 +20,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { runLoad } from './lib/load.js';
-import { cpuMs, latchEntryArgs, postgresCpuByPid, postgresCpuDelta, startFloor, startServer } from './lib/proc.js';
+import { cpuSplitMs, latchEntryArgs, postgresCpuByPid, postgresCpuDelta, startFloor, startServer } from './lib/proc.js';
 import { adminStatement, databaseUrl, queryRows, setUpProject } from './lib/setup.js';
 
 const [dirA, dirB, which = 'me'] = process.argv.slice(2);
@@ -113,7 +113,7 @@ try {
             }
           : { path: '/api/v1/users/me', method: 'GET' as const, headers: client, vary: () => ({ headers: { 'x-latch-access-token': pick().access_token } }) };
 
-  type Sample = { cpu: number; pg: number; rps: number; loop: number; xacts: number };
+  type Sample = { cpu: number; sys: number; pg: number; rps: number; loop: number; xacts: number };
   // Transactions the database committed or rolled back (every statement outside BEGIN is one).
   const xactCount = async () =>
     Number((await queryRows<{ n: string }>(ADMIN_URL, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [DB]))[0]!.n);
@@ -123,7 +123,7 @@ try {
   const once = async (proc: typeof a, durationSec: number): Promise<Sample> => {
     await loopP99(proc); // resets the histogram
     const x0 = await xactCount();
-    const c0 = cpuMs(proc.pid)!;
+    const c0 = cpuSplitMs(proc.pid)!;
     const p0 = postgresCpuByPid(DB);
     const r = await runLoad({
       url: `${proc.url}${floorB && proc === b ? scenario.path.replace('/api/v1', '') : scenario.path}`,
@@ -134,7 +134,9 @@ try {
       vary: scenario.vary,
       durationSec,
     });
-    const cpu = cpuMs(proc.pid)! - c0;
+    const c1 = cpuSplitMs(proc.pid)!;
+    const cpu = c1.user + c1.system - c0.user - c0.system;
+    const sys = c1.system - c0.system;
     const pgMs = postgresCpuDelta(p0, postgresCpuByPid(DB));
     if (r.non2xx || r.errors)
       throw new Error(
@@ -143,7 +145,7 @@ try {
     // pg_stat_database is flushed by each backend when it goes idle, at most once a second.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const xacts = ((await xactCount()) - x0) / r.total;
-    const sample = { cpu: (cpu * 1000) / r.total, pg: (pgMs * 1000) / r.total, rps: r.rps, loop: await loopP99(proc), xacts };
+    const sample = { cpu: (cpu * 1000) / r.total, sys: (sys * 1000) / r.total, pg: (pgMs * 1000) / r.total, rps: r.rps, loop: await loopP99(proc), xacts };
     // Sign-ins still queued when the load stops finish afterwards: let them, so the two servers'
     // attempts never overlap in the shared per-IP and per-email counters.
     if (which === 'sign-in' || which === 'sign-up') await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -168,6 +170,7 @@ try {
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const row = (name: 'A' | 'B') => ({
     cpu: median(samples[name].map((s) => s.cpu)),
+    sys: median(samples[name].map((s) => s.sys)),
     pg: median(samples[name].map((s) => s.pg)),
     rps: median(samples[name].map((s) => s.rps)),
     loop: median(samples[name].map((s) => s.loop)),
@@ -176,10 +179,10 @@ try {
   const ra = row('A');
   const rb = row('B');
   console.log(
-    `${which}: A ${dirA}: server ${ra.cpu.toFixed(0)} µs + PG ${ra.pg.toFixed(0)} µs per request (${ra.xacts.toFixed(2)} transactions), ${ra.rps.toFixed(0)} req/s, loop delay p99 ${ra.loop.toFixed(1)} ms (medians of ${ROUNDS})`,
+    `${which}: A ${dirA}: server ${ra.cpu.toFixed(0)} µs (kernel ${ra.sys.toFixed(0)}) + PG ${ra.pg.toFixed(0)} µs per request (${ra.xacts.toFixed(2)} transactions), ${ra.rps.toFixed(0)} req/s, loop delay p99 ${ra.loop.toFixed(1)} ms (medians of ${ROUNDS})`,
   );
   console.log(
-    `${which}: B ${dirB}: server ${rb.cpu.toFixed(0)} µs + PG ${rb.pg.toFixed(0)} µs per request (${rb.xacts.toFixed(2)} transactions), ${rb.rps.toFixed(0)} req/s, loop delay p99 ${rb.loop.toFixed(1)} ms (medians of ${ROUNDS})`,
+    `${which}: B ${dirB}: server ${rb.cpu.toFixed(0)} µs (kernel ${rb.sys.toFixed(0)}) + PG ${rb.pg.toFixed(0)} µs per request (${rb.xacts.toFixed(2)} transactions), ${rb.rps.toFixed(0)} req/s, loop delay p99 ${rb.loop.toFixed(1)} ms (medians of ${ROUNDS})`,
   );
   if (ceilings.length) {
     const verify = (ceilings[0]! + ceilings[1]!) / 2;

@@ -177,10 +177,16 @@ const TICK_MS = 10; // CLK_TCK is 100 on Linux x86_64
 
 /** CPU time (user + system, all threads) a process has used so far, in ms; null when it is gone. */
 export function cpuMs(pid: number): number | null {
+  const split = cpuSplitMs(pid);
+  return split && split.user + split.system;
+}
+
+/** cpuMs in its two parts: user space (JavaScript, V8, libuv, OpenSSL) and the kernel (system calls, page faults). */
+export function cpuSplitMs(pid: number): { user: number; system: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime, stime (fields 14, 15 of stat)
+    return { user: Number(fields[11]) * TICK_MS, system: Number(fields[12]) * TICK_MS }; // utime, stime (fields 14, 15 of stat)
   } catch {
     return null;
   }
