@@ -39,7 +39,7 @@ import {
   errorMessage,
   useNewPassword,
 } from './ui.js';
-import { ApiKeysSection, Feedback, Section, SubmitRow, useAction, useOneFieldForm } from './settings-parts.js';
+import { ApiKeysSection, Feedback, OneFieldForm, Section, SubmitRow, useAction, useOneFieldForm } from './settings-parts.js';
 import { TeamManagement } from './team-management.js';
 import { BillingSection } from './billing.js';
 
@@ -112,7 +112,7 @@ function ProfileSection({ user }: { user: ClientUser }) {
         ) : null}
       </div>
       <Feedback error={image.error} done={image.done} />
-      <form className="latch-form" onSubmit={name.submit} noValidate aria-label="Display name">
+      <OneFieldForm form={name} action={save} label="Display name" submitLabel="Save">
         <Field
           label="Display name"
           name="display-name"
@@ -121,8 +121,7 @@ function ProfileSection({ user }: { user: ClientUser }) {
           onChange={(e) => name.onValue(e.target.value)}
           error={name.error}
         />
-        <SubmitRow action={save}>Save</SubmitRow>
-      </form>
+      </OneFieldForm>
     </Section>
   );
 }
@@ -197,12 +196,9 @@ function EmailsSection() {
         ))}
       </ul>
       <Feedback error={row.error} done={row.done} />
-      <form className="latch-form" onSubmit={email.submit} noValidate aria-label="Add an email">
+      <OneFieldForm form={email} action={add} label="Add an email" submitLabel="Add email" secondary>
         <EmailField label="Add an email" name="new-email" value={email.value} onValue={email.onValue} error={email.error} />
-        <SubmitRow action={add} secondary>
-          Add email
-        </SubmitRow>
-      </form>
+      </OneFieldForm>
     </Section>
   );
 }
@@ -370,12 +366,9 @@ function TeamsSection({ user }: { user: ClientUser }) {
       </ul>
       <Feedback error={row.error} done={row.done} />
       {project.config.client_team_creation_enabled ? (
-        <form className="latch-form" onSubmit={name.submit} noValidate aria-label="Create a team">
+        <OneFieldForm form={name} action={create} label="Create a team" submitLabel="Create team" secondary>
           <Field label="New team name" name="team-name" value={name.value} onChange={(e) => name.onValue(e.target.value)} error={name.error} />
-          <SubmitRow action={create} secondary>
-            Create team
-          </SubmitRow>
-        </form>
+        </OneFieldForm>
       ) : null}
     </Section>
   );

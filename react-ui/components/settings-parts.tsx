@@ -113,6 +113,35 @@ export function SubmitRow({ action, secondary, children }: { action: ReturnType<
   );
 }
 
+/**
+ * The form of a {@link useOneFieldForm}: its field (the children), then the action's outcome and
+ * the submit button; `label` names the form for screen readers.
+ */
+export function OneFieldForm({
+  form,
+  action,
+  label,
+  submitLabel,
+  secondary,
+  children,
+}: {
+  form: { submit: (event: FormEvent) => void };
+  action: ReturnType<typeof useAction>;
+  label: string;
+  submitLabel: ReactNode;
+  secondary?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <form className="latch-form" onSubmit={form.submit} noValidate aria-label={label}>
+      {children}
+      <SubmitRow action={action} secondary={secondary}>
+        {submitLabel}
+      </SubmitRow>
+    </form>
+  );
+}
+
 const keyDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
 /** What a key list shows of a user or team API key. */
@@ -231,7 +260,7 @@ export function ApiKeysSection({
           return 'Key revoked.';
         }}
       />
-      <form className="latch-form" onSubmit={description.submit} noValidate aria-label={text.formLabel}>
+      <OneFieldForm form={description} action={creating} label={text.formLabel} submitLabel={text.submitLabel} secondary>
         <Field
           label={text.descriptionLabel}
           name={text.descriptionName}
@@ -239,10 +268,7 @@ export function ApiKeysSection({
           onChange={(e) => description.onValue(e.target.value)}
           error={description.error}
         />
-        <SubmitRow action={creating} secondary>
-          {text.submitLabel}
-        </SubmitRow>
-      </form>
+      </OneFieldForm>
     </Section>
   );
 }

@@ -12,7 +12,7 @@ import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl } from '../location.js';
 import { validateEmail, validateTeamName } from '../validation.js';
 import { BillingSection } from './billing.js';
-import { ApiKeysSection, Feedback, Section, SubmitRow, useAction, useOneFieldForm } from './settings-parts.js';
+import { ApiKeysSection, Feedback, OneFieldForm, Section, useAction, useOneFieldForm } from './settings-parts.js';
 import { Alert, Avatar, Button, EmailField, Field } from './ui.js';
 
 export function TeamManagement({ teamId }: { teamId: string }) {
@@ -57,10 +57,9 @@ function TeamSettings({ teamId, displayName }: { teamId: string; displayName: st
   });
   return (
     <Section title="Team settings">
-      <form className="latch-form" onSubmit={name.submit} noValidate aria-label="Team settings">
+      <OneFieldForm form={name} action={action} label="Team settings" submitLabel="Save">
         <Field label="Team name" name="team-display-name" value={name.value} onChange={(e) => name.onValue(e.target.value)} error={name.error} />
-        <SubmitRow action={action}>Save</SubmitRow>
-      </form>
+      </OneFieldForm>
     </Section>
   );
 }
@@ -117,12 +116,9 @@ function Invitations({ teamId, canList, canWithdraw }: { teamId: string; canList
   });
   return (
     <Section title="Invite a member">
-      <form className="latch-form" onSubmit={email.submit} noValidate aria-label="Invite a member">
+      <OneFieldForm form={email} action={invite} label="Invite a member" submitLabel="Send invitation" secondary>
         <EmailField label="Email to invite" name="invite-email" value={email.value} onValue={email.onValue} error={email.error} />
-        <SubmitRow action={invite} secondary>
-          Send invitation
-        </SubmitRow>
-      </form>
+      </OneFieldForm>
       {canList ? <PendingInvitations teamId={teamId} canWithdraw={canWithdraw} /> : null}
     </Section>
   );
