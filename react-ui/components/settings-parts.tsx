@@ -114,6 +114,29 @@ export function SubmitRow({ action, secondary, children }: { action: ReturnType<
 }
 
 /**
+ * A list row's small secondary button that runs `run` through the list's action: disabled while
+ * one runs, its message or error shown by the list's Feedback. `label` names it for screen readers
+ * where its text alone does not say which row it acts on.
+ */
+export function RowButton({
+  action,
+  run,
+  label,
+  children,
+}: {
+  action: ReturnType<typeof useAction>;
+  run: () => Promise<string | null | void>;
+  label?: string;
+  children: ReactNode;
+}) {
+  return (
+    <Button variant="secondary" size="small" disabled={action.pending} aria-label={label} onClick={() => void action.run(run)}>
+      {children}
+    </Button>
+  );
+}
+
+/**
  * The form of a {@link useOneFieldForm}: its field (the children), then the action's outcome and
  * the submit button; `label` names the form for screen readers.
  */
@@ -176,15 +199,9 @@ export function ApiKeyList({
               {key.description} <span className="latch-badge">…{key.value.last_four}</span>
               {key.expires_at_millis ? <span className="latch-hint">Expires {keyDate.format(new Date(key.expires_at_millis))}</span> : null}
             </span>
-            <Button
-              variant="secondary"
-              size="small"
-              disabled={row.pending}
-              aria-label={`Revoke ${key.description}`}
-              onClick={() => void row.run(() => revoke(key))}
-            >
+            <RowButton action={row} label={`Revoke ${key.description}`} run={() => revoke(key)}>
               Revoke
-            </Button>
+            </RowButton>
           </li>
         ))}
       </ul>

@@ -12,7 +12,7 @@ import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl } from '../location.js';
 import { validateEmail, validateTeamName } from '../validation.js';
 import { BillingSection } from './billing.js';
-import { ApiKeysSection, Feedback, OneFieldForm, Section, useAction, useOneFieldForm } from './settings-parts.js';
+import { ApiKeysSection, Feedback, OneFieldForm, RowButton, Section, useAction, useOneFieldForm } from './settings-parts.js';
 import { Alert, Avatar, Button, EmailField, Field } from './ui.js';
 
 export function TeamManagement({ teamId }: { teamId: string }) {
@@ -82,15 +82,13 @@ function Members({ teamId, canRemove }: { teamId: string; canRemove: boolean }) 
                 {member.user_id === me?.id ? <span className="latch-badge">You</span> : null}
               </span>
               {canRemove && member.user_id !== me?.id ? (
-                <Button
-                  variant="secondary"
-                  size="small"
-                  disabled={row.pending}
-                  aria-label={`Remove ${name}`}
-                  onClick={() => void row.run(async () => (await app.removeTeamMember(teamId, member.user_id), `${name} was removed from the team.`))}
+                <RowButton
+                  action={row}
+                  label={`Remove ${name}`}
+                  run={async () => (await app.removeTeamMember(teamId, member.user_id), `${name} was removed from the team.`)}
                 >
                   Remove
-                </Button>
+                </RowButton>
               ) : null}
             </li>
           );
@@ -136,15 +134,13 @@ function PendingInvitations({ teamId, canWithdraw }: { teamId: string; canWithdr
           <li key={invitation.id} className="latch-list-item">
             <span>{invitation.recipient_email}</span>
             {canWithdraw ? (
-              <Button
-                variant="secondary"
-                size="small"
-                disabled={row.pending}
-                aria-label={`Withdraw the invitation to ${invitation.recipient_email}`}
-                onClick={() => void row.run(async () => (await app.revokeTeamInvitation(teamId, invitation.id), 'Invitation withdrawn.'))}
+              <RowButton
+                action={row}
+                label={`Withdraw the invitation to ${invitation.recipient_email}`}
+                run={async () => (await app.revokeTeamInvitation(teamId, invitation.id), 'Invitation withdrawn.')}
               >
                 Withdraw
-              </Button>
+              </RowButton>
             ) : null}
           </li>
         ))}
