@@ -212,8 +212,12 @@ export abstract class AppCore {
     return 'client';
   }
 
-  /** The token store when the options name none. */
+  /**
+   * The token store when the options name none: a client app keeps its user's session (in cookies
+   * in a browser); a server or admin app none, as it acts on the project, not as a user.
+   */
   protected defaultTokenStore(): TokenStoreInit {
+    if (this.accessLevel() !== 'client') return null;
     return typeof document === 'undefined' ? 'memory' : 'cookie';
   }
 
