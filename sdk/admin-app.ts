@@ -22,7 +22,6 @@ import { AdminPermissionsFeature } from './features/permissions.js';
 import { type AdminProject, AdminProjectsFeature } from './features/projects.js';
 import { LatchAssertionError } from './errors.js';
 import { type ServerAppOptions, ServerApp } from './server-app.js';
-import type { TokenStoreInit } from './tokens.js';
 import type { AccessLevel, Credentials } from './transport.js';
 
 export type * from './features/email-content.js';
@@ -76,10 +75,6 @@ export class AdminApp extends ServerApp {
 
   protected override accessLevel(): AccessLevel {
     return 'admin';
-  }
-
-  protected override defaultTokenStore(): TokenStoreInit {
-    return null;
   }
 
   protected override resolveCredentials(options: AdminAppOptions): Credentials {

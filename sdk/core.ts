@@ -19,7 +19,17 @@
  */
 import { type QueryClient, type QueryKey, hashKey } from '@tanstack/query-core';
 import { type LatchQuery, type QueryState, createQueryClient, defineQuery, subscribeToQuery } from './cache.js';
-import { type KnownErrorClass, KnownErrors, type Result, isKnownErrorInGroup, orNull, toLatchError } from './errors.js';
+import {
+  type KnownErrorClass,
+  KnownErrors,
+  type Result,
+  SEND_EMAIL_ERRORS,
+  type SendEmailError,
+  isKnownErrorInGroup,
+  orNull,
+  toLatchError,
+  toResult,
+} from './errors.js';
 import { type TokenPair, type TokenStore, type TokenStoreInit, TokenSession, isAnonymousToken, resolveTokenStore } from './tokens.js';
 import {
   type AccessLevel,
@@ -202,8 +212,12 @@ export abstract class AppCore {
     return 'client';
   }
 
-  /** The token store when the options name none. */
+  /**
+   * The token store when the options name none: a client app keeps its user's session (in cookies
+   * in a browser); a server or admin app none, as it acts on the project, not as a user.
+   */
   protected defaultTokenStore(): TokenStoreInit {
+    if (this.accessLevel() !== 'client') return null;
     return typeof document === 'undefined' ? 'memory' : 'cookie';
   }
 
@@ -264,6 +278,17 @@ export abstract class AppCore {
     const result = await this.call(run, options);
     this.invalidate(prefixes);
     return result;
+  }
+
+  /**
+   * A call that emails a link (a verification or password-reset link): `mutate` marking the sent
+   * emails stale, answered as a Result whose expected error is an untrusted callback URL.
+   */
+  protected sendLinkEmail(run: (context: CallContext) => Promise<unknown>, options?: CallOptions): Promise<Result<void, SendEmailError>> {
+    return toResult(
+      this.mutate(['emails.'], run, options).then(() => undefined),
+      SEND_EMAIL_ERRORS,
+    );
   }
 
   /** A cached read scoped to the current session: a new session never sees the old one's data. */

@@ -17,7 +17,6 @@ import { ServerPermissionsFeature } from './features/permissions.js';
 import { ServerSessionsFeature } from './features/sessions.js';
 import { type ServerTeamViews, ServerTeamsFeature } from './features/teams.js';
 import { type ServerUser, ServerUsersFeature } from './features/users.js';
-import type { TokenStoreInit } from './tokens.js';
 import type { AccessLevel, Credentials } from './transport.js';
 
 export type * from './features/api-keys.js';
@@ -66,10 +65,6 @@ export class ServerApp extends ClientApp<ServerUser, ServerTeamViews> {
 
   protected override accessLevel(): AccessLevel {
     return 'server';
-  }
-
-  protected override defaultTokenStore(): TokenStoreInit {
-    return null;
   }
 
   protected override resolveCredentials(options: ServerAppOptions): Credentials {

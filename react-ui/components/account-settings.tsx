@@ -39,7 +39,7 @@ import {
   errorMessage,
   useNewPassword,
 } from './ui.js';
-import { ApiKeysSection, Feedback, Section, SubmitRow, useAction, useOneFieldForm } from './settings-parts.js';
+import { ApiKeysSection, Feedback, OneFieldForm, RowButton, Section, SubmitRow, useAction, useOneFieldForm } from './settings-parts.js';
 import { TeamManagement } from './team-management.js';
 import { BillingSection } from './billing.js';
 
@@ -112,7 +112,7 @@ function ProfileSection({ user }: { user: ClientUser }) {
         ) : null}
       </div>
       <Feedback error={image.error} done={image.done} />
-      <form className="latch-form" onSubmit={name.submit} noValidate aria-label="Display name">
+      <OneFieldForm form={name} action={save} label="Display name" submitLabel="Save">
         <Field
           label="Display name"
           name="display-name"
@@ -121,8 +121,7 @@ function ProfileSection({ user }: { user: ClientUser }) {
           onChange={(e) => name.onValue(e.target.value)}
           error={name.error}
         />
-        <SubmitRow action={save}>Save</SubmitRow>
-      </form>
+      </OneFieldForm>
     </Section>
   );
 }
@@ -155,54 +154,41 @@ function EmailsSection() {
             </span>
             <span className="latch-row">
               {!channel.is_verified ? (
-                <Button
-                  variant="secondary"
-                  size="small"
-                  disabled={row.pending}
-                  onClick={() =>
-                    void row.run(async () => {
-                      dataOf(await app.sendContactChannelVerificationEmail(channel.id, { callbackUrl: callbackUrl() }));
-                      return `Verification link sent to ${channel.value}.`;
-                    })
-                  }
+                <RowButton
+                  action={row}
+                  run={async () => {
+                    dataOf(await app.sendContactChannelVerificationEmail(channel.id, { callbackUrl: callbackUrl() }));
+                    return `Verification link sent to ${channel.value}.`;
+                  }}
                 >
                   Send verification link
-                </Button>
+                </RowButton>
               ) : null}
               {!channel.is_primary && channel.is_verified ? (
-                <Button
-                  variant="secondary"
-                  size="small"
-                  disabled={row.pending}
-                  onClick={() =>
-                    void row.run(async () => (await app.updateContactChannel(channel.id, { is_primary: true }), `${channel.value} is now your primary email.`))
-                  }
+                <RowButton
+                  action={row}
+                  run={async () => (await app.updateContactChannel(channel.id, { is_primary: true }), `${channel.value} is now your primary email.`)}
                 >
                   Make primary
-                </Button>
+                </RowButton>
               ) : null}
               {!channel.is_primary ? (
-                <Button
-                  variant="secondary"
-                  size="small"
-                  disabled={row.pending}
-                  aria-label={`Remove ${channel.value}`}
-                  onClick={() => void row.run(async () => (await app.deleteContactChannel(channel.id), `Removed ${channel.value}.`))}
+                <RowButton
+                  action={row}
+                  label={`Remove ${channel.value}`}
+                  run={async () => (await app.deleteContactChannel(channel.id), `Removed ${channel.value}.`)}
                 >
                   Remove
-                </Button>
+                </RowButton>
               ) : null}
             </span>
           </li>
         ))}
       </ul>
       <Feedback error={row.error} done={row.done} />
-      <form className="latch-form" onSubmit={email.submit} noValidate aria-label="Add an email">
+      <OneFieldForm form={email} action={add} label="Add an email" submitLabel="Add email" secondary>
         <EmailField label="Add an email" name="new-email" value={email.value} onValue={email.onValue} error={email.error} />
-        <SubmitRow action={add} secondary>
-          Add email
-        </SubmitRow>
-      </form>
+      </OneFieldForm>
     </Section>
   );
 }
@@ -285,14 +271,9 @@ function SessionsSection() {
               {session.last_used_at ? <span className="latch-hint">Last used {dateFormat.format(new Date(session.last_used_at))}</span> : null}
             </span>
             {!session.is_current_session ? (
-              <Button
-                variant="secondary"
-                size="small"
-                disabled={action.pending}
-                onClick={() => void action.run(async () => (await app.revokeSession(session.id), 'Session revoked.'))}
-              >
+              <RowButton action={action} run={async () => (await app.revokeSession(session.id), 'Session revoked.')}>
                 Revoke
-              </Button>
+              </RowButton>
             ) : null}
           </li>
         ))}
@@ -332,14 +313,9 @@ function TeamsSection({ user }: { user: ClientUser }) {
             </span>
             <span className="latch-row">
               {team.id !== user.selected_team_id ? (
-                <Button
-                  variant="secondary"
-                  size="small"
-                  disabled={row.pending}
-                  onClick={() => void row.run(async () => (await app.selectTeam(team.id), `Switched to ${team.display_name}.`))}
-                >
+                <RowButton action={row} run={async () => (await app.selectTeam(team.id), `Switched to ${team.display_name}.`)}>
                   Select
-                </Button>
+                </RowButton>
               ) : null}
               <Button
                 variant="secondary"
@@ -350,15 +326,9 @@ function TeamsSection({ user }: { user: ClientUser }) {
               >
                 Manage
               </Button>
-              <Button
-                variant="secondary"
-                size="small"
-                disabled={row.pending}
-                aria-label={`Leave ${team.display_name}`}
-                onClick={() => void row.run(async () => (await app.leaveTeam(team.id), `You left ${team.display_name}.`))}
-              >
+              <RowButton action={row} label={`Leave ${team.display_name}`} run={async () => (await app.leaveTeam(team.id), `You left ${team.display_name}.`)}>
                 Leave
-              </Button>
+              </RowButton>
             </span>
             {managing === team.id ? (
               <Suspense fallback={<Loading />}>
@@ -370,12 +340,9 @@ function TeamsSection({ user }: { user: ClientUser }) {
       </ul>
       <Feedback error={row.error} done={row.done} />
       {project.config.client_team_creation_enabled ? (
-        <form className="latch-form" onSubmit={name.submit} noValidate aria-label="Create a team">
+        <OneFieldForm form={name} action={create} label="Create a team" submitLabel="Create team" secondary>
           <Field label="New team name" name="team-name" value={name.value} onChange={(e) => name.onValue(e.target.value)} error={name.error} />
-          <SubmitRow action={create} secondary>
-            Create team
-          </SubmitRow>
-        </form>
+        </OneFieldForm>
       ) : null}
     </Section>
   );
@@ -448,15 +415,13 @@ function ConnectedAccountsSection({ providers }: { providers: readonly string[] 
                     />{' '}
                     Use to sign in
                   </label>
-                  <Button
-                    variant="secondary"
-                    size="small"
-                    disabled={row.pending}
-                    aria-label={`Disconnect ${name}${account.email ? ` (${account.email})` : ''}`}
-                    onClick={() => void row.run(async () => (await app.deleteOAuthProvider(account.id), `${name} disconnected.`))}
+                  <RowButton
+                    action={row}
+                    label={`Disconnect ${name}${account.email ? ` (${account.email})` : ''}`}
+                    run={async () => (await app.deleteOAuthProvider(account.id), `${name} disconnected.`)}
                   >
                     Disconnect
-                  </Button>
+                  </RowButton>
                 </span>
               </li>
             );

@@ -113,6 +113,58 @@ export function SubmitRow({ action, secondary, children }: { action: ReturnType<
   );
 }
 
+/**
+ * A list row's small secondary button that runs `run` through the list's action: disabled while
+ * one runs, its message or error shown by the list's Feedback. `label` names it for screen readers
+ * where its text alone does not say which row it acts on.
+ */
+export function RowButton({
+  action,
+  run,
+  label,
+  children,
+}: {
+  action: ReturnType<typeof useAction>;
+  run: () => Promise<string | null | void>;
+  label?: string;
+  children: ReactNode;
+}) {
+  return (
+    <Button variant="secondary" size="small" disabled={action.pending} aria-label={label} onClick={() => void action.run(run)}>
+      {children}
+    </Button>
+  );
+}
+
+/**
+ * The form of a {@link useOneFieldForm}: its field (the children), then the action's outcome and
+ * the submit button; `label` names the form for screen readers.
+ */
+export function OneFieldForm({
+  form,
+  action,
+  label,
+  submitLabel,
+  secondary,
+  children,
+}: {
+  form: { submit: (event: FormEvent) => void };
+  action: ReturnType<typeof useAction>;
+  label: string;
+  submitLabel: ReactNode;
+  secondary?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <form className="latch-form" onSubmit={form.submit} noValidate aria-label={label}>
+      {children}
+      <SubmitRow action={action} secondary={secondary}>
+        {submitLabel}
+      </SubmitRow>
+    </form>
+  );
+}
+
 const keyDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
 /** What a key list shows of a user or team API key. */
@@ -147,15 +199,9 @@ export function ApiKeyList({
               {key.description} <span className="latch-badge">…{key.value.last_four}</span>
               {key.expires_at_millis ? <span className="latch-hint">Expires {keyDate.format(new Date(key.expires_at_millis))}</span> : null}
             </span>
-            <Button
-              variant="secondary"
-              size="small"
-              disabled={row.pending}
-              aria-label={`Revoke ${key.description}`}
-              onClick={() => void row.run(() => revoke(key))}
-            >
+            <RowButton action={row} label={`Revoke ${key.description}`} run={() => revoke(key)}>
               Revoke
-            </Button>
+            </RowButton>
           </li>
         ))}
       </ul>
@@ -231,7 +277,7 @@ export function ApiKeysSection({
           return 'Key revoked.';
         }}
       />
-      <form className="latch-form" onSubmit={description.submit} noValidate aria-label={text.formLabel}>
+      <OneFieldForm form={description} action={creating} label={text.formLabel} submitLabel={text.submitLabel} secondary>
         <Field
           label={text.descriptionLabel}
           name={text.descriptionName}
@@ -239,10 +285,7 @@ export function ApiKeysSection({
           onChange={(e) => description.onValue(e.target.value)}
           error={description.error}
         />
-        <SubmitRow action={creating} secondary>
-          {text.submitLabel}
-        </SubmitRow>
-      </form>
+      </OneFieldForm>
     </Section>
   );
 }

@@ -12,7 +12,7 @@ import { useApp, useLatchContext, useProject, useUser } from '../hooks.js';
 import { absoluteUrl } from '../location.js';
 import { validateEmail, validateTeamName } from '../validation.js';
 import { BillingSection } from './billing.js';
-import { ApiKeysSection, Feedback, Section, SubmitRow, useAction, useOneFieldForm } from './settings-parts.js';
+import { ApiKeysSection, Feedback, OneFieldForm, RowButton, Section, useAction, useOneFieldForm } from './settings-parts.js';
 import { Alert, Avatar, Button, EmailField, Field } from './ui.js';
 
 export function TeamManagement({ teamId }: { teamId: string }) {
@@ -57,10 +57,9 @@ function TeamSettings({ teamId, displayName }: { teamId: string; displayName: st
   });
   return (
     <Section title="Team settings">
-      <form className="latch-form" onSubmit={name.submit} noValidate aria-label="Team settings">
+      <OneFieldForm form={name} action={action} label="Team settings" submitLabel="Save">
         <Field label="Team name" name="team-display-name" value={name.value} onChange={(e) => name.onValue(e.target.value)} error={name.error} />
-        <SubmitRow action={action}>Save</SubmitRow>
-      </form>
+      </OneFieldForm>
     </Section>
   );
 }
@@ -83,15 +82,13 @@ function Members({ teamId, canRemove }: { teamId: string; canRemove: boolean }) 
                 {member.user_id === me?.id ? <span className="latch-badge">You</span> : null}
               </span>
               {canRemove && member.user_id !== me?.id ? (
-                <Button
-                  variant="secondary"
-                  size="small"
-                  disabled={row.pending}
-                  aria-label={`Remove ${name}`}
-                  onClick={() => void row.run(async () => (await app.removeTeamMember(teamId, member.user_id), `${name} was removed from the team.`))}
+                <RowButton
+                  action={row}
+                  label={`Remove ${name}`}
+                  run={async () => (await app.removeTeamMember(teamId, member.user_id), `${name} was removed from the team.`)}
                 >
                   Remove
-                </Button>
+                </RowButton>
               ) : null}
             </li>
           );
@@ -117,12 +114,9 @@ function Invitations({ teamId, canList, canWithdraw }: { teamId: string; canList
   });
   return (
     <Section title="Invite a member">
-      <form className="latch-form" onSubmit={email.submit} noValidate aria-label="Invite a member">
+      <OneFieldForm form={email} action={invite} label="Invite a member" submitLabel="Send invitation" secondary>
         <EmailField label="Email to invite" name="invite-email" value={email.value} onValue={email.onValue} error={email.error} />
-        <SubmitRow action={invite} secondary>
-          Send invitation
-        </SubmitRow>
-      </form>
+      </OneFieldForm>
       {canList ? <PendingInvitations teamId={teamId} canWithdraw={canWithdraw} /> : null}
     </Section>
   );
@@ -140,15 +134,13 @@ function PendingInvitations({ teamId, canWithdraw }: { teamId: string; canWithdr
           <li key={invitation.id} className="latch-list-item">
             <span>{invitation.recipient_email}</span>
             {canWithdraw ? (
-              <Button
-                variant="secondary"
-                size="small"
-                disabled={row.pending}
-                aria-label={`Withdraw the invitation to ${invitation.recipient_email}`}
-                onClick={() => void row.run(async () => (await app.revokeTeamInvitation(teamId, invitation.id), 'Invitation withdrawn.'))}
+              <RowButton
+                action={row}
+                label={`Withdraw the invitation to ${invitation.recipient_email}`}
+                run={async () => (await app.revokeTeamInvitation(teamId, invitation.id), 'Invitation withdrawn.')}
               >
                 Withdraw
-              </Button>
+              </RowButton>
             ) : null}
           </li>
         ))}

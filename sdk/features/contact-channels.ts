@@ -6,7 +6,6 @@ import {
   type ExpectedErrors,
   KnownErrors,
   type Result,
-  SEND_EMAIL_ERRORS,
   type SendEmailError,
   VERIFICATION_CODE_ERRORS,
   type VerificationCodeError,
@@ -57,10 +56,7 @@ export abstract class ContactChannelsFeature<U extends ClientUser = ClientUser> 
     const user = await this.getUser({ or: 'throw' });
     if (!user.primary_email) throw new Error('The signed-in user has no primary email to verify.');
     const body = { email: user.primary_email, callback_url: callbackUrl };
-    const send = this.call((context) => this.trpc.contactChannels.sendVerificationCode.mutate(body, { context }), { session: true }).then(() => {
-      this.invalidate(['emails.']);
-    });
-    return toResult(send, SEND_EMAIL_ERRORS);
+    return this.sendLinkEmail((context) => this.trpc.contactChannels.sendVerificationCode.mutate(body, { context }), { session: true });
   }
 
   // ─── Contact channels ──────────────────────────────────────────────────────────────────────────
@@ -144,11 +140,8 @@ export abstract class ContactChannelsFeature<U extends ClientUser = ClientUser> 
       contact_channel_id: contactChannelId,
       callback_url: this.callbackUrl(options.callbackUrl, 'emailVerification', 'sendContactChannelVerificationEmail'),
     };
-    const send = this.call((context) => this.trpc.contactChannels.sendChannelVerificationCode.mutate(body, { context }), {
+    return this.sendLinkEmail((context) => this.trpc.contactChannels.sendChannelVerificationCode.mutate(body, { context }), {
       session: this.sessionFor(options.userId),
-    }).then(() => {
-      this.invalidate(['emails.']);
     });
-    return toResult(send, SEND_EMAIL_ERRORS);
   }
 }

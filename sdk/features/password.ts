@@ -7,7 +7,6 @@ import {
   type ExpectedErrors,
   KnownErrors,
   type Result,
-  SEND_EMAIL_ERRORS,
   type SendEmailError,
   VERIFICATION_CODE_ERRORS,
   type VerificationCodeError,
@@ -122,10 +121,7 @@ export abstract class PasswordFeature extends AppCore {
    */
   async sendForgotPasswordEmail(email: string, options: { callbackUrl?: string } = {}): Promise<Result<void, SendEmailError>> {
     const body = { email, callback_url: this.callbackUrl(options.callbackUrl, 'passwordReset', 'sendForgotPasswordEmail') };
-    const send = this.call((context) => this.trpc.auth.passwordSendResetCode.mutate(body, { context })).then(() => {
-      this.invalidate(['emails.']);
-    });
-    return toResult(send, SEND_EMAIL_ERRORS);
+    return this.sendLinkEmail((context) => this.trpc.auth.passwordSendResetCode.mutate(body, { context }));
   }
 
   /**

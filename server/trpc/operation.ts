@@ -63,6 +63,9 @@ export function restOperations(tags: string[], defaults: OperationOptions = {}) 
 
 type Route = `${Method} /${string}`;
 
+/** A schema `op` takes as input or output, and what it parses to: for routers that build operations generically. */
+export type { inferParser, Parser };
+
 /** A procedure with its access level and middlewares, before metadata, input or output. */
 type Fresh<C, CO, Caller extends boolean, E> = ProcedureBuilder<C, LatchMeta, CO, UnsetMarker, UnsetMarker, UnsetMarker, UnsetMarker, Caller, E>;
 
