@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { hashPassword } from '../../crypto/passwords.js';
-import { withMinimumDuration } from '../../crypto/timing.js';
+import { DurationFloor, withAdaptiveMinimum } from '../../crypto/timing.js';
 import { randomSecret } from '../../crypto/tokens.js';
 import { KnownErrors } from '../../../contract/errors/known-errors.js';
 import type { AuthContext } from '../../access/context.js';
@@ -20,9 +20,34 @@ export const PASSWORD_RESET_PURPOSE = 'password_reset';
 /**
  * Every answer to a reset request takes at least this long. An unknown address writes nothing and
  * a known one a code and an email, which measured 10.3 ms against 7.8 ms (median) on PGlite: a
- * timing oracle on whether the account exists. The floor sits well above both.
+ * timing oracle on whether the account exists. The floor sits well above both on a quiet machine;
+ * under load (or with a slow owner template) each project's floor rises with its known-address
+ * answers' recent median time (resetFloorOf).
  */
 export const RESET_REQUEST_FLOOR_MILLIS = 50;
+/** However slow the recent answers were, none is padded past this. */
+const RESET_REQUEST_FLOOR_MAX_MILLIS = 2_000;
+/** Projects whose floor has risen; one that settles back to the minimum is let go. */
+const resetFloors = new Map<string, DurationFloor>();
+const RESET_FLOORS_MAX = 10_000;
+
+/**
+ * The project's padding: per tenancy, so one project's slow template or burst does not slow
+ * another's answers, and a known address of one cannot be told by the timing of another's.
+ */
+function resetFloorOf(tenancyId: string): DurationFloor {
+  let floor = resetFloors.get(tenancyId);
+  if (floor && floor.settled()) {
+    resetFloors.delete(tenancyId);
+    floor = undefined;
+  }
+  if (!floor) {
+    if (resetFloors.size >= RESET_FLOORS_MAX) resetFloors.delete(resetFloors.keys().next().value!);
+    floor = new DurationFloor(RESET_REQUEST_FLOOR_MILLIS, RESET_REQUEST_FLOOR_MAX_MILLIS);
+    resetFloors.set(tenancyId, floor);
+  }
+  return floor;
+}
 /** A reset link works for an hour. */
 export const PASSWORD_RESET_TTL_MILLIS = 60 * 60 * 1000;
 
@@ -38,14 +63,14 @@ interface ResetData {
  * answer is the same either way (no user enumeration): every request counts against the project's
  * hourly limit, known address or not (limitPasswordResetRequests; the outbox count that limits other
  * emails would count only the known ones), an unknown address costs the same rendering work as a
- * known one, and both answers are padded to RESET_REQUEST_FLOOR_MILLIS so the known one's writes do
- * not show in the time taken.
+ * known one, and both answers are padded to the project's floor (at least RESET_REQUEST_FLOOR_MILLIS,
+ * more while its recent answers were slower) so the known one's writes do not show in the time taken.
  */
 export async function sendResetCode(deps: Deps, auth: AuthContext, email: string, callbackUrl: string, ip: string | null = null): Promise<void> {
   const config = auth.project.config;
   if (!config.credential_enabled) throw new KnownErrors.PasswordAuthenticationNotEnabled();
   assertTrustedCallbackUrl(auth.project, callbackUrl);
-  await withMinimumDuration(RESET_REQUEST_FLOOR_MILLIS, async () => {
+  await withAdaptiveMinimum(resetFloorOf(auth.tenancy.id), async (slowPath) => {
     // Per IP and recipient, then the client share (emails/limits.ts), for every request alike.
     await limitResetRequest(deps, auth, email, ip);
     await deps.db.transaction().execute(async (trx) => {
@@ -54,6 +79,7 @@ export async function sendResetCode(deps: Deps, auth: AuthContext, email: string
         await renderEmail(brandingOf(auth.project), { type: 'password-reset', link: linkWithCode(callbackUrl, randomSecret()), expiresAt: new Date() });
         return;
       }
+      slowPath();
       const data: ResetData = { user_id: channel.user_id, contact_channel_id: channel.id, value: channel.value };
       const issued = await createCode(trx, auth.tenancy, PASSWORD_RESET_PURPOSE, data, PASSWORD_RESET_TTL_MILLIS);
       await queueEmail(trx, deps, auth, channel.value, { type: 'password-reset', ...codeLink(callbackUrl, issued) }, { limitedByCaller: true });
