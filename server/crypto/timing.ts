@@ -18,9 +18,13 @@ export async function withMinimumDuration<T>(millis: number, work: () => Promise
   try {
     return await work();
   } finally {
-    const left = millis - (performance.now() - started);
-    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+    await waitUntil(started + millis);
   }
+}
+
+async function waitUntil(at: number): Promise<void> {
+  const left = at - performance.now();
+  if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
 }
 
 /**
@@ -76,9 +80,7 @@ export async function withAdaptiveMinimum<T>(floor: DurationFloor, work: (slowPa
   try {
     return await work(() => (slow = true));
   } finally {
-    const took = performance.now() - started;
-    if (slow) floor.observe(took);
-    const left = floor.millis() - took;
-    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+    if (slow) floor.observe(performance.now() - started);
+    await waitUntil(started + floor.millis());
   }
 }

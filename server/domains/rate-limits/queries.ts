@@ -161,27 +161,21 @@ const stagedQuery = precompiledPerShape((db, sizes, params) => {
 /** The live counters among these keys (an expired window counts as zero and is not returned). */
 export async function readCounters(db: Executor, keys: readonly CounterKey[]): Promise<CounterState[]> {
   if (keys.length === 0) return [];
-  // A sign-up's address-probe check reads one counter, an API key check one or two: precompiled.
-  if (keys.length <= PRECOMPILED_HITS) return readQueries[keys.length - 1]!(db, ...keys.flatMap((k) => [k.bucket, k.key]));
-  return readStatement(db, keys).execute();
+  // A sign-up's address-probe check reads one counter, an API key check one or two.
+  return readQuery(
+    db,
+    [keys.length],
+    keys.flatMap((k) => [k.bucket, k.key]),
+  );
 }
 
-function readStatement(db: Executor, keys: readonly CounterKey[]) {
-  return db
+/** The read (shape: the number of counters; parameters bucket, key per counter). */
+const readQuery = precompiledPerShape((db, [size = 0], params) =>
+  db
     .selectFrom('rate_limits')
     .select(['bucket', 'key', 'count', retryAfter])
-    .where(anyOf(keys))
-    .where('window_ends_at', '>', sql<Date>`now()`);
-}
-
-/** readStatement for 1 to PRECOMPILED_HITS keys; parameters (bucket, key) per counter. */
-const readQueries = Array.from({ length: PRECOMPILED_HITS }, () =>
-  precompiled((db, ...params: string[]) =>
-    readStatement(
-      db,
-      Array.from({ length: params.length / 2 }, (_, i) => ({ bucket: params[2 * i]!, key: params[2 * i + 1]! })),
-    ),
-  ),
+    .where(anyOf(Array.from({ length: size }, (_, i) => ({ bucket: params[2 * i] as string, key: params[2 * i + 1] as string }))))
+    .where('window_ends_at', '>', sql<Date>`now()`),
 );
 
 /**
